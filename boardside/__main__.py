@@ -1,0 +1,5 @@
+import sys
+
+from boardside.cli import main
+
+sys.exit(main())

@@ -1,0 +1,116 @@
+"""The ``boardside`` command line.
+
+Conventions for every command (DEVELOPERS.md / issue "Foundation"):
+
+* ``--help`` on every command and group;
+* ``--json`` prints machine-readable output on stdout (one JSON document);
+* exit code 0 on success, 2 for bad input with a one-line reason on stderr and no
+  traceback (any :class:`engine.errors.BoardsideError`, an unreadable file, a usage
+  error), 130 when interrupted with Ctrl-C; commands may document other codes
+  (``validate`` exits 1 when the set-up breaks a rule).
+
+Command groups live in ``boardside/commands/<name>.py``; each module defines
+``app: typer.Typer`` and ``NAME: str`` (or ``COMMAND`` for a single command) and is
+discovered here, so adding a game never edits this file.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import sys
+from collections.abc import Sequence
+
+import click
+import typer
+
+from boardside import __version__
+from engine.errors import BoardsideError
+
+
+def _version_callback(value: bool) -> None:
+    if value:
+        typer.echo(f"boardside {__version__}")
+        raise typer.Exit()
+
+
+def build_app() -> typer.Typer:
+    app = typer.Typer(
+        name="boardside",
+        help="Boardside: a table-side companion for CTRL, Quirky Circuits, Gridopolis and "
+        "Captura la Bandera -- scores, rule checks, camera reading and robot driving.",
+        no_args_is_help=True,
+        add_completion=False,
+        pretty_exceptions_enable=False,
+        rich_markup_mode=None,
+    )
+
+    @app.callback()
+    def _root(
+        version: bool = typer.Option(
+            False, "--version", callback=_version_callback, is_eager=True, help="Show the version."
+        ),
+    ) -> None:
+        """Boardside command line."""
+
+    import boardside.commands as commands_pkg
+
+    for info in sorted(pkgutil.iter_modules(commands_pkg.__path__), key=lambda m: m.name):
+        if info.name.startswith("_"):
+            continue
+        module = importlib.import_module(f"boardside.commands.{info.name}")
+        register = getattr(module, "register", None)
+        if register is not None:
+            register(app)
+        else:
+            sub = getattr(module, "app")
+            name = getattr(module, "NAME", info.name)
+            app.add_typer(sub, name=name)
+    return app
+
+
+def _fail(message: str, code: int = 2) -> int:
+    first = message.strip().splitlines()[0] if message.strip() else "error"
+    print(f"boardside: error: {first}", file=sys.stderr)
+    return code
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI; returns the process exit code."""
+    command = typer.main.get_command(build_app())
+    args = list(sys.argv[1:] if argv is None else argv)
+    try:
+        result = command.main(args=args, prog_name="boardside", standalone_mode=False)
+    except click.exceptions.Exit as exc:
+        return int(exc.exit_code or 0)
+    except click.exceptions.Abort:
+        return _fail("interrupted", 130)
+    except KeyboardInterrupt:
+        return _fail("interrupted", 130)
+    except click.exceptions.ClickException as exc:
+        # usage errors: unknown option, missing argument, bad value
+        if isinstance(exc, click.exceptions.UsageError) and exc.ctx is not None:
+            print(exc.ctx.get_usage(), file=sys.stderr)
+        return _fail(exc.format_message(), 2)
+    except BoardsideError as exc:
+        return _fail(str(exc), exc.exit_code)
+    except FileNotFoundError as exc:
+        return _fail(f"no such file: {exc.filename!r}", 2)
+    except IsADirectoryError as exc:
+        return _fail(f"expected a file, got a directory: {exc.filename!r}", 2)
+    except PermissionError as exc:
+        return _fail(f"permission denied: {exc.filename!r}", 2)
+    except BrokenPipeError:
+        return 0
+    if isinstance(result, int):
+        return result
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
+
+
+def main_entry() -> None:
+    """Console-script entry point."""
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Command groups of the ``boardside`` CLI, one module each (discovered by ``boardside.cli``)."""

@@ -1,0 +1,1 @@
+"""Camera intrinsics, printable play mats and targets, pose, and the colour model."""

@@ -1,0 +1,1 @@
+"""Robot transports (serial, BLE, simulated), the robot protocol and drivers."""

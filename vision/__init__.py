@@ -1,0 +1,1 @@
+"""OpenCV detection and state reconstruction (locate -> classify -> reconstruct -> validate)."""

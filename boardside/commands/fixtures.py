@@ -1,0 +1,169 @@
+"""``boardside fixtures``: render and check the recorded image fixtures (rendered photographs).
+
+The renderer needs the optional ``[render]`` extra (Mitsuba 3 + OIDN); listing and checking
+sets does not.  See docs/fixtures.md.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from boardside.io import emit_json
+
+NAME = "fixtures"
+app = typer.Typer(
+    help="Recorded image fixtures: path-traced photographs of table scenes with exact ground truth "
+    "(docs/fixtures.md).",
+    no_args_is_help=True,
+    add_completion=False,
+)
+
+DEFAULT_ROOT = Path("fixtures")
+
+
+def _parse_scenes(text: str | None) -> list[int] | None:
+    from boardside.fixtures_render.errors import FixtureSetError
+
+    if text is None:
+        return None
+    out: list[int] = []
+    for part in text.split(","):
+        part = part.strip()
+        try:
+            if "-" in part:
+                a, b = part.split("-", 1)
+                out.extend(range(int(a), int(b) + 1))
+            elif part:
+                out.append(int(part))
+        except ValueError:
+            raise FixtureSetError(f"--scenes expects numbers and ranges like '0-4,7', got {text!r}") from None
+    return out
+
+
+@app.command("list")
+def list_sets(
+    root: Path = typer.Option(DEFAULT_ROOT, "--root", help="Fixtures directory."),
+    as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
+) -> None:
+    """List the known fixture sets, their seeds and how many views are rendered."""
+    from boardside.fixtures_render.sets import SETS
+
+    rows: list[dict[str, Any]] = []
+    for s in SETS.values():
+        d = root / s.name
+        views = len(list(d.glob("scene_*/*.jpg"))) if d.exists() else 0
+        rows.append(
+            {"set": s.name, "kind": s.kind, "seed": s.seed, "scenes": s.count, "views_rendered": views}
+        )
+    if as_json:
+        emit_json({"sets": rows})
+        return
+    for r in rows:
+        typer.echo(
+            f"{r['set']:14s} {r['kind']:12s} seed {r['seed']:<9d} {r['scenes']:3d} scenes, "
+            f"{r['views_rendered']} views rendered"
+        )
+
+
+@app.command("render")
+def render_cmd(
+    set_name: str = typer.Argument(
+        ..., metavar="SET", help="Set to render: ctrl, calib_webcam, calib_phone."
+    ),
+    root: Path = typer.Option(DEFAULT_ROOT, "--root", help="Fixtures directory."),
+    scenes: str | None = typer.Option(None, "--scenes", help="Only these scene numbers, e.g. '0-4,7'."),
+    spp: int = typer.Option(
+        6, "--spp", min=1, max=4096, help="Path-tracing samples per pixel (before denoising)."
+    ),
+    supersample: float = typer.Option(
+        0.75, "--supersample", min=0.3, max=3.0, help="Render resolution relative to the 1280x720 output."
+    ),
+    force: bool = typer.Option(False, "--force", help="Re-render views that already exist."),
+) -> None:
+    """Render a set from its seed (skips views already rendered, so it resumes), then write its manifest."""
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+    from boardside.fixtures_render.mitsuba_backend import load_mitsuba
+    from boardside.fixtures_render.sets import RenderSettings, get_set, render_set
+
+    sdef = get_set(set_name)
+    only = _parse_scenes(scenes)
+    load_mitsuba()
+    n_views = len(only or range(sdef.count)) * (5 if sdef.kind == "ctrl" else 1)
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TextColumn("{task.completed}/{task.total}"),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+    ) as progress:
+        task = progress.add_task(f"rendering {sdef.name}", total=n_views)
+
+        def on_view(label: str, seconds: float) -> None:
+            progress.update(task, advance=1, description=f"{sdef.name} {label} ({seconds:.0f} s)")
+
+        done = render_set(sdef, root, RenderSettings(spp=spp, supersample=supersample), only, on_view, force)
+    typer.echo(f"rendered {done} views; manifest: {root / sdef.name / 'manifest.json'}")
+
+
+@app.command("manifest")
+def manifest_cmd(
+    set_name: str = typer.Argument(..., metavar="SET"),
+    root: Path = typer.Option(DEFAULT_ROOT, "--root", help="Fixtures directory."),
+) -> None:
+    """Rewrite a set's manifest.json from the per-view truth files already on disk."""
+    from boardside.fixtures_render.sets import RenderSettings, get_set, write_manifest
+
+    m = write_manifest(get_set(set_name), root, RenderSettings())
+    typer.echo(f"{sum(len(s['views']) for s in m['scenes'])} views in {len(m['scenes'])} scenes")
+
+
+@app.command("check")
+def check_cmd(
+    root: Path = typer.Option(DEFAULT_ROOT, "--root", help="Fixtures directory."),
+    as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
+) -> None:
+    """Check every manifest: each image decodes at 1280x720; each CTRL state validates and its stored
+    scores equal the engine's.  Exit 1 when a problem is found."""
+    from boardside.fixtures_render.check import check_root
+
+    problems, counts = check_root(root)
+    if as_json:
+        emit_json({"problems": problems, **counts})
+    else:
+        for p in problems:
+            typer.echo(p)
+        typer.echo(f"{counts['images']} images in {counts['sets']} sets checked, {len(problems)} problems")
+    if problems:
+        raise typer.Exit(1)
+
+
+@app.command("contact-sheet")
+def contact_sheet_cmd(
+    output: Path = typer.Option(Path("docs/fixtures_contact_sheet.jpg"), "-o", "--output"),
+    root: Path = typer.Option(DEFAULT_ROOT, "--root", help="Fixtures directory."),
+    count: int = typer.Option(24, "--count", min=1, max=200, help="How many images."),
+) -> None:
+    """Draw a contact sheet (a grid of fixture images with their scene, side and lighting)."""
+    from boardside.fixtures_render.check import contact_sheet
+
+    n = contact_sheet(root, output, count)
+    typer.echo(f"wrote {output} ({n} images)")
+
+
+@app.command("sample-board")
+def sample_board_cmd(
+    output: Path = typer.Option(Path("fixtures/boards/sample_board.jpg"), "-o", "--output"),
+    spp: int = typer.Option(6, "--spp", min=1, max=4096),
+    seed: int = typer.Option(4, "--seed"),
+) -> None:
+    """Render the sample flat-board scene (printed board with fiducials, cube stacks, tokens, a robot)."""
+    from boardside.fixtures_render.boards import render_sample_board
+
+    truth = render_sample_board(output, spp=spp, seed=seed)
+    typer.echo(f"wrote {output} and {output.with_suffix('.json')} ({len(truth['pieces'])} pieces)")
+    _ = json  # keep import for --json extensions

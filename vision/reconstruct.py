@@ -53,6 +53,7 @@ class ReconstructConfig:
     pixel_stride: int = 4
     samples_per_block: float = 4.0
     carve_fraction: float = 0.6  # share of free labels among a cell's first-hit pixels in one view
+    consistency: float = 0.7  # a cell whose main colour has less than this share of its coloured pixels is carved
     min_pixels: int = 6  # first-hit pixels a view needs to judge a cell
     max_iterations: int = 40
     flag_min_score: float = 0.35
@@ -206,6 +207,7 @@ def reconstruct(
 
     iterations = 0
     counts_per_view: list[I64] = []
+    color_lab_arr = np.array([int(COLOR_LABELS[c]) for c in cfg.colors], np.int64)
     for iterations in range(1, cfg.max_iterations + 1):  # noqa: B007
         carve = np.zeros(vol.n, bool)
         counts_per_view = []
@@ -217,6 +219,13 @@ def reconstruct(
             total = cnt.sum(axis=1)
             free = cnt[:, free_mask].sum(axis=1)
             carve |= (total >= cfg.min_pixels) & (free >= cfg.carve_fraction * np.maximum(total, 1))
+        # photo-consistency (generalized voxel colouring): a real block shows one colour in every
+        # view where it is the first hit; an empty cell in front of different blocks does not
+        agg = np.sum(counts_per_view, axis=0)
+        col = agg[:, color_lab_arr]
+        n_col = col.sum(axis=1)
+        major = col.max(axis=1)
+        carve |= (n_col >= 2 * cfg.min_pixels) & (major < cfg.consistency * n_col)
         carve &= occ & ~fixed
         if not carve.any():
             break

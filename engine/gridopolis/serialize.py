@@ -528,7 +528,8 @@ def _row_problem(row: list[Pad], player: Player) -> str:
     if row != expected:
         return (
             f"{player.name}'s kingerizers at {', '.join(str(p) for p in row)} are not one straight "
-            f"row of neighbouring pads on one level running across {player.name}'s forward direction {player.forward}"
+            f"row of neighbouring pads on one level running across {player.name}'s forward "
+            f"direction {player.forward}"
         )
     return ""
 

@@ -33,7 +33,7 @@ def render_state(state: State, highlight: Sequence[Pad] = ()) -> str:
     ys = [p.y for p in state.pads]
     x0, x1, y0, y1 = min(xs), max(xs), min(ys), max(ys)
     lines: list[str] = []
-    header = "     " + "".join(f"{x:^3}" for x in range(x0, x1 + 1))
+    header = ("     " + "".join(f"{x:^3}" for x in range(x0, x1 + 1))).rstrip()
     for level in sorted({p.level for p in state.pads}, reverse=True):
         lines.append(f"level {level}" + (" (table)" if level == 0 else ""))
         lines.append(header)
@@ -59,7 +59,7 @@ def render_state(state: State, highlight: Sequence[Pad] = ()) -> str:
                     row.append(f"[{c}]")
                 else:
                     row.append(f" {c} ")
-            lines.append(f"{y:>3}  " + "".join(row).rstrip())
+            lines.append((f"{y:>3}  " + "".join(row)).rstrip())
         lines.append("")
     legend = []
     for p in state.players:

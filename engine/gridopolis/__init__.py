@@ -21,10 +21,11 @@ from engine.gridopolis.moves import (
 )
 from engine.gridopolis.pads import DIRECTIONS, Pad
 from engine.gridopolis.serialize import read_state, state_from_json, state_to_json, validate_state
-from engine.gridopolis.state import Marker, Player, State, new_state
+from engine.gridopolis.state import FORWARD_VECTORS, Marker, Player, State, new_state
 
 __all__ = [
     "DIRECTIONS",
+    "FORWARD_VECTORS",
     "SEATS",
     "AddPad",
     "EndTurn",

@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from engine.core import InvalidMoveError
 
-__all__ = ["DIRECTIONS", "FLAT_DIRECTIONS", "ORTHOGONAL", "Direction", "Pad"]
+__all__ = ["DIRECTIONS", "FLAT_DIRECTIONS", "ORTHOGONAL", "Direction", "Pad", "rays"]
 
 _PAD_RE = re.compile(r"^\s*(-?\d+)\s*,\s*(-?\d+)\s*,\s*(-?\d+)\s*$")
 
@@ -76,3 +77,12 @@ FLAT_DIRECTIONS: tuple[Direction, ...] = tuple(d for d in DIRECTIONS if d[2] == 
 
 #: The 4 link directions within one level (links join orthogonal neighbours).
 ORTHOGONAL: tuple[Direction, ...] = ((1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0))
+
+
+@lru_cache(maxsize=4096)
+def rays(pad: Pad) -> tuple[tuple[Direction, Pad, Pad], ...]:
+    """``(direction, pad + direction, pad + 2 * direction)`` for the 26 directions (cached:
+    move generation asks for the same few pads over and over)."""
+    return tuple(
+        (d, pad + d, Pad(pad.x + 2 * d[0], pad.y + 2 * d[1], pad.level + 2 * d[2])) for d in DIRECTIONS
+    )

@@ -33,7 +33,7 @@ from engine.gridopolis.layout import (
     START_POSTS,
     standard_layout,
 )
-from engine.gridopolis.pads import ORTHOGONAL, Pad
+from engine.gridopolis.pads import Pad
 from engine.gridopolis.state import FORWARD_VECTORS, Marker, Player, State
 
 __all__ = ["FORMAT_VERSION", "state_from_json", "state_to_json", "validate_state"]
@@ -495,21 +495,22 @@ def read_state(doc: Any) -> tuple[State | None, list[Problem]]:
 
 def _supported(pads: set[Pad], posts: set[Pad]) -> set[Pad]:
     """Pads joined to level 0 (which rests on the table) by links and posts."""
-    seen = {p for p in pads if p.level == 0}
+    cells = {(p.x, p.y, p.level) for p in pads}
+    held = {(p.x, p.y, p.level) for p in posts}
+    seen = {c for c in cells if c[2] == 0}
     todo = list(seen)
     while todo:
-        p = todo.pop()
-        nbrs = [p + d for d in ORTHOGONAL]
-        if p in posts:
-            nbrs.append(p.below())
-        up = p.above()
-        if up in posts:
-            nbrs.append(up)
+        x, y, lv = todo.pop()
+        nbrs = [(x + 1, y, lv), (x - 1, y, lv), (x, y + 1, lv), (x, y - 1, lv)]
+        if (x, y, lv) in held:
+            nbrs.append((x, y, lv - 1))
+        if (x, y, lv + 1) in held:
+            nbrs.append((x, y, lv + 1))
         for q in nbrs:
-            if q in pads and q not in seen:
+            if q in cells and q not in seen:
                 seen.add(q)
                 todo.append(q)
-    return seen
+    return {p for p in pads if (p.x, p.y, p.level) in seen}
 
 
 def _row_problem(row: list[Pad], player: Player) -> str:

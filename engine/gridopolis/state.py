@@ -22,7 +22,7 @@ from engine.gridopolis.layout import (
     standard_layout,
 )
 from engine.gridopolis.moves import AddPad, EndTurn, Jump, Kamikaze, Move, Pass, PlaceBlocker, Step
-from engine.gridopolis.pads import DIRECTIONS, FLAT_DIRECTIONS, ORTHOGONAL, Pad
+from engine.gridopolis.pads import ORTHOGONAL, Pad, rays
 
 __all__ = ["FORWARD_VECTORS", "Marker", "Player", "State", "new_state"]
 
@@ -229,13 +229,17 @@ class State(GameState[Move]):
         Kings move in any direction ("Los reyes pueden mover un pad en cualquier dirección")."""
         if marker.king:
             return True
-        fx, fy = FORWARD_VECTORS[self.player(marker.player).forward]
+        fx, fy = self._forward[marker.player]
         d = frm.delta(to)
         f = d[0] * fx + d[1] * fy
         if f < 0:
             return False
         row = self.start_row(marker.player)
         return not (f == 0 and frm in row and to in row)
+
+    @cached_property
+    def _forward(self) -> dict[str, tuple[int, int]]:
+        return {p.name: FORWARD_VECTORS[p.forward] for p in self.players}
 
     def _transmissions(self, start: Pad, landing: Pad) -> list[Pad | None]:
         """Hyper-pad transmission choices after landing on ``landing`` (rulebook "Hyper-pad"):
@@ -252,20 +256,20 @@ class State(GameState[Move]):
     def _marker_moves(self, a: Pad) -> Iterator[Move]:
         marker = self.markers[a]
         # steps: one pad in any of the 26 directions (rulebook "Moviente")
-        for d in DIRECTIONS:
-            b = a + d
+        for _d, b, _beyond in rays(a):
             if not self.is_playable(b) or b in self.markers or not self._allowed(marker, a, b):
                 continue
             for h in self._transmissions(a, b):
                 yield Step(a, b, h)
         yield from self._jumps(a, marker)
         # kamikaze: jump an opponent on the same level and fall off (rulebook "Kamikaze")
-        for d in FLAT_DIRECTIONS:
-            over = a + d
+        for d, over, beyond in rays(a):
+            if d[2] != 0:
+                continue
             victim = self.markers.get(over)
             if victim is None or victim.player == marker.player:
                 continue
-            if self.is_playable(over + d) or not self._allowed(marker, a, over):
+            if self.is_playable(beyond) or not self._allowed(marker, a, over):
                 continue
             yield Kamikaze(a, over)
 
@@ -283,8 +287,7 @@ class State(GameState[Move]):
 
         def dfs(path: tuple[Pad, ...], jumped: frozenset[Pad], capture: bool | None) -> None:
             cur = path[-1]
-            for d in DIRECTIONS:
-                over = cur + d
+            for _d, over, land in rays(cur):
                 if over == a or over in jumped:
                     continue
                 victim = self.markers.get(over)
@@ -293,7 +296,6 @@ class State(GameState[Move]):
                 kind = victim.player != marker.player
                 if capture is not None and kind != capture:
                     continue
-                land = over + d
                 if not self.is_playable(land) or land in path:
                     continue
                 if land in self.markers and land != a:

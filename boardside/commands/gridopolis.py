@@ -19,7 +19,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from boardside.io import emit_json, read_json, write_json
-from engine.core import GameError, random_playout
+from engine.core import GameError
 from engine.errors import BoardsideInputError
 from engine.gridopolis import Move, Pad, State, new_state, validate_state
 
@@ -222,12 +222,18 @@ def selfplay(
     seed: int = typer.Option(0, "--seed", help="Random seed (same seed, same games)."),
     players: int = typer.Option(2, "--players", "-n", help=PLAYERS_HELP),
     turn_limit: int | None = typer.Option(None, "--turn-limit", help=TURN_LIMIT_HELP),
-    max_moves: int = typer.Option(100_000, "--max-moves", help="Give up on a game after this many moves."),
+    max_moves: int = typer.Option(
+        100_000,
+        "--max-moves",
+        help="Stop a game after this many moves (counted as ending 'move-cap', no winner).",
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print the figures as JSON."),
 ) -> None:
     """Play random games (uniform over legal moves) and report figures."""
     if games < 1:
         raise BoardsideInputError(f"--games must be at least 1, got {games!r}")
+    if max_moves < 1:
+        raise BoardsideInputError(f"--max-moves must be at least 1, got {max_moves!r}")
     _check_players(players)
     _check_limit(turn_limit)
     rng = random.Random(seed)
@@ -244,6 +250,15 @@ def selfplay(
     typer.echo("endings: " + ", ".join(f"{k} {v}" for k, v in figures["endings"].items()))
     if figures["interrupted"]:
         typer.echo("interrupted: figures cover the games finished so far")
+
+
+def _random_game(state: State, rng: random.Random, max_moves: int) -> tuple[State, int]:
+    """Uniformly random legal moves until the game ends or ``max_moves`` were played."""
+    moves = 0
+    while not state.is_terminal() and moves < max_moves:
+        state = state.apply(rng.choice(list(state.legal_moves())))
+        moves += 1
+    return state, moves
 
 
 def _selfplay(
@@ -267,12 +282,12 @@ def _selfplay(
         task = progress.add_task("games", total=games)
         try:
             for _ in range(games):
-                final, n, _chance = random_playout(new_state(players, turn_limit=turn_limit), rng, max_moves)
-                assert isinstance(final, State)
+                final, n = _random_game(new_state(players, turn_limit=turn_limit), rng, max_moves)
                 lengths.append(n)
-                endings[final.ending() or "?"] += 1
-                for name, v in final.returns().items():
-                    wins[name] = wins.get(name, 0.0) + v
+                endings[final.ending() or "move-cap"] += 1
+                if final.is_terminal():
+                    for name, v in final.returns().items():
+                        wins[name] = wins.get(name, 0.0) + v
                 progress.advance(task)
         except KeyboardInterrupt:
             interrupted = True

@@ -246,7 +246,7 @@ def selfplay(
         f"{figures['games']} games, {figures['moves']} moves "
         f"({figures['moves_per_game']:.1f} per game, {figures['games_per_s']:.1f} games/s)"
     )
-    typer.echo("wins: " + ", ".join(f"{k} {v:g}" for k, v in figures["wins"].items()))
+    typer.echo("wins: " + ", ".join(f"{k} {v:g}" for k, v in figures["winners"].items()))
     typer.echo("endings: " + ", ".join(f"{k} {v}" for k, v in figures["endings"].items()))
     if figures["interrupted"]:
         typer.echo("interrupted: figures cover the games finished so far")
@@ -301,7 +301,7 @@ def _selfplay(
         "moves_per_game": moves_total / done if done else 0.0,
         "min_moves": min(lengths) if lengths else 0,
         "max_moves": max(lengths) if lengths else 0,
-        "wins": {n: round(wins.get(n, 0.0), 6) for n in names},
+        "winners": {n: round(wins.get(n, 0.0), 6) for n in names},
         "endings": dict(sorted(endings.items())),
         "seconds": round(seconds, 4),
         "games_per_s": done / seconds if seconds > 0 else 0.0,

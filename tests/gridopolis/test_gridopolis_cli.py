@@ -118,11 +118,11 @@ def test_selfplay_figures_are_reproducible(capsys: pytest.CaptureFixture[str]) -
     assert code == 0
     a = json.loads(out)
     assert a["games"] == 3 and a["moves"] > 0 and a["games_per_s"] > 0
-    assert sum(a["wins"].values()) == pytest.approx(3.0)
+    assert sum(a["winners"].values()) == pytest.approx(3.0)
     assert sum(a["endings"].values()) == 3
     code, out, _ = run(capsys, "selfplay", "--games", "3", "--seed", "5", "--turn-limit", "15", "--json")
     b = json.loads(out)
-    assert (a["moves"], a["wins"], a["endings"]) == (b["moves"], b["wins"], b["endings"])
+    assert (a["moves"], a["winners"], a["endings"]) == (b["moves"], b["winners"], b["endings"])
 
 
 def test_selfplay_bad_games(capsys: pytest.CaptureFixture[str]) -> None:

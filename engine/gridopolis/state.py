@@ -157,7 +157,14 @@ class State(GameState[Move]):
 
     # ------------------------------------------------------------------ GameState
     def ending(self) -> str | None:
-        """``"last-marker"`` (option 1), ``"turn-limit"`` (option 2), ``"no-moves"`` or ``None``."""
+        """How the game ended, or ``None`` (rulebook "Fin del juego").
+
+        ``"last-marker"``: at most one player has markers left ("Opción 1: ¡Sé el último
+        marcador en pie!"); ``"turn-limit"``: ``turn_limit`` rounds are complete ("Opción 2:
+        Juega hasta el límite de tiempo que elijas. Asegúrese de que cada persona tenga el
+        mismo número de turnos"); ``"no-moves"``: every player still in the game passed in a
+        row (interpretation, docs/rules/gridopolis.md).
+        """
         alive = self.alive()
         if len(alive) <= 1:
             return "last-marker"
@@ -176,7 +183,7 @@ class State(GameState[Move]):
         return self.players[self.to_move].name
 
     def returns(self) -> Mapping[str, float]:
-        """1.0 to the winner, shared wins split, 0.0 otherwise.
+        """1.0 to the winner, shared wins split, 0.0 otherwise (rulebook "Fin del juego").
 
         Last marker standing wins outright (option 1); otherwise (turn limit, nobody able
         to move, or a kamikaze removing the last two markers) the most points win (option 2).
@@ -404,6 +411,10 @@ class State(GameState[Move]):
         raise InvalidMoveError(f"not a Gridopolis move: {move!r}")  # pragma: no cover
 
     def _end_turn(self) -> State:
+        """Pass the turn to the next player in seat order who still has markers; a round is
+        complete when the turn wraps past the last seat, so every player has had the same
+        number of turns ("quien fue primero, continúe hasta justo antes de que sea el turno de
+        esa primera persona", rulebook "Fin del juego, opción 2")."""
         alive = set(self.alive())
         n = len(self.players)
         nxt = self.to_move

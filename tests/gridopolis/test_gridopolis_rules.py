@@ -386,3 +386,25 @@ def test_pad_parse() -> None:
     assert eval(repr(Pad(3, 1, 0)), {"Pad": Pad}) == Pad(3, 1, 0)
     with pytest.raises(InvalidMoveError, match=r"'3,1'"):
         P("3,1")
+
+
+def test_crowned_on_any_opponents_start_row(position: Builder) -> None:
+    # four players: green moving sideways along the west arm reaches red's start row
+    s = position({"1,3,0": "g", "5,3,0": "y", "3,5,0": "b", "3,1,0": "r"}, players=4)
+    after = s.apply("1,3,0-0,3,0")
+    assert after.markers[P("0,3,0")] == Marker("green", king=True)
+
+
+def test_one_chain_may_capture_several_opponents(position: Builder) -> None:
+    s = position({"3,2,0": "g", "3,3,0": "r", "3,5,0": "b", "0,3,0": "r", "2,6,0": "b"}, players=3)
+    assert "3,2,0x3,4,0x3,6,0" in moves_from(s, "3,2,0")
+    after = s.apply("3,2,0x3,4,0x3,6,0")
+    assert after.player("green").captured == 2
+    assert after.markers[P("3,6,0")].king
+
+
+def test_kamikaze_points_go_to_the_victims_owner_in_a_three_player_game(position: Builder) -> None:
+    s = position({"3,4,0": "g", "4,5,0": "b", "0,3,0": "r", "2,6,0": "b", "3,1,0": "g"}, players=3)
+    after = s.apply("3,4,0*4,5,0")
+    assert [p.captured for p in after.players] == [1, 0, 1]  # green, red, blue
+    assert after.current_player() == "red"

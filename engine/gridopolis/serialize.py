@@ -11,7 +11,7 @@ Document (pads as ``[x, y, level]``; ``"x,y,level"`` strings are accepted too)::
      "blockers": [{"pad": [3, 3, 0], "player": "green"}],     # placed blocker boxes
      "markers": [{"pad": [2, 0, 0], "player": "green", "king": false}, ...],
      "to_move": "green", "king_move": null, "turns": 0, "rounds": 0,
-     "turn_limit": null, "passes": 0}
+     "turn_limit": null, "passes": 0, "quiet_turns": 0}
 
 :func:`validate_state` never raises for rule problems: it returns one
 :class:`engine.core.Problem` per problem, in words (which piece, where, what rule).
@@ -87,6 +87,7 @@ def state_to_json(state: State) -> dict[str, Any]:
         "rounds": state.rounds,
         "turn_limit": state.turn_limit,
         "passes": state.passes,
+        "quiet_turns": state.quiet_turns,
     }
 
 
@@ -258,6 +259,7 @@ def read_state(doc: Any) -> tuple[State | None, list[Problem]]:
     turns = r.integer(doc, "turns", 0) or 0
     rounds = r.integer(doc, "rounds", 0) or 0
     passes = r.integer(doc, "passes", 0) or 0
+    quiet_turns = r.integer(doc, "quiet_turns", 0) or 0
     turn_limit = r.integer(doc, "turn_limit", None, minimum=1, nullable=True)
 
     problems = r.problems
@@ -489,6 +491,7 @@ def read_state(doc: Any) -> tuple[State | None, list[Problem]]:
         rounds=rounds,
         turn_limit=turn_limit,
         passes=passes,
+        quiet_turns=quiet_turns,
     )
     return state, problems
 

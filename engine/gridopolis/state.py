@@ -24,7 +24,11 @@ from engine.gridopolis.layout import (
 from engine.gridopolis.moves import AddPad, EndTurn, Jump, Kamikaze, Move, Pass, PlaceBlocker, Step
 from engine.gridopolis.pads import ORTHOGONAL, Pad, rays
 
-__all__ = ["FORWARD_VECTORS", "Marker", "Player", "State", "new_state"]
+__all__ = ["FORWARD_VECTORS", "QUIET_TURNS_PER_PLAYER", "Marker", "Player", "State", "new_state"]
+
+#: Turns per player still in the game without a capture, kamikaze, crowning, blocker box or
+#: added pad after which the game ends on points (interpretation: the no-progress ending).
+QUIET_TURNS_PER_PLAYER = 50
 
 #: A player's forward direction (away from its start row) as a horizontal unit vector.
 FORWARD_VECTORS: dict[str, tuple[int, int]] = {"+y": (0, 1), "-y": (0, -1), "+x": (1, 0), "-x": (-1, 0)}
@@ -80,6 +84,7 @@ class State(GameState[Move]):
     rounds: int = 0
     turn_limit: int | None = None
     passes: int = 0
+    quiet_turns: int = 0
 
     # ------------------------------------------------------------------ queries
     @property
@@ -163,7 +168,9 @@ class State(GameState[Move]):
         marcador en pie!"); ``"turn-limit"``: ``turn_limit`` rounds are complete ("Opción 2:
         Juega hasta el límite de tiempo que elijas. Asegúrese de que cada persona tenga el
         mismo número de turnos"); ``"no-moves"``: every player still in the game passed in a
-        row (interpretation, docs/rules/gridopolis.md).
+        row; ``"no-progress"``: ``QUIET_TURNS_PER_PLAYER`` turns per player still in the game
+        without a capture, kamikaze, crowning, blocker box or added pad -- the markers left can
+        no longer get at each other, or nobody tries (interpretations, docs/rules/gridopolis.md).
         """
         alive = self.alive()
         if len(alive) <= 1:
@@ -172,6 +179,8 @@ class State(GameState[Move]):
             return "turn-limit"
         if self.passes >= len(alive):
             return "no-moves"
+        if self.quiet_turns >= QUIET_TURNS_PER_PLAYER * len(alive):
+            return "no-progress"
         return None
 
     def is_terminal(self) -> bool:
@@ -377,7 +386,14 @@ class State(GameState[Move]):
                 self.kingerizers.get(q, name) != name for q in (*landings, move.final)
             )
             markers[move.final] = Marker(name, crowned)
-            after = replace(self, markers=markers, players=tuple(players), passes=0)
+            progress = crowned != marker.king or (isinstance(move, Jump) and move.capture)
+            after = replace(
+                self,
+                markers=markers,
+                players=tuple(players),
+                passes=0,
+                quiet_turns=0 if progress else self.quiet_turns,
+            )
             if marker.king and self.king_move is None:
                 # a king's optional second move, with the same king (rulebook "Moviente")
                 return replace(after, king_move=move.final)
@@ -390,19 +406,26 @@ class State(GameState[Move]):
             players[me] = replace(players[me], captured=players[me].captured + 1)
             vi = self.index_of(victim.player)
             players[vi] = replace(players[vi], captured=players[vi].captured + 1)
-            return replace(self, markers=markers, players=tuple(players), passes=0)._end_turn()
+            return replace(self, markers=markers, players=tuple(players), passes=0, quiet_turns=0)._end_turn()
         if isinstance(move, PlaceBlocker):
             blockers = dict(self.blockers)
             blockers[move.pad] = name
             players[me] = replace(players[me], blockers=players[me].blockers - 1)
-            return replace(self, blockers=blockers, players=tuple(players), passes=0)._end_turn()
+            return replace(
+                self, blockers=blockers, players=tuple(players), passes=0, quiet_turns=0
+            )._end_turn()
         if isinstance(move, AddPad):
             posts = self.posts | {move.pad} if move.post else self.posts
             players[me] = replace(
                 players[me], pads=players[me].pads - 1, posts=players[me].posts - (1 if move.post else 0)
             )
             return replace(
-                self, pads=self.pads | {move.pad}, posts=posts, players=tuple(players), passes=0
+                self,
+                pads=self.pads | {move.pad},
+                posts=posts,
+                players=tuple(players),
+                passes=0,
+                quiet_turns=0,
             )._end_turn()
         if isinstance(move, EndTurn):
             return self._end_turn()
@@ -430,6 +453,7 @@ class State(GameState[Move]):
             king_move=None,
             turns=self.turns + 1,
             rounds=self.rounds + (1 if wrapped else 0),
+            quiet_turns=self.quiet_turns + 1,
         )
 
     # ------------------------------------------------------------------ explanations

@@ -408,3 +408,18 @@ def test_kamikaze_points_go_to_the_victims_owner_in_a_three_player_game(position
     after = s.apply("3,4,0*4,5,0")
     assert [p.captured for p in after.players] == [1, 0, 1]  # green, red, blue
     assert after.current_player() == "red"
+
+
+def test_no_progress_ending_after_fifty_quiet_turns_per_player(position: Builder) -> None:
+    # two kings that can never reach each other would wander for ever: after 50 turns per player
+    # without a capture, kamikaze, crowning, blocker box or added pad, points decide
+    s = position({"3,3,0": "G", "3,3,2": "B"}, quiet_turns=99)
+    s = replace(s, players=tuple(replace(p, blockers=0, pads=0, captured=2) for p in s.players))
+    after = s.apply("3,3,0-3,2,0").apply("end")
+    assert after.quiet_turns == 100 and after.ending() == "no-progress"
+    assert after.returns() == {"green": 0.5, "blue": 0.5}
+    # a capture, a blocker box or a crowning resets the count
+    busy = position({"3,2,0": "g", "3,3,0": "b", "2,6,0": "b"}, quiet_turns=99).apply("3,2,0x3,4,0")
+    assert busy.quiet_turns == 1 and not busy.is_terminal()
+    assert position({"3,2,0": "g", "2,6,0": "b"}, quiet_turns=99).apply("block 3,4,0").quiet_turns == 1
+    assert position({"3,5,0": "g", "2,2,0": "b"}, quiet_turns=99).apply("3,5,0-3,6,0").quiet_turns == 1

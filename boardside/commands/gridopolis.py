@@ -144,6 +144,7 @@ Type a move, or one of:
   3,1,0          show the moves of the marker on that pad (destinations marked < >)
   moves          list every legal move
   show           draw the grid-set again
+  undo           take back the last move
   help           this text
   quit           stop (the game so far is kept in --save FILE if given)
 Moves:  3,1,0-3,2,0 step   3,1,0-3,3,1>2,2,2 step onto a hyper-pad and transmit
@@ -166,6 +167,7 @@ def play(
         state = new_state(_check_players(players), turn_limit=_check_limit(turn_limit))
     typer.echo("Gridopolis -- Matrix. Type 'help' for the move notation.")
     typer.echo(state.render(), nl=False)
+    history: list[State] = []
     while not state.is_terminal():
         who = state.current_player()
         try:
@@ -186,6 +188,15 @@ def play(
         if word == "show":
             typer.echo(state.render(), nl=False)
             continue
+        if word == "undo":
+            if not history:
+                typer.echo("nothing to undo")
+                continue
+            state = history.pop()
+            if save is not None:
+                write_json(save, state.to_json())
+            typer.echo(state.render(), nl=False)
+            continue
         if word == "moves":
             typer.echo(" ".join(str(m) for m in state.legal_moves()))
             continue
@@ -203,10 +214,12 @@ def play(
             typer.echo(" ".join(str(m) for m in own))
             continue
         try:
-            state = state.apply(Move.parse(text))
+            after = state.apply(Move.parse(text))
         except GameError as exc:
             typer.echo(f"not played: {exc}")
             continue
+        history.append(state)
+        state = after
         if save is not None:
             write_json(save, state.to_json())
         typer.echo(state.render(), nl=False)

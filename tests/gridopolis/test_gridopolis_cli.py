@@ -173,3 +173,10 @@ def test_show_draws_a_state(capsys: pytest.CaptureFixture[str], tmp_path: Path) 
     s = new_state(4).apply("block 3,3,0")
     code, out, _ = run(capsys, "show", write(tmp_path, s.to_json()))
     assert code == 0 and " # " in out and "red to move" in out
+
+
+def test_play_undo(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("sys.stdin", io.StringIO("undo\n3,0,0-3,1,0\nundo\nquit\n"))
+    code, out, _ = run(capsys, "play")
+    assert code == 0 and "nothing to undo" in out
+    assert out.rstrip().splitlines()[-2].endswith("green to move")  # back to green after the undo

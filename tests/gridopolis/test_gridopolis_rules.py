@@ -6,9 +6,12 @@ from collections.abc import Callable
 from dataclasses import replace
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from engine.core import IllegalMoveError, InvalidMoveError
 from engine.gridopolis import (
+    DIRECTIONS,
     AddPad,
     EndTurn,
     Jump,
@@ -423,3 +426,18 @@ def test_no_progress_ending_after_fifty_quiet_turns_per_player(position: Builder
     assert busy.quiet_turns == 1 and not busy.is_terminal()
     assert position({"3,2,0": "g", "2,6,0": "b"}, quiet_turns=99).apply("block 3,4,0").quiet_turns == 1
     assert position({"3,5,0": "g", "2,2,0": "b"}, quiet_turns=99).apply("3,5,0-3,6,0").quiet_turns == 1
+
+
+coords = st.integers(-9, 99)
+pads = st.builds(Pad, coords, coords, st.integers(0, 9))
+
+
+@given(a=pads, d=st.sampled_from(DIRECTIONS))
+def test_step_and_jump_notation_round_trips(a: Pad, d: tuple[int, int, int]) -> None:
+    b = a + d
+    c = Pad(b.x + d[0], b.y + d[1], b.level + d[2])
+    for m in (Step(a, b), Jump((a, c), capture=True), Jump((a, c), capture=False)):
+        if min(p.level for p in (a, b, c)) < 0:
+            continue
+        assert Move.parse(str(m)) == m
+        assert eval(repr(m), {"Move": Move}) == m

@@ -51,7 +51,6 @@ class ReconstructConfig:
     bounds_min: tuple[int, int, int] = (-5, -5, 0)
     bounds_max: tuple[int, int, int] = (8, 8, 8)  # exclusive
     pixel_stride: int = 4
-    samples_per_block: float = 4.0
     carve_fraction: float = 0.6  # share of free labels among a cell's first-hit pixels in one view
     consistency: float = 0.7  # a cell whose main colour has less than this share of its coloured pixels is carved
     min_pixels: int = 6  # first-hit pixels a view needs to judge a cell
@@ -145,26 +144,35 @@ def _trace(view: ViewEvidence, vol: _Volume, cfg: ReconstructConfig) -> _Rays:
     pix, lab, d, tmin, tmax = pix[hit], lab[hit], d[hit], tmin[hit], tmax[hit]
     if len(pix) == 0:
         return _Rays(np.full((0, 1), -1, np.int64), lab, pix)
-    step = 1.0 / cfg.samples_per_block
-    nsamp = int(np.ceil(float(np.max(tmax - tmin)) / step)) + 1
+    # Exact traversal: every crossing of a cell boundary plane, sorted; the midpoint of each
+    # segment between consecutive crossings lies inside exactly one cell.
     chunks: list[I64] = []
-    width = 0
-    for a in range(0, len(pix), 4096):
-        b = min(len(pix), a + 4096)
-        ts = tmin[a:b, None] + (np.arange(nsamp, dtype=np.float32)[None, :] + 0.5) * np.float32(step)
-        valid = ts < tmax[a:b, None]
-        pts = c[None, None, :].astype(np.float32) + ts[:, :, None] * d[a:b, None, :].astype(np.float32)
+    width = 1
+    planes = [np.arange(int(lo[a]), int(hi[a]) + 1, dtype=np.float64) for a in range(3)]
+    for a0 in range(0, len(pix), 8192):
+        b0 = min(len(pix), a0 + 8192)
+        dd = d[a0:b0]
+        t_lo, t_hi = tmin[a0:b0, None], tmax[a0:b0, None]
+        parts = [t_lo]
+        for a in range(3):
+            with np.errstate(divide="ignore", invalid="ignore"):
+                ta = (planes[a][None, :] - c[a]) / dd[:, a:a + 1]
+            ta = np.where(np.isfinite(ta) & (ta > t_lo) & (ta < t_hi), ta, np.inf)
+            parts.append(ta)
+        parts.append(t_hi)
+        T = np.sort(np.concatenate(parts, axis=1), axis=1)
+        t0s, t1s = T[:, :-1], T[:, 1:]
+        with np.errstate(invalid="ignore"):
+            ok = np.isfinite(t1s) & (t1s - t0s > 1e-9)
+        mids = np.where(ok, 0.5 * (t0s + np.where(np.isfinite(t1s), t1s, t0s)), 0.0)
+        pts = c[None, None, :] + mids[:, :, None] * dd[:, None, :]
         idx = vol.index(np.floor(pts).astype(np.int64))
-        idx[~valid] = -1
-        # drop consecutive repeats so that each ray lists each cell once, in order
-        same = np.zeros_like(idx, bool)
-        same[:, 1:] = idx[:, 1:] == idx[:, :-1]
-        idx[same] = -1
+        idx[~ok] = -1
         order = np.argsort(idx < 0, axis=1, kind="stable")
         idx = np.take_along_axis(idx, order, axis=1)
-        used = int((idx >= 0).sum(axis=1).max()) if idx.size else 0
-        chunks.append(idx[:, :max(used, 1)])
-        width = max(width, max(used, 1))
+        used = max(1, int((idx >= 0).sum(axis=1).max()) if idx.size else 1)
+        chunks.append(idx[:, :used])
+        width = max(width, used)
     out = np.full((len(pix), width), -1, np.int64)
     row = 0
     for ch in chunks:

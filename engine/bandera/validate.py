@@ -78,7 +78,7 @@ def validate_state(doc: Any) -> list[Problem]:
     # ---- level and cube count
     level = doc.get("level")
     total = doc.get("cubes")
-    if level not in LEVELS:
+    if not isinstance(level, str) or level not in LEVELS:
         add("level", f"unknown level {level!r} (easy 22 cubes, medium 18, hard 14)", "level", rules.TURNS)
     elif total != LEVELS[level]:
         add(
@@ -153,7 +153,9 @@ def validate_state(doc: Any) -> list[Problem]:
                 rules.PLACE_NEVER_ON,
             )
         flag = entry.get("flag")
-        if flag is not None:
+        if flag is not None and not isinstance(flag, str):
+            add("board-entry", f"'flag' must name a player, got {flag!r}", where)
+        elif flag is not None:
             fw = f"{flag}'s royal tower at ({fmt(sq)})"
             if flag not in players:
                 add("flag-unknown", f"a flag of {flag!r}, who is not a player of this game", fw, rules.SETUP)
@@ -177,13 +179,15 @@ def validate_state(doc: Any) -> list[Problem]:
                     rail = sorted(royal_range(players, players.index(flag)))
                     add(
                         "royal-off-rail",
-                        f"{flag}'s royal tower must stay on its paved squares "
-                        f"({fmt(rail[0])} to {fmt(rail[-1])})",
+                        f"{flag}'s royal tower must stay on its paved squares, "
+                        f"from ({fmt(rail[0])}) to ({fmt(rail[-1])})",
                         fw,
                         rules.ROYAL,
                     )
 
     on_board_count = sum(stacks.values())
+    if isinstance(level, str) and level in LEVELS:
+        total = LEVELS[level]  # a wrong 'cubes' is reported once, above
     if _is_int(total) and supply is not None and on_board_count + supply != total:
         add(
             "cube-count",

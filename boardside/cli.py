@@ -27,6 +27,21 @@ import typer
 from boardside import __version__
 from engine.errors import BoardsideError
 
+# typer >= 0.2x vendors its own copy of click (``typer._click``): a bad option value raises that
+# copy's exceptions, which are not ``click.exceptions`` classes, so both are caught below.
+try:
+    from typer._click import exceptions as _typer_click_exceptions
+    from typer.exceptions import Abort as _TyperAbort
+
+    _CLICK_ERRORS: tuple[type[Exception], ...] = (
+        click.exceptions.ClickException,
+        _typer_click_exceptions.ClickException,
+    )
+    _ABORTS: tuple[type[BaseException], ...] = (click.exceptions.Abort, _TyperAbort)
+except ImportError:  # pragma: no cover - older typer uses click itself
+    _CLICK_ERRORS = (click.exceptions.ClickException,)
+    _ABORTS = (click.exceptions.Abort,)
+
 
 def _version_callback(value: bool) -> None:
     if value:
@@ -83,15 +98,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         result = command.main(args=args, prog_name="boardside", standalone_mode=False)
     except click.exceptions.Exit as exc:
         return int(exc.exit_code or 0)
-    except click.exceptions.Abort:
+    except _ABORTS:
         return _fail("interrupted", 130)
     except KeyboardInterrupt:
         return _fail("interrupted", 130)
-    except click.exceptions.ClickException as exc:
+    except _CLICK_ERRORS as exc:
         # usage errors: unknown option, missing argument, bad value
-        if isinstance(exc, click.exceptions.UsageError) and exc.ctx is not None:
-            print(exc.ctx.get_usage(), file=sys.stderr)
-        return _fail(exc.format_message(), 2)
+        ctx = getattr(exc, "ctx", None)
+        if ctx is not None and hasattr(ctx, "get_usage"):
+            print(ctx.get_usage(), file=sys.stderr)
+        return _fail(exc.format_message(), 2)  # type: ignore[attr-defined]
     except BoardsideError as exc:
         return _fail(str(exc), exc.exit_code)
     except FileNotFoundError as exc:

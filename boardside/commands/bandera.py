@@ -177,7 +177,8 @@ def _ask(prompt: str) -> str:
     return line.strip()
 
 
-def _manual_event(state: State) -> ChanceEvent:
+def _manual_event(state: State) -> ChanceEvent | None:
+    """The roll the players type in (``None`` when they ask to undo their last move)."""
     while True:
         if state.phase == "start":
             names = "/".join(state.players)
@@ -193,6 +194,8 @@ def _manual_event(state: State) -> ChanceEvent:
                 pass
         if text in ("quit", "q"):
             raise _Quit
+        if text == "undo":
+            return None
         typer.echo(f"  not understood: {text!r}")
 
 
@@ -219,12 +222,26 @@ def play(
         if record is not None:
             write_json(record, rec)
 
+    def undo() -> bool:
+        nonlocal state
+        if not history or history[-1][1]:
+            typer.echo("  nothing to undo since the last roll of the die")
+            return False
+        state = history.pop()[0]
+        rec["steps"].pop()
+        save()
+        return True
+
     typer.echo(render(state))
     shown = True
     try:
         while not state.is_terminal():
             if state.is_chance_node():
                 event = state.sample_chance(rng) if dice == "auto" else _manual_event(state)
+                if event is None:
+                    if undo():
+                        shown = False
+                    continue
                 history.append((state, True))
                 state = state.apply(event)
                 rec["steps"].append(str(event))
@@ -254,13 +271,8 @@ def play(
                 typer.echo(render(state))
                 continue
             if text == "undo":
-                if not history or history[-1][1]:
-                    typer.echo("  nothing to undo since the last roll of the die")
-                    continue
-                state = history.pop()[0]
-                rec["steps"].pop()
-                save()
-                shown = False
+                if undo():
+                    shown = False
                 continue
             try:
                 move = (

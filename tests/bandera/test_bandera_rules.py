@@ -167,8 +167,13 @@ def test_more_players_first_cube_in_front_of_the_royal_tower_then_outside_b_and_
 
 
 def test_first_cube_follows_the_royal_tower_and_needs_a_free_square() -> None:
-    s = position(4, royal={"blue": (0, 2), "red": (9, 0), "green": (9, 6), "yellow": (0, 6)},
-                 phase="place", placement_roll=4, placements_left=1)
+    s = position(
+        4,
+        royal={"blue": (0, 2), "red": (9, 0), "green": (9, 6), "yellow": (0, 6)},
+        phase="place",
+        placement_roll=4,
+        placements_left=1,
+    )
     assert moves_of(s) == {"place 1,2", "pass"}
     s = position(4, cubes={(1, 0): 1}, phase="place", placement_roll=4, placements_left=1)
     assert moves_of(s) == {"pass"}  # the square in front is taken by a moved cube

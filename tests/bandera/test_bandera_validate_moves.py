@@ -84,7 +84,11 @@ def test_counting_problems() -> None:
 def test_piece_problems() -> None:
     doc = setup_doc()
     doc["phase"], doc["turn"], doc["to_move"] = "move_roll", 4, "red"
-    doc["board"] += [{"x": 12, "y": 1, "cubes": 1}, {"x": 3, "y": 3, "cubes": 3}, {"x": 3, "y": 3, "cubes": 1}]
+    doc["board"] += [
+        {"x": 12, "y": 1, "cubes": 1},
+        {"x": 3, "y": 3, "cubes": 3},
+        {"x": 3, "y": 3, "cubes": 1},
+    ]
     doc["supply"] = 15
     doc["characters"]["red"] = {"x": 6, "y": 6}  # on the bare board
     found = codes(doc)
@@ -106,7 +110,9 @@ def test_royal_tower_problems() -> None:
 def test_flag_and_capture_problems() -> None:
     doc = position(3).to_json()
     # red's tower without its flag, and the flag not recorded as captured
-    doc["board"] = [{"x": e["x"], "y": e["y"], "cubes": 2} if e.get("flag") == "red" else e for e in doc["board"]]
+    doc["board"] = [
+        {"x": e["x"], "y": e["y"], "cubes": 2} if e.get("flag") == "red" else e for e in doc["board"]
+    ]
     assert codes(doc) == ["flag-missing"]
     doc["captures"] = [{"by": "green", "flag": "red", "turn": 2}]
     assert codes(doc) == []
@@ -153,7 +159,11 @@ def test_malformed_entries_are_problems_not_crashes() -> None:
     doc["characters"]["red"] = [9, 3]
     doc["captures"] = [{"by": "blue"}]
     found = codes(doc)
-    assert found[:2] == ["board-entry", "board-entry"] and "capture-entry" in found and "character-entry" in found
+    assert (
+        found[:2] == ["board-entry", "board-entry"]
+        and "capture-entry" in found
+        and "character-entry" in found
+    )
 
 
 def test_from_json_refuses_a_broken_state_with_the_first_problem() -> None:
@@ -178,8 +188,17 @@ def test_validate_never_raises_on_mangled_documents() -> None:
 
 
 def test_move_text_round_trip_and_repr() -> None:
-    for text in ("place 3,4", "stack 0,0", "pass", "cube 3,4 E", "tower 9,6 S", "lower 1,1 W", "royal 0,3 N",
-                 "char 1,3 E", "end"):
+    for text in (
+        "place 3,4",
+        "stack 0,0",
+        "pass",
+        "cube 3,4 E",
+        "tower 9,6 S",
+        "lower 1,1 W",
+        "royal 0,3 N",
+        "char 1,3 E",
+        "end",
+    ):
         m = Move.parse(text)
         assert str(m) == text
         assert eval(repr(m), {"Move": Move}) == m
@@ -199,8 +218,19 @@ def test_step_round_trip(kind: MoveKind, x: int, y: int, h: Heading) -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["", "jump 3,4", "cube 3,4", "cube E", "place 3,4 N", "pass 1,1", "cube 10,0 N", "place -1,2",
-     "cube 3,4 NE", "end now", "char 3;4 E"],
+    [
+        "",
+        "jump 3,4",
+        "cube 3,4",
+        "cube E",
+        "place 3,4 N",
+        "pass 1,1",
+        "cube 10,0 N",
+        "place -1,2",
+        "cube 3,4 NE",
+        "end now",
+        "char 3;4 E",
+    ],
 )
 def test_malformed_moves(text: str) -> None:
     with pytest.raises(InvalidMoveError, match="invalid move"):

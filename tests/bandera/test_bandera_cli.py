@@ -161,7 +161,7 @@ def test_selfplay_figures_are_reproducible(capsys: pytest.CaptureFixture[str]) -
     b = json.loads(out2)
     for key in ("moves", "chance_events", "turns", "winners", "captures"):
         assert a[key] == b[key]
-    code, _, err = run(capsys, "selfplay", "--games", "0", "--json")
+    code, _, _ = run(capsys, "selfplay", "--games", "0", "--json")
     assert code == 2
 
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 from fractions import Fraction
 
 import pytest
-
 from bandera_helpers import M, moves_of, play, position
+
 from engine.bandera import Capture, Move, new_state, validate_state
 from engine.bandera.board import PAVED, ZONE_A, ZONE_B, ZONE_C
 from engine.core import ChanceEvent, IllegalMoveError, InvalidMoveError
@@ -20,10 +20,10 @@ from engine.core import ChanceEvent, IllegalMoveError, InvalidMoveError
 
 def test_board_is_ten_columns_of_seven_with_zones() -> None:
     # "El tablero está dividido en 70 casillas cuadradas, 10 columnas de 7 casillas cada una."
-    assert ZONE_A == {(4, 3), (5, 3)}  # "las dos casillas centrales"
+    assert {(4, 3), (5, 3)} == ZONE_A  # "las dos casillas centrales"
     assert len(ZONE_B) == len(ZONE_C) == 14
     assert all(x in (0, 1) for x, _ in ZONE_B) and all(x in (8, 9) for x, _ in ZONE_C)
-    assert PAVED == {(x, y) for x in (0, 9) for y in range(7)}
+    assert {(x, y) for x in (0, 9) for y in range(7)} == PAVED
 
 
 @pytest.mark.parametrize(("level", "total"), [("easy", 22), ("medium", 18), ("hard", 14), ("dificil", 14)])

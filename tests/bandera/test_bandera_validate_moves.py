@@ -6,10 +6,10 @@ import copy
 from typing import Any
 
 import pytest
+from bandera_helpers import position
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bandera_helpers import position
 from engine.bandera import BanderaOptionError, Move, MoveKind, State, new_state, parse_event, validate_state
 from engine.bandera.moves import parse_step
 from engine.core import ChanceEvent, InvalidMoveError, InvalidStateError

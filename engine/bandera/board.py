@@ -65,12 +65,18 @@ def step(sq: Square, heading: Heading) -> Square:
     return (sq[0] + heading.dx, sq[1] + heading.dy)
 
 
-def neighbours(sq: Square) -> Iterator[tuple[Heading, Square]]:
-    """Orthogonal neighbours on the board ("nunca en diagonal")."""
-    for h in HEADINGS:
-        t = step(sq, h)
-        if on_board(t):
-            yield h, t
+_NEIGHBOURS: dict[Square, tuple[tuple[Heading, Square], ...]] = {
+    (x, y): tuple(
+        (h, (x + h.dx, y + h.dy)) for h in HEADINGS if 0 <= x + h.dx < WIDTH and 0 <= y + h.dy < HEIGHT
+    )
+    for x in range(WIDTH)
+    for y in range(HEIGHT)
+}
+
+
+def neighbours(sq: Square) -> tuple[tuple[Heading, Square], ...]:
+    """Orthogonal neighbours on the board ("nunca en diagonal"), in the order N, E, S, W."""
+    return _NEIGHBOURS[sq]
 
 
 def adjacent(a: Square, b: Square) -> bool:

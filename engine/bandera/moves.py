@@ -23,8 +23,9 @@ Dice are not moves: they are :class:`engine.core.ChanceEvent` values (``start:bl
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
+from operator import attrgetter
 
 from engine.bandera.board import HEIGHT, WIDTH, Square
 from engine.core import ChanceEvent, InvalidMoveError
@@ -71,6 +72,7 @@ class Move:
     kind: MoveKind
     square: Square | None = None
     heading: Heading | None = None
+    order: tuple[int, int, int, int] = field(init=False, repr=False, compare=False, hash=False)
 
     def __post_init__(self) -> None:
         if (self.square is None) == (self.kind in _NEEDS_SQUARE):
@@ -86,6 +88,7 @@ class Move:
                 f"square {self.square[0]},{self.square[1]} is off the {WIDTH}x{HEIGHT} board "
                 f"(x 0..{WIDTH - 1}, y 0..{HEIGHT - 1})"
             )
+        object.__setattr__(self, "order", self.sort_key())
 
     @property
     def target(self) -> Square | None:
@@ -138,6 +141,37 @@ class Move:
 
 PASS = Move(MoveKind.PASS)
 END = Move(MoveKind.END)
+
+_BY_ORDER = attrgetter("order")
+
+
+def sort_moves(moves: list[Move]) -> None:
+    """Sort moves in place into the canonical order (kind, x, y, heading N E S W)."""
+    moves.sort(key=_BY_ORDER)
+
+
+def _table() -> tuple[
+    dict[Square, Move], dict[Square, Move], dict[MoveKind, dict[Square, tuple[tuple[Move, Square], ...]]]
+]:
+    squares = [(x, y) for x in range(WIDTH) for y in range(HEIGHT)]
+    place = {sq: Move(MoveKind.PLACE, sq) for sq in squares}
+    stack = {sq: Move(MoveKind.STACK, sq) for sq in squares}
+    steps: dict[MoveKind, dict[Square, tuple[tuple[Move, Square], ...]]] = {}
+    for kind in _NEEDS_HEADING:
+        steps[kind] = {
+            (x, y): tuple(
+                (Move(kind, (x, y), h), (x + h.dx, y + h.dy))
+                for h in (Heading.N, Heading.E, Heading.S, Heading.W)
+                if 0 <= x + h.dx < WIDTH and 0 <= y + h.dy < HEIGHT
+            )
+            for x, y in squares
+        }
+    return place, stack, steps
+
+
+# Every possible move, built once: the move generator hands out these shared values.
+PLACE_MOVES, STACK_MOVES, STEP_MOVES = _table()
+
 
 EVENT_KINDS = ("start", "place", "move")
 _EVENT_RE = re.compile(r"^\s*(start|place|move)\s*:\s*([A-Za-z0-9_\-]+)\s*$")

@@ -37,12 +37,11 @@ from engine.bandera.board import (
     fmt,
     forbidden_zone_for,
     front_of,
-    neighbours,
     on_board,
     royal_range,
     start_square,
 )
-from engine.bandera.moves import END, PASS, Move, MoveKind
+from engine.bandera.moves import END, PASS, PLACE_MOVES, STACK_MOVES, STEP_MOVES, Move, MoveKind, sort_moves
 from engine.core import ChanceEvent, GameState, IllegalMoveError, InvalidMoveError, InvalidStateError
 from engine.errors import BoardsideInputError
 from engine.motion import Heading
@@ -230,11 +229,11 @@ class State(GameState[Move]):
         assert self.to_move is not None
         out: list[Move] = []
         if self.placements_left > 0 and self.supply > 0:
-            out.extend(Move(MoveKind.PLACE, sq) for sq in self._placement_squares(self.to_move))
+            out.extend(PLACE_MOVES[sq] for sq in self._placement_squares(self.to_move))
             if self.placement_roll == 5:
-                out.extend(Move(MoveKind.STACK, sq) for sq in self._stack_squares())
+                out.extend(STACK_MOVES[sq] for sq in self._stack_squares())
         out.append(PASS)
-        out.sort(key=Move.sort_key)
+        sort_moves(out)
         return out
 
     def _legal_steps(self) -> list[Move]:
@@ -251,31 +250,33 @@ class State(GameState[Move]):
             owner = royal_sq.get(sq)
             if owner is not None:
                 if owner != player or pts < COST_ROYAL:
-                    continue
+                    continue  # MOVE_NOT: never another player's royal tower
                 rail = royal_range(self.players, self.players.index(player))
-                for heading in (Heading.N, Heading.S):
-                    t = (sq[0], sq[1] + heading.dy)
-                    if t in rail and t not in stacks:
-                        out.append(Move(MoveKind.ROYAL, sq, heading))
+                out.extend(
+                    m
+                    for m, t in STEP_MOVES[MoveKind.ROYAL][sq]
+                    if t[0] == sq[0] and t in rail and t not in stacks  # ROYAL: sideways on its rail
+                )
                 continue
             if h == 1:
                 if pts >= COST_CUBE:
                     out.extend(
-                        Move(MoveKind.CUBE, sq, hd)
-                        for hd, t in neighbours(sq)
-                        if t not in stacks and t not in ZONE_A
+                        m for m, t in STEP_MOVES[MoveKind.CUBE][sq] if t not in stacks and t not in ZONE_A
                     )
             elif pts >= COST_TOWER:
-                free = [hd for hd, t in neighbours(sq) if t not in stacks and t not in ZONE_A]
-                out.extend(Move(MoveKind.TOWER, sq, hd) for hd in free)
+                out.extend(
+                    m for m, t in STEP_MOVES[MoveKind.TOWER][sq] if t not in stacks and t not in ZONE_A
+                )
                 if pts >= COST_LOWER:
-                    out.extend(Move(MoveKind.LOWER, sq, hd) for hd in free)
+                    out.extend(
+                        m for m, t in STEP_MOVES[MoveKind.LOWER][sq] if t not in stacks and t not in ZONE_A
+                    )
         here = self.chars[player]
-        for hd, t in neighbours(here):
+        for m, t in STEP_MOVES[MoveKind.CHAR][here]:
             if t in stacks and self._char_cost(here, t) is not None:
-                out.append(Move(MoveKind.CHAR, here, hd))
+                out.append(m)
         out.append(END)
-        out.sort(key=Move.sort_key)
+        sort_moves(out)
         return out
 
     def _char_cost(self, here: Square, t: Square) -> int | None:

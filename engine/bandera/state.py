@@ -226,6 +226,7 @@ class State(GameState[Move]):
         return []
 
     def _legal_placements(self) -> list[Move]:
+        """Rulebook "Puntuaciones para colocar los cubos": 4 and 6 flat, 5 flat or on top; ``pass``."""
         assert self.to_move is not None
         out: list[Move] = []
         if self.placements_left > 0 and self.supply > 0:
@@ -237,6 +238,9 @@ class State(GameState[Move]):
         return out
 
     def _legal_steps(self) -> list[Move]:
+        """Rulebook "Segundo lanzamiento del dado" and "Resumen ... Coste para mover las piezas":
+        every one-square step the points pay for, minus "lo que no se puede mover"
+        ("Algunos recordatorios"), plus ``end``."""
         player = self.to_move
         assert player is not None
         pts = self.points
@@ -318,6 +322,7 @@ class State(GameState[Move]):
         return None
 
     def _why_not_place(self, player: str, move: Move) -> str | None:
+        """Rulebook "Donde y como colocar los cubos" rules 1-6 and "Puntuación de 5"."""
         sq = move.square
         assert sq is not None
         if self.placements_left <= 0 or self.placement_roll is None or self.placement_roll <= 3:
@@ -365,6 +370,8 @@ class State(GameState[Move]):
         return None
 
     def _step_cost(self, player: str, move: Move) -> int | str:
+        """The cost of a step ("Resumen de puntuaciones de los dados") or why it is not allowed
+        ("Cómo mover las piezas", "Movimientos de la torre real", "Algunos recordatorios")."""
         sq, hd = move.square, move.heading
         assert sq is not None and hd is not None
         t = (sq[0] + hd.dx, sq[1] + hd.dy)
@@ -508,6 +515,8 @@ class State(GameState[Move]):
         return nxt
 
     def _apply_chance(self, event: ChanceEvent) -> State:
+        """Rulebook "Modo de juego": the roll-off, then per turn the placement roll (1-3 place
+        nothing) and the movement roll (its points)."""
         if not self.is_chance_node():
             raise IllegalMoveError(f"no die is rolled now: {str(event)!r} (it is {self.to_move}'s decision)")
         expected = {"start": "start", "place_roll": "place", "move_roll": "move"}[self.phase]
@@ -530,6 +539,8 @@ class State(GameState[Move]):
         return replace(self, movement_roll=value, points=value, spent=0, phase="move")
 
     def _end_turn(self) -> State:
+        """Rulebook "Modo de juego": the next turn is the right-hand neighbour's (seat order);
+        with no cube left off the board only the movement roll is made ("Importante")."""
         assert self.to_move is not None
         i = self.players.index(self.to_move)
         nxt = self.players[(i + 1) % len(self.players)]

@@ -257,3 +257,35 @@ def test_bad_options() -> None:
     with pytest.raises(BanderaOptionError, match="first player 'pink'"):
         new_state(2, first="pink")
     assert new_state(["ana", "bo", "cy"]).royal == {"ana": (0, 0), "bo": (9, 0), "cy": (9, 6)}
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-3, 12) | st.sampled_from(["blue", "red", "green", "x", "move"]),
+    lambda kids: (
+        st.lists(kids, max_size=3) | st.dictionaries(st.sampled_from(["x", "y", "cubes", "flag"]), kids)
+    ),
+    max_leaves=8,
+)
+KEYS = list(position(3, roll=5, cubes={(3, 3): 1}).to_json())
+
+
+@given(key=st.sampled_from(KEYS), value=JSON, index=st.integers(0, 5))
+def test_fuzzed_documents_give_problems_or_a_typed_error(key: str, value: Any, index: int) -> None:
+    doc = position(3, roll=5, cubes={(3, 3): 1}).to_json()
+    target = doc[key]
+    if isinstance(target, list) and target and isinstance(target[0], dict):
+        entry = target[index % len(target)]
+        entry[sorted(entry)[index % len(entry)]] = value  # mangle one field of one entry
+    elif isinstance(target, dict) and target:
+        target[sorted(target)[index % len(target)]] = value
+    else:
+        doc[key] = value
+    try:
+        problems = validate_state(doc)
+    except InvalidStateError:
+        return  # only when 'game' or 'players' is unreadable
+    if any(p.severity == "error" for p in problems):
+        with pytest.raises(InvalidStateError):
+            State.from_json(doc)
+    else:
+        State.from_json(doc).legal_moves()

@@ -219,3 +219,12 @@ def test_play_stops_cleanly_at_end_of_input(
     monkeypatch.setattr("sys.stdin", io.StringIO("fly away\n"))
     code, out, _ = run(capsys, "play", "--seed", "1")
     assert code == 0 and "invalid move 'fly away'" in out and "game stopped" in out
+
+
+def test_top_level_validate_dispatches_to_bandera(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    _, out, _ = run(capsys, "new", "--players", "4", "--json")
+    doc = json.loads(out)
+    assert main(["validate", "bandera", write(tmp_path, doc)]) == 0
+    doc["characters"]["red"] = {"x": 5, "y": 5}  # a character on the bare board
+    assert main(["validate", "bandera", write(tmp_path, doc)]) == 1
+    assert "red's character at (5,5): a character stands on the bare board" in capsys.readouterr().out

@@ -8,7 +8,6 @@ Rules as implemented: docs/rules/bandera.md.  Moves are written ``place 3,4``, `
 
 from __future__ import annotations
 
-import json
 import random
 import sys
 import time
@@ -21,7 +20,7 @@ from boardside.io import emit_json, read_json, write_json
 from engine.bandera import Move, State, new_state, parse_step, render, validate_state
 from engine.bandera.moves import parse_event
 from engine.bandera.record import new_record, replay
-from engine.bandera.state import BanderaOptionError
+from engine.bandera.state import BanderaOptionError, parse_level
 from engine.bandera.text import status
 from engine.core import ChanceEvent, GameError
 
@@ -275,11 +274,7 @@ def play(
                     shown = False
                 continue
             try:
-                move = (
-                    legal[int(text) - 1]
-                    if text.isdigit() and 1 <= int(text) <= len(legal)
-                    else Move.parse(text)
-                )
+                move = legal[int(text) - 1] if text.isdigit() and 1 <= int(text) <= len(legal) else Move.parse(text)
                 nxt = state.apply(move)
             except GameError as exc:
                 typer.echo(f"  {exc}")
@@ -305,44 +300,57 @@ def selfplay(
     max_turns: int = typer.Option(
         600, "--max-turns", min=1, help="Stop a game after this many turns (random play rarely captures)."
     ),
+    check: bool = typer.Option(
+        True, "--check/--no-check", help="Validate every position on the way (counted as rule_problems)."
+    ),
+    records: Path | None = typer.Option(None, "--records", help="Save every game record in this folder."),
     as_json: bool = typer.Option(False, "--json", help="Print the figures as one JSON object."),
 ) -> None:
     """Play random games (uniform legal moves, fair dice) and report figures."""
+    from rich.console import Console
     from rich.progress import Progress
 
     new_state(players, level)  # check the options before starting
     rng = random.Random(seed)
-    winners: dict[str, float] = {}
-    moves_total = chances = turns_total = finished = captures = 0
+    wins: dict[str, float] = {}
+    moves_total = chances = turns_total = finished = captures = problems = 0
     lengths: list[int] = []
     started = time.perf_counter()
-    played = 0
     interrupted = False
-    with Progress(transient=True, disable=as_json or not sys.stderr.isatty()) as progress:
-        task = progress.add_task("playing", total=games)
+    err = Console(stderr=True)
+    with Progress(console=err, transient=True, disable=not sys.stderr.isatty()) as progress:
+        task = progress.add_task("self-play", total=games)
         try:
-            for _ in range(games):
+            for g in range(games):
                 state = new_state(players, level, max_turns=max_turns)
+                rec = new_record(state)
                 n_moves = 0
                 while not state.is_terminal():
                     if state.is_chance_node():
-                        state = state.apply(state.sample_chance(rng))
+                        step: Move | ChanceEvent = state.sample_chance(rng)
                         chances += 1
                     else:
-                        state = state.apply(rng.choice(state.legal_moves()))
+                        step = rng.choice(state.legal_moves())
                         n_moves += 1
-                played += 1
+                    state = state.apply(step)
+                    rec["steps"].append(str(step))
+                    if check:
+                        problems += sum(1 for p in validate_state(state.to_json()) if p.severity == "error")
+                if records is not None:
+                    write_json(records / f"bandera-{seed}-{g:04d}.json", rec)
                 moves_total += n_moves
                 turns_total += state.turn
                 lengths.append(state.turn)
                 captures += len(state.captures)
                 finished += 0 if state.stopped else 1
                 for p, r in state.returns().items():
-                    winners[p] = winners.get(p, 0.0) + r
+                    wins[p] = wins.get(p, 0.0) + r
                 progress.advance(task)
         except KeyboardInterrupt:
             interrupted = True
+            err.print(f"interrupted after {len(lengths)} game(s); reporting those")
     elapsed = time.perf_counter() - started
+    played = len(lengths)
     figures = {
         "game": "bandera",
         "games": played,
@@ -350,24 +358,26 @@ def selfplay(
         "interrupted": interrupted,
         "seed": seed,
         "players": players,
-        "level": level,
+        "level": parse_level(level),
         "max_turns": max_turns,
-        "finished": finished,
+        "finished_by_capture": finished,
         "stopped_by_turn_limit": played - finished,
         "captures": captures,
         "moves": moves_total,
         "chance_events": chances,
         "turns": turns_total,
-        "mean_turns": round(turns_total / played, 2) if played else 0.0,
-        "max_turns_seen": max(lengths) if lengths else 0,
-        "winners": {p: round(v, 3) for p, v in winners.items()},
+        "turns_mean": round(turns_total / played, 2) if played else 0.0,
+        "turns_max": max(lengths) if lengths else 0,
+        "rule_problems": problems if check else None,
+        "wins": {p: round(v, 3) for p, v in wins.items()},
         "seconds": round(elapsed, 3),
-        "games_per_second": round(played / elapsed, 3) if elapsed > 0 else None,
-        "moves_per_second": round(moves_total / elapsed, 1) if elapsed > 0 else None,
+        "games_per_s": round(played / elapsed, 3) if elapsed > 0 else None,
+        "moves_per_s": round(moves_total / elapsed, 1) if elapsed > 0 else None,
     }
     if as_json:
         emit_json(figures)
     else:
-        typer.echo(json.dumps(figures, indent=2))
+        for k, v in figures.items():
+            typer.echo(f"{k}: {v}")
     if interrupted:
         raise typer.Exit(130)

@@ -60,9 +60,7 @@ def test_new_text_draws_the_board(capsys: pytest.CaptureFixture[str]) -> None:
         (["new", "--players", "many"], "Invalid value for '--players'"),
     ],
 )
-def test_bad_options_exit_2_with_one_line(
-    capsys: pytest.CaptureFixture[str], args: list[str], message: str
-) -> None:
+def test_bad_options_exit_2_with_one_line(capsys: pytest.CaptureFixture[str], args: list[str], message: str) -> None:
     code, _, err = run(capsys, *args)
     assert code == 2
     lines = [line for line in err.splitlines() if line.startswith("boardside: error")]
@@ -95,11 +93,7 @@ def test_validate_exit_codes(capsys: pytest.CaptureFixture[str], tmp_path: Path)
     assert "cubes at (5,3): a cube stands in zone A" in out and "2 problem(s)" in out  # + extra set-up cube
     code, out, _ = run(capsys, "validate", write(tmp_path, doc), "--json")
     report = json.loads(out)
-    assert (
-        code == 1
-        and not report["ok"]
-        and {p["code"] for p in report["problems"]} == {"zone-a", "setup-extra-cube"}
-    )
+    assert code == 1 and not report["ok"] and {p["code"] for p in report["problems"]} == {"zone-a", "setup-extra-cube"}
     # unreadable: not JSON, missing, another game
     bad = tmp_path / "bad.json"
     bad.write_text("{not json", encoding="utf-8")
@@ -150,17 +144,24 @@ def test_replay_a_record(capsys: pytest.CaptureFixture[str]) -> None:
     assert "winner blue" in out and "22 step(s) replayed" in out
 
 
-def test_selfplay_figures_are_reproducible(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(capsys, "selfplay", "--games", "2", "--seed", "5", "--max-turns", "30", "--json")
+def test_selfplay_figures_are_reproducible(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    args = ("selfplay", "--games", "2", "--seed", "5", "--max-turns", "30", "--json")
+    code, out, _ = run(capsys, *args, "--records", str(tmp_path))
     assert code == 0
     a = json.loads(out)
     assert a["games"] == 2 and a["moves"] > 0 and a["turns"] == 60 and a["stopped_by_turn_limit"] == 2
-    assert set(a["winners"]) == {"blue", "red"} and sum(a["winners"].values()) == pytest.approx(2.0)
-    assert a["games_per_second"] > 0
-    _, out2, _ = run(capsys, "selfplay", "--games", "2", "--seed", "5", "--max-turns", "30", "--json")
+    assert a["rule_problems"] == 0
+    assert set(a["wins"]) == {"blue", "red"} and sum(a["wins"].values()) == pytest.approx(2.0)
+    assert a["games_per_s"] > 0
+    _, out2, _ = run(capsys, *args)
     b = json.loads(out2)
-    for key in ("moves", "chance_events", "turns", "winners", "captures"):
+    for key in ("moves", "chance_events", "turns", "wins", "captures"):
         assert a[key] == b[key]
+    # the saved records replay to games of the reported length
+    saved = sorted(tmp_path.glob("bandera-5-*.json"))
+    assert len(saved) == 2
+    finals = [replay(json.loads(p.read_text()))[-1] for p in saved]
+    assert sum(f.turn for f in finals) == a["turns"] and all(f.stopped for f in finals)
     code, _, _ = run(capsys, "selfplay", "--games", "0", "--json")
     assert code == 2
 

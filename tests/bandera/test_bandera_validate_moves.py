@@ -110,9 +110,7 @@ def test_royal_tower_problems() -> None:
 def test_flag_and_capture_problems() -> None:
     doc = position(3).to_json()
     # red's tower without its flag, and the flag not recorded as captured
-    doc["board"] = [
-        {"x": e["x"], "y": e["y"], "cubes": 2} if e.get("flag") == "red" else e for e in doc["board"]
-    ]
+    doc["board"] = [{"x": e["x"], "y": e["y"], "cubes": 2} if e.get("flag") == "red" else e for e in doc["board"]]
     assert codes(doc) == ["flag-missing"]
     doc["captures"] = [{"by": "green", "flag": "red", "turn": 2}]
     assert codes(doc) == []
@@ -159,11 +157,7 @@ def test_malformed_entries_are_problems_not_crashes() -> None:
     doc["characters"]["red"] = [9, 3]
     doc["captures"] = [{"by": "blue"}]
     found = codes(doc)
-    assert (
-        found[:2] == ["board-entry", "board-entry"]
-        and "capture-entry" in found
-        and "character-entry" in found
-    )
+    assert found[:2] == ["board-entry", "board-entry"] and "capture-entry" in found and "character-entry" in found
 
 
 def test_from_json_refuses_a_broken_state_with_the_first_problem() -> None:
@@ -261,9 +255,7 @@ def test_bad_options() -> None:
 
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers(-3, 12) | st.sampled_from(["blue", "red", "green", "x", "move"]),
-    lambda kids: (
-        st.lists(kids, max_size=3) | st.dictionaries(st.sampled_from(["x", "y", "cubes", "flag"]), kids)
-    ),
+    lambda kids: st.lists(kids, max_size=3) | st.dictionaries(st.sampled_from(["x", "y", "cubes", "flag"]), kids),
     max_leaves=8,
 )
 KEYS = list(position(3, roll=5, cubes={(3, 3): 1}).to_json())

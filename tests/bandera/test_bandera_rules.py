@@ -391,6 +391,13 @@ def test_capture_needs_a_single_roll_of_four_to_six_from_an_adjacent_square() ->
         assert "red" not in s.royal and s.stacks[(9, 3)] == 2
 
 
+def test_capture_even_with_the_owner_standing_on_the_tower() -> None:
+    # red's character never left its royal tower; two characters may share a cube (fig. 19)
+    s = position(roll=4, cubes={(8, 3): 1}, chars={"blue": (8, 3), "red": (9, 3)})
+    s = s.apply(M("char 8,3 E"))
+    assert s.winners() == ["blue"] and s.chars == {"blue": (9, 3), "red": (9, 3)}
+
+
 def test_capture_cannot_use_points_left_over_in_the_same_turn() -> None:
     # "si ... obtiene 6 puntos, no puede usar 2 puntos para mover el personaje y luego subir con los 4"
     s = position(roll=6, cubes={(8, 3): 1, (7, 3): 1, (6, 3): 1}, chars={"blue": (6, 3)})

@@ -74,6 +74,26 @@ def show(state_file: Path = typer.Argument(..., help="A Captura la Bandera state
 
 
 @app.command()
+def render(
+    state_file: Path = typer.Argument(..., help="A Captura la Bandera state file (JSON)."),
+    output: Path = typer.Option(..., "--output", "-o", help="Picture to write (.png or .jpg)."),
+    cell: int = typer.Option(80, "--cell", help="Size of a board square in pixels (20 to 400)."),
+) -> None:
+    """Draw a position as a top-down picture (zones, cubes, flags, characters)."""
+    import cv2
+
+    from boardside.bandera_picture import draw
+
+    if not 20 <= cell <= 400:
+        raise BanderaOptionError(f"--cell must be between 20 and 400 pixels, got {cell!r}")
+    img = draw(_load_state(state_file), cell)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    if not cv2.imwrite(str(output), img):
+        raise BanderaOptionError(f"cannot write picture {str(output)!r} (use a .png or .jpg name)")
+    typer.echo(f"wrote {output}")
+
+
+@app.command()
 def moves(
     state_file: Path = typer.Argument(..., help="A Captura la Bandera state file (JSON)."),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),

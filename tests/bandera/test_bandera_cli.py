@@ -229,3 +229,30 @@ def test_top_level_validate_dispatches_to_bandera(capsys: pytest.CaptureFixture[
     doc["characters"]["red"] = {"x": 5, "y": 5}  # a character on the bare board
     assert main(["validate", "bandera", write(tmp_path, doc)]) == 1
     assert "red's character at (5,5): a character stands on the bare board" in capsys.readouterr().out
+
+
+def test_render_draws_zones_cubes_flags_and_characters(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    import cv2
+
+    from boardside.bandera_picture import CUBE, PLAIN, ZONE_A_COLOUR, ZONE_B_COLOUR, player_colour, square_box
+
+    golden = json.loads((HERE / "golden" / "g5_midgame_roll5.json").read_text())
+    pic = tmp_path / "pos.png"
+    code, out, _ = run(capsys, "render", write(tmp_path, golden["state"]), "-o", str(pic), "--cell", "80")
+    assert code == 0 and "wrote" in out
+    img = cv2.imread(str(pic))
+    assert img.shape[1] == 80 + 10 * 80 and img.shape[0] > 80 + 7 * 80
+    state = State.from_json(golden["state"])
+
+    def px(sq: tuple[int, int], dx: int, dy: int) -> tuple[int, ...]:
+        l, t, _, _ = square_box(sq[0], sq[1], 80, 40)
+        return tuple(int(v) for v in img[t + dy, l + dx])
+
+    assert px((4, 3), 8, 8) == ZONE_A_COLOUR
+    assert px((3, 0), 40, 40) == PLAIN
+    assert px((0, 0), 40, 40) == ZONE_B_COLOUR
+    assert px((6, 6), 55, 55) == CUBE  # the single cube at (6, 6)
+    assert px((9, 3), 44, 20) == player_colour(state, "red")  # red's flag on its royal tower
+    assert px((1, 3), 20, 80 - 20 - 11 + 3) == player_colour(state, "blue")  # blue's character
+    code, _, err = run(capsys, "render", write(tmp_path, golden["state"]), "-o", str(tmp_path / "x.png"), "--cell", "5")
+    assert code == 2 and "--cell must be between 20 and 400 pixels, got 5" in err

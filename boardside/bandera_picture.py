@@ -60,7 +60,7 @@ def draw(state: State, cell: int = 80, title: str | None = None) -> np.ndarray[A
     for y in range(HEIGHT):
         for x in range(WIDTH):
             sq = (x, y)
-            l, t, r, b = square_box(x, y, cell, margin)
+            left, t, r, b = square_box(x, y, cell, margin)
             colour = PLAIN
             if sq in ZONE_A:
                 colour = ZONE_A_COLOUR
@@ -68,29 +68,36 @@ def draw(state: State, cell: int = 80, title: str | None = None) -> np.ndarray[A
                 colour = ZONE_B_COLOUR
             elif sq in ZONE_C:
                 colour = ZONE_C_COLOUR
-            cv2.rectangle(img, (l, t), (r, b), colour, -1)
+            cv2.rectangle(img, (left, t), (r, b), colour, -1)
             if sq in PAVED:  # a brick pattern near the border of the square
                 for k in range(1, 4):
                     yy = t + k * cell // 4
-                    cv2.line(img, (l + 2, yy), (l + cell // 8, yy), (120, 120, 120), 1)
+                    cv2.line(img, (left + 2, yy), (left + cell // 8, yy), (120, 120, 120), 1)
                     cv2.line(img, (r - cell // 8, yy), (r - 2, yy), (120, 120, 120), 1)
-            cv2.rectangle(img, (l, t), (r, b), (110, 110, 110), 1)
+            cv2.rectangle(img, (left, t), (r, b), (110, 110, 110), 1)
             if sq in ZONE_A:
                 cv2.putText(
-                    img, "A", (l + cell // 2 - 6, t + cell // 2 + 6), font, 0.6 * scale, (230, 230, 230), 1, cv2.LINE_AA
+                    img,
+                    "A",
+                    (left + cell // 2 - 6, t + cell // 2 + 6),
+                    font,
+                    0.6 * scale,
+                    (230, 230, 230),
+                    1,
+                    cv2.LINE_AA,
                 )
             h_sq = state.stacks.get(sq, 0)
             if h_sq:
                 inset = cell // 8
-                cv2.rectangle(img, (l + inset, t + inset), (r - inset, b - inset), CUBE, -1)
-                cv2.rectangle(img, (l + inset, t + inset), (r - inset, b - inset), CUBE_EDGE, 2)
+                cv2.rectangle(img, (left + inset, t + inset), (r - inset, b - inset), CUBE, -1)
+                cv2.rectangle(img, (left + inset, t + inset), (r - inset, b - inset), CUBE_EDGE, 2)
                 if h_sq == 2:  # the second cube: an inner outline
                     i2 = cell // 4
-                    cv2.rectangle(img, (l + i2, t + i2), (r - i2, b - i2), CUBE_EDGE, 2)
+                    cv2.rectangle(img, (left + i2, t + i2), (r - i2, b - i2), CUBE_EDGE, 2)
                 cv2.putText(
                     img,
                     str(h_sq),
-                    (l + inset + 3, t + inset + int(16 * scale)),
+                    (left + inset + 3, t + inset + int(16 * scale)),
                     font,
                     0.5 * scale,
                     (0, 0, 0),
@@ -99,7 +106,7 @@ def draw(state: State, cell: int = 80, title: str | None = None) -> np.ndarray[A
                 )
             if sq in royal_sq:
                 owner = royal_sq[sq]
-                pole_x = l + cell // 2
+                pole_x = left + cell // 2
                 cv2.line(img, (pole_x, t + cell // 6), (pole_x, t + cell // 2), (30, 30, 30), 2)
                 pennant = np.array(
                     [[pole_x, t + cell // 6], [pole_x + cell // 3, t + cell // 4], [pole_x, t + cell // 3]],
@@ -108,7 +115,7 @@ def draw(state: State, cell: int = 80, title: str | None = None) -> np.ndarray[A
                 cv2.fillPoly(img, [pennant], player_colour(state, owner))
             chars = state.chars_at(sq)
             for k, p in enumerate(chars):
-                cx = l + cell // 4 + (k % 2) * cell // 2
+                cx = left + cell // 4 + (k % 2) * cell // 2
                 cy = b - cell // 4 - (k // 2) * cell // 4
                 rad = max(4, cell // 7)
                 cv2.circle(img, (cx, cy), rad, player_colour(state, p), -1)
@@ -117,11 +124,11 @@ def draw(state: State, cell: int = 80, title: str | None = None) -> np.ndarray[A
                     img, ini[p], (cx - rad // 2, cy + rad // 2), font, 0.4 * scale, (255, 255, 255), 1, cv2.LINE_AA
                 )
     for x in range(WIDTH):  # coordinates
-        l, _, r, _ = square_box(x, 0, cell, margin)
+        left, _, r, _ = square_box(x, 0, cell, margin)
         cv2.putText(
             img,
             str(x),
-            ((l + r) // 2 - 5, margin + HEIGHT * cell + margin // 2 + 5),
+            ((left + r) // 2 - 5, margin + HEIGHT * cell + margin // 2 + 5),
             font,
             0.45 * scale,
             (0, 0, 0),

@@ -17,7 +17,8 @@ from typing import Any
 import typer
 
 from boardside.io import emit_json, read_json, write_json
-from engine.bandera import Move, State, new_state, parse_step, render, validate_state
+from engine.bandera import Move, State, new_state, parse_step, validate_state
+from engine.bandera import render as render_text
 from engine.bandera.moves import parse_event
 from engine.bandera.record import new_record, replay
 from engine.bandera.state import BanderaOptionError, parse_level
@@ -64,17 +65,17 @@ def new(
     if as_json:
         emit_json(state.to_json())
     else:
-        typer.echo(render(state))
+        typer.echo(render_text(state))
 
 
 @app.command()
 def show(state_file: Path = typer.Argument(..., help="A Captura la Bandera state file (JSON).")) -> None:
     """Draw a position as text."""
-    typer.echo(render(_load_state(state_file)))
+    typer.echo(render_text(_load_state(state_file)))
 
 
-@app.command()
-def render(
+@app.command("render")
+def render_cmd(
     state_file: Path = typer.Argument(..., help="A Captura la Bandera state file (JSON)."),
     output: Path = typer.Option(..., "--output", "-o", help="Picture to write (.png or .jpg)."),
     cell: int = typer.Option(80, "--cell", help="Size of a board square in pixels (20 to 400)."),
@@ -142,7 +143,7 @@ def apply(
     if as_json:
         emit_json(state.to_json())
     else:
-        typer.echo(render(state))
+        typer.echo(render_text(state))
 
 
 @app.command()
@@ -178,7 +179,7 @@ def replay_cmd(
     if as_json:
         emit_json(final.to_json())
     else:
-        typer.echo(render(final))
+        typer.echo(render_text(final))
         typer.echo(f"{len(states) - 1} step(s) replayed")
 
 
@@ -251,7 +252,7 @@ def play(
         save()
         return True
 
-    typer.echo(render(state))
+    typer.echo(render_text(state))
     shown = True
     try:
         while not state.is_terminal():
@@ -272,7 +273,7 @@ def play(
                 shown = False
                 continue
             if not shown:
-                typer.echo(render(state, legend=False))
+                typer.echo(render_text(state, legend=False))
                 shown = True
             legal = state.legal_moves()
             for i, m in enumerate(legal, start=1):
@@ -287,7 +288,7 @@ def play(
                 )
                 continue
             if text == "board":
-                typer.echo(render(state))
+                typer.echo(render_text(state))
                 continue
             if text == "undo":
                 if undo():
@@ -307,7 +308,7 @@ def play(
     except _Quit:
         typer.echo("game stopped" + (f"; record saved to {str(record)!r}" if record is not None else ""))
         return
-    typer.echo(render(state, legend=False))
+    typer.echo(render_text(state, legend=False))
 
 
 # ---------------------------------------------------------------------------- selfplay

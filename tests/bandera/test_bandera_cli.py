@@ -245,8 +245,8 @@ def test_render_draws_zones_cubes_flags_and_characters(capsys: pytest.CaptureFix
     state = State.from_json(golden["state"])
 
     def px(sq: tuple[int, int], dx: int, dy: int) -> tuple[int, ...]:
-        l, t, _, _ = square_box(sq[0], sq[1], 80, 40)
-        return tuple(int(v) for v in img[t + dy, l + dx])
+        left, t, _, _ = square_box(sq[0], sq[1], 80, 40)
+        return tuple(int(v) for v in img[t + dy, left + dx])
 
     assert px((4, 3), 8, 8) == ZONE_A_COLOUR
     assert px((3, 0), 40, 40) == PLAIN

@@ -197,6 +197,15 @@ def _ask(prompt: str) -> str:
     return line.strip()
 
 
+def _columns(legal: list[Move], per_line: int = 4) -> str:
+    """The numbered legal moves, several to a line."""
+    cells = [f"{i:>3}. {m}" for i, m in enumerate(legal, start=1)]
+    width = max(len(c) for c in cells) + 2
+    return "\n".join(
+        "".join(c.ljust(width) for c in cells[k : k + per_line]).rstrip() for k in range(0, len(cells), per_line)
+    )
+
+
 def _manual_event(state: State) -> ChanceEvent | None:
     """The roll the players type in (``None`` when they ask to undo their last move)."""
     while True:
@@ -276,8 +285,7 @@ def play(
                 typer.echo(render_text(state, legend=False))
                 shown = True
             legal = state.legal_moves()
-            for i, m in enumerate(legal, start=1):
-                typer.echo(f"{i:>4}. {m}")
+            typer.echo(_columns(legal))
             text = _ask(f"{state.to_move}> ")
             if text in ("quit", "q"):
                 raise _Quit

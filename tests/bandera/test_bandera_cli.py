@@ -241,6 +241,7 @@ def test_render_draws_zones_cubes_flags_and_characters(capsys: pytest.CaptureFix
     code, out, _ = run(capsys, "render", write(tmp_path, golden["state"]), "-o", str(pic), "--cell", "80")
     assert code == 0 and "wrote" in out
     img = cv2.imread(str(pic))
+    assert img is not None
     assert img.shape[1] == 80 + 10 * 80 and img.shape[0] > 80 + 7 * 80
     state = State.from_json(golden["state"])
 

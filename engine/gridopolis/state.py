@@ -541,10 +541,7 @@ class State(GameState[Move]):
                 'jump there as a capture instead (rulebook "Kamikaze")'
             )
         hops: list[tuple[Pad, Pad]]
-        if isinstance(move, Step):
-            hops = [(move.frm, move.to)]
-        else:
-            hops = list(zip(move.path, move.path[1:], strict=False))
+        hops = [(move.frm, move.to)] if isinstance(move, Step) else list(zip(move.path, move.path[1:], strict=False))
         for i, (a, b) in enumerate(hops):
             if not self.is_playable(b):
                 what = "there is no pad" if b not in self.pads else "a blocker box has taken out the pad"

@@ -55,6 +55,7 @@ class ReconstructConfig:
     consistency: float = 0.7  # a cell whose main colour has less than this share of its coloured pixels is carved
     min_pixels: int = 6  # first-hit pixels a view needs to judge a cell
     max_iterations: int = 40
+    block_penalty: int = 0  # rays a block must explain to be kept (Occam prior; 2 made results worse)
     flag_min_score: float = 0.35
     colors: tuple[str, ...] = ("blue", "pink", "yellow", "green")
 
@@ -269,7 +270,7 @@ def reconstruct(
         nbs = [(cell[0] + d[0], cell[1] + d[1], cell[2] + d[2]) for d in NOT_DOWN] + [(cell[0], cell[1], cell[2] - 1)]
         ids = vol.index(np.array(nbs, np.int64))
         neighbours[int(i)] = [int(j) for j in ids if j >= 0]
-    hyp, sweeps = _refine(model, hyp, hull, [0, *color_labels], neighbours)
+    hyp, sweeps = _refine(model, hyp, hull, [0, *color_labels], neighbours, block_penalty=cfg.block_penalty)
     t_refine = time.perf_counter()
     pred = model.predict(hyp)
     blocks: dict[Cell, str] = {}
@@ -349,7 +350,7 @@ class _RayModel:
 
 def _refine(
     model: _RayModel, hyp: I64, candidates: npt.NDArray[np.int64], values: Sequence[int],
-    neighbours: dict[int, list[int]], max_sweeps: int = 10,
+    neighbours: dict[int, list[int]], max_sweeps: int = 10, block_penalty: int = 2,
 ) -> tuple[I64, int]:
     """Local search: change one cell, or move a block to a neighbouring cell, whenever that
     explains the rays better; repeat until nothing improves."""
@@ -367,6 +368,8 @@ def _refine(
         obs = model.obs[rows]
         wt = model.weight[rows]
         delta = int(((p != obs) * wt).sum()) - int(((pred[rows] != obs) * wt).sum())
+        # Occam: each block costs a little, so a cell no ray needs stays empty
+        delta += block_penalty * (sum(1 for v in new_vals if v != 0) - sum(1 for v in old if v != 0))
         return delta, rows, p
 
     sweeps = 0

@@ -331,13 +331,13 @@ def render(
     part_index = normal = None
     if labels:
         shape_names = [s.id() for s in scene.shapes()]
-        idx = shape_idx.round().astype(np.int32)
+        idx = shape_idx.round().astype(np.int32) - 1  # the aov's shape_index counts from 1 (0 = no hit)
         hit = np.linalg.norm(geo_normal, axis=-1) > 0.5
         part_of = {p.name: i for i, p in enumerate(spec.parts)}
         lut = np.full(len(shape_names) + 1, -1, np.int32)
         for si, sid in enumerate(shape_names):
             lut[si] = part_of.get(sid.split("__")[0], -1)
-        mapped = np.where(hit, lut[np.clip(idx, 0, len(shape_names))], -1).astype(np.int32)
+        mapped = np.where(hit & (idx >= 0), lut[np.clip(idx, 0, len(shape_names))], -1).astype(np.int32)
         part_index = distort_image(mapped, view, nearest=True).astype(np.int32)
         normal = distort_image(np.ascontiguousarray(geo_normal), view, nearest=True).astype(np.float32)
     return RenderResult(linear, part_index, normal, view, time.perf_counter() - t0)

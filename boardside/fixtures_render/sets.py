@@ -399,6 +399,7 @@ def render_view(
         truth.update(charuco_truth(camera, mat_spec, result.part_index, spec))
     else:
         truth["visibility"] = visible_faces(result.part_index, result.normal, spec)
+        truth.update(charuco_truth(camera, mat_spec, result.part_index, spec))
     tmp = jpg_path.with_name(f".{jpg_path.name}.{os.getpid()}.tmp")
     tmp.write_bytes(jpeg)
     tmp.replace(jpg_path)

@@ -1,0 +1,105 @@
+"""The recorded fixture sets are consistent with their truth (needs OpenCV and the engine, never the renderer).
+
+* every listed image decodes at 1280x720 and nothing on disk is unlisted;
+* every CTRL truth state validates with the engine and its stored scores equal the engine's;
+* the recorded cameras are the truth of the pictures: the mat's ChArUco corners, detected by OpenCV in
+  the images, land where the recorded K, distortion and pose project them.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import pytest
+
+from boardside.fixtures_render.camera import CameraModel
+from boardside.fixtures_render.check import check_root, load_manifests
+
+ROOT = Path(__file__).resolve().parents[2] / "fixtures"
+MANIFESTS = {m["set"]: (d, m) for d, m in load_manifests(ROOT)}
+
+needs_fixtures = pytest.mark.skipif(not MANIFESTS, reason=f"no recorded fixture sets under {ROOT}")
+
+
+@needs_fixtures
+def test_check_root_finds_no_problem() -> None:
+    problems, counts = check_root(ROOT)
+    assert problems == []
+    assert counts["images"] > 0
+
+
+@needs_fixtures
+def test_ctrl_set_spans_stages_players_and_five_views() -> None:
+    _d, m = MANIFESTS["ctrl"]
+    scenes = [s for s in m["scenes"] if len(s["views"]) == 5]
+    assert len(scenes) >= 40, f"only {len(scenes)} complete CTRL scenes"
+    assert {s["stage"] for s in scenes} == {"setup", "mid", "finished"}
+    assert {s["players"] for s in scenes} == {2, 3, 4}
+    for s in scenes:
+        assert sorted(v["side"] for v in s["views"]) == sorted(["+x", "-x", "+y", "-y", "top"])
+        for v in s["views"]:
+            if v["side"] != "top":
+                assert 25 - 1e-6 <= v["pose"]["elevation_deg"] <= 75 + 1e-6
+    kelvins = [s["lighting"]["kelvin"] for s in scenes]
+    assert min(kelvins) < 3000 and max(kelvins) > 6000
+    assert any(s["lighting"]["dim"] for s in scenes)
+    assert any(s["clutter_objects"] for s in scenes)
+    assert {s["device"]["kind"] for s in scenes} == {"webcam", "phone"}
+
+
+@needs_fixtures
+def test_stored_scores_are_the_engines() -> None:
+    ctrl = pytest.importorskip("engine.ctrl")
+    _d, m = MANIFESTS["ctrl"]
+    for s in m["scenes"]:
+        assert ctrl.validate_state(s["state"]) == [], s["dir"]
+        state = ctrl.State.from_json(s["state"])
+        assert s["scores"]["sides"] == state.side_scores(), s["dir"]
+        assert s["scores"]["totals"] == state.totals(), s["dir"]
+        assert s["scores"]["winners"] == state.winners(), s["dir"]
+
+
+def _charuco_errors(set_dir: Path, view: dict[str, Any], mat: dict[str, Any]) -> np.ndarray:
+    from calibration.mat import MatSpec
+
+    spec = MatSpec.from_json(mat)
+    img = cv2.imread(str(set_dir / view["file"]), cv2.IMREAD_GRAYSCALE)
+    corners, ids, _mc, _mi = cv2.aruco.CharucoDetector(spec.charuco_board()).detectBoard(img)
+    if ids is None:
+        return np.zeros(0)
+    ids = ids.ravel()
+    keep = np.isin(ids, spec.corner_ids())
+    cam = CameraModel.from_json(view["camera"])
+    proj = cam.project(spec.corner_world(ids[keep]))
+    return np.asarray(np.linalg.norm(proj - corners.reshape(-1, 2)[keep], axis=1))
+
+
+@needs_fixtures
+@pytest.mark.parametrize("set_name", ["calib_webcam", "calib_phone", "ctrl"])
+def test_recorded_cameras_match_the_pictures(set_name: str) -> None:
+    if set_name not in MANIFESTS:
+        pytest.skip(f"set {set_name} not recorded")
+    set_dir, m = MANIFESTS[set_name]
+    errors = []
+    views = [(s, v) for s in m["scenes"] for v in s["views"]]
+    for scene, view in views[:: max(1, len(views) // 12)]:
+        errors.append(_charuco_errors(set_dir, view, scene["mat"]))
+    err = np.concatenate(errors)
+    assert len(err) >= 40, "too few ChArUco corners detected to check the cameras"
+    assert float(np.median(err)) < 0.6 and float(np.percentile(err, 95)) < 2.0
+
+
+@needs_fixtures
+def test_calibration_sets_have_fixed_known_intrinsics() -> None:
+    for name in ("calib_webcam", "calib_phone"):
+        _d, m = MANIFESTS[name]
+        views = [v for s in m["scenes"] for v in s["views"]]
+        assert len(views) >= 15
+        Ks = {json.dumps(v["camera"]["K"]) for v in views}
+        dists = {json.dumps(v["camera"]["dist"]) for v in views}
+        assert len(Ks) == 1 and len(dists) == 1, f"{name}: one camera per calibration set"
+        assert all(len(v["charuco_corners"]) > 0 for v in views)

@@ -68,6 +68,7 @@ def _charuco_errors(set_dir: Path, view: dict[str, Any], mat: dict[str, Any]) ->
 
     spec = MatSpec.from_json(mat)
     img = cv2.imread(str(set_dir / view["file"]), cv2.IMREAD_GRAYSCALE)
+    assert img is not None, view["file"]
     corners, ids, _mc, _mi = cv2.aruco.CharucoDetector(spec.charuco_board()).detectBoard(img)
     if ids is None:
         return np.zeros(0)

@@ -104,3 +104,21 @@ def test_calibration_sets_have_fixed_known_intrinsics() -> None:
         dists = {json.dumps(v["camera"]["dist"]) for v in views}
         assert len(Ks) == 1 and len(dists) == 1, f"{name}: one camera per calibration set"
         assert all(len(v["charuco_corners"]) > 0 for v in views)
+
+
+BOARD = ROOT / "boards" / "sample_board.json"
+
+
+@pytest.mark.skipif(not BOARD.exists(), reason="sample board not rendered")
+def test_sample_board_truth_matches_the_picture() -> None:
+    truth = json.loads(BOARD.read_text())
+    img = cv2.imread(str(BOARD.with_name(truth["file"])), cv2.IMREAD_GRAYSCALE)
+    assert img is not None
+    d = cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, truth["board"]["aruco_dictionary"]))
+    corners, ids, _rej = cv2.aruco.ArucoDetector(d).detectMarkers(img)
+    assert ids is not None and len(set(ids.ravel().tolist()) & {0, 1, 2, 3}) >= 3
+    cam = CameraModel.from_json(truth["camera"])
+    for c, i in zip(corners, ids.ravel(), strict=True):
+        world = [[x, y, 0.0] for x, y in truth["board"]["marker_corners_mm"][str(int(i))]]
+        err = np.linalg.norm(cam.project(world) - c.reshape(4, 2), axis=1)
+        assert err.max() < 1.5, (int(i), err)

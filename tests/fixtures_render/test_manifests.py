@@ -125,5 +125,7 @@ def test_sample_board_truth_matches_the_picture() -> None:
         world = [[x, y, 0.0] for x, y in truth["board"]["marker_corners_mm"][str(int(i))]]
         errs.append(np.linalg.norm(cam.project(world) - c.reshape(4, 2), axis=1))
     err = np.concatenate(errs)
-    # this shot has 2.7 px of motion blur (truth["sensor"]), so single corners may be off by ~1.5 px
-    assert float(np.mean(err)) < 1.0 and float(err.max()) < 2.0, err
+    # Outer marker corners sit ~1 px inside their true place: blur in linear light followed by the
+    # camera's gamma makes black squares look smaller (as in real photos; ChArUco X-corners, being
+    # symmetric, do not move), and this shot has 2.7 px of motion blur (truth["sensor"]).
+    assert float(np.mean(err)) < 1.5 and float(err.max()) < 2.0, err

@@ -129,3 +129,34 @@ def test_sample_board_truth_matches_the_picture() -> None:
     # camera's gamma makes black squares look smaller (as in real photos; ChArUco X-corners, being
     # symmetric, do not move), and this shot has 2.7 px of motion blur (truth["sensor"]).
     assert float(np.mean(err)) < 1.5 and float(err.max()) < 2.0, err
+
+
+@needs_fixtures
+@pytest.mark.parametrize("set_name", ["calib_webcam", "calib_phone"])
+def test_calibrating_from_a_calibration_set_recovers_its_known_intrinsics(set_name: str) -> None:
+    """OpenCV calibration on the rendered ChArUco views gives back the recorded K and distortion."""
+    from calibration.mat import MatSpec
+
+    if set_name not in MANIFESTS:
+        pytest.skip(f"set {set_name} not recorded")
+    set_dir, m = MANIFESTS[set_name]
+    spec = MatSpec.from_json(m["scenes"][0]["mat"])
+    detector = cv2.aruco.CharucoDetector(spec.charuco_board())
+    obj, img = [], []
+    for scene in m["scenes"]:
+        for view in scene["views"]:
+            gray = cv2.imread(str(set_dir / view["file"]), cv2.IMREAD_GRAYSCALE)
+            corners, ids, _mc, _mi = detector.detectBoard(gray)
+            if ids is None or len(ids) < 8:
+                continue
+            keep = np.isin(ids.ravel(), spec.corner_ids())
+            obj.append(spec.corner_world(ids.ravel()[keep]).astype(np.float32).reshape(-1, 1, 3))
+            img.append(corners.reshape(-1, 1, 2)[keep].astype(np.float32))
+    assert len(obj) >= 10, f"ChArUco found in only {len(obj)} views"
+    rms, K, dist, _r, _t = cv2.calibrateCamera(obj, img, (1280, 720), None, None)
+    truth = m["scenes"][0]["views"][0]["camera"]
+    K0, d0 = np.asarray(truth["K"]), np.asarray(truth["dist"])
+    assert rms < 0.6
+    assert abs(K[0, 0] / K0[0, 0] - 1) < 0.01 and abs(K[1, 1] / K0[1, 1] - 1) < 0.01
+    assert abs(K[0, 2] - K0[0, 2]) < 6 and abs(K[1, 2] - K0[1, 2]) < 6
+    assert abs(dist.ravel()[0] - d0[0]) < 0.03

@@ -16,8 +16,7 @@ from boardside.io import emit_json
 
 NAME = "fixtures"
 app = typer.Typer(
-    help="Recorded image fixtures: path-traced photographs of table scenes with exact ground truth "
-    "(docs/fixtures.md).",
+    help="Recorded image fixtures: path-traced photographs of table scenes with exact ground truth (docs/fixtures.md).",
     no_args_is_help=True,
     add_completion=False,
 )
@@ -56,9 +55,7 @@ def list_sets(
     for s in SETS.values():
         d = root / s.name
         views = len(list(d.glob("scene_*/*.jpg"))) if d.exists() else 0
-        rows.append(
-            {"set": s.name, "kind": s.kind, "seed": s.seed, "scenes": s.count, "views_rendered": views}
-        )
+        rows.append({"set": s.name, "kind": s.kind, "seed": s.seed, "scenes": s.count, "views_rendered": views})
     if as_json:
         emit_json({"sets": rows})
         return
@@ -71,14 +68,10 @@ def list_sets(
 
 @app.command("render")
 def render_cmd(
-    set_name: str = typer.Argument(
-        ..., metavar="SET", help="Set to render: ctrl, calib_webcam, calib_phone."
-    ),
+    set_name: str = typer.Argument(..., metavar="SET", help="Set to render: ctrl, calib_webcam, calib_phone."),
     root: Path = typer.Option(DEFAULT_ROOT, "--root", help="Fixtures directory."),
     scenes: str | None = typer.Option(None, "--scenes", help="Only these scene numbers, e.g. '0-4,7'."),
-    spp: int = typer.Option(
-        6, "--spp", min=1, max=4096, help="Path-tracing samples per pixel (before denoising)."
-    ),
+    spp: int = typer.Option(6, "--spp", min=1, max=4096, help="Path-tracing samples per pixel (before denoising)."),
     supersample: float = typer.Option(
         0.75, "--supersample", min=0.3, max=3.0, help="Render resolution relative to the 1280x720 output."
     ),
@@ -167,3 +160,30 @@ def sample_board_cmd(
     truth = render_sample_board(output, spp=spp, seed=seed)
     typer.echo(f"wrote {output} and {output.with_suffix('.json')} ({len(truth['pieces'])} pieces)")
     _ = json  # keep import for --json extensions
+
+
+@app.command("relabel")
+def relabel_cmd(
+    set_name: str = typer.Argument(..., metavar="SET"),
+    root: Path = typer.Option(DEFAULT_ROOT, "--root", help="Fixtures directory."),
+    supersample: float = typer.Option(0.75, "--supersample", min=0.3, max=3.0),
+) -> None:
+    """Recompute the label-pass truth (per-face visibility, ChArUco occlusion) of a rendered set
+    without re-rendering its images."""
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from boardside.fixtures_render.mitsuba_backend import load_mitsuba
+    from boardside.fixtures_render.sets import RenderSettings, get_set, relabel_set
+
+    sdef = get_set(set_name)
+    load_mitsuba()
+    with Progress(
+        TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}"), TimeElapsedColumn()
+    ) as progress:
+        task = progress.add_task(f"relabelling {sdef.name}", total=None)
+
+        def on_view(label: str, seconds: float) -> None:
+            progress.update(task, advance=1, description=f"{sdef.name} {label} ({seconds:.1f} s)")
+
+        n = relabel_set(sdef, root, RenderSettings(supersample=supersample), on_view)
+    typer.echo(f"relabelled {n} views; manifest: {root / sdef.name / 'manifest.json'}")

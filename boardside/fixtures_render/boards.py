@@ -50,9 +50,7 @@ def board_image(px_per_mm: float = 4.0) -> tuple[npt.NDArray[np.uint8], float, d
         for j in range(GRID):
             x0, y0 = MARGIN_MM + i * CELL_MM, MARGIN_MM + j * CELL_MM
             if rng.random() < 0.25:
-                colour = tuple(
-                    int(v) for v in rng.choice([[200, 230, 255], [255, 220, 200], [210, 245, 210]])
-                )
+                colour = tuple(int(v) for v in rng.choice([[200, 230, 255], [255, 220, 200], [210, 245, 210]]))
                 cv2.rectangle(img, px(x0, y0 + CELL_MM), px(x0 + CELL_MM, y0), colour, -1)
     for k in range(GRID + 1):
         a = MARGIN_MM + k * CELL_MM

@@ -114,9 +114,7 @@ def contact_sheet(
         r, c = divmod(i, columns)
         y, x = r * (th + 22), c * tw
         sheet[y : y + th, x : x + tw] = cv2.resize(img, (tw, th), interpolation=cv2.INTER_AREA)
-        cv2.putText(
-            sheet, cap, (x + 4, y + th + 15), cv2.FONT_HERSHEY_SIMPLEX, 0.38, (20, 20, 20), 1, cv2.LINE_AA
-        )
+        cv2.putText(sheet, cap, (x + 4, y + th + 15), cv2.FONT_HERSHEY_SIMPLEX, 0.38, (20, 20, 20), 1, cv2.LINE_AA)
     output.parent.mkdir(parents=True, exist_ok=True)
     cv2.imwrite(str(output), sheet, [int(cv2.IMWRITE_JPEG_QUALITY), 85])
     return len(chosen)

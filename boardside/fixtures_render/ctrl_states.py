@@ -20,9 +20,7 @@ def _ctrl() -> Any:
     try:
         import engine.ctrl as ctrl
     except ImportError as exc:  # pragma: no cover - only before the engine was merged
-        raise EngineUnavailableError(
-            f"the CTRL engine (engine.ctrl) is needed for fixture states: {exc}"
-        ) from None
+        raise EngineUnavailableError(f"the CTRL engine (engine.ctrl) is needed for fixture states: {exc}") from None
     return ctrl
 
 

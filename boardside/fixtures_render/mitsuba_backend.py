@@ -75,9 +75,7 @@ def _matrix(mi: Any, m: npt.NDArray[np.float64]) -> Any:
     return mi.ScalarTransform4f(m.tolist())
 
 
-def _translate_scale_rotate(
-    pos: npt.ArrayLike, rot: npt.NDArray[np.float64], scale: float
-) -> npt.NDArray[np.float64]:
+def _translate_scale_rotate(pos: npt.ArrayLike, rot: npt.NDArray[np.float64], scale: float) -> npt.NDArray[np.float64]:
     m = np.eye(4)
     m[:3, :3] = rot * scale
     m[:3, 3] = np.asarray(pos, dtype=np.float64)
@@ -94,9 +92,7 @@ class _Builder:
     def texture(self, name: str, colour: tuple[float, float, float]) -> Any:
         key = (name, colour)
         if key not in self.bitmap_cache:
-            arr = np.ascontiguousarray(self.spec.textures[name] * np.asarray(colour, np.float32)).astype(
-                np.float32
-            )
+            arr = np.ascontiguousarray(self.spec.textures[name] * np.asarray(colour, np.float32)).astype(np.float32)
             self.bitmap_cache[key] = {
                 "type": "bitmap",
                 "bitmap": self.mi.Bitmap(arr),
@@ -201,9 +197,7 @@ def _environment_bitmap(env: Environment) -> npt.NDArray[np.float32]:
     theta = (np.arange(h) + 0.5) / h * math.pi  # 0 = up
     phi = (np.arange(w) + 0.5) / w * 2 * math.pi
     tt, pp = np.meshgrid(theta, phi, indexing="ij")
-    wall = np.asarray(kelvin_to_rgb(env.kelvin), np.float32) * np.asarray(
-        rng.uniform(0.6, 1.0, 3), np.float32
-    )
+    wall = np.asarray(kelvin_to_rgb(env.kelvin), np.float32) * np.asarray(rng.uniform(0.6, 1.0, 3), np.float32)
     up = np.clip(np.cos(tt), 0, 1)[..., None]
     base = env.strength * (0.55 + 0.9 * up)
     img = base * wall[None, None, :]
@@ -212,9 +206,7 @@ def _environment_bitmap(env: Environment) -> npt.NDArray[np.float32]:
     # a window: a daylight rectangle around the horizon
     cphi = math.radians(env.yaw_deg)
     dphi = np.angle(np.exp(1j * (pp - cphi)))
-    window = (
-        (np.abs(dphi) < math.radians(rng.uniform(12, 30))) & (tt > math.radians(50)) & (tt < math.radians(85))
-    )
+    window = (np.abs(dphi) < math.radians(rng.uniform(12, 30))) & (tt > math.radians(50)) & (tt < math.radians(85))
     sky = np.asarray(kelvin_to_rgb(6500), np.float32)
     img[window] += env.window_strength * sky
     clip = max(float(np.percentile(img, 99.5)), 1e-4)
@@ -256,9 +248,7 @@ def _sensor_dict(mi: Any, camera: CameraModel, view: SourceView) -> dict[str, An
         "fov_axis": "x",
         "near_clip": 10.0,
         "far_clip": 20000.0,
-        "to_world": mi.ScalarTransform4f().look_at(
-            origin=list(centre), target=list(centre + forward), up=list(-down)
-        ),
+        "to_world": mi.ScalarTransform4f().look_at(origin=list(centre), target=list(centre + forward), up=list(-down)),
         "film": {
             "type": "hdrfilm",
             "width": view.width,
@@ -291,6 +281,43 @@ def build_scene(spec: SceneSpec, camera: CameraModel, view: SourceView) -> tuple
     return mi.load_dict(d), names
 
 
+def _labels(
+    mi: Any, scene: Any, spec: SceneSpec, view: SourceView, shape_idx: Any, geo_normal: Any
+) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.float32]]:
+    """Per-pixel part index (into ``spec.parts``; -1 = nothing) and world normal, in the output camera.
+
+    The aov integrator's ``shape_index`` is the shape's Dr.Jit *registry id* (0 = no hit), not its
+    position in ``scene.shapes()``: ids are looked up through ``scene.shapes_dr()``.
+    """
+    import drjit as dr
+
+    shapes = scene.shapes()
+    reg = np.asarray(dr.reinterpret_array(mi.UInt32, scene.shapes_dr()), dtype=np.int64)
+    part_of = {p.name: i for i, p in enumerate(spec.parts)}
+    lut = np.full(int(reg.max(initial=0)) + 2, -1, np.int32)
+    for rid, shape in zip(reg.tolist(), shapes, strict=True):
+        lut[rid] = part_of.get(str(shape.id()).split("__")[0], -1)
+    idx = np.clip(np.asarray(shape_idx).round().astype(np.int64), 0, len(lut) - 1)
+    hit = np.linalg.norm(geo_normal, axis=-1) > 0.5
+    mapped = np.where(hit, lut[idx], -1).astype(np.int32)
+    part_index = distort_image(mapped, view, nearest=True).astype(np.int32)
+    normal = distort_image(np.ascontiguousarray(geo_normal), view, nearest=True).astype(np.float32)
+    return part_index, normal
+
+
+def render_labels(
+    spec: SceneSpec, camera: CameraModel, seed: int, supersample: float = 1.0
+) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.float32]]:
+    """Only the label pass of :func:`render` (same seed -> the same pixels as its label pass)."""
+    mi = load_mitsuba()
+    view = source_view(camera, supersample=supersample)
+    scene, _names = build_scene(spec, camera, view)
+    aux_integrator = mi.load_dict({"type": "aov", "aovs": "albedo:albedo,nn:sh_normal,id:shape_index,ng:geo_normal"})
+    aux = np.asarray(mi.render(scene, spp=1, seed=seed + 1, integrator=aux_integrator), dtype=np.float32)
+    aux = aux[..., -10:]
+    return _labels(mi, scene, spec, view, aux[..., 6], aux[..., 7:10])
+
+
 def render(
     spec: SceneSpec,
     camera: CameraModel,
@@ -308,9 +335,7 @@ def render(
     view = source_view(camera, supersample=supersample)
     scene, _names = build_scene(spec, camera, view)
     colour = np.maximum(np.asarray(mi.render(scene, spp=spp, seed=seed), dtype=np.float32)[..., :3], 0.0)
-    aux_integrator = mi.load_dict(
-        {"type": "aov", "aovs": "albedo:albedo,nn:sh_normal,id:shape_index,ng:geo_normal"}
-    )
+    aux_integrator = mi.load_dict({"type": "aov", "aovs": "albedo:albedo,nn:sh_normal,id:shape_index,ng:geo_normal"})
     aux = np.asarray(mi.render(scene, spp=1, seed=seed + 1, integrator=aux_integrator), dtype=np.float32)
     aux = aux[..., -10:]  # albedo (3), shading normal (3), shape index (1), geometric normal (3)
     albedo, sh_normal, shape_idx, geo_normal = aux[..., 0:3], aux[..., 3:6], aux[..., 6], aux[..., 7:10]
@@ -330,14 +355,5 @@ def render(
     linear = distort_image(colour, view).astype(np.float32)
     part_index = normal = None
     if labels:
-        shape_names = [s.id() for s in scene.shapes()]
-        idx = shape_idx.round().astype(np.int32) - 1  # the aov's shape_index counts from 1 (0 = no hit)
-        hit = np.linalg.norm(geo_normal, axis=-1) > 0.5
-        part_of = {p.name: i for i, p in enumerate(spec.parts)}
-        lut = np.full(len(shape_names) + 1, -1, np.int32)
-        for si, sid in enumerate(shape_names):
-            lut[si] = part_of.get(sid.split("__")[0], -1)
-        mapped = np.where(hit & (idx >= 0), lut[np.clip(idx, 0, len(shape_names))], -1).astype(np.int32)
-        part_index = distort_image(mapped, view, nearest=True).astype(np.int32)
-        normal = distort_image(np.ascontiguousarray(geo_normal), view, nearest=True).astype(np.float32)
+        part_index, normal = _labels(mi, scene, spec, view, shape_idx, geo_normal)
     return RenderResult(linear, part_index, normal, view, time.perf_counter() - t0)

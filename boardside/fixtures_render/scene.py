@@ -137,9 +137,7 @@ def kelvin_to_rgb(kelvin: float) -> RGB:
     return (lin[0] / lum, lin[1] / lum, lin[2] / lum)
 
 
-def jitter_colour(
-    rgb: RGB, rng: np.random.Generator, hue: float = 0.015, sat: float = 0.08, val: float = 0.12
-) -> RGB:
+def jitter_colour(rgb: RGB, rng: np.random.Generator, hue: float = 0.015, sat: float = 0.08, val: float = 0.12) -> RGB:
     """Perturb a linear RGB colour in HSV (as different print runs and plastics differ)."""
     h, s, v = colorsys.rgb_to_hsv(*rgb)
     h = (h + rng.uniform(-hue, hue)) % 1.0
@@ -195,13 +193,9 @@ def add_ctrl_pieces(
     """Add the Central Cube, every block and every flag of a CTRL interchange state document."""
     s = block_mm
     _ensure_socket_textures(spec)
-    cube_mat = Material(
-        "plastic", (0.018, 0.018, 0.02), look.cube_roughness, "socket3_shade", "socket3_normal"
-    )
+    cube_mat = Material("plastic", (0.018, 0.018, 0.02), look.cube_roughness, "socket3_shade", "socket3_normal")
     side = 3 * s - look.gap_mm
-    cube = rounded_box((side, side, side), look.bevel_mm * 1.4).transformed(
-        np.eye(3), (1.5 * s, 1.5 * s, 1.5 * s)
-    )
+    cube = rounded_box((side, side, side), look.bevel_mm * 1.4).transformed(np.eye(3), (1.5 * s, 1.5 * s, 1.5 * s))
     spec.add(Part("cube", cube_mat, mesh=cube, label={"kind": "cube"}))
     block_box = rounded_box((s - look.gap_mm,) * 3, look.bevel_mm)
     mats = {
@@ -295,9 +289,7 @@ def add_mat(
     xmin, ymin, xmax, ymax = rect_mm
     w, h = xmax - xmin, ymax - ymin
     srgb = image_srgb.astype(np.float32) / 255.0
-    spec.textures["mat"] = np.where(srgb <= 0.04045, srgb / 12.92, ((srgb + 0.055) / 1.055) ** 2.4).astype(
-        np.float32
-    )
+    spec.textures["mat"] = np.where(srgb <= 0.04045, srgb / 12.92, ((srgb + 0.055) / 1.055) ** 2.4).astype(np.float32)
     sheet = grid_sheet(w, h, 48, 48, curl_mm=curl_mm, flat_fraction=0.82)
     sheet = sheet.transformed(np.eye(3), ((xmin + xmax) / 2, (ymin + ymax) / 2, 0.0))
     spec.add(Part("mat", Material("paper", (1.0, 1.0, 1.0), sheen, "mat"), mesh=sheet, label={"kind": "mat"}))
@@ -310,13 +302,9 @@ def _wood_texture(rng: np.random.Generator, base: RGB, dark: RGB, size: int = 51
     yy, xx = np.mgrid[0:size, 0:size].astype(np.float32) / size
     import cv2
 
-    noise = cv2.resize(
-        rng.normal(0, 1, (24, 3)).astype(np.float32), (size, size), interpolation=cv2.INTER_CUBIC
-    )
+    noise = cv2.resize(rng.normal(0, 1, (24, 3)).astype(np.float32), (size, size), interpolation=cv2.INTER_CUBIC)
     rings = np.sin((yy * 18 + noise * 1.2 + 0.6 * np.sin(xx * 2 * np.pi)) * np.pi) * 0.5 + 0.5
-    fine = cv2.resize(
-        rng.normal(0, 1, (size, 6)).astype(np.float32), (size, size), interpolation=cv2.INTER_LINEAR
-    )
+    fine = cv2.resize(rng.normal(0, 1, (size, 6)).astype(np.float32), (size, size), interpolation=cv2.INTER_LINEAR)
     t = np.clip(0.6 * rings**4 + 0.12 * fine + 0.2, 0, 1)[..., None]
     out = np.asarray(base, np.float32) * (1 - t) + np.asarray(dark, np.float32) * t
     return np.asarray(out, dtype=np.float32)
@@ -397,18 +385,12 @@ def add_clutter(
             dv = np.array([math.cos(yaw), math.sin(yaw), 0.0]) * 85
             p0 = (x - dv[0], y - dv[1], 3.6)
             p1 = (x + dv[0], y + dv[1], 3.6)
-            spec.add(
-                Part(name, Material("plastic", (0.8, 0.5, 0.02), 0.3), cylinder=(p0, p1, 3.6), label=label)
-            )
+            spec.add(Part(name, Material("plastic", (0.8, 0.5, 0.02), 0.3), cylinder=(p0, p1, 3.6), label=label))
         elif kind == "dice":
             m = rounded_box((16, 16, 16), 2.5).transformed(rot, (x, y, 8))
             spec.add(Part(name, Material("plastic", (0.8, 0.8, 0.78), 0.2), mesh=m, label=label))
         else:
-            spec.add(
-                Part(
-                    name, Material("diffuse", colour, 1.0), cylinder=((x, y, 0), (x, y, 4), 48.0), label=label
-                )
-            )
+            spec.add(Part(name, Material("diffuse", colour, 1.0), cylinder=((x, y, 0), (x, y, 4), 48.0), label=label))
 
 
 # ----------------------------------------------------------------------------- lighting
@@ -500,9 +482,7 @@ def add_board(
     """A flat printed board (its image, fiducials printed on it) with its origin at the board's
     south-west corner (board x east, y north, docs/coordinates.md "Flat boards"), and pieces on it."""
     srgb = image_srgb.astype(np.float32) / 255.0
-    spec.textures["board"] = np.where(srgb <= 0.04045, srgb / 12.92, ((srgb + 0.055) / 1.055) ** 2.4).astype(
-        np.float32
-    )
+    spec.textures["board"] = np.where(srgb <= 0.04045, srgb / 12.92, ((srgb + 0.055) / 1.055) ** 2.4).astype(np.float32)
     sheet = grid_sheet(width_mm, height_mm, 8, 8).transformed(np.eye(3), (width_mm / 2, height_mm / 2, 0.0))
     spec.add(Part("board", Material("paper", (1, 1, 1), 0.3, "board"), mesh=sheet, label={"kind": "board"}))
     _ensure_socket_textures(spec)
@@ -543,12 +523,8 @@ def add_board(
                 rot, (p.x_mm + nose[0], p.y_mm + nose[1], p.size_mm * 0.85 + 3)
             )
             spec.add(Part(f"piece_{i}_body", Material("plastic", colour, 0.15), mesh=body, label=label))
-            spec.add(
-                Part(f"piece_{i}_head", Material("plastic", (0.8, 0.8, 0.8), 0.15), mesh=head, label=label)
-            )
-            spec.add(
-                Part(f"piece_{i}_eye", Material("plastic", (0.02, 0.02, 0.02), 0.05), mesh=eye, label=label)
-            )
+            spec.add(Part(f"piece_{i}_head", Material("plastic", (0.8, 0.8, 0.8), 0.15), mesh=head, label=label))
+            spec.add(Part(f"piece_{i}_eye", Material("plastic", (0.02, 0.02, 0.02), 0.05), mesh=eye, label=label))
             for side in (-1, 1):
                 wheel_c = rot @ np.array([0.0, side * p.size_mm * 0.45, 0.0])
                 axis = rot @ np.array([0.0, side * 3.0, 0.0])

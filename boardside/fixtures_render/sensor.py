@@ -58,9 +58,7 @@ def _srgb_encode(x: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
     return np.where(x <= 0.0031308, 12.92 * x, 1.055 * np.power(x, 1 / 2.4) - 0.055).astype(np.float32)
 
 
-def develop(
-    linear: npt.NDArray[np.float32], fx: SensorEffects, rng: np.random.Generator
-) -> npt.NDArray[np.uint8]:
+def develop(linear: npt.NDArray[np.float32], fx: SensorEffects, rng: np.random.Generator) -> npt.NDArray[np.uint8]:
     """Linear scene radiance (h, w, 3 RGB) -> an 8-bit BGR image as the camera would save it."""
     img = linear.astype(np.float32).copy()
     h, w = img.shape[:2]

@@ -327,11 +327,7 @@ def charuco_truth(
     uv = camera.project(world)
     cam_pts = (camera.rotation @ world.T).T + camera.translation
     inside = (
-        (uv[:, 0] >= 0)
-        & (uv[:, 0] <= WIDTH - 1)
-        & (uv[:, 1] >= 0)
-        & (uv[:, 1] <= HEIGHT - 1)
-        & (cam_pts[:, 2] > 0)
+        (uv[:, 0] >= 0) & (uv[:, 0] <= WIDTH - 1) & (uv[:, 1] >= 0) & (uv[:, 1] <= HEIGHT - 1) & (cam_pts[:, 2] > 0)
     )
     mat_index = next((i for i, p in enumerate(spec.parts) if p.name == "mat"), -1)
     out = []
@@ -365,19 +361,12 @@ def render_view(
     from boardside.fixtures_render.mitsuba_backend import render
 
     mat_spec = mat[0]
-    vi = list(SIDES).index(view) if view in SIDES else 0
-    rng = _rng(plan.seed, plan.index, 10 + vi)
-    if plan.set_name.startswith("calib"):
-        camera, pose = calibration_pose(plan.device, rng, mat_spec)
-    else:
-        centre, radius = battlefield_extent(plan.state, mat_spec.block_mm)
-        camera, pose = view_pose(plan.device, view, centre, radius, rng)
-    fx = SensorEffects.sample(rng, plan.lighting.dim)
+    camera, pose, fx, seed, rng = _view_setup(plan, view, mat_spec)
     result = render(
         spec,
         camera,
         spp=settings.spp,
-        seed=int(rng.integers(1 << 30)),
+        seed=seed,
         denoise=settings.denoise,
         labels=True,
         supersample=settings.supersample,
@@ -409,9 +398,60 @@ def render_view(
     return truth
 
 
-def calibration_pose(
-    device: Device, rng: np.random.Generator, mat_spec: Any
-) -> tuple[CameraModel, dict[str, float]]:
+def _view_setup(
+    plan: ScenePlan, view: str, mat_spec: Any
+) -> tuple[CameraModel, dict[str, float], SensorEffects, int, np.random.Generator]:
+    """The camera, pose, sensor effects, render seed and the view's generator (then used for the
+    sensor noise) of one view, all from the set's seed."""
+    vi = list(SIDES).index(view) if view in SIDES else 0
+    rng = _rng(plan.seed, plan.index, 10 + vi)
+    if plan.set_name.startswith("calib"):
+        camera, pose = calibration_pose(plan.device, rng, mat_spec)
+    else:
+        centre, radius = battlefield_extent(plan.state, mat_spec.block_mm)
+        camera, pose = view_pose(plan.device, view, centre, radius, rng)
+    fx = SensorEffects.sample(rng, plan.lighting.dim)
+    return camera, pose, fx, int(rng.integers(1 << 30)), rng
+
+
+def relabel_set(
+    sdef: SetDef, root: Path, settings: RenderSettings, on_view: Callable[[str, float], None] | None = None
+) -> int:
+    """Recompute the label-pass truth (``visibility``, ``charuco_corners``) of every rendered view
+    without touching the images (the label pass is a separate 1-spp render with its own seed)."""
+    from boardside.fixtures_render.mitsuba_backend import render_labels
+
+    mat = mat_texture()
+    n = 0
+    for plan in iter_plans(sdef, root):
+        spec: SceneSpec | None = None
+        for view in plan.views:
+            jpg, js = view_path(root, plan, view)
+            if not (jpg.exists() and js.exists()):
+                continue
+            t0 = time.perf_counter()
+            spec = spec or build_spec(plan, mat)
+            camera, _pose, _fx, seed, _rng_view = _view_setup(plan, view, mat[0])
+            truth = json.loads(js.read_text())
+            if truth["camera"] != camera.to_json():
+                raise FixtureSetError(f"{js}: recorded camera differs from the set's plan; re-render instead")
+            parts, normals = render_labels(spec, camera, seed, settings.supersample)
+            if plan.set_name.startswith("calib"):
+                truth.update(charuco_truth(camera, mat[0], parts, spec))
+            else:
+                truth["visibility"] = visible_faces(parts, normals, spec)
+                truth.update(charuco_truth(camera, mat[0], parts, spec))
+            tmp = js.with_name(f".{js.name}.{os.getpid()}.tmp")
+            tmp.write_text(json.dumps(truth, indent=1) + "\n")
+            tmp.replace(js)
+            n += 1
+            if on_view:
+                on_view(f"{plan.scene_id}/{jpg.name}", time.perf_counter() - t0)
+    write_manifest(sdef, root, settings)
+    return n
+
+
+def calibration_pose(device: Device, rng: np.random.Generator, mat_spec: Any) -> tuple[CameraModel, dict[str, float]]:
     """A calibration shot of the mat: varied tilt, direction, distance and position in the frame."""
     x0, y0, x1, y1 = mat_spec.paper_world_rect()
     centre = np.array([(x0 + x1) / 2, (y0 + y1) / 2, 0.0])

@@ -49,3 +49,18 @@ def test_check_reports_an_undecodable_image(capsys: pytest.CaptureFixture[str], 
     assert main(["fixtures", "check", "--root", str(tmp_path)]) == 1
     out = capsys.readouterr().out
     assert "does not decode" in out and "1 problems" in out
+
+
+def test_render_without_the_extra_is_a_clear_one_line_error(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import sys
+
+    import boardside.fixtures_render.mitsuba_backend as backend
+
+    monkeypatch.setattr(backend, "_mi", None)
+    monkeypatch.setitem(sys.modules, "mitsuba", None)  # "import mitsuba" now raises ImportError
+    assert main(["fixtures", "render", "calib_webcam", "--scenes", "0", "--root", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "[render] extra" in err and len(err.strip().splitlines()) == 1
+    assert not any(tmp_path.iterdir())  # nothing half-written

@@ -402,7 +402,8 @@ class _Reader:
                 raise InvalidStateError(f"token {t['id']!r}: at must be [x, y] or null, got {tat!r}")
             kind = t.get("kind", t["id"])
             tokens.append(TokenState(t["id"], str(kind), tuple(tat) if tat else None,  # type: ignore[arg-type]
-                                     bool(t.get("broken", False)), bool(t.get("long", False))))
+                                     bool(t.get("broken", False)), bool(t.get("long", False)),
+                                     bool(t.get("fixed", False))))
         held = self.get("held", list, [""] * scn.slots)
         bag = self.get("bag", list, [])
         for v in (*held, *bag):

@@ -31,6 +31,7 @@ class TokenState:
     at: Cell | None
     broken: bool = False
     long: bool = False
+    fixed: bool = False
 
 
 @dataclass(frozen=True)
@@ -48,12 +49,21 @@ class Table:
     bag: tuple[str, ...] = ()
     momentum: Heading | None = None
 
+    def __hash__(self) -> int:
+        # cached: the solver hashes tables millions of times
+        h: int | None = self.__dict__.get("_hash")
+        if h is None:
+            h = hash((self.pose.x, self.pose.y, self.pose.heading.name, self.tokens, self.held, self.bag,
+                      self.momentum.name if self.momentum else ""))
+            object.__setattr__(self, "_hash", h)
+        return h
+
     @classmethod
     def initial(cls, scn: Scenario) -> Table:
         """The set-up: robot on the Q space facing the scenario's direction (rulebook, "Preparar" 3)."""
         return cls(
             scn.board.start,
-            tuple(TokenState(t.id, t.kind, t.at, False, t.long) for t in scn.tokens),
+            tuple(TokenState(t.id, t.kind, t.at, False, t.long, t.fixed) for t in scn.tokens),
             ("",) * scn.slots,
         )
 
@@ -79,6 +89,7 @@ class Table:
             "tokens": [
                 {"id": t.id, "kind": t.kind, "at": list(t.at) if t.at else None, "broken": t.broken}
                 | ({"long": True} if t.long else {})
+                | ({"fixed": True} if t.fixed else {})
                 for t in self.tokens
             ],
         }
@@ -223,10 +234,23 @@ class _Run:
     def emit(self, kind: MotionKind, arg: str = "") -> None:
         self.motions.append(Motion(kind, self.pose, arg))
         self._check_rover()
-        outcome = table_outcome(self.scn, self.table())
+        outcome = self.quick_outcome()
         if outcome != "continue":
             self.outcome = outcome
             raise _End
+
+    def quick_outcome(self) -> Outcome:
+        """:func:`table_outcome` on the scratch state (without building a Table)."""
+        obj = self.scn.objective
+        if obj.intact and any(t.broken and t.kind in obj.intact for t in self.tokens):
+            return "lost"
+        if obj.reach is not None and (
+            self.cell != obj.reach or (obj.facing is not None and self.pose.heading != obj.facing)
+        ):
+            return "continue"
+        if obj.collect or obj.deliver:
+            return table_outcome(self.scn, self.table())
+        return "won"
 
     def _check_rover(self) -> None:
         """Rulebook, "Dejar caer tokens a través de barreras": a long token overhangs the space behind
@@ -339,7 +363,7 @@ class _Run:
         if slot is None:
             self.notes.append("no free hand: Pick Up has no effect")
             return
-        candidates = tuple(t.id for t in reversed(self.tokens) if t.at == self.cell)
+        candidates = tuple(t.id for t in reversed(self.tokens) if t.at == self.cell and not t.fixed)
         if not candidates:
             self.notes.append("nothing to pick up here")
             return
@@ -391,7 +415,7 @@ class _Run:
                 moved = self.tokens.pop(i)
                 self.tokens.append(replace(moved, at=nxt))
                 self.notes.append(f"{tid} moved from {src} to {nxt}")
-                out = table_outcome(self.scn, self.table())
+                out = self.quick_outcome()
                 if out != "continue":
                     self.outcome = out
                     raise _End

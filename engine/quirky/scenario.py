@@ -51,6 +51,7 @@ class TokenSpec:
     kind: str
     at: Cell
     long: bool = False
+    fixed: bool = False  # a marker (basket, table, ...) that no robot can pick up
 
 
 @dataclass(frozen=True)
@@ -333,10 +334,13 @@ def parse_scenario(text: str, source: str = "scenario") -> Scenario:
         long = t.get("long", False)
         if not isinstance(long, bool):
             raise ScenarioError(f"long must be true or false, got {long!r}", source, *loc.find("tokens", "long", i))
+        fixed = t.get("fixed", False)
+        if not isinstance(fixed, bool):
+            raise ScenarioError(f"fixed must be true or false, got {fixed!r}", source, *loc.find("tokens", "fixed", i))
         for key in t:
-            if key not in {"id", "kind", "at", "long"}:
+            if key not in {"id", "kind", "at", "long", "fixed"}:
                 raise ScenarioError(f"unknown key {key!r} in [[tokens]]", source, *loc.find("tokens", key, i))
-        tokens.append(TokenSpec(tid, kind, at, long))
+        tokens.append(TokenSpec(tid, kind, at, long, fixed))
 
     # hands
     hands: dict[int, int] = dict(DEFAULT_HANDS)

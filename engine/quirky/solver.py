@@ -44,6 +44,8 @@ class Solution:
     states: int = 0
     max_program: int = 0
     verified: bool = False
+    lower_bound: int | None = None
+    optimal: bool = False
     witness: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
@@ -57,6 +59,8 @@ class Solution:
             "plan": [[str(c) + (f"[{ch}]" if ch else "") for c, ch in r] for r in self.plan],
             "cards": sum(len(r) for r in self.plan),
             "verified": self.verified,
+            "lower_bound": self.lower_bound,
+            "optimal": self.optimal,
             "states": self.states,
             "max_program": self.max_program,
             "definition": "a shuffle of the scenario's deck exists for which the players win in this many rounds",
@@ -85,67 +89,81 @@ class _Resolver:
         return out
 
 
-def solve(
+def _search(
     scn: Scenario,
-    players: int = 3,
-    max_program: int = 8,
-    verify: bool = True,
-    progress: Callable[[int, int], None] | None = None,
-) -> Solution:
-    """Fewest rounds to win ``scn`` (see the module docstring for the exact meaning)."""
-    hand = scn.hand_size(players)
-    kmin = max(5, players)
-    kmax = max(kmin, min(players * hand, max_program))
-    kinds = sorted(scn.deck)
-    limit = tuple(scn.deck[k] for k in kinds)
-    index = {k: i for i, k in enumerate(kinds)}
-    resolve = _Resolver(scn)
-    start = Table.initial(scn)
-    sol = Solution(scn.id, players, False, None, battery=scn.battery, max_program=kmax)
+    resolve: _Resolver,
+    kmin: int,
+    kmax: int,
+    limited: bool,
+    keep: int,
+    progress: Callable[[int, int], None] | None,
+    max_rounds: int | None = None,
+) -> tuple[int | None, list[list[Step]], int]:
+    """Breadth-first over rounds; inside a round breadth-first over cards.
 
-    seen_starts: set[Table] = {start}
-    frontier: list[Table] = [start]
-    # round_parent[table at round end] = (table at round start, steps)
-    round_parent: dict[Table, tuple[Table | None, list[Step]]] = {start: (None, [])}
+    ``limited``: a round's queue and the previous round's queue together use no more copies of a card
+    than the deck holds (the previous queue lies at the bottom of the deck, so its cards are generally
+    not back in hand yet -- "Restablecer"), keeping up to ``keep`` Pareto-best card budgets per
+    (table, cards played).  Unlimited: any number of copies, an over-approximation whose round count
+    is a lower bound and whose failure proves the scenario cannot be won.
+    """
+    kinds = sorted(scn.deck)
+    n = len(kinds)
+    counts = tuple(scn.deck[k] for k in kinds) if limited else (kmax,) * n
+    zero = (0,) * n
+    start = Table.initial(scn)
+    # a round start: the table and the budget (cards not used by the previous round)
+    Start = tuple[Table, tuple[int, ...]]
+    first: Start = (start, counts)
+    seen_starts: dict[Table, list[tuple[int, ...]]] = {start: [counts]}
+    frontier: list[Start] = [first]
+    round_parent: dict[Start, tuple[Start | None, list[Step]]] = {first: (None, [])}
     states = 0
-    for rnd in range(1, scn.battery + 1):
+    # node: (table, min(cards, kmin) [+ 100 once a non-quirk card is down], budget left, used, origin)
+    Node = tuple[Table, int, tuple[int, ...], tuple[int, ...], int]
+    quirk = [k.code in scn.first for k in kinds]
+    for rnd in range(1, (max_rounds or scn.battery) + 1):
         if progress:
             progress(rnd, len(frontier))
         if not frontier:
             break
-        # node key: (table, min(len, kmin)); value: list of (vector) Pareto-minimal
-        Key = tuple[Table, int]
-        pareto: dict[Key, list[tuple[int, ...]]] = {}
-        parent: dict[tuple[Table, int, tuple[int, ...]], tuple[tuple[Table, int, tuple[int, ...]] | None, Step | None]] = {}
-        zero = (0,) * len(kinds)
-        layer: list[tuple[Table, int, tuple[int, ...]]] = []
-        for t in frontier:
-            node = (t, 0, zero)
+        pareto: dict[tuple[Table, int], list[tuple[int, ...]]] = {}
+        parent: dict[Node, tuple[Node | None, Step | None]] = {}
+        layer: list[Node] = []
+        for oi, (t, budget) in enumerate(frontier):
+            node = (t, 0, budget, zero, oi)
             parent[node] = (None, None)
             layer.append(node)
-        ends: list[tuple[Table, int, tuple[int, ...]]] = []
-        win: tuple[Table, int, tuple[int, ...]] | None = None
+        ends: list[Node] = []
+        win: Node | None = None
         for depth in range(1, kmax + 1):
-            nxt: list[tuple[Table, int, tuple[int, ...]]] = []
+            nxt: list[Node] = []
             for node in layer:
-                table, _, vec = node
-                for k in kinds:
-                    i = index[k]
-                    if vec[i] >= limit[i]:
+                table, tag, budget, used, oi = node
+                opened = tag >= 100
+                for i, k in enumerate(kinds):
+                    if budget[i] <= 0 or (opened and quirk[i]):
                         continue
-                    v2 = vec[:i] + (vec[i] + 1,) + vec[i + 1 :]
+                    lc = min(depth, kmin) + (0 if quirk[i] and not opened else 100)
+                    if limited:
+                        b2 = budget[:i] + (budget[i] - 1,) + budget[i + 1 :]
+                        u2 = used[:i] + (used[i] + 1,) + used[i + 1 :]
+                        score = b2 + tuple(-x for x in u2)
+                    else:
+                        b2, u2, score = budget, used, ()
                     for choice, after, outcome in resolve(table, k):
                         if outcome == "lost":
                             continue
-                        lc = min(depth, kmin)
-                        child = (after, lc, v2)
-                        if child in parent:
-                            continue
                         key = (after, lc)
-                        front = pareto.setdefault(key, [])
-                        if any(all(a <= b for a, b in zip(u, v2, strict=True)) for u in front):
+                        front = pareto.get(key)
+                        if front is None:
+                            front = pareto[key] = []
+                        elif len(front) >= keep or any(
+                            all(a >= b for a, b in zip(f, score, strict=True)) for f in front
+                        ):
                             continue
-                        front.append(v2)
+                        front.append(score)
+                        child = (after, lc, b2, u2, oi)
                         parent[child] = (node, (k, choice))
                         states += 1
                         if outcome == "won":
@@ -158,51 +176,83 @@ def solve(
                         break
                 if win:
                     break
-            if win:
+            if win or not nxt:
                 break
             layer = nxt
-        sol.states = states
 
-        def steps_to(node: tuple[Table, int, tuple[int, ...]]) -> tuple[Table, list[Step]]:
+        def steps_to(node: Node) -> tuple[Start, list[Step]]:
             out: list[Step] = []
-            cur: tuple[Table, int, tuple[int, ...]] | None = node
-            first = node[0]
+            cur: Node | None = node
             while cur is not None:
                 p, step = parent[cur]
                 if step is not None:
                     out.append(step)
-                first = cur[0]
                 cur = p
-            return first, list(reversed(out))
+            return frontier[node[4]], list(reversed(out))
 
         if win is not None:
             origin, steps = steps_to(win)
             plan = [steps]
-            t: Table | None = origin
-            while t is not None:
-                prev, st = round_parent[t]
+            rs: Start | None = origin
+            while rs is not None:
+                prev, st = round_parent[rs]
                 if prev is None:
                     break
                 plan.append(st)
-                t = prev
+                rs = prev
             plan.reverse()
-            sol.winnable, sol.rounds, sol.plan = True, rnd, plan
-            sol.section = scn.section(scn.battery - (rnd - 1))
-            if verify:
-                witness = realize(scn, players, plan)
-                sol.verified = witness is not None
-                sol.witness = witness or []
-            return sol
-        new_frontier: list[Table] = []
+            return rnd, plan, states
+        new_frontier: list[Start] = []
         for node in ends:
-            t_end = node[0]
-            if t_end in seen_starts:
+            t_end, used = node[0], node[3]
+            budget = tuple(c - u for c, u in zip(counts, used, strict=True))
+            fronts = seen_starts.setdefault(t_end, [])
+            if len(fronts) >= keep or any(all(a >= b for a, b in zip(f, budget, strict=True)) for f in fronts):
                 continue
-            seen_starts.add(t_end)
-            origin, steps = steps_to(node)
-            round_parent[t_end] = (origin, steps)
-            new_frontier.append(t_end)
+            fronts.append(budget)
+            rs2: Start = (t_end, budget)
+            round_parent[rs2] = steps_to(node)
+            new_frontier.append(rs2)
         frontier = new_frontier
+    return None, [], states
+
+
+def solve(
+    scn: Scenario,
+    players: int = 3,
+    max_program: int | None = None,
+    keep: int = 2,
+    verify: bool = True,
+    progress: Callable[[int, int], None] | None = None,
+) -> Solution:
+    """Fewest rounds to win ``scn`` (see the module docstring for the exact meaning).
+
+    Two searches: an over-approximation (unlimited copies of each card, queues up to the players'
+    whole hands) gives a lower bound on the rounds and proves a scenario unwinnable when it finds no
+    win; the deck-exact search (queues up to ``max_program`` cards) finds a plan, which is replayed
+    through the game.  ``optimal`` is true when the two round counts agree.
+    """
+    hand = scn.hand_size(players)
+    kmin = max(5, players)
+    kmax = max(kmin, min(players * hand, max_program or players * hand))
+    resolve = _Resolver(scn)
+    sol = Solution(scn.id, players, False, None, battery=scn.battery, max_program=kmax)
+    rounds, plan, s2 = _search(scn, resolve, kmin, kmax, True, keep, progress)
+    # lower bound: the over-approximation need only look at the rounds before the plan's last
+    lower, _, s1 = _search(scn, resolve, kmin, players * hand, False, 1, None,
+                           (rounds - 1) if rounds is not None else None)
+    sol.states = s1 + s2
+    if rounds is None:
+        sol.lower_bound = lower
+        return sol
+    sol.lower_bound = lower if lower is not None else rounds
+    sol.winnable, sol.rounds, sol.plan = True, rounds, plan
+    sol.optimal = sol.lower_bound == rounds
+    sol.section = scn.section(scn.battery - (rounds - 1))
+    if verify:
+        witness = realize(scn, players, plan)
+        sol.verified = witness is not None
+        sol.witness = witness or []
     return sol
 
 

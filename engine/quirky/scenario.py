@@ -248,7 +248,9 @@ def parse_scenario(text: str, source: str = "scenario") -> Scenario:
     rows = [r.strip() for r in raw_map.strip("\n").splitlines()]
     map_line, _ = loc.find("board", "map")
     # the first map row is on the line after `map = """` when the string starts with a newline
-    first_row_line = map_line + 1 if raw_map.startswith("\n") else map_line
+    key_text = loc.lines[map_line - 1] if 0 < map_line <= len(loc.lines) else ""
+    opens_block = re.search(r"(\"\"\"|\'\'\')\s*$", key_text) is not None
+    first_row_line = map_line + 1 if opens_block or raw_map.startswith("\n") else map_line
     if not rows or not rows[0]:
         raise fail("board map is empty", "board", "map")
     width, height = len(rows[0]), len(rows)

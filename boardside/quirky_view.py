@@ -53,7 +53,10 @@ def ascii_board(scn: Scenario, table: Table | None = None) -> str:
                     sep += " "
             lines.append(sep + "|" if sep.strip("| ") else "   |" + " " * (2 * b.width - 1) + "|")
     lines.append("   +" + "-" * (2 * b.width - 1) + "+")
-    legend = [f"{ARROWS[table.pose.heading]} {scn.robot} at {table.pose}", "# obstacle  Q start  L/R spin space"]
+    legend = [
+        f"{ARROWS[table.pose.heading]} {scn.robot} at {table.pose}",
+        "# obstacle  Q start  L/R spin space",
+    ]
     for t in table.tokens:
         where = f"at {t.at[0]},{t.at[1]}" if t.at else "held"
         legend.append(f"{letters[t.id]} {t.id} ({t.kind}) {where}" + (" BROKEN" if t.broken else ""))
@@ -102,7 +105,7 @@ def render_png(scn: Scenario, path: str | Path, table: Table | None = None, cell
             if (x, y) == (b.start.x, b.start.y):
                 cv2.putText(img, "Q", (x0 + 4, y0 + 18), font, 0.5, (0, 0, 200), 2)
     for wall in b.walls:
-        (ax, ay), (bx, by) = sorted(wall)
+        (ax, ay), (bx, _by) = sorted(wall)
         x0, y0, x1, y1 = box(ax, ay)
         if ax != bx:  # wall on the east side of a
             cv2.line(img, (x1, y0), (x1, y1), (0, 0, 160), 5)
@@ -127,7 +130,9 @@ def render_png(scn: Scenario, path: str | Path, table: Table | None = None, cell
     left = (cx - d.dy * r // 2 * -1 - d.dx * r // 2, cy - d.dx * r // 2 + d.dy * r // 2)
     right = (cx - d.dy * r // 2 - d.dx * r // 2, cy + d.dx * r // 2 + d.dy * r // 2)
     cv2.fillPoly(img, [np.array([tip, left, right], np.int32)], (30, 160, 30))
-    cv2.putText(img, f"{scn.title} ({scn.robot}) - {obj.text}"[:80], (margin, h - 20), font, 0.45, (0, 0, 0), 1)
+    cv2.putText(
+        img, f"{scn.title} ({scn.robot}) - {obj.text}"[:80], (margin, h - 20), font, 0.45, (0, 0, 0), 1
+    )
     p = Path(path)
     if p.suffix.lower() not in (".png", ".jpg", ".jpeg"):
         raise BoardsideInputError(f"picture must be a .png or .jpg file, got {str(p)!r}")

@@ -47,7 +47,9 @@ app = typer.Typer(
     rich_markup_mode=None,
 )
 
-SCENARIO_ARG = typer.Argument(..., metavar="SCENARIO", help="shipped scenario id or path to a scenario .toml file")
+SCENARIO_ARG = typer.Argument(
+    ..., metavar="SCENARIO", help="shipped scenario id or path to a scenario .toml file"
+)
 
 
 def load_scenario(ref: str) -> Scenario:
@@ -64,7 +66,9 @@ def load_scenario(ref: str) -> Scenario:
     return builtin_scenario(ref)
 
 
-def run_program(scenario: str | Scenario, program: str, table: Table | None = None) -> tuple[Scenario, ExecutionResult]:
+def run_program(
+    scenario: str | Scenario, program: str, table: Table | None = None
+) -> tuple[Scenario, ExecutionResult]:
     """Resolve a program text on a scenario's set-up (or ``table``): the motion trace a robot executes.
 
     The function behind ``boardside quirky run``; a robot driver calls it and sends
@@ -78,22 +82,33 @@ def run_program(scenario: str | Scenario, program: str, table: Table | None = No
 def _check_players(scn: Scenario, players: int) -> None:
     if players not in scn.hands:
         raise BoardsideInputError(
-            f"--players {players!r} not supported by {scn.id!r} (choose {', '.join(map(str, sorted(scn.hands)))})")
+            f"--players {players!r} not supported by {scn.id!r} "
+            f"(choose {', '.join(map(str, sorted(scn.hands)))})"
+        )
 
 
 @app.command("scenarios")
 def scenarios_cmd(json_out: bool = typer.Option(False, "--json", help="machine-readable output")) -> None:
     """List the shipped scenarios, easiest first."""
-    items = [
-        {"id": s.id, "robot": s.robot, "title": s.title, "difficulty": s.difficulty, "battery": s.battery,
-         "objective": s.objective.text}
+    items: list[dict[str, Any]] = [
+        {
+            "id": s.id,
+            "robot": s.robot,
+            "title": s.title,
+            "difficulty": s.difficulty,
+            "battery": s.battery,
+            "objective": s.objective.text,
+        }
         for s in builtin_scenarios()
     ]
     if json_out:
         emit_json({"scenarios": items})
         return
     for it in items:
-        typer.echo(f"{it['id']:18s} {it['robot']:6s} {'*' * int(it['difficulty']):4s} {it['title']}: {it['objective']}")
+        typer.echo(
+            f"{it['id']:18s} {it['robot']:6s} {'*' * int(it['difficulty']):4s} "
+            f"{it['title']}: {it['objective']}"
+        )
 
 
 @app.command("show")
@@ -127,13 +142,22 @@ def show_cmd(
 def _scenario_json(scn: Scenario) -> dict[str, Any]:
     b = scn.board
     return {
-        "id": scn.id, "title": scn.title, "robot": scn.robot, "difficulty": scn.difficulty,
-        "board": {"width": b.width, "height": b.height, "start": str(b.start),
-                  "obstacles": sorted([list(c) for c in b.obstacles]),
-                  "walls": sorted(sorted([list(c) for c in w]) for w in b.walls),
-                  "spins": {f"{x},{y}": d for (x, y), d in sorted(b.spins.items())}},
-        "tokens": [{"id": t.id, "kind": t.kind, "at": list(t.at), "long": t.long, "fixed": t.fixed}
-                   for t in scn.tokens],
+        "id": scn.id,
+        "title": scn.title,
+        "robot": scn.robot,
+        "difficulty": scn.difficulty,
+        "board": {
+            "width": b.width,
+            "height": b.height,
+            "start": str(b.start),
+            "obstacles": sorted([list(c) for c in b.obstacles]),
+            "walls": sorted(sorted([list(c) for c in w]) for w in b.walls),
+            "spins": {f"{x},{y}": d for (x, y), d in sorted(b.spins.items())},
+        },
+        "tokens": [
+            {"id": t.id, "kind": t.kind, "at": list(t.at), "long": t.long, "fixed": t.fixed}
+            for t in scn.tokens
+        ],
         "battery": {"track": scn.battery, "yellow": scn.yellow, "green": scn.green},
         "hands": {str(k): v for k, v in sorted(scn.hands.items())},
         "deck": {str(c): n for c, n in sorted(scn.deck.items())},
@@ -154,9 +178,13 @@ def run_cmd(
         emit_json({"scenario": scn.id} | result.to_json())
         return
     for tr in result.cards:
-        flags = [f for f, on in (("collided", tr.collided), ("stopped", tr.stopped), ("ignored", tr.ignored)) if on]
-        typer.echo(f"{tr.index + 1:2d}. {tr.card!s:6s} {' '.join(str(m) for m in tr.motions) or '(no motion)'}"
-                   + (f"  [{', '.join(flags)}]" if flags else ""))
+        flags = [
+            f for f, on in (("collided", tr.collided), ("stopped", tr.stopped), ("ignored", tr.ignored)) if on
+        ]
+        typer.echo(
+            f"{tr.index + 1:2d}. {tr.card!s:6s} {' '.join(str(m) for m in tr.motions) or '(no motion)'}"
+            + (f"  [{', '.join(flags)}]" if flags else "")
+        )
         for note in tr.notes:
             typer.echo(f"      {note}")
     skipped = len(result.program) - result.resolved
@@ -186,9 +214,11 @@ def solve_cmd(
         proof = " (no win even with unlimited cards)" if sol.lower_bound is None else ""
         typer.echo(f"{scn.id}: no winning plan found within {scn.battery} rounds{proof}")
         raise typer.Exit(1)
-    typer.echo(f"{scn.id}: winnable in {sol.rounds} round(s) ({sol.section} battery), "
-               f"{'optimal' if sol.optimal else f'at least {sol.lower_bound}'}; "
-               f"witness replayed: {'yes' if sol.verified else 'NO'}")
+    typer.echo(
+        f"{scn.id}: winnable in {sol.rounds} round(s) ({sol.section} battery), "
+        f"{'optimal' if sol.optimal else f'at least {sol.lower_bound}'}; "
+        f"witness replayed: {'yes' if sol.verified else 'NO'}"
+    )
     for i, r in enumerate(sol.to_json()["plan"], start=1):
         typer.echo(f"  round {i}: {' '.join(r)}")
 
@@ -235,7 +265,9 @@ def validate_cmd(
 def selfplay_cmd(
     games: int = typer.Option(10, "--games", help="number of games"),
     seed: int = typer.Option(0, "--seed", help="random seed"),
-    scenario: str | None = typer.Option(None, "--scenario", help="one scenario (default: every shipped one in turn)"),
+    scenario: str | None = typer.Option(
+        None, "--scenario", help="one scenario (default: every shipped one in turn)"
+    ),
     players: int = typer.Option(3, "--players", "-n", help="number of players"),
     json_out: bool = typer.Option(False, "--json", help="machine-readable output"),
 ) -> None:
@@ -246,8 +278,15 @@ def selfplay_cmd(
     for s in pool:
         _check_players(s, players)
     rng = random.Random(seed)
-    stats: dict[str, Any] = {"games": 0, "won": 0, "lost": 0, "moves": 0, "chance_events": 0, "rounds": 0,
-                             "by_scenario": {}}
+    stats: dict[str, Any] = {
+        "games": 0,
+        "won": 0,
+        "lost": 0,
+        "moves": 0,
+        "chance_events": 0,
+        "rounds": 0,
+        "by_scenario": {},
+    }
     from rich.progress import Progress
 
     with Progress(disable=json_out, transient=True) as progress:
@@ -270,15 +309,22 @@ def selfplay_cmd(
     if json_out:
         emit_json(stats)
     else:
-        typer.echo(f"{stats['games']} games: {stats['won']} won, {stats['lost']} lost; {stats['moves']} moves, "
-                   f"{stats['chance_events']} chance events; invariants ok")
+        typer.echo(
+            f"{stats['games']} games: {stats['won']} won, {stats['lost']} lost; {stats['moves']} moves, "
+            f"{stats['chance_events']} chance events; invariants ok"
+        )
 
 
 def _check_invariants(state: QuirkyState) -> None:
     from engine.core import GameError
 
-    cards = Counter([c for h in state.hands for c in h] + list(state.deck) + [c for _, c in state.queue]
-                    + list(state.pool) + list(state.placed))
+    cards = Counter(
+        [c for h in state.hands for c in h]
+        + list(state.deck)
+        + [c for _, c in state.queue]
+        + list(state.pool)
+        + list(state.placed)
+    )
     if cards != Counter(state.scenario.deck):
         raise GameError(f"card conservation broken in {state.scenario.id!r}")
     if not state.is_terminal():
@@ -295,7 +341,10 @@ def play_cmd(
     seed: int | None = typer.Option(None, "--seed", help="shuffle seed (default: random)"),
     practice: bool = typer.Option(False, "--practice", help="practice mode: the queue is played face up"),
 ) -> None:
-    """A hot-seat terminal game with hidden hands (commands: hand N, play N CARD, go, take TOKEN, board, quit)."""
+    """A hot-seat terminal game with hidden hands.
+
+    Commands: hand N, play N CARD, go, take TOKEN, board, help, quit.
+    """
     scn = load_scenario(scenario)
     _check_players(scn, players)
     state = shuffled(new_state(scn, players, practice), random.Random(seed))
@@ -312,7 +361,9 @@ def play_cmd(
             out(f"Pick up which token? ({', '.join(state.candidates)}) -- type: take TOKEN")
         else:
             backs = " ".join(str(c) if practice else f"[{c.back}]" for _, c in state.queue)
-            out(f"Round {state.round}, battery {state.battery} ({state.section}). Queue: {backs or '(empty)'}")
+            out(
+                f"Round {state.round}, battery {state.battery} ({state.section}). Queue: {backs or '(empty)'}"
+            )
         line = read()
         if line is None or line.strip().lower() in ("quit", "q", "exit"):
             out("game abandoned")
@@ -323,8 +374,11 @@ def play_cmd(
         cmd = words[0].lower()
         try:
             if cmd == "help":
-                out("hand N: show player N's hand (pass the terminal first) | play N CARD: player N plays CARD "
-                    "face down | go: execute the queue | take TOKEN: choose a token to pick up | board | quit")
+                out(
+                    "hand N: show player N's hand (pass the terminal first) | "
+                    "play N CARD: player N plays CARD "
+                    "face down | go: execute the queue | take TOKEN: choose a token to pick up | board | quit"
+                )
             elif cmd == "board":
                 out(ascii_board(scn, state.table))
             elif cmd == "hand" and len(words) == 2:

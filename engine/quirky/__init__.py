@@ -4,7 +4,17 @@ Rules and interpretations: docs/rules/quirky.md.
 """
 
 from engine.quirky.cards import BASIC_DECK, CARD_CODES, Card, basic_deck, parse_program
-from engine.quirky.game import Go, Play, QuirkyMove, QuirkyState, Take, new_state, parse_move, shuffled, validate_state
+from engine.quirky.game import (
+    Go,
+    Play,
+    QuirkyMove,
+    QuirkyState,
+    Take,
+    new_state,
+    parse_move,
+    shuffled,
+    validate_state,
+)
 from engine.quirky.rules import (
     CardTrace,
     ExecutionResult,

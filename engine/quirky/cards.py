@@ -56,14 +56,20 @@ class Card:
             raise InvalidMoveError(f"unknown card {self.code!r} (expected one of {codes})")
         if (self.code == "MT") != bool(self.token and self.target):
             if self.code == "MT":
-                raise InvalidMoveError(f"Move Token card needs a token and a target, e.g. 'MT:cat>robot', got {str(self)!r}")
-            raise InvalidMoveError(f"only Move Token cards name a token: {self.code}:{self.token}>{self.target!r}")
+                raise InvalidMoveError(
+                    f"Move Token card needs a token and a target, e.g. 'MT:cat>robot', got {str(self)!r}"
+                )
+            raise InvalidMoveError(
+                f"only Move Token cards name a token: {self.code}:{self.token}>{self.target!r}"
+            )
 
     @classmethod
     def parse(cls, text: str) -> Card:
         m = _RE.match(text)
         if not m:
-            raise InvalidMoveError(f"invalid card {text!r} (expected a code such as 'F2', 'RL' or 'MT:cat>robot')")
+            raise InvalidMoveError(
+                f"invalid card {text!r} (expected a code such as 'F2', 'RL' or 'MT:cat>robot')"
+            )
         return cls(m.group(1).upper(), m.group(2) or "", m.group(3) or "")
 
     def __str__(self) -> str:

@@ -181,13 +181,16 @@ class QuirkyState(GameState[QuirkyMove]):
         if self.phase == "program":
             if isinstance(move, Play):
                 if not 0 <= move.seat < self.players:
-                    raise IllegalMoveError(f"no player {str(move).split(':')[0]!r} in a {self.players}-player game")
+                    raise IllegalMoveError(
+                        f"no player {str(move).split(':')[0]!r} in a {self.players}-player game"
+                    )
                 hand = list(self.hands[move.seat])
                 if move.card not in hand:
                     raise IllegalMoveError(f"player p{move.seat + 1} has no {str(move.card)!r} card in hand")
                 if not self._may_play(move.card):
                     raise IllegalMoveError(
-                        f"{str(move.card)!r} is a quirk card that must be played before the other cards")
+                        f"{str(move.card)!r} is a quirk card that must be played before the other cards"
+                    )
                 hand.remove(move.card)
                 hands = list(self.hands)
                 hands[move.seat] = tuple(hand)
@@ -196,11 +199,14 @@ class QuirkyState(GameState[QuirkyMove]):
                 if not self.can_go():
                     raise IllegalMoveError(
                         "cannot execute yet: every player must play at least 1 card and at least 5 in all "
-                        f"(queue has {len(self.queue)})")
+                        f"(queue has {len(self.queue)})"
+                    )
                 return replace(self, phase="choose", exec_index=0, traces=(), candidates=())._execute(None)
         if self.phase == "choose" and isinstance(move, Take):
             if move.token not in self.candidates:
-                raise IllegalMoveError(f"cannot take {move.token!r} (choose one of {', '.join(self.candidates)})")
+                raise IllegalMoveError(
+                    f"cannot take {move.token!r} (choose one of {', '.join(self.candidates)})"
+                )
             return self._execute(move.token)
         raise IllegalMoveError(f"move {str(move)!r} is not legal in the {self.phase} phase")
 
@@ -244,8 +250,14 @@ class QuirkyState(GameState[QuirkyMove]):
             try:
                 trace = resolve_card(self.scenario, table, cards[i], i, choice)
             except NeedsChoice as need:
-                return replace(self, table=table, traces=tuple(traces), exec_index=i, candidates=need.candidates,
-                               phase="choose")
+                return replace(
+                    self,
+                    table=table,
+                    traces=tuple(traces),
+                    exec_index=i,
+                    candidates=need.candidates,
+                    phase="choose",
+                )
             choice = None
             traces.append(trace)
             table = trace.after
@@ -253,17 +265,29 @@ class QuirkyState(GameState[QuirkyMove]):
             if trace.outcome != "continue":
                 outcome = trace.outcome
                 break
-        result = ExecutionResult(tuple(traces), self.traces[0].before if self.traces else self.table, table,
-                                 outcome, tuple(cards))
-        state = replace(self, table=table, traces=tuple(traces), exec_index=i, candidates=(), last_execution=result)
+        result = ExecutionResult(
+            tuple(traces), self.traces[0].before if self.traces else self.table, table, outcome, tuple(cards)
+        )
+        state = replace(
+            self, table=table, traces=tuple(traces), exec_index=i, candidates=(), last_execution=result
+        )
         if outcome != "continue":
             return replace(state, phase="over", outcome=outcome)
         # Reset ("Orden redonda" 3): queue shuffled to the bottom, battery down one, refill hands
         battery = self.battery - 1
         if battery <= 0:
             return replace(state, battery=0, phase="over", outcome="lost")
-        return replace(state, battery=battery, round=self.round + 1, phase="shuffle",
-                       pool=tuple(sorted(cards)), placed=(), queue=(), traces=(), exec_index=0)
+        return replace(
+            state,
+            battery=battery,
+            round=self.round + 1,
+            phase="shuffle",
+            pool=tuple(sorted(cards)),
+            placed=(),
+            queue=(),
+            traces=(),
+            exec_index=0,
+        )
 
     # ------------------------------------------------------------------ info
     @property
@@ -313,11 +337,21 @@ class QuirkyState(GameState[QuirkyMove]):
         if outcome not in ("won", "lost", "continue"):
             raise InvalidStateError(f"outcome must be won, lost or continue, got {outcome!r}")
         return cls(
-            scn, players, table, r.get("battery", int), r.get("round", int, 1), phase,  # type: ignore[arg-type]
+            scn,
+            players,
+            table,
+            r.get("battery", int),
+            r.get("round", int, 1),
+            phase,  # type: ignore[arg-type]
             tuple(tuple(sorted(r.cards(h, "hands"))) for h in r.get("hands", list, [])),
-            tuple(r.cards(r.get("deck", list, []), "deck")), tuple(queue),
+            tuple(r.cards(r.get("deck", list, []), "deck")),
+            tuple(queue),
             tuple(sorted(r.cards(r.get("pool", list, []), "pool"))),
-            tuple(r.cards(r.get("placed", list, []), "placed")), 0, (), (), outcome,  # type: ignore[arg-type]
+            tuple(r.cards(r.get("placed", list, []), "placed")),
+            0,
+            (),
+            (),
+            outcome,  # type: ignore[arg-type]
             bool(r.get("practice", bool, False)),
         )
 
@@ -329,8 +363,20 @@ def new_state(scenario: Scenario | str, players: int = 3, practice: bool = False
     """
     scn = builtin_scenario(scenario) if isinstance(scenario, str) else scenario
     scn.hand_size(players)  # raises for an unsupported player count
-    return QuirkyState(scn, players, Table.initial(scn), scn.battery, 1, "shuffle",
-                       tuple(() for _ in range(players)), (), (), tuple(scn.deck_list()), (), practice=practice)
+    return QuirkyState(
+        scn,
+        players,
+        Table.initial(scn),
+        scn.battery,
+        1,
+        "shuffle",
+        tuple(() for _ in range(players)),
+        (),
+        (),
+        tuple(scn.deck_list()),
+        (),
+        practice=practice,
+    )
 
 
 def shuffled(state: QuirkyState, rng: Any) -> QuirkyState:
@@ -346,9 +392,13 @@ def shuffled(state: QuirkyState, rng: Any) -> QuirkyState:
 class _Reader:
     def __init__(self, doc: Any) -> None:
         if not isinstance(doc, dict):
-            raise InvalidStateError(f"a Quirky Circuits state must be a JSON object, got {type(doc).__name__}")
+            raise InvalidStateError(
+                f"a Quirky Circuits state must be a JSON object, got {type(doc).__name__}"
+            )
         if doc.get("game") != "quirky":
-            raise InvalidStateError(f"not a Quirky Circuits state: game is {doc.get('game')!r}, expected 'quirky'")
+            raise InvalidStateError(
+                f"not a Quirky Circuits state: game is {doc.get('game')!r}, expected 'quirky'"
+            )
         self.doc = doc
 
     def get(self, key: str, typ: type, default: Any = ...) -> Any:
@@ -397,20 +447,33 @@ class _Reader:
             if not isinstance(t, dict) or not isinstance(t.get("id"), str):
                 raise InvalidStateError(f"tokens entries need an 'id', got {t!r}")
             tat = t.get("at")
-            if tat is not None and not (isinstance(tat, list) and len(tat) == 2
-                                        and all(isinstance(v, int) for v in tat)):
+            if tat is not None and not (
+                isinstance(tat, list) and len(tat) == 2 and all(isinstance(v, int) for v in tat)
+            ):
                 raise InvalidStateError(f"token {t['id']!r}: at must be [x, y] or null, got {tat!r}")
             kind = t.get("kind", t["id"])
-            tokens.append(TokenState(t["id"], str(kind), tuple(tat) if tat else None,  # type: ignore[arg-type]
-                                     bool(t.get("broken", False)), bool(t.get("long", False)),
-                                     bool(t.get("fixed", False))))
+            tokens.append(
+                TokenState(
+                    t["id"],
+                    str(kind),
+                    tuple(tat) if tat else None,  # type: ignore[arg-type]
+                    bool(t.get("broken", False)),
+                    bool(t.get("long", False)),
+                    bool(t.get("fixed", False)),
+                )
+            )
         held = self.get("held", list, [""] * scn.slots)
         bag = self.get("bag", list, [])
         for v in (*held, *bag):
             if not isinstance(v, str):
                 raise InvalidStateError(f"held and bag list token ids, got {v!r}")
-        return Table(Pose(at[0], at[1], Heading[facing]), tuple(tokens), tuple(held), tuple(bag),
-                     Heading[mom] if mom else None)
+        return Table(
+            Pose(at[0], at[1], Heading[facing]),
+            tuple(tokens),
+            tuple(held),
+            tuple(bag),
+            Heading[mom] if mom else None,
+        )
 
 
 def validate_state(doc: Any, scenario: Scenario | None = None) -> list[Problem]:
@@ -429,58 +492,118 @@ def validate_state(doc: Any, scenario: Scenario | None = None) -> list[Problem]:
 
     t = state.table
     if state.players not in scn.hands:
-        add("players", f"scenario {scn.id!r} is played by {', '.join(map(str, sorted(scn.hands)))} players, "
-            f"not {state.players!r}", "players", "Quirky rulebook, Preparar 7 (hand-size table)")
+        add(
+            "players",
+            f"scenario {scn.id!r} is played by {', '.join(map(str, sorted(scn.hands)))} players, "
+            f"not {state.players!r}",
+            "players",
+            "Quirky rulebook, Preparar 7 (hand-size table)",
+        )
     if not board.on_board(t.cell):
-        add("robot-off-board", f"robot at {list(t.cell)!r} is off the {board.width}x{board.height} board",
-            "robot", "scenario board")
+        add(
+            "robot-off-board",
+            f"robot at {list(t.cell)!r} is off the {board.width}x{board.height} board",
+            "robot",
+            "scenario board",
+        )
     elif t.cell in board.obstacles:
-        add("robot-on-obstacle", f"robot at {list(t.cell)!r} stands on an obstacle", "robot", "scenario board")
+        add(
+            "robot-on-obstacle", f"robot at {list(t.cell)!r} stands on an obstacle", "robot", "scenario board"
+        )
     if not 0 <= state.battery <= scn.battery:
-        add("battery", f"battery {state.battery!r} is not on the track 0..{scn.battery}", "battery marker",
-            "Quirky rulebook, Preparar 4")
+        add(
+            "battery",
+            f"battery {state.battery!r} is not on the track 0..{scn.battery}",
+            "battery marker",
+            "Quirky rulebook, Preparar 4",
+        )
     if t.momentum is not None and scn.robot != "twirl":
-        add("momentum", f"only Twirl has a momentum marker, this scenario's robot is {scn.robot!r}",
-            "momentum marker", "Quirky rulebook, Momento de Twirl")
+        add(
+            "momentum",
+            f"only Twirl has a momentum marker, this scenario's robot is {scn.robot!r}",
+            "momentum marker",
+            "Quirky rulebook, Momento de Twirl",
+        )
     # tokens
     spec = {s.id: s for s in scn.tokens}
     seen = set()
     for tok in t.tokens:
         if tok.id not in spec:
-            add("unknown-token", f"token {tok.id!r} is not part of scenario {scn.id!r}", f"token {tok.id}",
-                "scenario tokens")
+            add(
+                "unknown-token",
+                f"token {tok.id!r} is not part of scenario {scn.id!r}",
+                f"token {tok.id}",
+                "scenario tokens",
+            )
             continue
         seen.add(tok.id)
         if tok.kind != spec[tok.id].kind:
-            add("token-kind", f"token {tok.id!r} is a {spec[tok.id].kind!r}, not {tok.kind!r}", f"token {tok.id}",
-                "scenario tokens")
+            add(
+                "token-kind",
+                f"token {tok.id!r} is a {spec[tok.id].kind!r}, not {tok.kind!r}",
+                f"token {tok.id}",
+                "scenario tokens",
+            )
         if tok.at is None:
             if not t.is_held(tok.id):
-                add("token-nowhere", f"token {tok.id!r} is neither on the board nor held", f"token {tok.id}",
-                    "scenario tokens")
+                add(
+                    "token-nowhere",
+                    f"token {tok.id!r} is neither on the board nor held",
+                    f"token {tok.id}",
+                    "scenario tokens",
+                )
         else:
             if t.is_held(tok.id):
-                add("token-twice", f"token {tok.id!r} is held and also on the board at {list(tok.at)!r}",
-                    f"token {tok.id}", "scenario tokens")
+                add(
+                    "token-twice",
+                    f"token {tok.id!r} is held and also on the board at {list(tok.at)!r}",
+                    f"token {tok.id}",
+                    "scenario tokens",
+                )
             if not board.on_board(tok.at):
-                add("token-off-board", f"token {tok.id!r} at {list(tok.at)!r} is off the board", f"token {tok.id}",
-                    "scenario board")
+                add(
+                    "token-off-board",
+                    f"token {tok.id!r} at {list(tok.at)!r} is off the board",
+                    f"token {tok.id}",
+                    "scenario board",
+                )
             elif tok.at in board.obstacles and tok.at != spec[tok.id].at:
-                add("token-on-obstacle", f"token {tok.id!r} at {list(tok.at)!r} lies on an obstacle it did not "
-                    "start on", f"token {tok.id}", "docs/rules/quirky.md, Items on obstacles")
+                add(
+                    "token-on-obstacle",
+                    f"token {tok.id!r} at {list(tok.at)!r} lies on an obstacle it did not start on",
+                    f"token {tok.id}",
+                    "docs/rules/quirky.md, Items on obstacles",
+                )
     for sid in spec:
         if sid not in seen:
-            add("missing-token", f"token {sid!r} of scenario {scn.id!r} is missing", f"token {sid}",
-                "Quirky rulebook, Preparar 5")
+            add(
+                "missing-token",
+                f"token {sid!r} of scenario {scn.id!r} is missing",
+                f"token {sid}",
+                "Quirky rulebook, Preparar 5",
+            )
     if len(t.held) != scn.slots:
-        add("held", f"{scn.robot} has {scn.slots} carrying slot(s), the document lists {len(t.held)}", "robot",
-            "docs/rules/quirky.md, Robots")
+        add(
+            "held",
+            f"{scn.robot} has {scn.slots} carrying slot(s), the document lists {len(t.held)}",
+            "robot",
+            "docs/rules/quirky.md, Robots",
+        )
     if t.bag and scn.robot != "gizmo":
-        add("bag", f"only Gizmo vacuums tokens, the scenario's robot is {scn.robot!r}", "robot",
-            "docs/rules/quirky.md, Robots")
+        add(
+            "bag",
+            f"only Gizmo vacuums tokens, the scenario's robot is {scn.robot!r}",
+            "robot",
+            "docs/rules/quirky.md, Robots",
+        )
     # cards
-    have = Counter([c for h in state.hands for c in h] + list(state.deck) + [c for _, c in state.queue]
-                   + list(state.pool) + list(state.placed))
+    have = Counter(
+        [c for h in state.hands for c in h]
+        + list(state.deck)
+        + [c for _, c in state.queue]
+        + list(state.pool)
+        + list(state.placed)
+    )
     want = Counter(scn.deck)
     if have != want:
         extra = have - want
@@ -490,37 +613,70 @@ def validate_state(doc: Any, scenario: Scenario | None = None) -> list[Problem]:
             parts.append("extra " + ", ".join(f"{n}x {c}" for c, n in sorted(extra.items())))
         if short:
             parts.append("missing " + ", ".join(f"{n}x {c}" for c, n in sorted(short.items())))
-        add("deck", "command cards do not match the scenario's deck: " + "; ".join(parts), "command cards",
-            "Quirky rulebook, Preparar 2 and 5")
+        add(
+            "deck",
+            "command cards do not match the scenario's deck: " + "; ".join(parts),
+            "command cards",
+            "Quirky rulebook, Preparar 2 and 5",
+        )
     if state.phase == "program" and state.players in scn.hands:
         size = scn.hands[state.players]
         if len(state.hands) != state.players:
-            add("hands", f"{len(state.hands)} hands listed for {state.players} players", "hands",
-                "Quirky rulebook, Preparar 7")
+            add(
+                "hands",
+                f"{len(state.hands)} hands listed for {state.players} players",
+                "hands",
+                "Quirky rulebook, Preparar 7",
+            )
         for i, h in enumerate(state.hands):
             n = len(h) + state.played_by(i)
             if n > size or (n < size and state.deck):
-                add("hand-size", f"player p{i + 1} has {n} cards (in hand and played), the hand size for "
-                    f"{state.players} players is {size}", f"player p{i + 1}",
-                    "Quirky rulebook, Preparar 7 and Repartir cartas")
+                add(
+                    "hand-size",
+                    f"player p{i + 1} has {n} cards (in hand and played), the hand size for "
+                    f"{state.players} players is {size}",
+                    f"player p{i + 1}",
+                    "Quirky rulebook, Preparar 7 and Repartir cartas",
+                )
     setup = state.phase == "program" and state.round == 1 and not state.queue
     if setup:
         if t.pose != board.start:
-            add("start", f"the robot must start on Q {board.start.x},{board.start.y} facing "
-                f"{board.start.heading.name}, it is at {t.pose}", "robot", "Quirky rulebook, Preparar 3")
+            add(
+                "start",
+                f"the robot must start on Q {board.start.x},{board.start.y} facing "
+                f"{board.start.heading.name}, it is at {t.pose}",
+                "robot",
+                "Quirky rulebook, Preparar 3",
+            )
         if state.battery != scn.battery:
-            add("battery-start", f"the battery marker must start on the top space {scn.battery}, it is on "
-                f"{state.battery}", "battery marker", "Quirky rulebook, Preparar 4")
+            add(
+                "battery-start",
+                f"the battery marker must start on the top space {scn.battery}, it is on {state.battery}",
+                "battery marker",
+                "Quirky rulebook, Preparar 4",
+            )
         for tok in t.tokens:
             s = spec.get(tok.id)
             if s and (tok.at != s.at or tok.broken):
-                add("token-start", f"token {tok.id!r} must start at {list(s.at)!r}"
+                add(
+                    "token-start",
+                    f"token {tok.id!r} must start at {list(s.at)!r}"
                     + (" unbroken" if tok.broken else f", it is at {list(tok.at) if tok.at else None!r}"),
-                    f"token {tok.id}", "Quirky rulebook, Preparar 5")
+                    f"token {tok.id}",
+                    "Quirky rulebook, Preparar 5",
+                )
         if t.momentum is not None or any(t.held) or t.bag:
-            add("start-carry", "at set-up the robot carries nothing and has no momentum", "robot",
-                "Quirky rulebook, Preparar 3")
+            add(
+                "start-carry",
+                "at set-up the robot carries nothing and has no momentum",
+                "robot",
+                "Quirky rulebook, Preparar 3",
+            )
     if state.outcome == "continue" and table_outcome(scn, t) == "won" and state.phase != "over":
-        add("already-won", "the objective is already complete on this table", "objective",
-            "Quirky rulebook, Fin del juego")
+        add(
+            "already-won",
+            "the objective is already complete on this table",
+            "objective",
+            "Quirky rulebook, Fin del juego",
+        )
     return problems

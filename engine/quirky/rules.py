@@ -53,8 +53,17 @@ class Table:
         # cached: the solver hashes tables millions of times
         h: int | None = self.__dict__.get("_hash")
         if h is None:
-            h = hash((self.pose.x, self.pose.y, self.pose.heading.name, self.tokens, self.held, self.bag,
-                      self.momentum.name if self.momentum else ""))
+            h = hash(
+                (
+                    self.pose.x,
+                    self.pose.y,
+                    self.pose.heading.name,
+                    self.tokens,
+                    self.held,
+                    self.bag,
+                    self.momentum.name if self.momentum else "",
+                )
+            )
             object.__setattr__(self, "_hash", h)
         return h
 
@@ -101,13 +110,11 @@ def objective_met(scn: Scenario, table: Table) -> bool:
     for kind in obj.collect:
         if any(t.kind == kind and not table.is_held(t.id) for t in table.tokens):
             return False
-    if obj.reach is not None:
-        if table.cell != obj.reach or (obj.facing is not None and table.pose.heading != obj.facing):
-            return False
-    for tid, cell in obj.deliver:
-        if table.token(tid).at != cell or table.is_held(tid):
-            return False
-    return True
+    if obj.reach is not None and (
+        table.cell != obj.reach or (obj.facing is not None and table.pose.heading != obj.facing)
+    ):
+        return False
+    return all(table.token(tid).at == cell and not table.is_held(tid) for tid, cell in obj.deliver)
 
 
 def objective_lost(scn: Scenario, table: Table) -> bool:
@@ -314,7 +321,10 @@ class _Run:
         spin = self.board.spins.get(self.cell)
         if spin:
             self.stopped = True
-            self.notes.append(f"spin space {self.cell} ends the move and turns the robot {'left' if spin == 'L' else 'right'}")
+            self.notes.append(
+                f"spin space {self.cell} ends the move and turns the robot "
+                + ("left" if spin == "L" else "right")
+            )
             self.turn(spin == "L")
             return False
         return True
@@ -461,7 +471,9 @@ class _Run:
                 self.notes.append("only a two-handed robot can swap hands")
 
 
-def resolve_card(scn: Scenario, table: Table, card: Card, index: int = 0, choice: str | None = None) -> CardTrace:
+def resolve_card(
+    scn: Scenario, table: Table, card: Card, index: int = 0, choice: str | None = None
+) -> CardTrace:
     """Resolve one card from ``table`` (raises :class:`NeedsChoice` if a pick-up must be chosen).
 
     Twirl's momentum (rulebook, "Momento de Twirl"): after a Forward 2 that did not collide a marker
@@ -492,11 +504,28 @@ def resolve_card(scn: Scenario, table: Table, card: Card, index: int = 0, choice
         except _End:
             pass
     except _Ignore:
-        return CardTrace(index, card, (), table, table, ignored=True,
-                         notes=("Rover would drop part of a token through a barrier: command ignored",))
+        return CardTrace(
+            index,
+            card,
+            (),
+            table,
+            table,
+            ignored=True,
+            notes=("Rover would drop part of a token through a barrier: command ignored",),
+        )
     after = run.table()
-    return CardTrace(index, card, tuple(run.motions), table, after, run.collided, run.stopped, False,
-                     run.outcome, tuple(run.notes))
+    return CardTrace(
+        index,
+        card,
+        tuple(run.motions),
+        table,
+        after,
+        run.collided,
+        run.stopped,
+        False,
+        run.outcome,
+        tuple(run.notes),
+    )
 
 
 def resolve_program(

@@ -119,7 +119,8 @@ class Scenario:
     def hand_size(self, players: int) -> int:
         if players not in self.hands:
             raise GameError(
-                f"scenario {self.id!r} is for {', '.join(map(str, sorted(self.hands)))} players, not {players!r}"
+                f"scenario {self.id!r} is for {', '.join(map(str, sorted(self.hands)))} players, "
+                f"not {players!r}"
             )
         return self.hands[players]
 
@@ -204,14 +205,18 @@ def parse_scenario(text: str, source: str = "scenario") -> Scenario:
         ) from None
     loc = _Locator(text)
 
-    def fail(msg: str, table: str, key: str | None = None, index: int = 0, needle: str | None = None) -> ScenarioError:
+    def fail(
+        msg: str, table: str, key: str | None = None, index: int = 0, needle: str | None = None
+    ) -> ScenarioError:
         if needle is not None and key is not None:
             line, col = loc.value_pos(table, key, needle, index)
         else:
             line, col = loc.find(table, key, index)
         return ScenarioError(msg, source, line, col)
 
-    def get(table: dict[str, Any], tname: str, key: str, typ: type | tuple[type, ...], default: Any = ...) -> Any:
+    def get(
+        table: dict[str, Any], tname: str, key: str, typ: type | tuple[type, ...], default: Any = ...
+    ) -> Any:
         if key not in table:
             if default is ...:
                 raise fail(f"missing key {key!r}" + (f" in [{tname}]" if tname else ""), tname)
@@ -222,12 +227,27 @@ def parse_scenario(text: str, source: str = "scenario") -> Scenario:
             raise fail(f"{key} must be {want}, got {value!r}", tname, key)
         return value
 
-    known_top = {"id", "title", "robot", "difficulty", "description", "board", "battery", "hands", "deck",
-                 "tokens", "objective", "rules"}
+    known_top = {
+        "id",
+        "title",
+        "robot",
+        "difficulty",
+        "description",
+        "board",
+        "battery",
+        "hands",
+        "deck",
+        "tokens",
+        "objective",
+        "rules",
+    }
     for key in doc:
         if key not in known_top:
-            raise fail(f"unknown key {key!r}", "", key) if not isinstance(doc[key], dict) else fail(
-                f"unknown table [{key}]", key)
+            raise (
+                fail(f"unknown key {key!r}", "", key)
+                if not isinstance(doc[key], dict)
+                else fail(f"unknown table [{key}]", key)
+            )
 
     sid = get(doc, "", "id", str)
     if not re.fullmatch(r"[a-z0-9][a-z0-9\-]*", sid):
@@ -262,14 +282,21 @@ def parse_scenario(text: str, source: str = "scenario") -> Scenario:
         raw_line = loc.lines[line_no - 1] if 0 < line_no <= len(loc.lines) else row
         indent = len(raw_line) - len(raw_line.lstrip())
         if len(row) != width:
-            raise ScenarioError(f"map row {r + 1} has {len(row)} spaces, the first row has {width}", source,
-                                line_no, indent + 1)
+            raise ScenarioError(
+                f"map row {r + 1} has {len(row)} spaces, the first row has {width}",
+                source,
+                line_no,
+                indent + 1,
+            )
         y = height - 1 - r
         for x, ch in enumerate(row):
             if ch not in MAP_CHARS:
                 raise ScenarioError(
                     f"unknown map character {ch!r} (expected one of {' '.join(MAP_CHARS)})",
-                    source, line_no, indent + x + 1)
+                    source,
+                    line_no,
+                    indent + x + 1,
+                )
             if ch == "#":
                 obstacles.add((x, y))
             elif ch in "LR":
@@ -287,17 +314,32 @@ def parse_scenario(text: str, source: str = "scenario") -> Scenario:
     for w in get(bt, "board", "walls", list, []):
         m = _WALL.match(w) if isinstance(w, str) else None
         if not m:
-            raise fail(f"wall must be 'x,y,SIDE' such as '2,3,E', got {w!r}", "board", "walls",
-                       needle=f'"{w}"' if isinstance(w, str) else None)
+            raise fail(
+                f"wall must be 'x,y,SIDE' such as '2,3,E', got {w!r}",
+                "board",
+                "walls",
+                needle=f'"{w}"' if isinstance(w, str) else None,
+            )
         a = (int(m.group(1)), int(m.group(2)))
         h = Heading[m.group(3).upper()]
         b = (a[0] + h.dx, a[1] + h.dy)
         if not (0 <= a[0] < width and 0 <= a[1] < height) or not (0 <= b[0] < width and 0 <= b[1] < height):
-            raise fail(f"wall {w!r} is not between two spaces of the {width}x{height} board (the edge is "
-                       "already a barrier)", "board", "walls", needle=f'"{w}"')
+            raise fail(
+                f"wall {w!r} is not between two spaces of the {width}x{height} board (the edge is "
+                "already a barrier)",
+                "board",
+                "walls",
+                needle=f'"{w}"',
+            )
         walls.add(frozenset((a, b)))
-    board = Board(width, height, frozenset(obstacles), frozenset(walls), dict(spins),
-                  Pose(start[0], start[1], Heading[facing_text]))
+    board = Board(
+        width,
+        height,
+        frozenset(obstacles),
+        frozenset(walls),
+        dict(spins),
+        Pose(start[0], start[1], Heading[facing_text]),
+    )
 
     # battery
     bat = get(doc, "", "battery", dict)
@@ -307,8 +349,11 @@ def parse_scenario(text: str, source: str = "scenario") -> Scenario:
     green = get(bat, "battery", "green", int, track)
     yellow = get(bat, "battery", "yellow", int, min(green, max(1, track // 2)))
     if not 1 <= yellow <= green <= track:
-        raise fail(f"need 1 <= yellow <= green <= track, got yellow={yellow!r} green={green!r} track={track!r}",
-                   "battery", "yellow" if yellow > green or yellow < 1 else "green")
+        raise fail(
+            f"need 1 <= yellow <= green <= track, got yellow={yellow!r} green={green!r} track={track!r}",
+            "battery",
+            "yellow" if yellow > green or yellow < 1 else "green",
+        )
 
     # tokens
     tokens: list[TokenSpec] = []
@@ -321,24 +366,36 @@ def parse_scenario(text: str, source: str = "scenario") -> Scenario:
         if tid is None:
             raise fail("token without an id", "tokens", None, i)
         if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_\-]*", tid) or tid == "robot":
-            raise ScenarioError(f"token id {tid!r} must be a name such as 'vase' (and not 'robot')", source,
-                                *loc.find("tokens", "id", i))
+            raise ScenarioError(
+                f"token id {tid!r} must be a name such as 'vase' (and not 'robot')",
+                source,
+                *loc.find("tokens", "id", i),
+            )
         if tid in ids:
             raise ScenarioError(f"duplicate token id {tid!r}", source, *loc.find("tokens", "id", i))
         ids.add(tid)
         kind = t.get("kind", tid)
         if not isinstance(kind, str):
-            raise ScenarioError(f"token kind must be a string, got {kind!r}", source, *loc.find("tokens", "kind", i))
+            raise ScenarioError(
+                f"token kind must be a string, got {kind!r}", source, *loc.find("tokens", "kind", i)
+            )
         at = _cell(t.get("at"))
         if at is None or not board.on_board(at):
-            raise ScenarioError(f"token {tid!r} must be at [x, y] on the {width}x{height} board, got "
-                                f"{t.get('at')!r}", source, *loc.find("tokens", "at", i))
+            raise ScenarioError(
+                f"token {tid!r} must be at [x, y] on the {width}x{height} board, got {t.get('at')!r}",
+                source,
+                *loc.find("tokens", "at", i),
+            )
         long = t.get("long", False)
         if not isinstance(long, bool):
-            raise ScenarioError(f"long must be true or false, got {long!r}", source, *loc.find("tokens", "long", i))
+            raise ScenarioError(
+                f"long must be true or false, got {long!r}", source, *loc.find("tokens", "long", i)
+            )
         fixed = t.get("fixed", False)
         if not isinstance(fixed, bool):
-            raise ScenarioError(f"fixed must be true or false, got {fixed!r}", source, *loc.find("tokens", "fixed", i))
+            raise ScenarioError(
+                f"fixed must be true or false, got {fixed!r}", source, *loc.find("tokens", "fixed", i)
+            )
         for key in t:
             if key not in {"id", "kind", "at", "long", "fixed"}:
                 raise ScenarioError(f"unknown key {key!r} in [[tokens]]", source, *loc.find("tokens", key, i))
@@ -351,7 +408,7 @@ def parse_scenario(text: str, source: str = "scenario") -> Scenario:
         hands = {}
         for k, v in ht.items():
             if not k.isdigit() or not 2 <= int(k) <= 4:
-                raise fail(f"hands keys are player counts \"2\"..\"4\", got {k!r}", "hands", k)
+                raise fail(f'hands keys are player counts "2".."4", got {k!r}', "hands", k)
             if not isinstance(v, int) or isinstance(v, bool) or not 1 <= v <= 15:
                 raise fail(f"hand size for {k} players must be 1..15, got {v!r}", "hands", k)
             hands[int(k)] = v
@@ -378,30 +435,48 @@ def parse_scenario(text: str, source: str = "scenario") -> Scenario:
                     deck[card] += n
                 else:
                     if deck[card] < n:
-                        raise fail(f"cannot remove {n} {code!r}: the deck has {deck[card]}", "deck", what,
-                                   needle=code)
+                        raise fail(
+                            f"cannot remove {n} {code!r}: the deck has {deck[card]}",
+                            "deck",
+                            what,
+                            needle=code,
+                        )
                     deck[card] -= n
         fl = get(dt, "deck", "first", list, [])
         for code in fl:
             if not isinstance(code, str) or not any(c.code == code for c in deck if deck[c] > 0):
-                raise fail(f"'first' names {code!r}, which is not a card code in this deck", "deck", "first",
-                           needle=str(code))
+                raise fail(
+                    f"'first' names {code!r}, which is not a card code in this deck",
+                    "deck",
+                    "first",
+                    needle=str(code),
+                )
         first = frozenset(fl)
     deck = +deck
     for card in deck:
         if card.code == "MT":
             for name in (card.token, card.target):
                 if name not in ids and name != "robot":
-                    raise fail(f"card {str(card)!r} names {name!r}, which is not a token of this scenario",
-                               "deck", "add", needle=str(card))
+                    raise fail(
+                        f"card {str(card)!r} names {name!r}, which is not a token of this scenario",
+                        "deck",
+                        "add",
+                        needle=str(card),
+                    )
     total = sum(deck.values())
     for n, size in hands.items():
         if n * size > total:
-            raise fail(f"{n} players with {size} cards each need {n * size} cards, the deck has {total}",
-                       "hands", str(n))
+            raise fail(
+                f"{n} players with {size} cards each need {n * size} cards, the deck has {total}",
+                "hands",
+                str(n),
+            )
         if n * size < 5:
-            raise fail(f"{n} players with {size} cards each cannot program the 5 cards a round needs",
-                       "hands", str(n))
+            raise fail(
+                f"{n} players with {size} cards each cannot program the 5 cards a round needs",
+                "hands",
+                str(n),
+            )
 
     # rules
     vacuum: tuple[str, ...] = ("dust",)
@@ -424,17 +499,27 @@ def parse_scenario(text: str, source: str = "scenario") -> Scenario:
     collect = get(ot, "objective", "collect", list, [])
     for k in collect:
         if k not in kinds:
-            raise fail(f"collect names {k!r}, which is not a token kind of this scenario", "objective", "collect",
-                       needle=str(k))
+            raise fail(
+                f"collect names {k!r}, which is not a token kind of this scenario",
+                "objective",
+                "collect",
+                needle=str(k),
+            )
         if robot == "gizmo" and k not in vacuum:
-            raise fail(f"gizmo cannot collect {k!r}: not a vacuum kind", "objective", "collect", needle=str(k))
+            raise fail(
+                f"gizmo cannot collect {k!r}: not a vacuum kind", "objective", "collect", needle=str(k)
+            )
         if robot != "gizmo" and SLOTS[robot] < sum(1 for t in tokens if t.kind == k):
-            raise fail(f"{robot} cannot carry every {k!r} token at once", "objective", "collect", needle=str(k))
+            raise fail(
+                f"{robot} cannot carry every {k!r} token at once", "objective", "collect", needle=str(k)
+            )
     reach = None
     if "reach" in ot:
         reach = _cell(ot["reach"])
         if reach is None or not board.on_board(reach) or reach in board.obstacles:
-            raise fail(f"reach must be a free space [x, y] on the board, got {ot['reach']!r}", "objective", "reach")
+            raise fail(
+                f"reach must be a free space [x, y] on the board, got {ot['reach']!r}", "objective", "reach"
+            )
     facing = None
     if "facing" in ot:
         f = ot["facing"]
@@ -445,28 +530,57 @@ def parse_scenario(text: str, source: str = "scenario") -> Scenario:
     for tid, cell in get(ot, "objective", "deliver", dict, {}).items():
         c = _cell(cell)
         if tid not in ids:
-            raise fail(f"deliver names {tid!r}, which is not a token id of this scenario", "objective", "deliver",
-                       needle=tid)
+            raise fail(
+                f"deliver names {tid!r}, which is not a token id of this scenario",
+                "objective",
+                "deliver",
+                needle=tid,
+            )
         if c is None or not board.on_board(c) or c in board.obstacles:
-            raise fail(f"deliver target for {tid!r} must be a free space [x, y], got {cell!r}", "objective",
-                       "deliver", needle=tid)
+            raise fail(
+                f"deliver target for {tid!r} must be a free space [x, y], got {cell!r}",
+                "objective",
+                "deliver",
+                needle=tid,
+            )
         deliver.append((tid, c))
     if deliver and SLOTS[robot] == 0 and not any(c.code == "MT" for c in deck):
         raise fail(f"{robot} cannot carry tokens and the deck has no Move Token card", "objective", "deliver")
     intact = get(ot, "objective", "intact", list, [])
     for k in intact:
         if k not in kinds:
-            raise fail(f"intact names {k!r}, which is not a token kind of this scenario", "objective", "intact",
-                       needle=str(k))
+            raise fail(
+                f"intact names {k!r}, which is not a token kind of this scenario",
+                "objective",
+                "intact",
+                needle=str(k),
+            )
     if not (collect or reach or deliver):
         raise fail("the objective needs at least one of collect, reach, deliver", "objective")
-    objective = Objective(get(ot, "objective", "text", str, ""), tuple(collect), reach, facing,
-                          tuple(deliver), tuple(intact))
-    if board.start in () or (start in board.obstacles):
+    objective = Objective(
+        get(ot, "objective", "text", str, ""), tuple(collect), reach, facing, tuple(deliver), tuple(intact)
+    )
+    if start in board.obstacles:  # pragma: no cover - the map cannot hold both Q and # on one space
         raise fail("the Q space is an obstacle", "board", "map")
 
-    return Scenario(sid, title, robot, difficulty, description, board, tuple(tokens), track, yellow, green,
-                    hands, dict(deck), first, vacuum, objective, source)
+    return Scenario(
+        sid,
+        title,
+        robot,
+        difficulty,
+        description,
+        board,
+        tuple(tokens),
+        track,
+        yellow,
+        green,
+        hands,
+        dict(deck),
+        first,
+        vacuum,
+        objective,
+        source,
+    )
 
 
 # --------------------------------------------------------------------------- shipped scenarios

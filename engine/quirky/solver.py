@@ -63,7 +63,9 @@ class Solution:
             "optimal": self.optimal,
             "states": self.states,
             "max_program": self.max_program,
-            "definition": "a shuffle of the scenario's deck exists for which the players win in this many rounds",
+            "definition": (
+                "a shuffle of the scenario's deck exists for which the players win in this many rounds"
+            ),
         }
 
 
@@ -146,8 +148,8 @@ def _search(
                         continue
                     lc = min(depth, kmin) + (0 if quirk[i] and not opened else 100)
                     if limited:
-                        b2 = budget[:i] + (budget[i] - 1,) + budget[i + 1 :]
-                        u2 = used[:i] + (used[i] + 1,) + used[i + 1 :]
+                        b2 = (*budget[:i], budget[i] - 1, *budget[i + 1 :])
+                        u2 = (*used[:i], used[i] + 1, *used[i + 1 :])
                         score = b2 + tuple(-x for x in u2)
                     else:
                         b2, u2, score = budget, used, ()
@@ -180,7 +182,11 @@ def _search(
                 break
             layer = nxt
 
-        def steps_to(node: Node) -> tuple[Start, list[Step]]:
+        def steps_to(
+            node: Node,
+            parent: dict[Node, tuple[Node | None, Step | None]] = parent,
+            frontier: list[Start] = frontier,
+        ) -> tuple[Start, list[Step]]:
             out: list[Step] = []
             cur: Node | None = node
             while cur is not None:
@@ -207,7 +213,9 @@ def _search(
             t_end, used = node[0], node[3]
             budget = tuple(c - u for c, u in zip(counts, used, strict=True))
             fronts = seen_starts.setdefault(t_end, [])
-            if len(fronts) >= keep or any(all(a >= b for a, b in zip(f, budget, strict=True)) for f in fronts):
+            if len(fronts) >= keep or any(
+                all(a >= b for a, b in zip(f, budget, strict=True)) for f in fronts
+            ):
                 continue
             fronts.append(budget)
             rs2: Start = (t_end, budget)
@@ -239,8 +247,9 @@ def solve(
     sol = Solution(scn.id, players, False, None, battery=scn.battery, max_program=kmax)
     rounds, plan, s2 = _search(scn, resolve, kmin, kmax, True, keep, progress)
     # lower bound: the over-approximation need only look at the rounds before the plan's last
-    lower, _, s1 = _search(scn, resolve, kmin, players * hand, False, 1, None,
-                           (rounds - 1) if rounds is not None else None)
+    lower, _, s1 = _search(
+        scn, resolve, kmin, players * hand, False, 1, None, (rounds - 1) if rounds is not None else None
+    )
     sol.states = s1 + s2
     if rounds is None:
         sol.lower_bound = lower
@@ -285,7 +294,9 @@ def _assign(hands: Sequence[Sequence[Card]], cards: Sequence[Card], players: int
     return seats if rec(0) else None
 
 
-def _orders(scn: Scenario, plan: list[list[Step]], tries: int, seed: int) -> Iterator[Callable[[QuirkyState, int], Card]]:
+def _orders(
+    scn: Scenario, plan: list[list[Step]], tries: int, seed: int
+) -> Iterator[Callable[[QuirkyState, int], Card]]:
     """Chance choosers: first the greedy one (cards needed soonest go first), then randomized ones."""
 
     def need_order(round_no: int) -> list[Card]:
@@ -313,7 +324,9 @@ def _orders(scn: Scenario, plan: list[list[Step]], tries: int, seed: int) -> Ite
         yield noisy
 
 
-def realize(scn: Scenario, players: int, plan: list[list[Step]], tries: int = 200, seed: int = 0) -> list[str] | None:
+def realize(
+    scn: Scenario, players: int, plan: list[list[Step]], tries: int = 200, seed: int = 0
+) -> list[str] | None:
     """Replay ``plan`` through :class:`QuirkyState` with chosen shuffles; the move/event log if it wins."""
     for chooser in _orders(scn, plan, tries, seed):
         log = _try_realize(scn, players, plan, chooser)

@@ -12,7 +12,7 @@ def scenario(
     facing: str = "N",
     walls: str = "",
     tokens: str = "",
-    objective: str = 'reach = [0, 0]',
+    objective: str = "reach = [0, 0]",
     extra: str = "",
 ) -> Scenario:
     rows = "\n".join(r.strip() for r in board.strip().splitlines())
@@ -43,7 +43,9 @@ def motions(scn: Scenario, program: str, table: Table | None = None) -> list[str
     return [str(m) for m in res.motions]
 
 
-def card(scn: Scenario, code: str, table: Table | None = None, choice: str | None = None) -> tuple[list[str], Table]:
+def card(
+    scn: Scenario, code: str, table: Table | None = None, choice: str | None = None
+) -> tuple[list[str], Table]:
     tr = resolve_card(scn, table or Table.initial(scn), Card.parse(code), choice=choice)
     return [str(m) for m in tr.motions], tr.after
 

@@ -22,7 +22,23 @@ FAR = "reach = [0, 4]"
 
 
 def test_card_parse_round_trip_and_repr() -> None:
-    for text in ["F1", "F2", "F3", "B1", "RL", "RR", "U", "J2", "J3", "MN", "RN", "PK", "DR", "SW", "MT:cat>robot"]:
+    for text in [
+        "F1",
+        "F2",
+        "F3",
+        "B1",
+        "RL",
+        "RR",
+        "U",
+        "J2",
+        "J3",
+        "MN",
+        "RN",
+        "PK",
+        "DR",
+        "SW",
+        "MT:cat>robot",
+    ]:
         c = Card.parse(text)
         assert str(c) == text
         assert eval(repr(c)) == c
@@ -137,24 +153,35 @@ def test_move_token_moves_one_space_toward_the_target() -> None:
 def test_move_token_respects_walls_and_obstacles() -> None:
     tokens = '[[tokens]]\nid = "cat"\nat = [0, 4]\n'
     # wall south of the cat: it goes east instead (the other axis that brings it closer)
-    scn = scenario(OPEN, walls='"0,4,S"', tokens=tokens, objective=FAR,
-                   extra='[deck]\nadd = { "MT:cat>robot" = 1 }')
+    scn = scenario(
+        OPEN, walls='"0,4,S"', tokens=tokens, objective=FAR, extra='[deck]\nadd = { "MT:cat>robot" = 1 }'
+    )
     assert card(scn, "MT:cat>robot")[1].token("cat").at == (1, 4)
     # boxed in by obstacle and wall: no move
-    scn = scenario("..#..\n.....\n.....\n.....\n..Q..".replace("..#..", ".#..."), walls='"0,4,S"', tokens=tokens,
-                   objective=FAR, extra='[deck]\nadd = { "MT:cat>robot" = 1 }')
+    scn = scenario(
+        "..#..\n.....\n.....\n.....\n..Q..".replace("..#..", ".#..."),
+        walls='"0,4,S"',
+        tokens=tokens,
+        objective=FAR,
+        extra='[deck]\nadd = { "MT:cat>robot" = 1 }',
+    )
     assert card(scn, "MT:cat>robot")[1].token("cat").at == (0, 4)
 
 
 def test_move_token_ignored_when_held_and_toward_holder_when_target_held() -> None:
     tokens = '[[tokens]]\nid = "bone"\nat = [2, 1]\n[[tokens]]\nid = "ball"\nat = [4, 4]\n'
-    scn = scenario(OPEN, robot="rover", tokens=tokens, objective=FAR,
-                   extra='[deck]\nadd = { "MT:bone>ball" = 1, "MT:ball>bone" = 1, PK = 1 }')
+    scn = scenario(
+        OPEN,
+        robot="rover",
+        tokens=tokens,
+        objective=FAR,
+        extra='[deck]\nadd = { "MT:bone>ball" = 1, "MT:ball>bone" = 1, PK = 1 }',
+    )
     _, t = card(scn, "F1")
     _, t = card(scn, "PK", t)  # rover now holds the bone at (2,1)
     assert t.held == ("bone",)
     got, t2 = card(scn, "MT:bone>ball", t)
-    assert t2 == t  # held token: ignored
+    assert got == [] and t2 == t  # held token: ignored
     # target held: the ball moves toward the space the holder (rover at 2,1) stands on
     _, t3 = card(scn, "MT:ball>bone", t)
     assert t3.token("ball").at == (4, 3)  # dx=-2, dy=-3: south first

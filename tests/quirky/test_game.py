@@ -14,6 +14,7 @@ from engine.quirky import (
     Card,
     Go,
     Play,
+    QuirkyMove,
     QuirkyState,
     builtin_scenario,
     builtin_scenarios,
@@ -39,8 +40,28 @@ def deal_in_order(state: QuirkyState, order: list[str]) -> QuirkyState:
     return state
 
 
-BASIC_ORDER = ["F1", "F2", "RL", "F1", "F2", "RL", "F1", "F2", "RL", "F1", "F3", "RR", "F1", "F3", "RR", "B1", "U",
-               "RR", "U", "B1"]
+BASIC_ORDER = [
+    "F1",
+    "F2",
+    "RL",
+    "F1",
+    "F2",
+    "RL",
+    "F1",
+    "F2",
+    "RL",
+    "F1",
+    "F3",
+    "RR",
+    "F1",
+    "F3",
+    "RR",
+    "B1",
+    "U",
+    "RR",
+    "U",
+    "B1",
+]
 
 
 def test_setup_is_a_chance_node_with_exact_probabilities() -> None:
@@ -68,7 +89,8 @@ def play_all(s: QuirkyState, plays: list[str]) -> QuirkyState:
 
 
 def test_dealing_clarification_starts_with_fewest_cards_and_skips_full_hands() -> None:
-    """Rulebook, "Repartir cartas": start with a player holding the fewest cards, clockwise, skip full hands."""
+    """Rulebook, "Repartir cartas": start with a player holding the fewest cards, clockwise, skip full
+    hands."""
     s = deal_in_order(new_state(BOXED, 3), BASIC_ORDER)
     # hands: p1 F1 F1 F1 F1 F1 B1, p2 F2 F2 F2 F3 F3 U, p3 RL RL RL RR RR RR; deck U B1
     s = play_all(s, ["p1:F1", "p1:F1", "p1:F1", "p2:F2", "p3:RL", "go"])
@@ -150,8 +172,11 @@ def test_battery_runs_down_one_per_round_and_zero_loses() -> None:
 
 
 def test_objective_wins_immediately_in_the_middle_of_the_queue() -> None:
-    scn = scenario("...\n...\nQ..", tokens='[[tokens]]\nid = "d"\nkind = "dust"\nat = [0, 1]\n',
-                   objective='collect = ["dust"]')
+    scn = scenario(
+        "...\n...\nQ..",
+        tokens='[[tokens]]\nid = "d"\nkind = "dust"\nat = [0, 1]\n',
+        objective='collect = ["dust"]',
+    )
     s = deal_in_order(new_state(scn, 3), BASIC_ORDER)
     s = play_all(s, ["p1:F1", "p2:F2", "p3:RL", "p1:F1", "p2:F2", "go"])
     assert s.is_terminal() and s.outcome == "won"
@@ -162,21 +187,29 @@ def test_objective_wins_immediately_in_the_middle_of_the_queue() -> None:
 
 def test_achievement_section_follows_the_battery() -> None:
     scn = builtin_scenario("dust-bunnies")
-    assert [scn.section(b) for b in range(scn.battery, 0, -1)] == ["green", "green", "yellow", "yellow", "red",
-                                                                    "red"][: scn.battery]
+    assert [scn.section(b) for b in range(scn.battery, 0, -1)] == [
+        "green",
+        "green",
+        "yellow",
+        "yellow",
+        "red",
+        "red",
+    ][: scn.battery]
 
 
 def test_recorded_game_replays_exactly() -> None:
     rng = random.Random(7)
     s = new_state(builtin_scenario("fetch"), 2)
-    log: list[object] = []
+    log: list[QuirkyMove | ChanceEvent] = []
     while not s.is_terminal():
-        mv = s.sample_chance(rng) if s.is_chance_node() else rng.choice(list(s.legal_moves()))
+        mv: QuirkyMove | ChanceEvent = (
+            s.sample_chance(rng) if s.is_chance_node() else rng.choice(list(s.legal_moves()))
+        )
         log.append(mv)
-        s = s.apply(mv)  # type: ignore[arg-type]
+        s = s.apply(mv)
     r = new_state(builtin_scenario("fetch"), 2)
-    for mv in log:
-        r = r.apply(mv)  # type: ignore[arg-type]
+    for step in log:
+        r = r.apply(step)
     assert r.to_json() == s.to_json()
 
 
@@ -194,8 +227,13 @@ def test_random_playouts_keep_invariants(sid: str) -> None:
             else:
                 s = s.apply(rng.choice(list(s.legal_moves())))
             steps += 1
-            cards = Counter([c for h in s.hands for c in h] + list(s.deck) + [c for _, c in s.queue]
-                            + list(s.pool) + list(s.placed))
+            cards = Counter(
+                [c for h in s.hands for c in h]
+                + list(s.deck)
+                + [c for _, c in s.queue]
+                + list(s.pool)
+                + list(s.placed)
+            )
             assert cards == Counter(scn.deck)
             assert all(len(h) <= scn.hands[players] for h in s.hands)
             assert s.battery <= battery
@@ -251,9 +289,21 @@ def test_validate_state_finds_set_up_mistakes() -> None:
     assert "momentum" in codes(bad)
 
 
-@pytest.mark.parametrize("doc", [[], {"game": "ctrl"}, {"game": "quirky", "scenario": "nope"},
-                                 {"game": "quirky", "scenario": "fetch", "players": 3, "battery": 6,
-                                  "robot": {"at": [0], "facing": "N"}}])
+@pytest.mark.parametrize(
+    "doc",
+    [
+        [],
+        {"game": "ctrl"},
+        {"game": "quirky", "scenario": "nope"},
+        {
+            "game": "quirky",
+            "scenario": "fetch",
+            "players": 3,
+            "battery": 6,
+            "robot": {"at": [0], "facing": "N"},
+        },
+    ],
+)
 def test_validate_state_raises_only_for_unreadable_documents(doc: object) -> None:
     with pytest.raises(InvalidStateError):
         validate_state(doc)

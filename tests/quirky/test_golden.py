@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -14,7 +15,7 @@ GOLDEN = json.loads((Path(__file__).parent / "golden" / "traces.json").read_text
 
 
 @pytest.mark.parametrize("case", GOLDEN, ids=[f"{c['scenario']}:{c['program']}" for c in GOLDEN])
-def test_golden_trace(case: dict[str, str]) -> None:
+def test_golden_trace(case: dict[str, Any]) -> None:
     scn = builtin_scenario(case["scenario"])
     res = resolve_program(scn, Table.initial(scn), parse_program(case["program"]))
     assert [str(m) for m in res.motions] == case["motions"]

@@ -92,7 +92,10 @@ def test_twirl_momentum_persists_into_the_next_round() -> None:
 
 
 def test_gizmo_vacuums_dust_on_every_space_it_enters() -> None:
-    tokens = '[[tokens]]\nid = "d1"\nkind = "dust"\nat = [0, 1]\n[[tokens]]\nid = "d2"\nkind = "dust"\nat = [0, 2]\n'
+    tokens = (
+        '[[tokens]]\nid = "d1"\nkind = "dust"\nat = [0, 1]\n'
+        '[[tokens]]\nid = "d2"\nkind = "dust"\nat = [0, 2]\n'
+    )
     scn = scenario("...\n...\nQ..", tokens=tokens, objective='collect = ["dust"]')
     res = resolve_program(scn, Table.initial(scn), parse_program("F2 RR F1"))
     assert [str(x) for x in res.motions] == m("F>0,1,N P:d1>0,1,N F>0,2,N P:d2>0,2,N")
@@ -101,8 +104,10 @@ def test_gizmo_vacuums_dust_on_every_space_it_enters() -> None:
 
 
 def test_gizmo_does_not_vacuum_other_kinds_and_jumps_over_dust() -> None:
-    tokens = ('[[tokens]]\nid = "d1"\nkind = "dust"\nat = [0, 1]\n[[tokens]]\nid = "sock"\nat = [0, 2]\n'
-              '[[tokens]]\nid = "d2"\nkind = "dust"\nat = [2, 2]\n')
+    tokens = (
+        '[[tokens]]\nid = "d1"\nkind = "dust"\nat = [0, 1]\n[[tokens]]\nid = "sock"\nat = [0, 2]\n'
+        '[[tokens]]\nid = "d2"\nkind = "dust"\nat = [2, 2]\n'
+    )
     scn = scenario("...\n...\nQ..", tokens=tokens, objective='collect = ["dust"]')
     got, after = card(scn, "J2")
     assert got == m("J:2>0,2,N")
@@ -139,8 +144,13 @@ def test_breaking_an_intact_item_loses_immediately() -> None:
 
 def test_rover_pick_up_and_drop() -> None:
     tokens = '[[tokens]]\nid = "ball"\nat = [0, 1]\n'
-    scn = scenario("...\n...\nQ..", robot="rover", tokens=tokens, objective='deliver = { ball = [0, 2] }',
-                   extra="[deck]\nadd = { PK = 1, DR = 1 }")
+    scn = scenario(
+        "...\n...\nQ..",
+        robot="rover",
+        tokens=tokens,
+        objective="deliver = { ball = [0, 2] }",
+        extra="[deck]\nadd = { PK = 1, DR = 1 }",
+    )
     res = resolve_program(scn, Table.initial(scn), parse_program("F1 PK F1 DR"))
     assert [str(x) for x in res.motions] == m("F>0,1,N P:ball>0,1,N F>0,2,N D:ball>0,2,N")
     assert res.outcome == "won"
@@ -149,8 +159,14 @@ def test_rover_pick_up_and_drop() -> None:
 def test_rover_ignores_a_command_that_would_drop_a_long_token_through_a_barrier() -> None:
     """Rulebook, "Dejar caer tokens a través de barreras": the plank overhangs the space behind Rover."""
     tokens = '[[tokens]]\nid = "plank"\nat = [1, 1]\nlong = true\n'
-    scn = scenario("...\n...\n.Q.", robot="rover", facing="N", tokens=tokens, objective=FAR,
-                   extra="[deck]\nadd = { PK = 1 }")
+    scn = scenario(
+        "...\n...\n.Q.",
+        robot="rover",
+        facing="N",
+        tokens=tokens,
+        objective=FAR,
+        extra="[deck]\nadd = { PK = 1 }",
+    )
     _, t = card(scn, "F1")
     _, t = card(scn, "PK", t)  # Rover on (1,1) facing N: the plank's tail is on (1,0)
     assert t.held == ("plank",)
@@ -161,16 +177,29 @@ def test_rover_ignores_a_command_that_would_drop_a_long_token_through_a_barrier(
     tr = resolve_card(scn, t, Card("RL"))
     assert not tr.ignored and tr.after.pose.heading is Heading.W
     # the same turn with a wall between (1,1) and (2,1): the tail would hang across it: ignored
-    scn2 = scenario("...\n...\n.Q.", robot="rover", facing="N", tokens=tokens, objective=FAR,
-                    walls='"1,1,E"', extra="[deck]\nadd = { PK = 1 }")
+    scn2 = scenario(
+        "...\n...\n.Q.",
+        robot="rover",
+        facing="N",
+        tokens=tokens,
+        objective=FAR,
+        walls='"1,1,E"',
+        extra="[deck]\nadd = { PK = 1 }",
+    )
     tr = resolve_card(scn2, t, Card("RL"))
     assert tr.ignored
 
 
 def test_rover_ignored_card_resolves_nothing_even_partly() -> None:
     tokens = '[[tokens]]\nid = "plank"\nat = [1, 1]\nlong = true\n'
-    scn = scenario("...\n...\n.Q.", robot="rover", facing="N", tokens=tokens, objective=FAR,
-                   extra="[deck]\nadd = { PK = 1 }")
+    scn = scenario(
+        "...\n...\n.Q.",
+        robot="rover",
+        facing="N",
+        tokens=tokens,
+        objective=FAR,
+        extra="[deck]\nadd = { PK = 1 }",
+    )
     _, t = card(scn, "F1")
     _, t = card(scn, "PK", t)
     _, t = card(scn, "F1", t)  # Rover (1,2) tail (1,1)
@@ -183,10 +212,17 @@ def test_rover_ignored_card_resolves_nothing_even_partly() -> None:
 
 def test_penny_choice_among_shared_tokens_and_swap() -> None:
     """Rulebook, "Tokens para compartir espacios": the players choose any token, even one underneath."""
-    tokens = ('[[tokens]]\nid = "cup"\nat = [0, 1]\n[[tokens]]\nid = "book"\nat = [0, 1]\n'
-              '[[tokens]]\nid = "rug"\nat = [0, 1]\nfixed = true\n')
-    scn = scenario("...\n...\nQ..", robot="penny", tokens=tokens, objective='deliver = { cup = [0, 2] }',
-                   extra="[deck]\nadd = { PK = 2, DR = 2, SW = 1 }")
+    tokens = (
+        '[[tokens]]\nid = "cup"\nat = [0, 1]\n[[tokens]]\nid = "book"\nat = [0, 1]\n'
+        '[[tokens]]\nid = "rug"\nat = [0, 1]\nfixed = true\n'
+    )
+    scn = scenario(
+        "...\n...\nQ..",
+        robot="penny",
+        tokens=tokens,
+        objective="deliver = { cup = [0, 2] }",
+        extra="[deck]\nadd = { PK = 2, DR = 2, SW = 1 }",
+    )
     _, t = card(scn, "F1")
     with pytest.raises(NeedsChoice) as need:
         resolve_card(scn, t, Card("PK"))
@@ -208,8 +244,9 @@ def test_penny_choice_among_shared_tokens_and_swap() -> None:
 
 def test_resolve_program_default_choice_is_topmost_and_choices_override() -> None:
     tokens = '[[tokens]]\nid = "cup"\nat = [0, 1]\n[[tokens]]\nid = "book"\nat = [0, 1]\n'
-    scn = scenario("...\n...\nQ..", robot="penny", tokens=tokens, objective=FAR,
-                   extra="[deck]\nadd = { PK = 2 }")
+    scn = scenario(
+        "...\n...\nQ..", robot="penny", tokens=tokens, objective=FAR, extra="[deck]\nadd = { PK = 2 }"
+    )
     prog = parse_program("F1 PK")
     assert resolve_program(scn, Table.initial(scn), prog).final.held == ("book", "")
     assert resolve_program(scn, Table.initial(scn), prog, {1: "cup"}).final.held == ("cup", "")

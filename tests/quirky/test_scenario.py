@@ -54,7 +54,7 @@ def test_good_scenario_parses() -> None:
 
 
 def test_toml_syntax_error_has_line_and_column() -> None:
-    e = err(GOOD.replace('track = 4', 'track = = 4'))
+    e = err(GOOD.replace("track = 4", "track = = 4"))
     assert (e.line, e.column) == (14, 9)
     assert "mini.toml, line 14, column 9" in str(e)
 
@@ -74,7 +74,7 @@ def test_toml_syntax_error_has_line_and_column() -> None:
         ("PK = 1, DR = 1", "PK = 1, ZZ = 1", 19, 17, "unknown card 'ZZ'"),
         ("ball = [0, 1]", "bal = [0, 1]", 26, 13, "deliver names 'bal'"),
         ("[objective]", "[objective]\ncolour = 1", 26, 1, "unknown key 'colour'"),
-        ('title = "Mini"', 'title = 3', 2, 1, "title must be str"),
+        ('title = "Mini"', "title = 3", 2, 1, "title must be str"),
         ('id = "mini"', 'id = "Mini Map"', 1, 1, "id must be lower-case"),
     ],
 )

@@ -50,8 +50,11 @@ def test_multi_round_plan_when_hands_are_small() -> None:
 
 
 def test_unwinnable_scenario_is_proved_so() -> None:
-    boxed = scenario(".....\n.###.\n.#.#.\n.###.\nQ....", tokens='[[tokens]]\nid = "d"\nkind = "dust"\nat = [2, 2]\n',
-                     objective='collect = ["dust"]')
+    boxed = scenario(
+        ".....\n.###.\n.#.#.\n.###.\nQ....",
+        tokens='[[tokens]]\nid = "d"\nkind = "dust"\nat = [2, 2]\n',
+        objective='collect = ["dust"]',
+    )
     sol = solve(boxed, players=3)
     assert not sol.winnable and sol.rounds is None and sol.lower_bound is None
     assert sol.to_json()["winnable"] is False

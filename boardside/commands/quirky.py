@@ -37,7 +37,7 @@ from engine.quirky import (
     shuffled,
     validate_state,
 )
-from engine.quirky.solver import solve
+from engine.quirky.solver import hint, solve
 
 NAME = "quirky"
 app = typer.Typer(
@@ -206,7 +206,13 @@ def solve_cmd(
     _check_players(scn, players)
     if max_program < 0:
         raise BoardsideInputError(f"--max-program must be >= 0, got {max_program!r}")
-    sol = solve(scn, players, max_program=max_program or None)
+    if json_out:
+        sol = solve(scn, players, max_program=max_program or None)
+    else:
+        from rich.console import Console
+
+        with Console(stderr=True).status(f"solving {scn.id} ..."):
+            sol = solve(scn, players, max_program=max_program or None)
     if json_out:
         emit_json(sol.to_json())
         return
@@ -221,6 +227,26 @@ def solve_cmd(
     )
     for i, r in enumerate(sol.to_json()["plan"], start=1):
         typer.echo(f"  round {i}: {' '.join(r)}")
+
+
+@app.command("hint")
+def hint_cmd(
+    state_file: Path = typer.Argument(..., metavar="STATE.json", help="a game state in the Program phase"),
+    json_out: bool = typer.Option(False, "--json", help="machine-readable output"),
+) -> None:
+    """Suggest this round's queue from a state document (it sees every hand: a teaching aid)."""
+    doc = read_json(state_file, "state file")
+    state = QuirkyState.from_json(doc)
+    sol = hint(state)
+    if json_out:
+        emit_json(sol.to_json() | {"queue": sol.to_json()["plan"][0] if sol.plan else []})
+        return
+    if not sol.winnable:
+        typer.echo("no win found from here before the battery runs out")
+        raise typer.Exit(1)
+    plan = sol.to_json()["plan"]
+    typer.echo(f"this round: {' '.join(plan[0])}")
+    typer.echo(f"wins in {sol.rounds} round(s) from here ({sol.section} battery)")
 
 
 @app.command("new")

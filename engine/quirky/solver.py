@@ -91,6 +91,17 @@ class _Resolver:
         return out
 
 
+@dataclass(frozen=True)
+class _FirstRound:
+    """A search that starts mid-game (``hint``): this round's table, cards in hand, queue rules."""
+
+    table: Table
+    budget: Counter[Card]
+    min_cards: int
+    max_cards: int
+    opened: bool = False
+
+
 def _search(
     scn: Scenario,
     resolve: _Resolver,
@@ -100,6 +111,7 @@ def _search(
     keep: int,
     progress: Callable[[int, int], None] | None,
     max_rounds: int | None = None,
+    first_round: _FirstRound | None = None,
 ) -> tuple[int | None, list[list[Step]], int]:
     """Breadth-first over rounds; inside a round breadth-first over cards.
 
@@ -113,11 +125,14 @@ def _search(
     n = len(kinds)
     counts = tuple(scn.deck[k] for k in kinds) if limited else (kmax,) * n
     zero = (0,) * n
-    start = Table.initial(scn)
+    start = first_round.table if first_round else Table.initial(scn)
     # a round start: the table and the budget (cards not used by the previous round)
     Start = tuple[Table, tuple[int, ...]]
-    first: Start = (start, counts)
-    seen_starts: dict[Table, list[tuple[int, ...]]] = {start: [counts]}
+    budget0 = counts
+    if first_round is not None and limited:
+        budget0 = tuple(first_round.budget.get(k, 0) for k in kinds)
+    first: Start = (start, budget0)
+    seen_starts: dict[Table, list[tuple[int, ...]]] = {start: [budget0]}
     frontier: list[Start] = [first]
     round_parent: dict[Start, tuple[Start | None, list[Step]]] = {first: (None, [])}
     states = 0
@@ -132,13 +147,17 @@ def _search(
         pareto: dict[tuple[Table, int], list[tuple[int, ...]]] = {}
         parent: dict[Node, tuple[Node | None, Step | None]] = {}
         layer: list[Node] = []
+        tag0 = 100 if (rnd == 1 and first_round is not None and first_round.opened) else 0
         for oi, (t, budget) in enumerate(frontier):
-            node = (t, 0, budget, zero, oi)
+            node = (t, tag0, budget, zero, oi)
             parent[node] = (None, None)
             layer.append(node)
         ends: list[Node] = []
         win: Node | None = None
-        for depth in range(1, kmax + 1):
+        round_kmin, round_kmax = kmin, kmax
+        if rnd == 1 and first_round is not None:
+            round_kmin, round_kmax = first_round.min_cards, first_round.max_cards
+        for depth in range(1, round_kmax + 1):
             nxt: list[Node] = []
             for node in layer:
                 table, tag, budget, used, oi = node
@@ -146,7 +165,7 @@ def _search(
                 for i, k in enumerate(kinds):
                     if budget[i] <= 0 or (opened and quirk[i]):
                         continue
-                    lc = min(depth, kmin) + (0 if quirk[i] and not opened else 100)
+                    lc = min(depth, round_kmin) + (0 if quirk[i] and not opened else 100)
                     if limited:
                         b2 = (*budget[:i], budget[i] - 1, *budget[i + 1 :])
                         u2 = (*used[:i], used[i] + 1, *used[i + 1 :])
@@ -172,7 +191,7 @@ def _search(
                             win = child
                             break
                         nxt.append(child)
-                        if depth >= kmin:
+                        if depth >= round_kmin:
                             ends.append(child)
                     if win:
                         break
@@ -262,6 +281,56 @@ def solve(
         witness = realize(scn, players, plan)
         sol.verified = witness is not None
         sol.witness = witness or []
+    return sol
+
+
+def hint(state: QuirkyState, max_rounds: int | None = None) -> Solution:
+    """A clairvoyant hint for the team in the Program phase of ``state`` (``boardside quirky hint``).
+
+    The cards already in the queue are resolved first; the rest of this round may use exactly the
+    cards in the players' hands (at least enough to reach 5, at most all of them); later rounds
+    follow :func:`solve`'s deck model.  It knows every hand, so it is a teaching aid: the rulebook
+    ("Comunicado") forbids players to tell each other this.
+    """
+    from engine.quirky.rules import resolve_program
+
+    if state.phase != "program":
+        raise GameError(f"a hint needs a game in the Program phase, this one is in the {state.phase!r} phase")
+    scn = state.scenario
+    queued = [c for _, c in state.queue]
+    pre = resolve_program(scn, state.table, queued)
+    hand_cards = Counter(c for h in state.hands for c in h)
+    sol = Solution(scn.id, state.players, False, None, battery=state.battery)
+    if pre.outcome == "won":
+        sol.winnable, sol.rounds, sol.plan = True, 1, [[(c, "") for c in queued]]
+        return sol
+    if pre.outcome == "lost":
+        return sol
+    first = _FirstRound(
+        pre.final,
+        hand_cards,
+        max(1, 5 - len(queued)),
+        max(1, sum(hand_cards.values())),
+        any(c.code not in scn.first for c in queued),
+    )
+    hand = scn.hand_size(state.players)
+    kmin = max(5, state.players)
+    rounds, plan, states = _search(
+        scn,
+        _Resolver(scn),
+        kmin,
+        state.players * hand,
+        True,
+        2,
+        None,
+        min(max_rounds or state.battery, state.battery),
+        first,
+    )
+    sol.states = states
+    if rounds is not None:
+        sol.winnable, sol.rounds = True, rounds
+        sol.plan = [[(c, "") for c in queued] + plan[0], *plan[1:]]
+        sol.section = scn.section(state.battery - (rounds - 1))
     return sol
 
 

@@ -162,3 +162,18 @@ def test_play_to_the_end_on_eof(capsys: pytest.CaptureFixture[str], monkeypatch:
     monkeypatch.setattr("sys.stdin", io.StringIO(""))
     code, out, _ = run(capsys, "quirky", "play", "first-dance", "--seed", "1")
     assert code == 0 and "game abandoned" in out
+
+
+def test_hint_from_a_state_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, out, _ = run(capsys, "quirky", "new", "tea-party", "--seed", "2", "--json")
+    f = tmp_path / "s.json"
+    f.write_text(out)
+    code, out, _ = run(capsys, "quirky", "hint", str(f), "--json")
+    assert code == 0
+    doc = json.loads(out)
+    assert doc["winnable"] is True and doc["queue"]
+    hand_cards = [c for h in json.loads(f.read_text())["hands"] for c in h]
+    for c in doc["queue"]:
+        hand_cards.remove(c.split("[")[0])  # every suggested card is in some hand
+    code, out, _ = run(capsys, "quirky", "hint", str(f))
+    assert code == 0 and out.startswith("this round: ")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 import pytest
 
 from engine.core import ChanceEvent
@@ -58,3 +60,31 @@ def test_unwinnable_scenario_is_proved_so() -> None:
     sol = solve(boxed, players=3)
     assert not sol.winnable and sol.rounds is None and sol.lower_bound is None
     assert sol.to_json()["winnable"] is False
+
+
+def test_hint_uses_only_cards_in_hand_and_wins_when_played() -> None:
+    import random
+
+    from engine.quirky import Go, Play, builtin_scenario, shuffled
+    from engine.quirky.solver import hint
+
+    state = shuffled(new_state(builtin_scenario("dust-bunnies"), 3), random.Random(5))
+    sol = hint(state)
+    assert sol.winnable and sol.rounds is not None
+    queue = [c for c, _ in sol.plan[0]]
+    assert not (Counter(queue) - Counter(c for h in state.hands for c in h))  # only cards in hand
+    s = state
+    for card in queue:
+        seat = (
+            next(i for i, h in enumerate(s.hands) if card in h and s.played_by(i) == 0)
+            if any(card in h and s.played_by(i) == 0 for i, h in enumerate(s.hands))
+            else next(i for i, h in enumerate(s.hands) if card in h)
+        )
+        s = s.apply(Play(seat, card))
+    while not s.can_go():
+        s = s.apply(next(p for p in s.legal_moves() if isinstance(p, Play) and s.played_by(p.seat) == 0))
+    s = s.apply(Go())
+    if sol.rounds == 1:
+        assert s.is_terminal() and s.outcome == "won"
+    else:
+        assert not s.is_terminal()

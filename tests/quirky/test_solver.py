@@ -88,3 +88,15 @@ def test_hint_uses_only_cards_in_hand_and_wins_when_played() -> None:
         assert s.is_terminal() and s.outcome == "won"
     else:
         assert not s.is_terminal()
+
+
+def test_shipped_scenario_needs_two_rounds_with_two_players() -> None:
+    from engine.quirky import builtin_scenario
+
+    # kitchen-crumbs takes 17 cards in one round; two players hold only 8 + 8
+    scn = builtin_scenario("kitchen-crumbs")
+    sol = solve(scn, players=2)
+    assert sol.winnable and sol.verified and sol.rounds == 2 and len(sol.plan) == 2
+    assert all(len(r) >= 5 for r in sol.plan[:-1]) and all(len(r) <= 16 for r in sol.plan)
+    final = replay(new_state(scn, 2), sol.witness)
+    assert final.outcome == "won" and final.round == 2 and final.battery == scn.battery - 1

@@ -13,9 +13,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.core import random_playout  # noqa: E402
-from engine.quirky import Card, Table, builtin_scenarios, new_state, resolve_program  # noqa: E402
-from engine.quirky.solver import solve  # noqa: E402
+from engine.core import random_playout
+from engine.quirky import Card, Table, builtin_scenarios, new_state, resolve_program
+from engine.quirky.solver import solve
 
 
 def main() -> None:
@@ -27,8 +27,14 @@ def main() -> None:
         sol = solve(scn, players=3)
         dt = time.perf_counter() - t
         total += dt
-        solver[scn.id] = {"seconds": round(dt, 3), "rounds": sol.rounds, "cards": sum(len(r) for r in sol.plan),
-                          "states": sol.states, "verified": sol.verified, "optimal": sol.optimal}
+        solver[scn.id] = {
+            "seconds": round(dt, 3),
+            "rounds": sol.rounds,
+            "cards": sum(len(r) for r in sol.plan),
+            "states": sol.states,
+            "verified": sol.verified,
+            "optimal": sol.optimal,
+        }
         print(f"{scn.id:18s} {dt:6.2f} s  rounds={sol.rounds} states={sol.states} verified={sol.verified}")
     figures["solver"] = solver
     figures["solver_total_seconds"] = round(total, 3)

@@ -30,6 +30,7 @@ from engine.quirky import (
     Take,
     builtin_scenario,
     builtin_scenarios,
+    builtin_text,
     new_state,
     parse_program,
     parse_scenario,
@@ -116,9 +117,18 @@ def show_cmd(
     scenario: str = SCENARIO_ARG,
     output: Path | None = typer.Option(None, "-o", "--output", help="also draw the board to this PNG file"),
     json_out: bool = typer.Option(False, "--json", help="machine-readable output"),
+    toml_out: bool = typer.Option(False, "--toml", help="print the scenario's TOML (a start for your own)"),
 ) -> None:
     """Show a scenario's board (ASCII; -o draws a picture), battery, hands, deck and objective."""
     scn = load_scenario(scenario)
+    if toml_out:
+        text = (
+            builtin_text(scn.id)
+            if not Path(scenario).exists()
+            else Path(scenario).read_text(encoding="utf-8")
+        )
+        typer.echo(text, nl=False)
+        return
     if output is not None:
         render_png(scn, output)
     if json_out:

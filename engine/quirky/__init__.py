@@ -36,6 +36,7 @@ from engine.quirky.scenario import (
     builtin_ids,
     builtin_scenario,
     builtin_scenarios,
+    builtin_text,
     parse_scenario,
 )
 
@@ -66,6 +67,7 @@ __all__ = [
     "builtin_ids",
     "builtin_scenario",
     "builtin_scenarios",
+    "builtin_text",
     "new_state",
     "objective_met",
     "parse_move",

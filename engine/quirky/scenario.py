@@ -13,7 +13,6 @@ import tomllib
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from importlib import resources
 from typing import Any
 
 from engine.core import GameError
@@ -591,20 +590,27 @@ def builtin_ids() -> list[str]:
     return [s.id for s in builtin_scenarios()]
 
 
-def builtin_text(name: str) -> str:
-    return (resources.files("engine.quirky") / "scenarios" / f"{name}.toml").read_text(encoding="utf-8")
+def builtin_text(sid: str) -> str:
+    """The TOML text of a shipped scenario (what ``boardside quirky show ID --toml`` prints)."""
+    from engine.quirky.scenarios import TEXTS
+
+    if sid not in TEXTS:
+        raise ScenarioError(f"unknown scenario {sid!r} (known: {', '.join(builtin_ids())})", "scenario")
+    return TEXTS[sid]
 
 
 _CACHE: dict[str, Scenario] = {}
 
 
 def builtin_scenarios() -> list[Scenario]:
+    from engine.quirky.scenarios import TEXTS
+
     if not _CACHE:
-        folder = resources.files("engine.quirky") / "scenarios"
-        for entry in folder.iterdir():
-            if entry.name.endswith(".toml"):
-                scn = parse_scenario(entry.read_text(encoding="utf-8"), f"scenarios/{entry.name}")
-                _CACHE[scn.id] = scn
+        for sid, text in TEXTS.items():
+            scn = parse_scenario(text, f"scenarios/{sid}.toml")
+            if scn.id != sid:  # pragma: no cover - guarded by tests
+                raise ScenarioError(f"shipped scenario {sid!r} declares id {scn.id!r}", scn.source)
+            _CACHE[scn.id] = scn
     order = list(ROBOTS)
     return sorted(_CACHE.values(), key=lambda s: (s.difficulty, order.index(s.robot), s.id))
 

@@ -177,3 +177,12 @@ def test_hint_from_a_state_file(capsys: pytest.CaptureFixture[str], tmp_path: Pa
         hand_cards.remove(c.split("[")[0])  # every suggested card is in some hand
     code, out, _ = run(capsys, "quirky", "hint", str(f))
     assert code == 0 and out.startswith("this round: ")
+
+
+def test_show_toml_round_trips_through_a_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, out, _ = run(capsys, "quirky", "show", "fetch", "--toml")
+    assert code == 0 and 'id = "fetch"' in out
+    f = tmp_path / "my-fetch.toml"
+    f.write_text(out.replace('id = "fetch"', 'id = "my-fetch"'))
+    code, out, _ = run(capsys, "quirky", "run", str(f), "--program", "MT:ball>robot", "--json")
+    assert code == 0 and json.loads(out)["scenario"] == "my-fetch"

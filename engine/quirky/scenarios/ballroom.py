@@ -1,4 +1,6 @@
-# Boardside original scenario (the rulebook's scenario book is not available).
+"""Shipped scenario 'ballroom' (a Boardside original; TOML, docs/rules/quirky.md section 4)."""
+
+TEXT = r'''# Boardside original scenario (the rulebook's scenario book is not available).
 id = "ballroom"
 title = "The Ballroom"
 robot = "twirl"
@@ -39,3 +41,4 @@ at = [0, 6]
 text = "Reach the stage in the north-west corner facing west."
 reach = [0, 6]
 facing = "W"
+'''

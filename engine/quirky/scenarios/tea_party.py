@@ -1,4 +1,6 @@
-# Boardside original scenario (the rulebook's scenario book is not available).
+"""Shipped scenario 'tea-party' (a Boardside original; TOML, docs/rules/quirky.md section 4)."""
+
+TEXT = r'''# Boardside original scenario (the rulebook's scenario book is not available).
 id = "tea-party"
 title = "Tea Party"
 robot = "penny"
@@ -37,3 +39,4 @@ at = [4, 4]
 [objective]
 text = "Put the teapot on the table space."
 deliver = { teapot = [4, 4] }
+'''

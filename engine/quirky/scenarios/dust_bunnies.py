@@ -1,4 +1,6 @@
-# Boardside original scenario (the rulebook's scenario book is not available).
+"""Shipped scenario 'dust-bunnies' (a Boardside original; TOML, docs/rules/quirky.md section 4)."""
+
+TEXT = r'''# Boardside original scenario (the rulebook's scenario book is not available).
 id = "dust-bunnies"
 title = "Dust Bunnies"
 robot = "gizmo"
@@ -39,3 +41,4 @@ at = [4, 2]
 [objective]
 text = "Collect all three dust bunnies."
 collect = ["dust"]
+'''

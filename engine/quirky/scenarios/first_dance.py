@@ -1,4 +1,6 @@
-# Boardside original scenario (the rulebook's scenario book is not available).
+"""Shipped scenario 'first-dance' (a Boardside original; TOML, docs/rules/quirky.md section 4)."""
+
+TEXT = r'''# Boardside original scenario (the rulebook's scenario book is not available).
 id = "first-dance"
 title = "First Dance"
 robot = "twirl"
@@ -30,3 +32,4 @@ at = [5, 4]
 text = "End on the spotlight (top right) facing the audience (north)."
 reach = [5, 4]
 facing = "N"
+'''

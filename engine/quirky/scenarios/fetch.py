@@ -1,4 +1,6 @@
-# Boardside original scenario (the rulebook's scenario book is not available).
+"""Shipped scenario 'fetch' (a Boardside original; TOML, docs/rules/quirky.md section 4)."""
+
+TEXT = r'''# Boardside original scenario (the rulebook's scenario book is not available).
 id = "fetch"
 title = "Fetch!"
 robot = "rover"
@@ -38,3 +40,4 @@ at = [0, 3]
 [objective]
 text = "Drop the ball in the basket."
 deliver = { ball = [0, 3] }
+'''

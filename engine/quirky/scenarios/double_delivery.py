@@ -1,4 +1,6 @@
-# Boardside original scenario (the rulebook's scenario book is not available).
+"""Shipped scenario 'double-delivery' (a Boardside original; TOML, docs/rules/quirky.md section 4)."""
+
+TEXT = r'''# Boardside original scenario (the rulebook's scenario book is not available).
 id = "double-delivery"
 title = "Double Delivery"
 robot = "penny"
@@ -45,3 +47,4 @@ at = [3, 0]
 [objective]
 text = "Cup to the kitchen corner, book to the shelf corner."
 deliver = { cup = [0, 3], book = [4, 3] }
+'''

@@ -1,4 +1,6 @@
-# Boardside original scenario (the rulebook's scenario book is not available).
+"""Shipped scenario 'kitchen-crumbs' (a Boardside original; TOML, docs/rules/quirky.md section 4)."""
+
+TEXT = r'''# Boardside original scenario (the rulebook's scenario book is not available).
 id = "kitchen-crumbs"
 title = "Kitchen Crumbs"
 robot = "gizmo"
@@ -58,3 +60,4 @@ at = [6, 2]
 text = "Vacuum all four crumbs without breaking the vase."
 collect = ["dust"]
 intact = ["vase"]
+'''

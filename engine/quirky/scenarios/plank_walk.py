@@ -1,4 +1,6 @@
-# Boardside original scenario (the rulebook's scenario book is not available).
+"""Shipped scenario 'plank-walk' (a Boardside original; TOML, docs/rules/quirky.md section 4)."""
+
+TEXT = r'''# Boardside original scenario (the rulebook's scenario book is not available).
 id = "plank-walk"
 title = "Plank Walk"
 robot = "rover"
@@ -41,3 +43,4 @@ at = [5, 0]
 [objective]
 text = "Deliver the plank to the workbench in the south-east corner."
 deliver = { plank = [5, 0] }
+'''

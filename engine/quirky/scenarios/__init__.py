@@ -7,14 +7,16 @@ prints it).  Add a scenario by adding a module here and listing it in ``TEXTS``.
 
 from __future__ import annotations
 
-from engine.quirky.scenarios import ballroom
-from engine.quirky.scenarios import double_delivery
-from engine.quirky.scenarios import dust_bunnies
-from engine.quirky.scenarios import fetch
-from engine.quirky.scenarios import first_dance
-from engine.quirky.scenarios import kitchen_crumbs
-from engine.quirky.scenarios import plank_walk
-from engine.quirky.scenarios import tea_party
+from engine.quirky.scenarios import (
+    ballroom,
+    double_delivery,
+    dust_bunnies,
+    fetch,
+    first_dance,
+    kitchen_crumbs,
+    plank_walk,
+    tea_party,
+)
 
 #: scenario id -> TOML text
 TEXTS: dict[str, str] = {

@@ -5,7 +5,8 @@ id = "fetch"
 title = "Fetch!"
 robot = "rover"
 difficulty = 2
-description = """Rover has to bring the ball back to its basket. Pick Up loads the ball on Rover's bed; Drop unloads it. \
+description = """Rover has to bring the ball back to its basket. Pick Up loads the ball on \
+Rover's bed; Drop unloads it. \
 The Move Token card rolls the ball one space toward Rover (it is ignored while Rover carries the ball)."""
 
 [board]

@@ -5,7 +5,8 @@ id = "tea-party"
 title = "Tea Party"
 robot = "penny"
 difficulty = 2
-description = "Penny serves tea: carry the teapot to the table. Penny picks up with her right hand first and drops from her right hand."
+description = """Penny serves tea: carry the teapot to the table. Penny picks up with her \
+right hand first and drops from her right hand."""
 
 [board]
 facing = "N"

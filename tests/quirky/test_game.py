@@ -222,10 +222,10 @@ def test_random_playouts_keep_invariants(sid: str) -> None:
         battery = s.battery
         steps = 0
         while not s.is_terminal():
-            if s.is_chance_node():
-                s = s.apply(s.sample_chance(rng))
-            else:
-                s = s.apply(rng.choice(list(s.legal_moves())))
+            step: QuirkyMove | ChanceEvent = (
+                s.sample_chance(rng) if s.is_chance_node() else rng.choice(list(s.legal_moves()))
+            )
+            s = s.apply(step)
             steps += 1
             cards = Counter(
                 [c for h in s.hands for c in h]

@@ -313,6 +313,7 @@ class QuirkyState(GameState[QuirkyMove]):
             "pool": [str(c) for c in self.pool],
             "placed": [str(c) for c in self.placed],
             "exec_index": self.exec_index,
+            "candidates": list(self.candidates),
             "outcome": self.outcome,
         }
         return doc
@@ -324,8 +325,11 @@ class QuirkyState(GameState[QuirkyMove]):
         scn = scenario or r.scenario()
         table = r.table(scn)
         phase = r.get("phase", str, "program")
-        if phase not in ("shuffle", "program", "over"):
-            raise InvalidStateError(f"phase must be 'shuffle', 'program' or 'over', got {phase!r}")
+        if phase not in ("shuffle", "program", "choose", "over"):
+            raise InvalidStateError(f"phase must be 'shuffle', 'program', 'choose' or 'over', got {phase!r}")
+        candidates = r.get("candidates", list, [])
+        if not all(isinstance(c, str) for c in candidates):
+            raise InvalidStateError(f"candidates must list token ids, got {candidates!r}")
         players = r.get("players", int)
         queue: list[tuple[int, Card]] = []
         for item in r.get("queue", list, []):
@@ -348,9 +352,9 @@ class QuirkyState(GameState[QuirkyMove]):
             tuple(queue),
             tuple(sorted(r.cards(r.get("pool", list, []), "pool"))),
             tuple(r.cards(r.get("placed", list, []), "placed")),
-            0,
+            r.get("exec_index", int, 0),
             (),
-            (),
+            tuple(candidates),
             outcome,  # type: ignore[arg-type]
             bool(r.get("practice", bool, False)),
         )

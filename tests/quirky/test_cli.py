@@ -186,3 +186,13 @@ def test_show_toml_round_trips_through_a_file(capsys: pytest.CaptureFixture[str]
     f.write_text(out.replace('id = "fetch"', 'id = "my-fetch"'))
     code, out, _ = run(capsys, "quirky", "run", str(f), "--program", "MT:ball>robot", "--json")
     assert code == 0 and json.loads(out)["scenario"] == "my-fetch"
+
+
+def test_play_practice_mode_shows_the_queue_face_up(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    s = shuffled(new_state(builtin_scenario("first-dance"), 2), random.Random(4))
+    card = str(s.hands[0][0])
+    monkeypatch.setattr("sys.stdin", io.StringIO(f"play 1 {card}\nquit\n"))
+    code, out, _ = run(capsys, "quirky", "play", "first-dance", "--players", "2", "--seed", "4", "--practice")
+    assert code == 0 and f"Queue: {card}" in out

@@ -307,3 +307,22 @@ def test_validate_state_finds_set_up_mistakes() -> None:
 def test_validate_state_raises_only_for_unreadable_documents(doc: object) -> None:
     with pytest.raises(InvalidStateError):
         validate_state(doc)
+
+
+def test_a_pending_pick_up_choice_survives_the_state_document() -> None:
+    scn = builtin_scenario("double-delivery")
+    order = [str(c) for c in scn.deck_list()]
+    for code in ("RR", "F3", "PK"):
+        order.remove(code)
+    for pos, code in ((0, "RR"), (3, "F3"), (6, "PK")):  # seat 1 receives deck positions 0, 3, 6, ...
+        order.insert(pos, code)
+    s = deal_in_order(new_state(scn, 3), order)
+    # Penny: RR faces east, F3 to (3,0) where cushion, cup and book lie; PK needs the players' choice
+    s = play_all(s, ["p1:RR", "p1:F3", "p1:PK", f"p2:{s.hands[1][0]}", f"p3:{s.hands[2][0]}", "go"])
+    assert s.phase == "choose" and set(s.candidates) == {"cup", "book"}
+    back = QuirkyState.from_json(json.loads(json.dumps(s.to_json())))
+    assert back.phase == "choose" and back.candidates == s.candidates and back.exec_index == 2
+    a = s.apply(parse_move("take:cup"))
+    b = back.apply(parse_move("take:cup"))
+    assert a.table.held[0] == "cup" and a.table.held == b.table.held
+    assert a.to_json() == b.to_json()

@@ -32,7 +32,7 @@ from engine.quirky import (
     builtin_scenarios,
     builtin_text,
     new_state,
-    parse_program,
+    parse_queue,
     parse_scenario,
     resolve_program,
     shuffled,
@@ -76,8 +76,8 @@ def run_program(
     ``result.motions`` (or ``result.by_card``) to the robot.
     """
     scn = load_scenario(scenario) if isinstance(scenario, str) else scenario
-    cards = parse_program(program)
-    return scn, resolve_program(scn, table or Table.initial(scn), cards)
+    cards, choices = parse_queue(program)
+    return scn, resolve_program(scn, table or Table.initial(scn), cards, choices)
 
 
 def _check_players(scn: Scenario, players: int) -> None:
@@ -179,7 +179,12 @@ def _scenario_json(scn: Scenario) -> dict[str, Any]:
 @app.command("run")
 def run_cmd(
     scenario: str = SCENARIO_ARG,
-    program: str = typer.Option(..., "--program", "-p", help='cards left to right, e.g. "F2 RL F1 U B1"'),
+    program: str = typer.Option(
+        ...,
+        "--program",
+        "-p",
+        help='cards left to right, e.g. "F2 RL F1 U B1"; a Pick Up may name its token: PK[cup]',
+    ),
     json_out: bool = typer.Option(False, "--json", help="machine-readable output"),
 ) -> None:
     """Resolve a program from the scenario's set-up: print the motion trace and the outcome."""

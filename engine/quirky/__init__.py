@@ -3,7 +3,7 @@
 Rules and interpretations: docs/rules/quirky.md.
 """
 
-from engine.quirky.cards import BASIC_DECK, CARD_CODES, Card, basic_deck, parse_program
+from engine.quirky.cards import BASIC_DECK, CARD_CODES, Card, basic_deck, parse_program, parse_queue
 from engine.quirky.game import (
     Go,
     Play,
@@ -72,6 +72,7 @@ __all__ = [
     "objective_met",
     "parse_move",
     "parse_program",
+    "parse_queue",
     "parse_scenario",
     "resolve_card",
     "resolve_program",

@@ -102,6 +102,30 @@ def parse_program(text: str) -> list[Card]:
     return [Card.parse(p) for p in parts]
 
 
+_CHOICE = re.compile(rf"^(.*)\[({_NAME})\]$")
+
+
+def parse_queue(text: str) -> tuple[list[Card], dict[int, str]]:
+    """Parse a program whose Pick Up cards may name their token, e.g. ``"RR F3 PK[cup] F1"`` (the
+    solver prints plans this way); returns the cards and ``{card index: token}``."""
+    parts = [p for p in re.split(r"[\s,]+", text.strip()) if p]
+    if not parts:
+        raise InvalidMoveError(f"empty program {text!r} (expected cards such as 'F2 RL F1 U B1')")
+    cards: list[Card] = []
+    choices: dict[int, str] = {}
+    for i, part in enumerate(parts):
+        m = _CHOICE.match(part)
+        if m:
+            card = Card.parse(m.group(1))
+            if card.code != "PK":
+                raise InvalidMoveError(f"only Pick Up cards name a token in brackets, got {part!r}")
+            choices[i] = m.group(2)
+        else:
+            card = Card.parse(part)
+        cards.append(card)
+    return cards, choices
+
+
 #: the basic (blue) command deck of every robot -- interpretation, docs/rules/quirky.md "Basic deck"
 BASIC_DECK: dict[str, int] = {"F1": 5, "F2": 3, "F3": 2, "B1": 2, "RL": 3, "RR": 3, "U": 2}
 

@@ -540,6 +540,9 @@ def resolve_program(
     (rulebook, "Tokens para compartir espacios"); without one the topmost token is taken.
     """
     choices = choices or {}
+    for i, tid in choices.items():
+        if not 0 <= i < len(cards) or cards[i].code != "PK":
+            raise IllegalMoveError(f"choice {tid!r} given for card {i + 1}, which is not a Pick Up card")
     traces: list[CardTrace] = []
     current = table
     outcome: Outcome = table_outcome(scn, table)

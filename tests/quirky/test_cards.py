@@ -185,3 +185,12 @@ def test_move_token_ignored_when_held_and_toward_holder_when_target_held() -> No
     # target held: the ball moves toward the space the holder (rover at 2,1) stands on
     _, t3 = card(scn, "MT:ball>bone", t)
     assert t3.token("ball").at == (4, 3)  # dx=-2, dy=-3: south first
+
+
+def test_parse_queue_with_pick_choices() -> None:
+    from engine.quirky import parse_queue
+
+    cards, choices = parse_queue("RR F3 PK[cup] PK F1")
+    assert [str(c) for c in cards] == ["RR", "F3", "PK", "PK", "F1"] and choices == {2: "cup"}
+    with pytest.raises(InvalidMoveError, match="only Pick Up"):
+        parse_queue("F2[cup]")

@@ -196,3 +196,13 @@ def test_play_practice_mode_shows_the_queue_face_up(
     monkeypatch.setattr("sys.stdin", io.StringIO(f"play 1 {card}\nquit\n"))
     code, out, _ = run(capsys, "quirky", "play", "first-dance", "--players", "2", "--seed", "4", "--practice")
     assert code == 0 and f"Queue: {card}" in out
+
+
+def test_run_accepts_the_solvers_plan_with_pick_choices(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "quirky", "solve", "double-delivery", "--json")
+    plan = json.loads(out)["plan"]
+    assert any("[" in c for r in plan for c in r)  # the plan names which token a Pick Up takes
+    code, out, _ = run(capsys, "quirky", "run", "double-delivery", "--program", " ".join(plan[0]), "--json")
+    assert code == 0 and json.loads(out)["outcome"] == "won"
+    code, _, err = run(capsys, "quirky", "run", "double-delivery", "--program", "F1[cup]")
+    assert code == 2 and "only Pick Up cards name a token" in err

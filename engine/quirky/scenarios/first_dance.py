@@ -29,7 +29,7 @@ kind = "spotlight"
 at = [5, 4]
 
 [objective]
-text = "End on the spotlight (top right) facing the audience (north)."
+text = "Stand on the spotlight (top right) facing the audience (north)."
 reach = [5, 4]
 facing = "N"
 '''

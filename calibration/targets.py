@@ -164,26 +164,34 @@ class ChessboardSpec:
         )
 
     def detect(self, gray: npt.NDArray[np.uint8]) -> Detection | None:
-        """Find the full board.  Strategy (fast on views without a board, accurate on views with one):
+        """Find the full board.  A cascade that is fast on views without a full board (the slow case
+        of ``cv2.findChessboardCorners`` with adaptive thresholds) and keeps full accuracy:
 
-        1. ``cv2.findChessboardCorners`` with ``CALIB_CB_FAST_CHECK`` on a copy downscaled to at most
-           ~400 px wide -- a quick rejection of views without a full board and a coarse detection;
-        2. if that fails on a large image, one fast-check pass at full size (small boards);
-        3. ``cv2.cornerSubPix`` refinement at full resolution from the coarse corners.
+        1. the image is area-downscaled to at most 800 px wide and *flattened* (divided by its own
+           large-scale blur), which evens out shading the way adaptive thresholds would, at the cost
+           of one blur;
+        2. ``cv2.findChessboardCorners`` with global thresholds only (``CALIB_CB_NORMALIZE_IMAGE |
+           CALIB_CB_FAST_CHECK``): no adaptive-threshold sweep, the slow part on views where the
+           board is cut by the image edge or absent;
+        3. only when step 1 was downscaled: the same at full resolution (small boards);
+        4. ``cv2.cornerSubPix`` on the original full-resolution image from the coarse corners.
         """
         h, w = gray.shape[:2]
         size = (self.cols, self.rows)
-        flags = cv2.CALIB_CB_ADAPTIVE_THRESH | cv2.CALIB_CB_NORMALIZE_IMAGE | cv2.CALIB_CB_FAST_CHECK
-        scale = 1.0
+        flags = cv2.CALIB_CB_NORMALIZE_IMAGE | cv2.CALIB_CB_FAST_CHECK
+        s0 = min(1.0, 800.0 / w)
         small: npt.NDArray[Any] = gray
-        if w > 480:
-            scale = 400.0 / w
-            small = cv2.resize(gray, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA)
-        found, corners = cv2.findChessboardCorners(small, size, None, flags)
-        if not found and scale != 1.0:
+        if s0 < 1.0:
+            small = cv2.resize(gray, (round(w * s0), round(h * s0)), interpolation=cv2.INTER_AREA)
+        corners = None
+        scale = s0
+        found, c = cv2.findChessboardCorners(_flatten(small), size, None, flags)
+        if not (found and c is not None) and s0 < 1.0:
             scale = 1.0
-            found, corners = cv2.findChessboardCorners(gray, size, None, flags)
-        if not found or corners is None:
+            found, c = cv2.findChessboardCorners(_flatten(gray), size, None, flags)
+        if found and c is not None:
+            corners = c
+        if corners is None:
             return None
         pts = np.asarray(corners, dtype=np.float32).reshape(-1, 1, 2)
         if scale != 1.0:
@@ -209,6 +217,14 @@ class ChessboardSpec:
                     pt.rect((c + 1) * sq, (r + 1) * sq, (c + 2) * sq, (r + 2) * sq, (0, 0, 0))
         # corner (0, 0) of object_points is the first inner corner: 2 squares from the sheet edge
         return _board_render(pt, (w, h), (2 * sq, 2 * sq), px_per_mm)
+
+
+def _flatten(gray: npt.NDArray[Any]) -> npt.NDArray[np.uint8]:
+    """Divide out slow shading: ``gray / blur(gray, sigma = 2 % of the width) * 128``."""
+    f = gray.astype(np.float32)
+    b = cv2.GaussianBlur(f, (0, 0), max(4.0, 0.02 * gray.shape[1]))
+    out: npt.NDArray[np.uint8] = np.clip(f / (b + 1.0) * 128.0, 0, 255).astype(np.uint8)
+    return out
 
 
 def _dictionary(name: str, spec: str) -> int:

@@ -54,7 +54,9 @@ def make_views(n_full: int = 15, n_partial: int = 7, n_empty: int = 3, seed: int
             rv, tv = look_at(eye, aim, [0, 1, 0], rng.uniform(-30, 30))
             px = project(target.object_points, CAM, rv, tv)
             inside = np.mean((px[:, 0] > 5) & (px[:, 0] < 635) & (px[:, 1] > 5) & (px[:, 1] < 507))
-            if (kind, inside) in (("full", 1.0), ("empty", 0.0)) or (kind == "partial" and 0.3 < inside < 0.9):
+            if (kind, inside) in (("full", 1.0), ("empty", 0.0)) or (
+                kind == "partial" and 0.3 < inside < 0.9
+            ):
                 break
         img = render_view(ti, CAM, rv, tv, rng, shading=0.4, blur_sigma=0.7, noise_sigma=2.5)
         views.append(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY))

@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -67,6 +68,15 @@ class DroppedView:
 
     def to_json(self) -> dict[str, Any]:
         return {"view": self.view, "error_px": round(self.error_px, 4), "reason": self.reason}
+
+
+_NUMBER_LIST = re.compile(r"\[\s+((?:-?[\d.eE+-]+,\s+)*-?[\d.eE+-]+)\s+\]")
+
+
+def dumps_readable(doc: Any) -> str:
+    """Indented JSON with lists of plain numbers kept on one line (matrix rows stay rows)."""
+    text = json.dumps(doc, indent=2)
+    return _NUMBER_LIST.sub(lambda m: "[" + ", ".join(x.strip() for x in m.group(1).split(",")) + "]", text)
 
 
 def _now() -> str:
@@ -190,7 +200,7 @@ class CameraCalibration:
         p = Path(path)
         p.parent.mkdir(parents=True, exist_ok=True)
         tmp = p.with_name(f".{p.name}.tmp")
-        tmp.write_text(json.dumps(self.to_json(), indent=2) + "\n", encoding="utf-8")
+        tmp.write_text(dumps_readable(self.to_json()) + "\n", encoding="utf-8")
         os.replace(tmp, p)
 
     @classmethod

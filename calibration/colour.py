@@ -379,7 +379,7 @@ class ColourModel:
         thr = np.array([self.classes[n].threshold for n in names])
         best = dist.argmin(axis=-1)
         within = np.take_along_axis(dist, best[..., None], axis=-1)[..., 0] <= thr[best]
-        labels = np.array(names + [UNKNOWN])
+        labels = np.array([*names, UNKNOWN])
         return np.asarray(labels[np.where(within, best, len(names))])
 
     def classify_bgr(self, bgr: npt.ArrayLike) -> npt.NDArray[np.str_]:

@@ -61,7 +61,7 @@ def blackbody(temperature_k: float, lam: F64 = WAVELENGTHS) -> F64:
     def planck(mm: F64) -> F64:
         return np.asarray(1.0 / (mm**5 * (np.exp(h * c / (mm * k * temperature_k)) - 1.0)), np.float64)
 
-    return planck(m) / planck(np.array([560e-9]))[0]
+    return np.asarray(planck(m) / planck(np.array([560e-9]))[0], np.float64)
 
 
 def _reflectance(coeffs: F64, lam: F64 = WAVELENGTHS) -> F64:

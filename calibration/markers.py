@@ -8,10 +8,11 @@ Every black chessboard square of a ChArUco board is a candidate, so this cost ca
 by tuning.
 
 This detector does the same steps but identifies candidates against only the ids we expect, in
-numpy: adaptive threshold -> contours -> convex quadrilaterals -> perspective sampling of the
+numpy: adaptive threshold -> contours -> convex quadrilaterals -> sub-pixel sides (edge points
+along each side's normal, fitted lines, intersected) -> perspective sampling of the
 ``(markerSize + 2)^2`` cells -> black border check -> Hamming distance to the expected codes in
 their four rotations (at most ``max_errors`` bits).  Corners come out in OpenCV's order (the
-marker's own top-left, then clockwise) and are refined with ``cv2.cornerSubPix``; they are meant
+marker's own top-left, then clockwise); they are meant
 to be passed to ``cv2.aruco.CharucoDetector.detectBoard(image, markerCorners=..., markerIds=...)``,
 which interpolates and refines the ChArUco corners itself.  Tests check it against OpenCV's own
 detector on rendered views (same ids, corners within a fraction of a pixel).
@@ -155,19 +156,78 @@ class FastMarkerDetector:
     def detect(self, gray: U8, refine: bool = True) -> tuple[list[F32], npt.NDArray[np.int32]]:
         """Markers in ``gray``: (list of (1, 4, 2) float32 corners, ids (N,)), OpenCV's layout."""
         found: dict[int, tuple[float, F32]] = {}
-        quads = self._candidates(gray, self.min_side_px)
-        for mid, corners, _err in self._identify(gray, quads):
+        cands = self._candidates(gray, self.min_side_px)
+        if cands and refine:  # sub-pixel sides first: small markers have cells of only 2-3 pixels
+            refined = self._refine_edges(gray, np.stack(cands).astype(np.float64))
+            cands = [q.astype(np.float32) for q in refined]
+        for mid, corners, _err in self._identify(gray, cands):
             area = float(cv2.contourArea(corners))
             if mid not in found or area > found[mid][0]:
                 found[mid] = (area, corners)
         ids = sorted(found)
-        corners_out: list[F32] = []
-        crit = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 20, 0.03)
-        for mid in ids:
-            c = found[mid][1].reshape(4, 1, 2).copy()
-            if refine:
-                side = float(np.linalg.norm(c[0, 0] - c[1, 0]))
-                win = int(np.clip(side / 10.0, 2, 5))
-                c = np.asarray(cv2.cornerSubPix(gray, c, (win, win), (-1, -1), crit), np.float32)
-            corners_out.append(c.reshape(1, 4, 2).astype(np.float32))
+        if not ids:
+            return [], np.zeros(0, np.int32)
+        quads = np.stack([found[i][1] for i in ids]).astype(np.float64)
+        corners_out = [q.reshape(1, 4, 2).astype(np.float32) for q in quads]
         return corners_out, np.array(ids, dtype=np.int32)
+
+    @staticmethod
+    def _refine_edges(gray: U8, quads: npt.NDArray[np.float64], samples: int = 8) -> npt.NDArray[np.float64]:
+        """Sub-pixel corners: each side's edge is located along its normal at ``samples`` points
+        (where the profile crosses half-way between the dark border and the white margin), a line is
+        fitted through them, and neighbouring lines are intersected.  Sides with too few edge points
+        keep the contour's corners."""
+        m = len(quads)
+        p0 = quads
+        p1 = np.roll(quads, -1, axis=1)
+        d = p1 - p0
+        length = np.linalg.norm(d, axis=2, keepdims=True)
+        u = d / np.maximum(length, 1e-9)
+        nrm = np.stack([-u[..., 1], u[..., 0]], axis=-1)
+        mid = (p0 + p1) / 2
+        outward = np.sign(np.sum(nrm * (mid - quads.mean(axis=1, keepdims=True)), axis=2, keepdims=True))
+        nrm = nrm * np.where(outward == 0, 1.0, outward)
+        ts = np.linspace(0.2, 0.8, samples)
+        half = np.clip(length[..., 0] / 8.0, 1.5, 3.0)  # search range along the normal, by marker size
+        steps = np.linspace(-1.0, 1.0, 17)
+        pts = p0[:, :, None, :] + ts[None, None, :, None] * d[:, :, None, :]  # (M, 4, K, 2)
+        offs = half[:, :, None, None] * steps[None, None, None, :]  # (M, 4, 1, P)
+        samp = pts[:, :, :, None, :] + offs[..., None] * nrm[:, :, None, None, :]  # (M, 4, K, P, 2)
+        n_p = len(steps)
+        flat = samp.reshape(-1, n_p, 2).astype(np.float32)
+        vals = cv2.remap(gray, flat[..., 0], flat[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        v = vals.astype(np.float64).reshape(-1, n_p)
+        level = (v.min(axis=1, keepdims=True) + v.max(axis=1, keepdims=True)) / 2
+        contrast = v.max(axis=1) - v.min(axis=1)
+        cross = (v[:, :-1] < level) & (v[:, 1:] >= level)
+        centre = (n_p - 1) / 2
+        dist = np.where(cross, np.abs(np.arange(n_p - 1) + 0.5 - centre)[None, :], np.inf)
+        j = dist.argmin(axis=1)
+        valid = np.isfinite(dist[np.arange(len(j)), j]) & (contrast > 20)
+        vj = v[np.arange(len(j)), j]
+        vj1 = v[np.arange(len(j)), j + 1]
+        frac = (level[:, 0] - vj) / np.maximum(vj1 - vj, 1e-9)
+        pos = (j + frac) / (n_p - 1) * 2.0 - 1.0  # in units of `half`
+        pos = pos.reshape(m, 4, samples) * half[:, :, None]
+        edge = pts + pos[..., None] * nrm[:, :, None, :]
+        w = valid.reshape(m, 4, samples).astype(np.float64)
+        cnt = w.sum(axis=2)
+        mean = (edge * w[..., None]).sum(axis=2) / np.maximum(cnt, 1)[..., None]
+        dev = (edge - mean[:, :, None, :]) * np.sqrt(w)[..., None]
+        cxx = (dev[..., 0] ** 2).sum(axis=2)
+        cyy = (dev[..., 1] ** 2).sum(axis=2)
+        cxy = (dev[..., 0] * dev[..., 1]).sum(axis=2)
+        ang = 0.5 * np.arctan2(2 * cxy, cxx - cyy)
+        dirs = np.stack([np.cos(ang), np.sin(ang)], axis=-1)  # (M, 4, 2) line directions
+        # corner i = intersection of side i-1 and side i
+        pa, da = np.roll(mean, 1, axis=1), np.roll(dirs, 1, axis=1)
+        pb, db = mean, dirs
+        den = da[..., 0] * db[..., 1] - da[..., 1] * db[..., 0]
+        diff = pb - pa
+        s_par = (diff[..., 0] * db[..., 1] - diff[..., 1] * db[..., 0]) / np.where(
+            np.abs(den) < 1e-9, 1e-9, den
+        )
+        corners = pa + s_par[..., None] * da
+        ok = (cnt >= 4).all(axis=1) & (np.abs(den) > 0.2).all(axis=1)
+        ok &= (np.linalg.norm(corners - quads, axis=2) < 3.0).all(axis=1)
+        return np.where(ok[:, None, None], corners, quads)

@@ -6,8 +6,8 @@ perspective-n-point problem (``cv2.solvePnP`` with ``SOLVEPNP_IPPE``, refined wi
 transform world mm -> camera, a quality figure (reprojection RMS, corners and markers seen, the
 share of the ring seen) and helpers to map lattice cells and world points to pixels and back.
 
-It works when part of the mat is hidden (the battlefield, hands): any six printed corners, or a
-single whole marker, are enough; more corners spread around the ring give a better pose.
+It works when part of the mat is hidden (the battlefield, hands): any six printed corners, or two
+whole markers, are enough; more corners spread around the ring give a better pose.
 
 Without a camera calibration :func:`self_calibrate` estimates the intrinsics from one or more mat
 views (``cv2.calibrateCamera`` on the mat's corners; with few views the principal point is held at
@@ -298,8 +298,15 @@ def pose_from_view(view: MatView, spec: MatSpec, camera: CameraCalibration) -> M
     markers_only = n_corners < 6
     if not markers_only:
         obj, img = view.corner_world.copy(), view.corner_px.copy()
-    elif len(view.marker_ids):
+    elif len(view.marker_ids) >= 2:
+        # a single square has two mirror-image poses that fit equally well (planar ambiguity):
+        # markers alone need at least two
         obj, img = view.marker_world.reshape(-1, 3), view.marker_px.reshape(-1, 2)
+    elif len(view.marker_ids) == 1:
+        raise PoseError(
+            f"too little of the mat is visible: {n_corners} corners and one marker "
+            "(need 6 corners or 2 whole markers)"
+        )
     else:
         raise NoBoardFoundError(
             f"the mat was not found in the image (no markers of {spec.dictionary!r} ids "
@@ -359,7 +366,9 @@ def self_calibrate(
 
     * 1 view: only the focal length (principal point at the centre, square pixels, no distortion);
     * 2-4 views: focal lengths and ``k1`` (principal point at the centre, no tangential distortion);
-    * 5+ views: the full model with outlier views dropped (like ``calibrate camera`` with the mat).
+    * 5+ views: focal lengths, principal point, ``k1 k2`` with outlier views dropped (``k3`` and the
+      tangential terms held at zero: a ring of corners seen from similar heights cannot separate them
+      from the principal point; use ``calibrate camera`` for the full model).
     """
     mviews: list[MatView] = [v if isinstance(v, MatView) else detect_mat(v, spec) for v in views]
     labels = list(names) if names is not None else [f"view{i}" for i in range(len(mviews))]
@@ -383,7 +392,9 @@ def self_calibrate(
     elif n < 5:
         flags = fixed | cv2.CALIB_FIX_K2 | cv2.CALIB_FIX_K3
     else:
-        flags = cv2.CALIB_FIX_K3
+        # tangential terms trade off against the principal point with a ring of corners seen from
+        # similar heights; webcams have negligible decentering, so they are held at zero
+        flags = cv2.CALIB_FIX_K3 | cv2.CALIB_ZERO_TANGENT_DIST
     w, h = size
     k0 = np.array([[max(w, h), 0.0, (w - 1) / 2.0], [0.0, max(w, h), (h - 1) / 2.0], [0.0, 0.0, 1.0]])
     if n >= 5:

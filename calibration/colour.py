@@ -50,6 +50,7 @@ __all__ = [
     "linear_to_lab",
     "sample_cell_face",
     "sample_patches",
+    "sample_world_polygon",
     "srgb8_to_linear",
 ]
 
@@ -208,7 +209,7 @@ class WhiteBalance:
         return cls(tuple(float(v) for v in gain), tuple(float(v) for v in offset))  # type: ignore[arg-type]
 
     def to_json(self) -> dict[str, Any]:
-        return {"gain": [round(v, 6) for v in self.gain], "offset": [round(v, 6) for v in self.offset]}
+        return {"gain": list(self.gain), "offset": list(self.offset)}
 
     @classmethod
     def from_json(cls, doc: Any) -> WhiteBalance:
@@ -260,6 +261,13 @@ class ColourSample:
         med = np.median(lin, axis=0)
         spread = float(np.median(np.abs(lin - med).sum(axis=1)))
         return cls(name, (float(med[0]), float(med[1]), float(med[2])), len(bgr), spread)
+
+
+def sample_world_polygon(
+    image: npt.NDArray[np.uint8], pose: MatPose, polygon_world: npt.ArrayLike, inset: float = 0.0
+) -> npt.NDArray[np.uint8]:
+    """BGR pixels inside a convex polygon given in world mm (N, 3), shrunk towards its centre by ``inset``."""
+    return _bgr_pixels_in_polygon(image, pose.project(np.asarray(polygon_world, np.float64)), inset)
 
 
 def sample_patches(

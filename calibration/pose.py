@@ -292,6 +292,15 @@ def _reproj(obj: F64, img: F64, cam: CameraCalibration, rvec: F64, tvec: F64) ->
     return np.asarray(np.linalg.norm(np.asarray(p).reshape(-1, 2) - img, axis=1), np.float64)
 
 
+def require_mat(view: MatView, spec: MatSpec) -> None:
+    """Raise :class:`NoBoardFoundError` when no marker of the mat was seen at all."""
+    if len(view.marker_ids) == 0:
+        raise NoBoardFoundError(
+            f"the mat was not found in the image (no markers of {spec.dictionary!r} ids "
+            f"{spec.first_id}..{spec.first_id + spec.marker_count - 1})"
+        )
+
+
 def pose_from_view(view: MatView, spec: MatSpec, camera: CameraCalibration) -> MatPose:
     """The pose from a :class:`MatView` (see :func:`estimate_pose`)."""
     n_corners = len(view.corner_ids)
@@ -302,15 +311,11 @@ def pose_from_view(view: MatView, spec: MatSpec, camera: CameraCalibration) -> M
         # a single square has two mirror-image poses that fit equally well (planar ambiguity):
         # markers alone need at least two
         obj, img = view.marker_world.reshape(-1, 3), view.marker_px.reshape(-1, 2)
-    elif len(view.marker_ids) == 1:
+    else:
+        require_mat(view, spec)
         raise PoseError(
             f"too little of the mat is visible: {n_corners} corners and one marker "
             "(need 6 corners or 2 whole markers)"
-        )
-    else:
-        raise NoBoardFoundError(
-            f"the mat was not found in the image (no markers of {spec.dictionary!r} ids "
-            f"{spec.first_id}..{spec.first_id + spec.marker_count - 1})"
         )
     if len(obj) < 4:
         raise PoseError(
@@ -351,6 +356,7 @@ def estimate_pose(image: npt.NDArray[Any], spec: MatSpec, camera: CameraCalibrat
     grey = _grey(image)
     size = (int(grey.shape[1]), int(grey.shape[0]))
     view = _detector(spec).detect(grey)
+    require_mat(view, spec)
     if camera is None:
         camera = self_calibrate([view], spec)
     elif tuple(camera.image_size) != size:

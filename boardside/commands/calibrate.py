@@ -163,12 +163,13 @@ def pose_cmd(
 ) -> None:
     """Where the camera is relative to the mat (battlefield coordinates), with a quality figure."""
     from calibration.camera import read_image
-    from calibration.pose import detect_mat, pose_from_view, self_calibrate
+    from calibration.pose import detect_mat, pose_from_view, require_mat, self_calibrate
 
     spec = _read_mat(mat)
     img = read_image(image)
     cam = _read_camera(camera_file)
     view = detect_mat(img, spec)
+    require_mat(view, spec)
     size = (img.shape[1], img.shape[0])
     if cam is None:
         cam = self_calibrate([view], spec, names=[str(image)])

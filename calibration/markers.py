@@ -94,10 +94,12 @@ class FastMarkerDetector:
         )
         return [np.ascontiguousarray(x) for x in q[keep]]
 
-    def _identify(self, gray: U8, quads: list[F32]) -> list[tuple[int, F32, int]]:
-        """Identify all candidates at once: (id, corners in OpenCV order, bit errors) for the matches."""
+    def _identify(self, gray: U8, quads: list[F32]) -> tuple[list[tuple[int, F32, int]], list[int]]:
+        """Identify all candidates at once: ``(matches, unsure)`` where matches are (id, corners in
+        OpenCV order, bit errors) and ``unsure`` the indices of candidates with a marker-like black
+        border whose code did not match (worth a second look with sub-pixel sides)."""
         if not quads or len(self.codes) == 0:
-            return []
+            return [], []
         q = np.stack(quads).astype(
             np.float64
         )  # (N, 4, 2), corners of the unit square (0,0) (1,0) (1,1) (0,1)
@@ -146,21 +148,25 @@ class FastMarkerDetector:
         best = flat.argmin(axis=1)
         best_err = flat[np.arange(n_c), best]
         out: list[tuple[int, F32, int]] = []
-        for i in np.nonzero(ok & (best_err <= self.max_errors))[0]:
+        matched = ok & (best_err <= self.max_errors)
+        unsure = [int(i) for i in np.nonzero((hi - lo >= 80) & (border <= 10) & ~matched)[0]]
+        for i in np.nonzero(matched)[0]:
             rot, j = divmod(int(best[i]), len(self.codes))
             # rot90(S, rot) == C: the code's top-left cell is the sampled grid's corner number `rot`
             corners = quads[int(i)][[rot % 4, (rot + 1) % 4, (rot + 2) % 4, (rot + 3) % 4]]
             out.append((int(self.ids[j]), corners.astype(np.float32), int(best_err[i])))
-        return out
+        return out, unsure
 
     def detect(self, gray: U8, refine: bool = True) -> tuple[list[F32], npt.NDArray[np.int32]]:
         """Markers in ``gray``: (list of (1, 4, 2) float32 corners, ids (N,)), OpenCV's layout."""
         found: dict[int, tuple[float, F32]] = {}
         cands = self._candidates(gray, self.min_side_px)
-        if cands and refine:  # sub-pixel sides first: small markers have cells of only 2-3 pixels
-            refined = self._refine_edges(gray, np.stack(cands).astype(np.float64))
-            cands = [q.astype(np.float32) for q in refined]
-        for mid, corners, _err in self._identify(gray, cands):
+        matches, unsure = self._identify(gray, cands)
+        if unsure and refine:  # small markers (cells of 2-3 px): sample again between sub-pixel sides
+            again = self._refine_edges(gray, np.stack([cands[i] for i in unsure]).astype(np.float64))
+            more, _ = self._identify(gray, [q.astype(np.float32) for q in again])
+            matches += more
+        for mid, corners, _err in matches:
             area = float(cv2.contourArea(corners))
             if mid not in found or area > found[mid][0]:
                 found[mid] = (area, corners)
@@ -168,6 +174,8 @@ class FastMarkerDetector:
         if not ids:
             return [], np.zeros(0, np.int32)
         quads = np.stack([found[i][1] for i in ids]).astype(np.float64)
+        if refine:
+            quads = self._refine_edges(gray, quads)
         corners_out = [q.reshape(1, 4, 2).astype(np.float32) for q in quads]
         return corners_out, np.array(ids, dtype=np.int32)
 

@@ -425,6 +425,10 @@ class MatSpec:
 
     def printed_marker_ids(self) -> list[int]:
         """Marker ids actually printed (not in the clear centre)."""
+        return list(self._printed_ids)
+
+    @cached_property
+    def _printed_ids(self) -> tuple[int, ...]:
         ids, corners = self._marker_layout
         out = []
         for mid, c in zip(ids, corners, strict=True):
@@ -432,7 +436,7 @@ class MatSpec:
             col, row = int(centre[0] // self.square_mm), int(centre[1] // self.square_mm)
             if not self.is_cleared_square(col, row):
                 out.append(int(mid))
-        return out
+        return tuple(out)
 
     def marker_corners_world(self) -> dict[int, FloatArray]:
         """Printed marker id -> its 4 corners (OpenCV order TL, TR, BR, BL as printed), world mm (4 x 3)."""

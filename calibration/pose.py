@@ -50,6 +50,7 @@ class MatView:
     marker_px: F64  # (M, 4, 2)
     marker_world: F64  # (M, 4, 3)
     image_size: tuple[int, int]
+    gray: U8 | None = None  # the grey image, kept for refining marker corners when needed
 
     def as_detection(self) -> Detection:
         return Detection(
@@ -79,7 +80,7 @@ class _MatDetector:
 
     def detect(self, gray: U8) -> MatView:
         h, w = gray.shape[:2]
-        mc, ids = self.fast.detect(gray)
+        mc, ids = self.fast.detect(gray, refine_found=False)
         marker_ids = np.zeros(0, np.int32)
         marker_px = np.zeros((0, 4, 2))
         corner_ids = np.zeros(0, np.int32)
@@ -108,6 +109,7 @@ class _MatDetector:
             marker_px,
             marker_world,
             (w, h),
+            gray,
         )
 
 
@@ -311,6 +313,10 @@ def pose_from_view(view: MatView, spec: MatSpec, camera: CameraCalibration) -> M
         # a single square has two mirror-image poses that fit equally well (planar ambiguity):
         # markers alone need at least two
         obj, img = view.marker_world.reshape(-1, 3), view.marker_px.reshape(-1, 2)
+        if view.gray is not None:  # sub-pixel marker corners (only needed on this path)
+            img = FastMarkerDetector._refine_edges(view.gray, view.marker_px.astype(np.float64)).reshape(
+                -1, 2
+            )
     else:
         require_mat(view, spec)
         raise PoseError(

@@ -196,9 +196,9 @@ class ChessboardSpec:
         pts = np.asarray(corners, dtype=np.float32).reshape(-1, 1, 2)
         if scale != 1.0:
             pts = (pts + 0.5) / np.float32(scale) - 0.5
-        # refine window: about a third of the smallest corner spacing, 3..11 px
+        # refine window (half-size): half the smallest corner spacing, 3..11 px
         d = np.linalg.norm(np.diff(pts.reshape(self.rows, self.cols, 2), axis=1), axis=2)
-        win = int(np.clip(np.min(d) / 3.0, 3, 11))
+        win = int(np.clip(np.min(d) / 2.0, 3, 11))
         crit = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_COUNT, 40, 0.001)
         pts = np.asarray(cv2.cornerSubPix(gray, pts, (win, win), (-1, -1), crit), dtype=np.float32)
         return Detection(
@@ -220,11 +220,15 @@ class ChessboardSpec:
 
 
 def _flatten(gray: npt.NDArray[Any]) -> npt.NDArray[np.uint8]:
-    """Divide out slow shading: ``gray / blur(gray, sigma = 2 % of the width) * 128``."""
-    f = gray.astype(np.float32)
-    b = cv2.GaussianBlur(f, (0, 0), max(4.0, 0.02 * gray.shape[1]))
-    out: npt.NDArray[np.uint8] = np.clip(f / (b + 1.0) * 128.0, 0, 255).astype(np.uint8)
-    return out
+    """Divide out slow shading: ``gray / blur(gray, sigma = 2 % of the width) * 128``.  The blur is
+    computed on an 8x smaller copy and scaled back up (shading is smooth; 20x cheaper)."""
+    h, w = gray.shape[:2]
+    small = cv2.resize(gray, (max(1, w // 8), max(1, h // 8)), interpolation=cv2.INTER_AREA).astype(
+        np.float32
+    )
+    blurred = cv2.GaussianBlur(small, (0, 0), max(0.5, 0.02 * w / 8))
+    b = cv2.resize(blurred, (w, h), interpolation=cv2.INTER_LINEAR)
+    return np.asarray(cv2.divide(gray, b + 1.0, scale=128.0, dtype=cv2.CV_8U), np.uint8)
 
 
 def _dictionary(name: str, spec: str) -> int:

@@ -162,3 +162,12 @@ def test_other_mat_ids_are_ignored(a3_mat: MatSpec) -> None:
     with pytest.raises(NoBoardFoundError):
         estimate_pose(v.image, a3_mat, CALIB)
     assert estimate_pose(v.image, other, CALIB).quality == "good"
+
+
+def test_mat_as_a_calibration_target(mat_views: list[View], a3_mat: MatSpec) -> None:
+    from calibration.camera import calibrate
+    from calibration.targets import MatTarget
+
+    cal = calibrate([(f"mat{i}", v.image) for i, v in enumerate(mat_views)], MatTarget(a3_mat))
+    assert abs(cal.fx - TABLE_CAM.fx) / TABLE_CAM.fx < 0.01 and cal.rms < 0.3
+    assert cal.mat == a3_mat and cal.board["type"] == "mat"

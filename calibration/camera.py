@@ -330,7 +330,8 @@ def detect_views(
         for name, grey in _iter_views(views):
             handle(name, target.detect(check(name, grey)))
     else:
-        with ThreadPoolExecutor(n_workers) as pool:
+        pool = ThreadPoolExecutor(n_workers)
+        try:
             pending: list[tuple[str, Any]] = []
             for name, grey in _iter_views(views):
                 pending.append((name, pool.submit(target.detect, check(name, grey))))
@@ -339,6 +340,8 @@ def detect_views(
                     handle(n, fut.result())
             for n, fut in pending:
                 handle(n, fut.result())
+        finally:  # on an error or Ctrl-C, do not wait for queued views
+            pool.shutdown(wait=True, cancel_futures=True)
     if size is None:
         raise TooFewViewsError("no images given")
     return size, found, missing

@@ -36,6 +36,7 @@ import numpy as np
 import numpy.typing as npt
 
 from calibration.errors import CalibrationError, CalibrationFileError
+from calibration.mat import MatSpec
 
 if TYPE_CHECKING:
     from calibration.pose import MatPose
@@ -351,10 +352,11 @@ class ColourModel:
     white_balance: WhiteBalance = field(default_factory=WhiteBalance)
     classes: Mapping[str, ClassModel] = field(default_factory=_prior_classes)
     date: str = field(default_factory=_now)
+    mat: MatSpec | None = None  # the mat the model was learned on (saved with it)
 
     # -- white balance -------------------------------------------------------------
     def with_white_balance(self, wb: WhiteBalance) -> ColourModel:
-        return ColourModel(wb, dict(self.classes), self.date)
+        return ColourModel(wb, dict(self.classes), self.date, self.mat)
 
     def balanced_for(self, image: npt.NDArray[np.uint8], pose: MatPose) -> ColourModel:
         """This model with the white balance fitted to ``image``'s patches (lighting may change)."""
@@ -448,13 +450,14 @@ class ColourModel:
             else:
                 thr = cm.threshold
             final[name] = ClassModel(cm.prototypes, thr, cm.samples, cm.source)
-        return ColourModel(self.white_balance, final, _now())
+        return ColourModel(self.white_balance, final, _now(), self.mat)
 
     def learn_from_mat(self, image: npt.NDArray[np.uint8], pose: MatPose) -> ColourModel:
         """Fit the white balance to ``image`` and learn ``white`` (paper: white patches and the clear
         centre's corners) and ``print`` (black patch and printed black squares) from the mat."""
         model = self.balanced_for(image, pose)
         spec = pose.spec
+        model = ColourModel(model.white_balance, dict(model.classes), model.date, spec)
         white: list[npt.NDArray[np.uint8]] = []
         ink: list[npt.NDArray[np.uint8]] = []
         for p in spec.patches():
@@ -504,6 +507,7 @@ class ColourModel:
             "space": "CIELAB (D65) after per-image white balance from the mat patches; distance CIEDE2000",
             "white_balance": self.white_balance.to_json(),
             "classes": {name: cm.to_json() for name, cm in self.classes.items()},
+            **({"mat": self.mat.to_json()} if self.mat is not None else {}),
         }
 
     @classmethod
@@ -526,7 +530,8 @@ class ColourModel:
                     int(c.get("samples", 0)),
                     str(c.get("source", "")),
                 )
-            return cls(WhiteBalance.from_json(doc["white_balance"]), classes, str(doc.get("date", "")))
+            mat = MatSpec.from_json(doc["mat"]) if isinstance(doc.get("mat"), dict) else None
+            return cls(WhiteBalance.from_json(doc["white_balance"]), classes, str(doc.get("date", "")), mat)
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise CalibrationFileError(
                 f"colour model {where!r} is missing or has a bad field: {exc}"

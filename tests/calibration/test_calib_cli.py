@@ -205,7 +205,7 @@ def test_calibrate_self_pose_and_colours(capsys, tmp_path: Path, mat_dir: Path) 
     )
     assert code == 0, err
     model = json.loads(colours.read_text())
-    assert model["classes"]["white"]["source"] == "mat"
+    assert model["classes"]["white"]["source"] == "mat" and model["mat"]["paper"] == "A3"
     assert_one_line_error(
         *run(capsys, "calibrate", "colours", mat_dir / "mat0.png", "-o", colours, "--place", "purple:1,2,0")[
             ::2

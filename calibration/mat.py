@@ -125,7 +125,9 @@ class Patch:
 
 
 def _fmt(v: float) -> str:
-    return f"{v:g}"
+    """Shortest exact text of a number (``22``, ``18.75``, ``10.96875``): ``parse(str(x)) == x``."""
+    r = repr(float(v))
+    return r[:-2] if r.endswith(".0") else r
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,7 @@ import numpy.typing as npt
 
 from calibration.errors import MatSpecError, TargetSpecError
 from calibration.markers import FastMarkerDetector
-from calibration.mat import MatSpec, Painter, paint_charuco
+from calibration.mat import MatSpec, Painter, _fmt, paint_charuco
 
 __all__ = [
     "CharucoSpec",
@@ -139,7 +139,7 @@ class ChessboardSpec:
         return cls(cols, rows, sq)
 
     def __str__(self) -> str:
-        return f"{self.cols}x{self.rows}:{self.square_mm:g}"
+        return f"{self.cols}x{self.rows}:{_fmt(self.square_mm)}"
 
     def __repr__(self) -> str:
         return f"ChessboardSpec.parse({str(self)!r})"
@@ -289,7 +289,8 @@ class CharucoSpec:
         return cls(sx, sy, sq, mk, dictionary, first)
 
     def __str__(self) -> str:
-        base = f"{self.squares_x}x{self.squares_y}:{self.square_mm:g}:{self.marker_mm:g}:{self.dictionary}"
+        sizes = f"{_fmt(self.square_mm)}:{_fmt(self.marker_mm)}"
+        base = f"{self.squares_x}x{self.squares_y}:{sizes}:{self.dictionary}"
         return base + (f":{self.first_id}" if self.first_id else "")
 
     def __repr__(self) -> str:

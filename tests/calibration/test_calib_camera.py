@@ -8,6 +8,8 @@ import cv2
 import numpy as np
 import pytest
 from calib_sim import CAM, View
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from calibration.camera import CameraCalibration, calibrate, outlier_threshold
 from calibration.errors import (
@@ -155,3 +157,18 @@ def test_parse_target_choices() -> None:
     ]:
         with pytest.raises(TargetSpecError):
             parse_target(**bad)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    cols=st.integers(3, 20),
+    rows=st.integers(3, 20),
+    sq=st.floats(1.0, 100.0, allow_nan=False),
+    ratio=st.floats(0.3, 0.95),
+    first=st.integers(0, 20),
+)
+def test_target_specs_round_trip_exactly(cols: int, rows: int, sq: float, ratio: float, first: int) -> None:
+    cb = ChessboardSpec(cols, rows, sq)
+    assert ChessboardSpec.parse(str(cb)) == cb
+    ch = CharucoSpec(cols, rows, sq, sq * ratio, "DICT_5X5_1000", first)
+    assert CharucoSpec.parse(str(ch)) == ch

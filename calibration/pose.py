@@ -32,7 +32,7 @@ from calibration.markers import FastMarkerDetector
 from calibration.mat import MatSpec
 from calibration.targets import Detection
 
-__all__ = ["MatPose", "MatView", "detect_mat", "estimate_pose", "self_calibrate"]
+__all__ = ["MatPose", "MatView", "detect_mat", "estimate_pose", "self_calibrate", "track_pose"]
 
 F64 = npt.NDArray[np.float64]
 U8 = npt.NDArray[np.uint8]
@@ -354,13 +354,24 @@ def pose_from_view(view: MatView, spec: MatSpec, camera: CameraCalibration) -> M
     )
 
 
-def estimate_pose(image: npt.NDArray[Any], spec: MatSpec, camera: CameraCalibration | None = None) -> MatPose:
+def estimate_pose(
+    image: npt.NDArray[Any],
+    spec: MatSpec,
+    camera: CameraCalibration | None = None,
+    previous: MatPose | None = None,
+) -> MatPose:
     """The mat's pose in one image (BGR or grey).  Without ``camera``, the intrinsics are estimated
     from this single view (:func:`self_calibrate`).  A calibration made at another resolution of the
-    same aspect ratio is rescaled.  Raises :class:`NoBoardFoundError` if the mat is not in the image,
+    same aspect ratio is rescaled.  With ``previous`` (the pose in the last video frame) the corners
+    are first looked for where that pose puts them (:func:`track_pose`, a few ms); the full detection
+    runs when that fails.  Raises :class:`NoBoardFoundError` if the mat is not in the image,
     :class:`PoseError` if too little of it is visible."""
     grey = _grey(image)
     size = (int(grey.shape[1]), int(grey.shape[0]))
+    if previous is not None and previous.spec == spec and tuple(previous.camera.image_size) == size:
+        tracked = track_pose(grey, previous)
+        if tracked is not None:
+            return tracked
     view = _detector(spec).detect(grey)
     require_mat(view, spec)
     if camera is None:
@@ -368,6 +379,76 @@ def estimate_pose(image: npt.NDArray[Any], spec: MatSpec, camera: CameraCalibrat
     elif tuple(camera.image_size) != size:
         camera = camera.scaled_to(size)
     return pose_from_view(view, spec, camera)
+
+
+@lru_cache(maxsize=8)
+def _corner_probes(spec: MatSpec) -> tuple[npt.NDArray[np.int32], F64, F64, npt.NDArray[np.bool_]]:
+    """For every printed corner: its world point, 4 probe points just beside it (inside the four
+    squares around it, within the white margin of the marker squares) and which probes are black."""
+    ids = spec.corner_ids()
+    n_cx = spec.squares_x - 1
+    bu, bv = spec.board_origin_mm
+    sq = spec.square_mm
+    d = 0.06 * sq
+    probes = np.zeros((len(ids), 4, 3))
+    black = np.zeros((len(ids), 4), bool)
+    for n, k in enumerate(ids):
+        col, row = int(k) % n_cx + 1, int(k) // n_cx + 1
+        for q, (dx, dy) in enumerate([(-d, -d), (d, -d), (d, d), (-d, d)]):
+            u, v = bu + col * sq + dx, bv + row * sq + dy
+            probes[n, q, :2] = spec.mat_to_world([u, v])
+            c, r = col - (dx < 0), row - (dy < 0)
+            black[n, q] = (c + r) % 2 == 0
+    return ids, spec.corner_world(ids), probes, black
+
+
+def track_pose(grey: U8, previous: MatPose, max_rms_px: float = 1.0) -> MatPose | None:
+    """The pose in a new video frame from the previous frame's pose: each printed corner is refined
+    (``cv2.cornerSubPix``) where ``previous`` puts it, kept only if the squares around it still look
+    like the printed ones (dark where the pattern is black, light where it is white), and the pose
+    is solved again.  ``None`` when too few corners check out (the caller then detects afresh)."""
+    spec, cam = previous.spec, previous.camera
+    ids, world, probes, black = _corner_probes(spec)
+    h, w = grey.shape[:2]
+    px = previous.project(world)
+    inside = (px[:, 0] > 8) & (px[:, 0] < w - 9) & (px[:, 1] > 8) & (px[:, 1] < h - 9)
+    if inside.sum() < 12:
+        return None
+    ids, world, probes, black, px = ids[inside], world[inside], probes[inside], black[inside], px[inside]
+    spacing = np.linalg.norm(previous.project(world[:1] + np.array([spec.square_mm, 0.0, 0.0])) - px[:1])
+    win = int(np.clip(spacing / 4.0, 3, 10))
+    crit = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 30, 0.01)
+    refined = cv2.cornerSubPix(grey, px.reshape(-1, 1, 2).astype(np.float32), (win, win), (-1, -1), crit)
+    refined = np.asarray(refined, np.float64).reshape(-1, 2)
+    shift = refined - px
+    probe_px = previous.project(probes.reshape(-1, 3)).reshape(-1, 4, 2) + shift[:, None, :]
+    vals = cv2.remap(
+        grey,
+        probe_px[..., 0].astype(np.float32),
+        probe_px[..., 1].astype(np.float32),
+        cv2.INTER_LINEAR,
+        borderMode=cv2.BORDER_REPLICATE,
+    ).astype(np.float64)
+    dark = np.where(black, vals, np.nan)
+    light = np.where(~black, vals, np.nan)
+    contrast = np.nanmin(light, axis=1) - np.nanmax(dark, axis=1)
+    ok = (contrast > 25) & (np.linalg.norm(shift, axis=1) < win)
+    if ok.sum() < 12:
+        return None
+    view = MatView(
+        ids[ok].astype(np.int32),
+        refined[ok],
+        world[ok],
+        np.zeros(0, np.int32),
+        np.zeros((0, 4, 2)),
+        np.zeros((0, 4, 3)),
+        (w, h),
+        grey,
+    )
+    pose = pose_from_view(view, spec, cam)
+    if pose.rms_px > max_rms_px or pose.ring_coverage < 0.5:
+        return None
+    return pose
 
 
 def self_calibrate(

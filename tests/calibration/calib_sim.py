@@ -53,3 +53,18 @@ def mat_view(
     eye = centre + d * np.array([np.sin(th) * np.cos(ph), np.sin(th) * np.sin(ph), np.cos(th)])
     rv, tv = look_at(eye, centre + rng.normal(0, 10, 3) * [1, 1, 0], [0, 0, -1], rng.uniform(-5, 5))
     return View(render_view(ti, TABLE_CAM, rv, tv, rng), rv, tv)
+
+
+def look_at_moved(
+    rvec: np.ndarray, tvec: np.ndarray, shift_mm: tuple[float, float, float], turn_deg: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """Pose of a camera moved by ``shift_mm`` (camera axes) and turned ``turn_deg`` about its y axis."""
+    import cv2
+
+    r, _ = cv2.Rodrigues(np.asarray(rvec, np.float64))
+    a = np.radians(turn_deg)
+    turn = np.array([[np.cos(a), 0, np.sin(a)], [0, 1, 0], [-np.sin(a), 0, np.cos(a)]])
+    r2 = turn @ r
+    t2 = turn @ np.asarray(tvec, np.float64) - np.asarray(shift_mm)
+    rv2, _ = cv2.Rodrigues(r2)
+    return rv2.reshape(3), t2

@@ -171,3 +171,27 @@ def test_mat_as_a_calibration_target(mat_views: list[View], a3_mat: MatSpec) -> 
     cal = calibrate([(f"mat{i}", v.image) for i, v in enumerate(mat_views)], MatTarget(a3_mat))
     assert abs(cal.fx - TABLE_CAM.fx) / TABLE_CAM.fx < 0.01 and cal.rms < 0.3
     assert cal.mat == a3_mat and cal.board["type"] == "mat"
+
+
+def test_tracking_from_the_previous_frame(mat_views: list[View], a3_mat: MatSpec) -> None:
+    from calib_sim import look_at_moved
+
+    from calibration.pose import track_pose
+    from calibration.synthetic import render_view
+    from calibration.targets import MatTarget
+
+    v = mat_views[0]
+    first = estimate_pose(v.image, a3_mat, CALIB)
+    # the next video frame: the camera moved 6 mm and turned 0.6 degrees
+    rv, tv = look_at_moved(v.rvec, v.tvec, shift_mm=(4.0, -3.0, 3.0), turn_deg=0.6)
+    frame = render_view(MatTarget(a3_mat).render(3.0), TABLE_CAM, rv, tv, np.random.default_rng(8))
+    tracked = track_pose(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), first)
+    assert tracked is not None and tracked.markers_seen == 0 and tracked.quality == "good"
+    pos, ang = _errors(tracked, View(frame, rv, tv))
+    assert pos < 1.0 and ang < 0.5
+    assert estimate_pose(frame, a3_mat, CALIB, previous=first).markers_seen == 0  # the fast path was taken
+    # a previous pose from elsewhere: tracking declines, full detection still finds the right pose
+    far = estimate_pose(mat_views[3].image, a3_mat, CALIB)
+    assert track_pose(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), far) is None
+    again = estimate_pose(frame, a3_mat, CALIB, previous=far)
+    assert again.markers_seen > 0 and _errors(again, View(frame, rv, tv))[0] < 1.0

@@ -6,6 +6,7 @@ device :func:`open_camera` raises :class:`CameraUnavailableError` with a one-lin
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable
 
@@ -113,12 +114,17 @@ def capture_views(
                     if on_capture is not None:
                         on_capture(len(views))
             if show:
-                cv2.imshow("boardside calibrate camera", _draw(frame, det, covered, len(views), wanted))
-                key = cv2.waitKey(1) & 0xFF
+                try:
+                    cv2.imshow("boardside calibrate camera", _draw(frame, det, covered, len(views), wanted))
+                    key = cv2.waitKey(1) & 0xFF
+                except cv2.error:  # no display (headless): keep capturing without the window
+                    show = False
+                    continue
                 if key in (ord("q"), 27):
                     break
     finally:
         cap.release()
         if show:
-            cv2.destroyAllWindows()
+            with contextlib.suppress(cv2.error):
+                cv2.destroyAllWindows()
     return views

@@ -74,6 +74,9 @@ def camera(
         None, "--camera", help="Capture live from camera N instead of files."
     ),
     frames: int = typer.Option(20, "--frames", help="With --camera: views to capture."),
+    save_views: Path | None = typer.Option(
+        None, "--save-views", help="With --camera: also save the captured views as PNG files in this folder."
+    ),
     keep_outliers: bool = typer.Option(
         False, "--keep-outliers", help="Do not drop views with outlying error."
     ),
@@ -96,7 +99,15 @@ def camera(
         from calibration.live import capture_views
 
         views = capture_views(camera_index, target, frames)
+        if not views:
+            raise CalibrationError(f"no views with the board were captured from camera {camera_index}")
         source = f"camera {camera_index}, {len(views)} live views"
+        if save_views is not None:
+            import cv2
+
+            save_views.mkdir(parents=True, exist_ok=True)
+            for name, img in views:
+                cv2.imwrite(str(save_views / f"{name}.png"), img)
     else:
         if not images:
             raise CalibrationError("no images given (pass image files or folders, or --camera N)")

@@ -53,7 +53,8 @@ def classify(image: U8, model: ColourModel, cfg: ClassifyConfig | None = None) -
         hues.append(math.degrees(math.atan2(p[2], p[1])))
     d = np.stack([np.abs((hue - h + 180.0) % 360.0 - 180.0) for h in hues], axis=-1)
     best = np.argmin(d, axis=-1)
-    ok = bright & (sat >= cfg.piece_saturation) & (np.take_along_axis(d, best[..., None], axis=-1)[..., 0] <= cfg.max_hue_deg)
+    hue_err = np.take_along_axis(d, best[..., None], axis=-1)[..., 0]
+    ok = bright & (sat >= cfg.piece_saturation) & (hue_err <= cfg.max_hue_deg)
     labels = np.array([int(COLOR_LABELS[n]) for n in names], np.uint8)
     out[ok] = labels[best[ok]]
     return out

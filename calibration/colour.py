@@ -28,6 +28,7 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -239,9 +240,12 @@ def consistent_neutrals(measured: Mapping[str, npt.ArrayLike], tolerance: float 
             neutral[name] = v
         else:
             others[name] = v
+    chroma = {k: v / max(float(v.sum()), 1e-9) for k, v in neutral.items()}
+    # a neutral patch under black-body light (2000-10000 K) keeps every channel's share within these
+    # bounds; the pieces' saturated plastics do not (pink has almost no green, yellow no blue, ...)
+    neutral = {k: v for k, v in neutral.items() if _plausibly_neutral(chroma[k])}
     if len(neutral) <= 1:
         return {**others, **neutral}
-    chroma = {k: v / max(float(v.sum()), 1e-9) for k, v in neutral.items()}
     best: list[str] = []
     best_key = (-1, -1.0)
     for centre in neutral:
@@ -250,6 +254,23 @@ def consistent_neutrals(measured: Mapping[str, npt.ArrayLike], tolerance: float 
         if key > best_key:
             best, best_key = group, key
     return {**others, **{k: neutral[k] for k in best}}
+
+
+@lru_cache(maxsize=1)
+def _planckian_shares() -> F64:
+    """Chromaticity shares of a neutral surface under black bodies from 1800 K to 12000 K, for a
+    camera white-balanced to daylight (calibration.spectral)."""
+    from calibration.spectral import WAVELENGTHS, camera_rgb
+
+    temps = np.geomspace(1800.0, 12000.0, 80)
+    rgb = np.stack([camera_rgb(np.full(len(WAVELENGTHS), 0.85), float(t)) for t in temps])
+    return np.asarray(rgb / rgb.sum(axis=1, keepdims=True), np.float64)
+
+
+def _plausibly_neutral(share: F64, tolerance: float = 0.06) -> bool:
+    """True when the chromaticity lies near the Planckian locus: a neutral surface under some
+    black-body light.  The pieces' saturated plastics lie far from it."""
+    return float(np.abs(_planckian_shares() - np.asarray(share)[None, :]).max(axis=1).min()) <= tolerance
 
 
 # ----------------------------------------------------------------------------- sampling
@@ -394,6 +415,11 @@ class ColourModel:
         (:func:`consistent_neutrals`)."""
         samples = sample_patches(image, pose)
         measured = consistent_neutrals({k: v.rgb_linear for k, v in samples.items()})
+        if not any(k.rstrip("0123456789") in ("white", "grey") for k in measured):
+            raise ColourModelError(
+                "white balance needs a white or grey patch of the mat in view, and every one is hidden "
+                "(behind pieces or outside the picture); turn the mat so that a patch shows"
+            )
         return self.with_white_balance(WhiteBalance.from_patches(measured))
 
     # -- conversion and classification ---------------------------------------------

@@ -62,11 +62,16 @@ class ReconstructConfig:
 
 @dataclass
 class ViewEvidence:
-    """One view: its camera and its label map; ``name`` is the side it shows (for reports)."""
+    """One view: its camera and its label map; ``name`` is the side it shows (for reports).
+
+    ``mat_rect_mm`` (x0, y0, x1, y1 in world mm) is the printed sheet: a ray that reaches the table
+    outside it ends on the table or on clutter, so a piece colour there is no evidence of a block.
+    """
 
     camera: ViewCamera
     labels: U8
     name: str = ""
+    mat_rect_mm: tuple[float, float, float, float] | None = None
 
 
 @dataclass
@@ -141,6 +146,16 @@ def _trace(view: ViewEvidence, vol: _Volume, cfg: ReconstructConfig) -> _Rays:
         t_table = np.where(d[:, 2] < 0, -c[2] / d[:, 2], np.inf)  # the table (z = 0) stops the ray
     tmin = np.maximum(tmin, 0.0)
     tmax = np.minimum(tmax, t_table)
+    if view.mat_rect_mm is not None:
+        x0m, y0m, x1m, y1m = (v / s for v in view.mat_rect_mm)
+        with np.errstate(invalid="ignore"):
+            tx = c[0] + t_table * d[:, 0]
+            ty = c[1] + t_table * d[:, 1]
+        off_mat = ~((tx >= x0m) & (tx <= x1m) & (ty >= y0m) & (ty <= y1m))
+        coloured = (lab >= int(Label.BLUE)) & (lab <= int(Label.GREEN))
+        lab = np.where(off_mat & coloured, int(Label.UNKNOWN), lab)
+        keep2 = lab != int(Label.UNKNOWN)
+        pix, lab, d, tmin, tmax = pix[keep2], lab[keep2], d[keep2], tmin[keep2], tmax[keep2]
     hit = tmax > tmin
     pix, lab, d, tmin, tmax = pix[hit], lab[hit], d[hit], tmin[hit], tmax[hit]
     if len(pix) == 0:

@@ -292,7 +292,7 @@ class _Run:
             try:
                 state = await self.driver.connect(self.run_id, self.sent_ever, self.done, self.timing.connect_timeout)
             except (RobotUnreachableError, LinkLostError) as exc:
-                if not self.connected_once:
+                if not self.connected_once and isinstance(exc, RobotUnreachableError):
                     raise
                 now = loop.time()
                 give_up_at = give_up_at or now + self.timing.reconnect_for

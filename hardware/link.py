@@ -229,7 +229,7 @@ class BoardsideDriver(Driver):
         deadline = loop.time() + timeout
         while True:
             await self._write(line)
-            resend_at = min(deadline, loop.time() + 0.3)
+            resend_at = min(deadline, loop.time() + min(0.3, timeout / 8))
             while loop.time() < resend_at:
                 try:
                     event = await asyncio.wait_for(self.next_event(), resend_at - loop.time())

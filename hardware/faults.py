@@ -1,0 +1,114 @@
+"""Fault injection for any transport: dropped, corrupted and duplicated bytes, disconnects.
+
+Used by the tests and ``benchmarks/robot_link.py`` to prove the exactly-once guarantee;
+it damages real bytes on their way through a real transport (nothing of ours is faked).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from hardware.errors import LinkLostError
+from hardware.transport import Transport
+
+
+@dataclass(frozen=True)
+class FaultPlan:
+    drop: float = 0.0  # probability that a byte is lost
+    corrupt: float = 0.0  # probability that a byte is replaced by a random one
+    duplicate: float = 0.0  # probability that a byte arrives twice
+    disconnect_bytes: float = 0.0  # mean bytes between disconnects (0: never)
+
+
+class FaultyTransport(Transport):
+    """Wraps ``inner`` and damages the byte stream both ways according to ``plan``."""
+
+    def __init__(self, inner: Transport, plan: FaultPlan, seed: int = 0) -> None:
+        super().__init__(inner.url)
+        self.inner = inner
+        self.plan = plan
+        self.rng = random.Random(seed)
+        self.disconnects = 0
+        self.damaged = 0
+        self._budget = self._next_budget()
+        self._open = False
+
+    @property  # type: ignore[override]
+    def max_write(self) -> int:
+        return self.inner.max_write
+
+    def _next_budget(self) -> float:
+        if self.plan.disconnect_bytes <= 0:
+            return float("inf")
+        return self.rng.expovariate(1.0 / self.plan.disconnect_bytes)
+
+    def _damage(self, data: bytes) -> bytes:
+        p = self.plan
+        if not (p.drop or p.corrupt or p.duplicate):
+            return data
+        out = bytearray()
+        for b in data:
+            r = self.rng.random()
+            if r < p.drop:
+                self.damaged += 1
+                continue
+            if r < p.drop + p.corrupt:
+                self.damaged += 1
+                out.append(self.rng.randrange(256))
+                continue
+            out.append(b)
+            if r < p.drop + p.corrupt + p.duplicate:
+                self.damaged += 1
+                out.append(b)
+        return bytes(out)
+
+    async def _maybe_disconnect(self, n: int) -> int:
+        """Spend ``n`` bytes of the budget; returns how many pass before a disconnect (or n)."""
+        if n < self._budget:
+            self._budget -= n
+            return n
+        passed = int(self._budget)
+        self._budget = self._next_budget()
+        return passed
+
+    async def _sever(self) -> None:
+        self.disconnects += 1
+        self._open = False
+        sever = getattr(self.inner, "sever", None)
+        if sever is not None:
+            sever()
+        else:
+            await self.inner.close()
+
+    async def open(self) -> None:
+        await self.inner.open()
+        self._open = True
+
+    async def close(self) -> None:
+        self._open = False
+        await self.inner.close()
+
+    async def write(self, data: bytes) -> None:
+        if not self._open:
+            raise LinkLostError("link down (injected)")
+        passed = await self._maybe_disconnect(len(data))
+        if passed < len(data):
+            if passed:
+                await self.inner.write(self._damage(data[:passed]))
+            await self._sever()
+            raise LinkLostError("injected disconnect while writing")
+        await self.inner.write(self._damage(data))
+
+    async def read(self) -> bytes:
+        if not self._open:
+            raise LinkLostError("link down (injected)")
+        while True:
+            data = await self.inner.read()
+            passed = await self._maybe_disconnect(len(data))
+            if passed < len(data):
+                await self._sever()
+                raise LinkLostError("injected disconnect while reading")
+            damaged = self._damage(data)
+            if damaged:
+                return damaged

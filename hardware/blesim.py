@@ -35,6 +35,7 @@ from bumble.host import Host
 from bumble.link import LocalLink
 from bumble.transport.common import AsyncPipeSink
 
+from hardware.link import within
 from hardware.transport import NUS_RX, NUS_SERVICE, NUS_TX
 
 
@@ -214,7 +215,7 @@ class BumbleBleakClient(BaseBleakClient):
         if self.address.upper() not in self.radio.peripherals:
             raise BleakError(f"Device with address {self.address} was not found.")
         try:
-            conn = await asyncio.wait_for(
+            conn = await within(
                 self.radio.central.connect(Address(self.address)), self._timeout
             )
         except (asyncio.TimeoutError, Exception) as exc:

@@ -36,6 +36,7 @@ from hardware.errors import (
     RobotUnreachableError,
 )
 from hardware.link import Acked, Command, Done, Driver, Hello, Rejected, RobotState, Status, make_driver
+from hardware.link import within
 from hardware.transport import Transport, make_transport
 
 
@@ -319,10 +320,10 @@ class _Run:
                 with contextlib.suppress(Exception):
                     await self.driver.close()
                 continue
-            except BaseException:
+            except Exception:
                 with contextlib.suppress(Exception):
                     await self.driver.close()
-                raise
+                raise  # (a cancellation leaves the link open: execute_async holds the robot first)
         with contextlib.suppress(Exception):
             await self.driver.close()
         self.log.set_status(self.run_id, "finished")
@@ -332,6 +333,14 @@ class _Run:
         return self.report
 
     async def _session(self, state: RobotState) -> None:
+        try:
+            await self._stream(state)
+        except PoseMismatchError:
+            with contextlib.suppress(Exception):
+                await self.driver.hold()  # stop where it is: a person must look at the table
+            raise
+
+    async def _stream(self, state: RobotState) -> None:
         t = self.timing
         drv = self.driver
         loop = asyncio.get_running_loop()
@@ -384,7 +393,7 @@ class _Run:
                 nxt += 1
                 free -= 1
             try:
-                event = await asyncio.wait_for(drv.next_event(), t.heartbeat)
+                event = await within(drv.next_event(), t.heartbeat)
             except asyncio.TimeoutError:
                 now = loop.time()
                 if now - last_rx > t.dead_after:
@@ -410,11 +419,7 @@ class _Run:
                         acked = event.seq
                     if event.seq > self.done:
                         last_progress = now
-                    try:
-                        self._mark_done(event.seq, event.pose)
-                    except PoseMismatchError:
-                        await drv.hold()
-                        raise
+                    self._mark_done(event.seq, event.pose)
             elif isinstance(event, Status):
                 if event.acked <= sent_top:
                     if event.acked > acked:
@@ -491,11 +496,11 @@ async def execute_async(
             return await runner.run()
         except (asyncio.CancelledError, KeyboardInterrupt):
             with contextlib.suppress(BaseException):
-                await asyncio.wait_for(asyncio.shield(driver.hold()), 1.0)
+                await within(asyncio.shield(driver.hold()), 1.0)
             log.note(run_id, "stopped", "interrupted by the user; robot held")
             log.set_status(run_id, "stopped")
             with contextlib.suppress(BaseException):
-                await asyncio.wait_for(driver.close(), 1.0)
+                await within(driver.close(), 1.0)
             raise
         except HardwareError as exc:
             log.note(run_id, "error", str(exc))

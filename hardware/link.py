@@ -11,12 +11,23 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from abc import ABC, abstractmethod
+from collections.abc import Awaitable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from engine.motion import Heading, Motion, MotionKind, Pose
 from hardware.errors import LinkLostError, RobotProtocolError, RobotUnreachableError
 from hardware.firmware import bsproto
 from hardware.transport import Transport
+
+T = TypeVar("T")
+
+
+async def within(awaitable: Awaitable[T], seconds: float) -> T:
+    """``awaitable`` with a time limit (TimeoutError).  Unlike ``asyncio.wait_for`` on Python
+    3.11 this never swallows a cancellation that races with completion (Ctrl-C must stop)."""
+    async with asyncio.timeout(max(0.0, seconds)):
+        return await awaitable
 
 
 # ---------------------------------------------------------------------------- events
@@ -232,7 +243,7 @@ class BoardsideDriver(Driver):
             resend_at = min(deadline, loop.time() + min(0.3, timeout / 8))
             while loop.time() < resend_at:
                 try:
-                    event = await asyncio.wait_for(self.next_event(), resend_at - loop.time())
+                    event = await within(self.next_event(), resend_at - loop.time())
                 except asyncio.TimeoutError:
                     break
                 if isinstance(event, Hello):
@@ -289,7 +300,7 @@ class BoardsideDriver(Driver):
         deadline = loop.time() + timeout
         while loop.time() < deadline:
             try:
-                event = await asyncio.wait_for(self.next_event(), deadline - loop.time())
+                event = await within(self.next_event(), deadline - loop.time())
             except asyncio.TimeoutError:
                 break
             if isinstance(event, Configured) and event.key == key:

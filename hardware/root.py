@@ -36,6 +36,7 @@ from engine.motion import Heading, Pose
 from hardware.errors import RobotProtocolError, RobotUnreachableError
 from hardware.firmware.bsproto import crc8
 from hardware.link import Acked, Command, Done, Driver, Event, RobotState, Status
+from hardware.link import within
 from hardware.transport import Transport
 
 DEV_GENERAL, DEV_MOTORS, DEV_SOUND = 0, 1, 5
@@ -166,7 +167,7 @@ class RootDriver(Driver):
             while True:
                 await self._send_packet(DEV_GENERAL, GET_VERSIONS, bytes((BOARD_MAIN,)))
                 try:
-                    event = await asyncio.wait_for(self.next_event(), min(0.5, max(0.01, deadline - loop.time())))
+                    event = await within(self.next_event(), min(0.5, max(0.01, deadline - loop.time())))
                 except asyncio.TimeoutError:
                     if loop.time() >= deadline:
                         raise RobotUnreachableError(

@@ -6,6 +6,7 @@ it damages real bytes on their way through a real transport (nothing of ours is 
 
 from __future__ import annotations
 
+import asyncio
 import random
 from dataclasses import dataclass
 
@@ -33,6 +34,7 @@ class FaultyTransport(Transport):
         self.damaged = 0
         self._budget = self._next_budget()
         self._open = False
+        self._lost = asyncio.Event()
 
     @property  # type: ignore[override]
     def max_write(self) -> int:
@@ -81,7 +83,14 @@ class FaultyTransport(Transport):
         else:
             await self.inner.close()
 
+    async def pull_cable(self) -> None:
+        """Disconnect now (the next read or write fails; the executor reconnects)."""
+        if self._open:
+            await self._sever()
+            self._lost.set()
+
     async def open(self) -> None:
+        self._lost = asyncio.Event()
         await self.inner.open()
         self._open = True
 
@@ -100,11 +109,24 @@ class FaultyTransport(Transport):
             raise LinkLostError("injected disconnect while writing")
         await self.inner.write(self._damage(data))
 
+    async def _read_or_lost(self) -> bytes:
+        reader = asyncio.ensure_future(self.inner.read())
+        lost = asyncio.ensure_future(self._lost.wait())
+        try:
+            await asyncio.wait({reader, lost}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            lost.cancel()
+            if not reader.done():
+                reader.cancel()
+        if reader.done() and not reader.cancelled():
+            return reader.result()
+        raise LinkLostError("cable pulled (injected)")
+
     async def read(self) -> bytes:
         if not self._open:
             raise LinkLostError("link down (injected)")
         while True:
-            data = await self.inner.read()
+            data = await self._read_or_lost()
             passed = await self._maybe_disconnect(len(data))
             if passed < len(data):
                 await self._sever()

@@ -195,7 +195,8 @@ class Driver(ABC):
     async def cancel(self) -> None:
         """Drop everything queued (and a held remainder)."""
 
-    async def configure(self, key: str, value: float, timeout: float = 3.0) -> None:
+    async def configure(self, key: str, value: float | None = None, timeout: float = 3.0) -> float:
+        """Set (or with ``value=None`` read) a robot setting; returns the robot's value."""
         raise RobotProtocolError("this robot dialect has no configuration command")
 
 
@@ -294,20 +295,21 @@ class BoardsideDriver(Driver):
     async def cancel(self) -> None:
         await self._write(bsproto.frame("X"))
 
-    async def configure(self, key: str, value: float, timeout: float = 3.0) -> None:
-        await self._write(bsproto.frame(f"K {key} {value:g}"))
+    async def configure(self, key: str, value: float | None = None, timeout: float = 3.0) -> float:
+        body = f"K {key}" if value is None else f"K {key} {value:g}"
+        await self._write(bsproto.frame(body))
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         while loop.time() < deadline:
             try:
                 event = await within(self.next_event(), deadline - loop.time())
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 break
             if isinstance(event, Configured) and event.key == key:
-                return
+                return float(event.value)
             if isinstance(event, Rejected) and event.seq == 0 and event.code in ("BAD", "ARG"):
-                raise RobotProtocolError(f"robot rejected setting {key}={value:g} ({event.code})")
-        raise LinkLostError(f"no answer to configuration {key}={value:g}")
+                raise RobotProtocolError(f"robot rejected setting {body[2:]!r} ({event.code})")
+        raise LinkLostError(f"no answer to setting {body[2:]!r}")
 
 
 def make_driver(transport: Transport) -> Driver:

@@ -302,6 +302,9 @@ class RobotCore:
         self.send_hello()
 
     def configure(self, parts: list[str]) -> None:
+        if len(parts) == 2 and parts[1] in self.config:  # query
+            self.send("k %s %s" % (parts[1], repr(self.config[parts[1]])))
+            return
         if len(parts) != 3 or parts[1] not in self.config:
             self.send("e 0 BAD")
             return

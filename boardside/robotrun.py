@@ -1,0 +1,85 @@
+"""Drive a motion program on a robot from the CLI: progress bar, pose comparison, Ctrl-C, resume.
+
+Shared by ``boardside robot run`` and ``boardside quirky run --robot URL``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from engine.errors import BoardsideError
+from engine.motion import Motion, Pose
+from hardware.executor import InterruptedPolicy, LinkTiming, RunReport, execute_async
+from hardware.executor import Progress as RunProgress
+
+
+class RobotRunStopped(BoardsideError):
+    """The user stopped a run with Ctrl-C (the robot is held; the run can be resumed)."""
+
+    exit_code = 130
+
+
+def default_log_path() -> Path:
+    """``$BOARDSIDE_ROBOT_LOG`` or ``~/.boardside/robot-log.sqlite``."""
+    env = os.environ.get("BOARDSIDE_ROBOT_LOG")
+    return Path(env) if env else Path.home() / ".boardside" / "robot-log.sqlite"
+
+
+def drive(
+    motions: Sequence[Motion],
+    url: str,
+    log: Path | None = None,
+    *,
+    resume: bool = True,
+    start: Pose | None = None,
+    on_interrupted: InterruptedPolicy = "error",
+    check_pose: bool = True,
+    quiet: bool = False,
+    timing: LinkTiming | None = None,
+    resume_hint: str = "run the same command again (it resumes)",
+) -> RunReport:
+    """Execute ``motions`` with a progress bar on stderr; Ctrl-C holds the robot."""
+    console = Console(stderr=True, quiet=quiet)
+    log_path = log or default_log_path()
+    with Progress(
+        TextColumn("[bold]robot[/]"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.description}"),
+        TimeElapsedColumn(),
+        console=console,
+        transient=False,
+        disable=quiet,
+    ) as bar:
+        task = bar.add_task("connecting...", total=len(motions) + 1)
+
+        def on_progress(p: RunProgress) -> None:
+            if p.kind == "done":
+                pose = f" robot at {p.reported}" if p.reported is not None else ""
+                bar.update(task, completed=p.done, description=f"#{p.seq - 1} {p.label}{pose}")
+            elif p.kind in ("connect", "reconnect", "resume"):
+                if p.message:
+                    bar.console.print(f"[dim]{p.kind}: {p.message}[/]")
+            elif p.kind == "finished":
+                bar.update(task, completed=p.total, description="finished")
+
+        try:
+            return asyncio.run(
+                execute_async(
+                    motions, url, log_path, start=start, progress=on_progress, resume=resume,
+                    on_interrupted=on_interrupted, check_pose=check_pose, timing=timing,
+                )
+            )
+        except KeyboardInterrupt:
+            raise RobotRunStopped(f"stopped: the robot is held where it is; to continue, {resume_hint}") from None
+
+
+def stderr_is_tty() -> bool:
+    return sys.stderr.isatty()

@@ -21,8 +21,17 @@ import pkgutil
 import sys
 from collections.abc import Sequence
 
-import click
 import typer
+
+try:  # typer >= 0.20 vendors click as typer._click (Exit and Abort live in typer.exceptions)
+    from typer._click.exceptions import ClickException, UsageError
+except ImportError:  # pragma: no cover - older typer uses the click package
+    from click.exceptions import ClickException, UsageError  # type: ignore[assignment]
+try:
+    from click.exceptions import Abort as _ClickAbort
+    from click.exceptions import Exit as _ClickExit
+except ImportError:  # pragma: no cover
+    _ClickAbort, _ClickExit = typer.Abort, typer.Exit  # type: ignore[misc,assignment]
 
 from boardside import __version__
 from engine.errors import BoardsideError
@@ -63,7 +72,7 @@ def build_app() -> typer.Typer:
         if register is not None:
             register(app)
         else:
-            sub = getattr(module, "app")
+            sub = module.app
             name = getattr(module, "NAME", info.name)
             app.add_typer(sub, name=name)
     return app
@@ -81,15 +90,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     try:
         result = command.main(args=args, prog_name="boardside", standalone_mode=False)
-    except click.exceptions.Exit as exc:
+    except (typer.Exit, _ClickExit) as exc:
         return int(exc.exit_code or 0)
-    except click.exceptions.Abort:
+    except (typer.Abort, _ClickAbort):
         return _fail("interrupted", 130)
     except KeyboardInterrupt:
         return _fail("interrupted", 130)
-    except click.exceptions.ClickException as exc:
+    except ClickException as exc:
         # usage errors: unknown option, missing argument, bad value
-        if isinstance(exc, click.exceptions.UsageError) and exc.ctx is not None:
+        if isinstance(exc, UsageError) and exc.ctx is not None:
             print(exc.ctx.get_usage(), file=sys.stderr)
         return _fail(exc.format_message(), 2)
     except BoardsideError as exc:

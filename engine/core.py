@@ -100,9 +100,8 @@ M = TypeVar("M")
 S = TypeVar("S", bound="GameState[Any]")
 
 
-@dataclass
 class GameState(ABC, Generic[M]):
-    """Abstract game state.  Subclasses are dataclasses holding the full position."""
+    """Abstract game state.  Subclasses (usually frozen dataclasses) hold the full position."""
 
     @abstractmethod
     def current_player(self) -> str | None:

@@ -1,0 +1,384 @@
+"""``boardside ctrl ...``: the CTRL engine from the command line."""
+
+from __future__ import annotations
+
+import random
+import sys
+import time
+from pathlib import Path
+from statistics import mean
+from typing import Any
+
+import typer
+from rich.columns import Columns
+from rich.console import Console
+
+from boardside.ctrl_text import score_sheet, side_view, winner_line
+from boardside.io import emit_json, read_json, write_json
+from engine.core import BoardsideInputError, GameError, IllegalMoveError, InvalidMoveError
+from engine.ctrl import SIDES, GameRecord, State, Turn, check_setup, new_state, validate_state
+from engine.ctrl.moves import FlagSpot, NoFlag, Pass, Placement
+from engine.ctrl.search import hint as search_hint
+
+NAME = "ctrl"
+app = typer.Typer(
+    help="CTRL: 3D blocks on a 3x3x3 Central Cube -- legal moves, scoring, rule checks, play, render.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+)
+out = Console()
+err = Console(stderr=True)
+
+JSON_OPT = typer.Option(False, "--json", help="Print machine-readable JSON on stdout.")
+STATE_ARG = typer.Argument(..., help="A CTRL state file (interchange JSON).", show_default=False)
+
+
+def load_state(path: Path) -> State:
+    return State.from_json(read_json(path, "state file"))
+
+
+def score_json(state: State) -> dict[str, Any]:
+    sides = state.side_scores()
+    return {"sides": sides, "totals": state.totals(), "winners": state.winners()}
+
+
+def print_score(state: State, title: str = "CTRL score sheet") -> None:
+    s = score_json(state)
+    out.print(score_sheet(s["sides"], s["totals"], s["winners"], state.colors, title=title))
+    if state.scoring is None and any(state.owners[c] != c for c in state.colors):
+        out.print("(2-player variant: the secret scoring colours are not recorded; every colour is shown)")
+    out.print(winner_line(s["winners"]))
+
+
+@app.command()
+def new(
+    players: int = typer.Option(4, "--players", "-p", help="2 (variant), 3 or 4 players."),
+    scoring: str = typer.Option("", "--scoring", help="2-player variant only: the secret choices, "
+                                "e.g. 'player1=blue,player2=green'."),
+    output: Path | None = typer.Option(None, "-o", "--output", help="Write the state file here."),
+    json_out: bool = JSON_OPT,
+) -> None:
+    """Print (or write) the set-up position."""
+    sc = _parse_scoring(scoring) if scoring else None
+    state = new_state(players, scoring=sc)
+    doc = state.to_json()
+    if output:
+        write_json(output, doc)
+        if not json_out:
+            out.print(f"wrote {output}")
+    if json_out or not output:
+        emit_json(doc)
+
+
+def _parse_scoring(text: str) -> dict[str, str]:
+    result = {}
+    for part in text.split(","):
+        if "=" not in part:
+            raise BoardsideInputError(f"--scoring {text!r}: expected 'player1=COLOUR,player2=COLOUR'")
+        p, c = part.split("=", 1)
+        result[p.strip()] = c.strip().lower()
+    return result
+
+
+@app.command()
+def moves(state_file: Path = STATE_ARG, json_out: bool = JSON_OPT) -> None:
+    """List every distinct legal placement for the player to move (flags aside)."""
+    state = load_state(state_file)
+    if state.is_terminal():
+        raise GameError("the game is over: no colour is to move")
+    if state.phase != "place":
+        raise GameError(f"{state.to_move} has already placed this turn (phase 'flag')")
+    pls = state.placements()
+    if json_out:
+        emit_json({"to_move": state.to_move, "moves": [p.to_json() for p in pls]})
+        return
+    out.print(f"{state.to_move} to move: {len(pls)} legal placement(s)"
+              + (" (first turn)" if state.to_move in state.first_turn_pending else ""))
+    for i, p in enumerate(pls, 1):
+        out.print(f"{i:4d}. {p}")
+    if not pls:
+        out.print("no path exists: the player passes (and re-plugs the flag if possible)")
+
+
+@app.command()
+def score(state_file: Path = STATE_ARG, json_out: bool = JSON_OPT) -> None:
+    """Score a position and print the rulebook's score sheet and the winner."""
+    state = load_state(state_file)
+    problems = [p for p in validate_state(state) if p.severity == "error"]
+    if json_out:
+        doc = score_json(state)
+        if problems:
+            doc["problems"] = [p.to_json() for p in problems]
+        emit_json(doc)
+        return
+    print_score(state)
+    if problems:
+        err.print(f"[yellow]warning:[/] this position breaks {len(problems)} rule(s); "
+                  "run 'boardside ctrl validate' to see them")
+
+
+@app.command()
+def validate(
+    state_file: Path = STATE_ARG,
+    setup: bool = typer.Option(False, "--setup", help="Also check it is a correct set-up (start of game)."),
+    json_out: bool = JSON_OPT,
+) -> None:
+    """List every rule problem of a position in words.  Exit 0 when fine, 1 when not."""
+    doc = read_json(state_file, "state file")
+    problems = check_setup(doc) if setup else validate_state(doc)
+    errors = [p for p in problems if p.severity == "error"]
+    if json_out:
+        emit_json({"valid": not errors, "problems": [p.to_json() for p in problems]})
+    else:
+        if not problems:
+            out.print("OK: no rule problems found")
+        for p in problems:
+            out.print(f"{p.severity}: {p}")
+    if errors:
+        raise typer.Exit(1)
+
+
+@app.command()
+def hint(
+    state_file: Path = STATE_ARG,
+    budget: float = typer.Option(2.0, "--budget", help="Search time in seconds."),
+    seed: int = typer.Option(0, "--seed", help="Random seed of the playouts."),
+    json_out: bool = JSON_OPT,
+) -> None:
+    """Suggest the best placement and flag spot for the player to move (Monte Carlo search)."""
+    if budget <= 0:
+        raise BoardsideInputError(f"--budget must be positive, got {budget!r}")
+    state = load_state(state_file)
+    with err.status(f"searching for {budget:g} s ..."):
+        h = search_hint(state, budget_s=budget, seed=seed)
+    if json_out:
+        emit_json({"turn": str(h.turn), "placement": h.turn.placement.to_json() if h.turn.placement else None,
+                   "flag": h.turn.flag.to_json() if h.turn.flag else None, "playouts": h.playouts,
+                   "seconds": round(h.seconds, 3),
+                   "candidates": [{"move": c.move, "playouts": c.playouts, "mean_margin": round(c.mean, 3)}
+                                  for c in h.placements[:10]]})
+        return
+    out.print(f"{state.to_move}: place {h.turn.placement or 'nothing (pass)'}")
+    out.print(f"then plug the flag: {h.turn.flag or 'no free face'}")
+    out.print(f"({h.playouts} playouts in {h.seconds:.1f} s; best placements by mean score margin:)")
+    for c in h.placements[:5]:
+        out.print(f"  {c.mean:+6.2f}  {c.move}  ({c.playouts} playouts)")
+
+
+@app.command()
+def selfplay(
+    games: int = typer.Option(10, "--games", "-n", help="Number of games."),
+    seed: int = typer.Option(0, "--seed", help="Random seed."),
+    players: int = typer.Option(4, "--players", "-p", help="2, 3 or 4."),
+    records: Path | None = typer.Option(None, "--records", help="Save every game record in this folder."),
+    json_out: bool = JSON_OPT,
+) -> None:
+    """Play random legal games and report figures (validating every position on the way)."""
+    if games < 1:
+        raise BoardsideInputError(f"--games must be at least 1, got {games!r}")
+    rng = random.Random(seed)
+    figs: dict[str, Any] = {"games": 0, "seed": seed, "players": players}
+    turns: list[int] = []
+    passes = 0
+    wins: dict[str, float] = {}
+    totals: dict[str, list[int]] = {}
+    ended_stuck = 0
+    problems = 0
+    t0 = time.perf_counter()
+    from rich.progress import Progress
+
+    try:
+        with Progress(console=err, transient=True, disable=json_out and not sys.stderr.isatty()) as prog:
+            task = prog.add_task("self-play", total=games)
+            for g in range(games):
+                sc = None
+                if players == 2:
+                    sc = {"player1": rng.choice(["blue", "yellow"]), "player2": rng.choice(["pink", "green"])}
+                state = new_state(players, scoring=sc)
+                rec = GameRecord(state)
+                n = 0
+                while not state.is_terminal():
+                    first = rng.choice(list(state.legal_moves()))
+                    mid = state.apply(first)
+                    second = rng.choice(list(mid.legal_moves()))
+                    state = mid.apply(second)
+                    rec.turns.append(Turn(first if isinstance(first, Placement) else None,
+                                          second if isinstance(second, FlagSpot) else None))
+                    passes += isinstance(first, Pass)
+                    n += 1
+                    problems += sum(1 for p in validate_state(state) if p.severity == "error")
+                turns.append(n)
+                for p, r in state.returns().items():
+                    wins[p] = wins.get(p, 0.0) + r
+                for c, t in state.totals().items():
+                    totals.setdefault(c, []).append(t)
+                ended_stuck += any(state.remaining(c) > 0 for c in state.colors)
+                if records:
+                    write_json(records / f"ctrl-{seed}-{g:04d}.json", rec.to_json())
+                figs["games"] = g + 1
+                prog.advance(task)
+    except KeyboardInterrupt:
+        err.print(f"interrupted after {figs['games']} game(s); reporting those")
+    elapsed = time.perf_counter() - t0
+    figs.update({
+        "turns_mean": round(mean(turns), 2) if turns else 0,
+        "passes": passes,
+        "ended_by_no_moves": ended_stuck,
+        "rule_problems": problems,
+        "wins": {k: round(v, 3) for k, v in wins.items()},
+        "totals_mean": {c: round(mean(v), 2) for c, v in totals.items()},
+        "seconds": round(elapsed, 3),
+        "games_per_s": round(figs["games"] / elapsed, 2) if elapsed > 0 else None,
+    })
+    if json_out:
+        emit_json(figs)
+    else:
+        for k, v in figs.items():
+            out.print(f"{k}: {v}")
+
+
+@app.command()
+def render(
+    state_file: Path = STATE_ARG,
+    output: Path = typer.Option(..., "-o", "--output", help="PNG (or JPEG) file to write."),
+    corner: str = typer.Option("+x-y", "--corner", help="Viewing corner: +x-y, +x+y, -x+y or -x-y."),
+    width: int = typer.Option(900, "--width"),
+    height: int = typer.Option(700, "--height"),
+) -> None:
+    """Draw the position as an isometric picture."""
+    import cv2
+
+    from vision.preview import CORNERS, render_state
+
+    if corner not in CORNERS:
+        raise BoardsideInputError(f"--corner {corner!r} is not one of {', '.join(CORNERS)}")
+    if width < 100 or height < 100:
+        raise BoardsideInputError(f"picture size {width}x{height} is too small (at least 100x100)")
+    state = load_state(state_file)
+    t = state.totals()
+    title = "  ".join(f"{c} {t.get(c, 0)}" for c in state.colors)
+    img = render_state(state.blocks, state.flags, (width, height), corner, title=title)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    if not cv2.imwrite(str(output), img):
+        raise BoardsideInputError(f"cannot write picture {str(output)!r} (use a .png or .jpg name)")
+    out.print(f"wrote {output}")
+
+
+@app.command()
+def replay(
+    record_file: Path = typer.Argument(..., help="A CTRL game record (JSON)."),
+    json_out: bool = JSON_OPT,
+) -> None:
+    """Replay a game record move by move, checking every turn, and score the final position."""
+    rec = GameRecord.from_json(read_json(record_file, "game record"))
+    final = rec.final()
+    if json_out:
+        doc = score_json(final)
+        doc.update({"turns": len(rec.turns), "terminal": final.is_terminal(), "state": final.to_json()})
+        emit_json(doc)
+        return
+    out.print(f"{len(rec.turns)} turns replayed; game {'over' if final.is_terminal() else 'in progress'}")
+    print_score(final)
+
+
+# ---------------------------------------------------------------------------------------------- play
+def _views(state: State) -> None:
+    out.print(Columns([side_view(state.blocks, state.flags, s) for s in SIDES], padding=(0, 3)))
+
+
+def _ask(prompt: str) -> str:
+    out.print(prompt, end="")
+    line = sys.stdin.readline()
+    if not line:
+        raise EOFError
+    return line.strip()
+
+
+@app.command()
+def play(
+    players: int = typer.Option(4, "--players", "-p", help="2 (variant), 3 or 4 people at one keyboard."),
+    load: Path | None = typer.Option(None, "--load", help="Continue a saved game record."),
+    save: Path | None = typer.Option(None, "--save", help="Save the game record here after every turn."),
+) -> None:
+    """A terminal game for 2-4 people at one keyboard: side views, numbered moves, undo."""
+    rec = GameRecord.from_json(read_json(load, "game record")) if load is not None else GameRecord(new_state(players))
+    state = rec.final()
+    out.print("CTRL -- type a number to choose, 'u' undo the last turn, 'h' hint, 'v' views, 'q' quit.")
+    try:
+        while not state.is_terminal():
+            _views(state)
+            t = state.totals()
+            out.print("score now: " + ", ".join(f"{c} {t.get(c, 0)}" for c in state.colors))
+            who = state.to_move
+            legal = state.legal_moves()
+            out.print(f"[bold]{who}[/] to move ({state.remaining(who or '')} blocks left)"
+                      + (" -- first turn" if who in state.first_turn_pending else ""))
+            for i, m in enumerate(legal, 1):
+                out.print(f"{i:3d}. {m}")
+            choice = _ask("placement> ")
+            if choice in ("q", "quit"):
+                break
+            if choice == "u":
+                if rec.turns:
+                    rec.turns.pop()
+                    state = rec.final()
+                    _autosave(rec, save)
+                else:
+                    out.print("nothing to undo")
+                continue
+            if choice == "v":
+                continue
+            if choice == "h":
+                h = search_hint(state, budget_s=1.0)
+                out.print(f"hint: {h.turn}")
+                continue
+            first = _pick(legal, choice)
+            if first is None:
+                continue
+            mid = state.apply(first)
+            spots = mid.legal_moves()
+            second = None
+            while second is None:
+                for i, m in enumerate(spots, 1):
+                    out.print(f"{i:3d}. {m}")
+                second = _pick(spots, _ask("flag> "))
+            state = mid.apply(second)
+            rec.turns.append(Turn(first if isinstance(first, Placement) else None,
+                                  second if isinstance(second, FlagSpot) else None))
+            _autosave(rec, save)
+    except EOFError:
+        out.print("\n(end of input)")
+    except KeyboardInterrupt:
+        out.print("\n(interrupted)")
+    _autosave(rec, save)
+    _views(state)
+    print_score(state, "CTRL score sheet" + ("" if state.is_terminal() else " (game not finished)"))
+
+
+def _pick(legal: Any, choice: str) -> Any:
+    try:
+        i = int(choice)
+    except ValueError:
+        try:
+            from engine.ctrl.moves import parse_move
+
+            m = parse_move(choice)
+        except InvalidMoveError as exc:
+            out.print(f"[red]{exc}[/]")
+            return None
+        if m in legal or (isinstance(m, (Pass, NoFlag)) and any(isinstance(x, type(m)) for x in legal)):
+            return m
+        out.print(f"[red]illegal: {choice!r}[/]")
+        return None
+    if 1 <= i <= len(legal):
+        return legal[i - 1]
+    out.print(f"[red]choose 1..{len(legal)}[/]")
+    return None
+
+
+def _autosave(rec: GameRecord, save: Path | None) -> None:
+    if save is not None:
+        write_json(save, rec.to_json())
+
+
+__all__ = ["IllegalMoveError", "app"]

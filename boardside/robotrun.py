@@ -18,6 +18,7 @@ from engine.errors import BoardsideError
 from engine.motion import Motion, Pose
 from hardware.executor import InterruptedPolicy, LinkTiming, RunReport, execute_async
 from hardware.executor import Progress as RunProgress
+from hardware.transport import RobotURL
 
 
 class RobotRunStopped(BoardsideError):
@@ -46,6 +47,7 @@ def drive(
     resume_hint: str = "run the same command again (it resumes)",
 ) -> RunReport:
     """Execute ``motions`` with a progress bar on stderr; Ctrl-C holds the robot."""
+    RobotURL.parse(url)  # a wrong URL is reported before anything is shown
     console = Console(stderr=True, quiet=quiet)
     log_path = log or default_log_path()
     with Progress(
@@ -55,7 +57,7 @@ def drive(
         TextColumn("{task.description}"),
         TimeElapsedColumn(),
         console=console,
-        transient=False,
+        transient=True,
         disable=quiet,
     ) as bar:
         task = bar.add_task("connecting...", total=len(motions) + 1)

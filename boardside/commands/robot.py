@@ -184,7 +184,10 @@ def jog(
                                       help="f, b, l, r (one cell / quarter turn), 100mm, -50mm, 45deg, -90deg."),
     robot: str = ROBOT,
 ) -> None:
-    """Move the robot by hand, e.g. ``boardside robot jog -r sim:// f f l 30mm -10deg``."""
+    """Move the robot by hand, e.g. ``boardside robot jog -r sim:// -- f f l 30mm -10deg``
+
+    (put ``--`` before the steps when one is negative, so it is not read as an option).
+    """
     commands = [_jog_command(s) for s in steps]
     report = asyncio.run(execute_async([], robot, ":memory:", commands=commands, check_pose=False,
                                        timing=LinkTiming()))

@@ -48,6 +48,7 @@ class PtyBoard:
     def _boot(self) -> bsproto.RobotCore:
         self.drive = SimDrive(lambda: self.core.config, self.time_factor)
         core = bsproto.RobotCore(self._emit, self.drive, self.flash, random.randrange(1, 1 << 30), self.queue)
+        core.executed = []
         self.recorded = 0
         return core
 
@@ -74,7 +75,7 @@ class PtyBoard:
                 self.core.feed(bytes((b,)))
         self.core.tick()
         if self.record is not None:
-            while self.recorded < len(self.core.executed):
+            while self.core.executed is not None and self.recorded < len(self.core.executed):
                 seq, op, arg = self.core.executed[self.recorded]
                 self.record.write(f"{self.core.run} {seq} {op} {arg}\n")
                 self.recorded += 1

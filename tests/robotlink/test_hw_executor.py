@@ -87,7 +87,7 @@ def test_ctrl_c_holds_and_resume_finishes_exactly_once(tmp_path: Path) -> None:
         assert log.runs()[0]["status"] == "stopped"
         log.close()
         report = await execute_async(PROGRAM, None, db, transport=sim(robot), timing=FAST)
-        assert report.resumed_from >= 3
+        assert report.resumed_from >= 2  # the log may be one "done" behind the robot: hello fills it in
         await robot.stop()
 
     asyncio.run(scenario())

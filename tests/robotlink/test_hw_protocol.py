@@ -49,6 +49,7 @@ def make_core(store: bsproto.MemoryStore | None = None, queue: int = 4) -> tuple
         out.append(body)
 
     core = bsproto.RobotCore(emit, drive, store or bsproto.MemoryStore(), 42, queue)
+    core.executed = []
     return core, out, drive
 
 
@@ -201,3 +202,19 @@ def test_parse_motions_checks_the_chain() -> None:
     assert [str(m) for m in ms] == ["F>0,1,N", "L>0,1,W", "F>-1,1,W"]
     with pytest.raises(InvalidMoveError, match="cannot follow"):
         parse_motions("F>0,1,N F>0,3,N")
+
+
+def test_firmware_sources_stay_in_the_micropython_subset() -> None:
+    """bsproto.py runs unchanged on MicroPython: no f-strings, no typing/dataclass/enum imports."""
+    import ast
+    import py_compile
+    from pathlib import Path
+
+    fw = Path(bsproto.__file__).parent
+    for name in ("bsproto.py", "main.py"):
+        tree = ast.parse((fw / name).read_text())
+        assert not [n for n in ast.walk(tree) if isinstance(n, ast.JoinedStr)], f"f-string in {name}"
+        imported = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+        imported |= {n.module.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
+        assert imported <= {"bsproto", "machine", "bluetooth", "json", "os", "time"}, imported
+        py_compile.compile(str(fw / name), doraise=True)

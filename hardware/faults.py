@@ -7,8 +7,11 @@ it damages real bytes on their way through a real transport (nothing of ours is 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
 import random
 from dataclasses import dataclass
+from pathlib import Path
 
 from hardware.errors import LinkLostError
 from hardware.transport import Transport
@@ -134,3 +137,62 @@ class FaultyTransport(Transport):
             damaged = self._damage(data)
             if damaged:
                 return damaged
+
+
+async def fault_campaign(
+    workdir: str | os.PathLike[str],
+    target_disconnects: int,
+    seed: int = 0,
+    plan: FaultPlan = FaultPlan(drop=0.003, corrupt=0.003, duplicate=0.003, disconnect_bytes=120),
+    program_length: int = 60,
+    crash_probability: float = 0.2,
+) -> dict[str, int]:
+    """Run random programs on simulated robots through ``plan`` until ``target_disconnects``.
+
+    Host crashes (the executor cancelled at a random moment and started again from its log)
+    are mixed in.  Every robot records the moves it starts; ``lost`` counts commands never
+    started, ``duplicated`` commands started more than once, ``out_of_order`` runs whose
+    moves did not start in program order.
+    """
+    from hardware.executor import LinkTiming, execute_async, program_commands
+    from hardware.programs import random_walk
+    from hardware.sim import SimTransport, SimulatedRobot
+    from hardware.transport import RobotURL
+
+    timing = LinkTiming(heartbeat=0.01, ack_timeout=0.03, dead_after=0.2, connect_timeout=0.5, reconnect_for=10,
+                        backoff=0.0)
+    rng = random.Random(seed)
+    totals = {"disconnects": 0, "lost": 0, "duplicated": 0, "out_of_order": 0, "runs": 0, "moves": 0,
+              "host_crashes": 0, "damaged_bytes": 0}
+    while totals["disconnects"] < target_disconnects:
+        program = random_walk(rng, program_length)
+        robot = SimulatedRobot(time_factor=0.002, tick_s=0.0005)
+        link = FaultyTransport(SimTransport(RobotURL.parse("sim://"), robot=robot), plan, seed=rng.randrange(1 << 30))
+        db = Path(workdir) / f"fault-run-{seed}-{totals['runs']}.db"
+        while True:
+            task = asyncio.ensure_future(execute_async(program, None, db, transport=link, timing=timing))
+            if rng.random() < crash_probability:
+                await asyncio.sleep(rng.random() * 0.05)
+                if not task.done():
+                    task.cancel()
+                    try:
+                        await task
+                    except asyncio.CancelledError:
+                        totals["host_crashes"] += 1
+                        continue
+            await task
+            break
+        await robot.stop()
+        n = len(program_commands(program))
+        started = [seq for seq, _, _ in robot.executed]
+        totals["lost"] += n - len(set(started))
+        totals["duplicated"] += len(started) - len(set(started))
+        totals["out_of_order"] += int(started != sorted(started))
+        totals["disconnects"] += link.disconnects
+        totals["damaged_bytes"] += link.damaged
+        totals["runs"] += 1
+        totals["moves"] += n
+        for suffix in ("", "-wal", "-shm"):
+            with contextlib.suppress(OSError):
+                os.remove(str(db) + suffix)
+    return totals

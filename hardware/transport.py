@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import threading
 import time
 from abc import ABC, abstractmethod
@@ -190,17 +191,25 @@ class SerialTransport(Transport):
         self._reader = QueueReader()
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
+        self._fd: int | None = None
 
     async def open(self) -> None:
         import serial
 
         try:
-            self._ser = serial.Serial(self.port, self.baud, timeout=0.02, write_timeout=2.0)
+            self._ser = serial.Serial(self.port, self.baud, timeout=0, write_timeout=2.0)
         except (serial.SerialException, OSError, ValueError) as exc:
             raise RobotUnreachableError(f"cannot open serial port {self.port!r}: {exc}") from None
         loop = asyncio.get_running_loop()
         self._reader = QueueReader()
         self._stop.clear()
+        fileno = getattr(self._ser, "fileno", None)
+        if fileno is not None and os.name == "posix":
+            # POSIX: the event loop watches the port itself -- no thread hand-off latency
+            self._fd = fileno()
+            loop.add_reader(self._fd, self._on_readable)
+            return
+        self._ser.timeout = 0.02
 
         def pump() -> None:
             ser = self._ser
@@ -217,7 +226,28 @@ class SerialTransport(Transport):
         self._thread = threading.Thread(target=pump, name=f"serial-{self.port}", daemon=True)
         self._thread.start()
 
+    def _on_readable(self) -> None:
+        try:
+            data = os.read(self._fd, 4096)
+        except BlockingIOError:
+            return
+        except OSError:
+            data = b""
+        if data:
+            self._reader.put(data)
+            return
+        # readable with nothing to read: the device went away (cable pulled, EIO)
+        self._unwatch()
+        self._reader.drop()
+
+    def _unwatch(self) -> None:
+        if self._fd is not None:
+            with contextlib.suppress(Exception):
+                asyncio.get_running_loop().remove_reader(self._fd)
+            self._fd = None
+
     async def close(self) -> None:
+        self._unwatch()
         self._stop.set()
         if self._thread is not None:
             await asyncio.to_thread(self._thread.join, 1.0)

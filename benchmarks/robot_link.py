@@ -28,11 +28,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from hardware.executor import LinkTiming, execute_async  # noqa: E402
-from hardware.faults import fault_campaign  # noqa: E402
-from hardware.firmware import bsproto  # noqa: E402
-from hardware.link import Command  # noqa: E402
-from hardware.transport import RobotURL, SerialTransport, Transport  # noqa: E402
+from hardware.executor import LinkTiming, execute_async
+from hardware.faults import fault_campaign
+from hardware.firmware import bsproto
+from hardware.link import Command
+from hardware.transport import RobotURL, SerialTransport, Transport
 
 BAUD = 115200
 INTERVAL = 0.030
@@ -96,7 +96,7 @@ async def estop_latency(t: Transport, samples: int = 20) -> list[float]:
         await r.until(b"s ")
         await t.write(b"~")
         await r.until(b"s ")
-        await t.write(bsproto.frame("N e%d" % i))
+        await t.write(bsproto.frame(f"N e{i}"))
         await r.until(b"h ")
         await t.write(bsproto.frame("1 J 5000"))
         await r.until(b"a ")

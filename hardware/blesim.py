@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
 import math
 from collections.abc import Callable
 from typing import Any
@@ -43,7 +44,7 @@ class IntervalLink(LocalLink):  # type: ignore[misc]
     """bumble's local link, delivering ACL packets only at connection events."""
 
     def __init__(self, interval: float = 0.0) -> None:
-        super().__init__()
+        super().__init__()  # type: ignore[no-untyped-call]
         self.interval = interval
         self._fifo: collections.deque[tuple[float, Callable[[], None]]] = collections.deque()
         self._armed = False
@@ -94,11 +95,11 @@ class BlePeripheral:
         self.name = name
         controller = Controller(f"periph-{address}", link=radio.link, public_address=address)
         self.device = Device(name=name, address=Address(address), host=Host(controller, AsyncPipeSink(controller)))
-        self.rx = Characteristic(
+        self.rx: Characteristic[bytes] = Characteristic(
             NUS_RX,
             Characteristic.Properties.WRITE | Characteristic.Properties.WRITE_WITHOUT_RESPONSE,
             Characteristic.WRITEABLE,
-            CharacteristicValue(write=self._on_write),
+            CharacteristicValue(write=self._on_write),  # type: ignore[arg-type]
         )
         self.tx = Characteristic(NUS_TX, Characteristic.Properties.NOTIFY, Characteristic.READABLE, b"")
         self.device.add_service(Service(NUS_SERVICE, [self.rx, self.tx]))
@@ -138,17 +139,15 @@ class BlePeripheral:
             for i in range(0, len(data), size):
                 try:
                     await self.device.notify_subscriber(conn, self.tx, data[i : i + size])
-                except Exception:  # noqa: BLE001 - the link went away mid-notification
+                except Exception:
                     break
 
     async def drop(self) -> None:
         """Simulate the robot going out of range: the connection drops."""
         conn = self.connection
         if conn is not None:
-            try:
+            with contextlib.suppress(Exception):
                 await conn.disconnect()
-            except Exception:  # noqa: BLE001
-                pass
 
 
 class BleRadio:
@@ -164,7 +163,9 @@ class BleRadio:
         self.peripherals: dict[str, BlePeripheral] = {}
         self._powered = False
 
-    async def add_peripheral(self, robot: Any, address: str = "F0:F0:F0:F0:F0:01", name: str = "BoardsideSim") -> BlePeripheral:
+    async def add_peripheral(
+        self, robot: Any, address: str = "F0:F0:F0:F0:F0:01", name: str = "BoardsideSim"
+    ) -> BlePeripheral:
         if not self._powered:
             await self.central.power_on()
             self._powered = True
@@ -218,7 +219,7 @@ class BumbleBleakClient(BaseBleakClient):
             conn = await within(
                 self.radio.central.connect(Address(self.address)), self._timeout
             )
-        except (asyncio.TimeoutError, Exception) as exc:
+        except (TimeoutError, Exception) as exc:
             raise BleakError(f"could not connect to {self.address}: {exc}") from None
         self._conn = conn
 
@@ -262,10 +263,8 @@ class BumbleBleakClient(BaseBleakClient):
     async def disconnect(self) -> None:
         conn, self._conn = self._conn, None
         if conn is not None:
-            try:
+            with contextlib.suppress(Exception):
                 await conn.disconnect()
-            except Exception:  # noqa: BLE001
-                pass
 
     async def pair(self, *args: Any, **kwargs: Any) -> None:
         raise NotImplementedError("pairing is not simulated")
@@ -286,7 +285,7 @@ class BumbleBleakClient(BaseBleakClient):
         self._check()
         try:
             await self._proxies[characteristic.handle].write_value(bytes(data), with_response=response)
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             raise BleakError(f"write failed: {exc}") from None
 
     async def write_gatt_descriptor(self, descriptor: BleakGATTDescriptor, data: Any) -> None:

@@ -35,8 +35,7 @@ from hardware.errors import (
     RobotRejectedError,
     RobotUnreachableError,
 )
-from hardware.link import Acked, Command, Done, Driver, Hello, Rejected, RobotState, Status, make_driver
-from hardware.link import within
+from hardware.link import Acked, Command, Done, Driver, Hello, Rejected, RobotState, Status, make_driver, within
 from hardware.transport import Transport, make_transport
 
 
@@ -394,7 +393,7 @@ class _Run:
                 free -= 1
             try:
                 event = await within(drv.next_event(), t.heartbeat)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 now = loop.time()
                 if now - last_rx > t.dead_after:
                     raise LinkLostError(f"robot silent for {now - last_rx:.1f} s") from None

@@ -39,7 +39,7 @@ class FaultyTransport(Transport):
         self._open = False
         self._lost = asyncio.Event()
 
-    @property  # type: ignore[override]
+    @property
     def max_write(self) -> int:
         return self.inner.max_write
 

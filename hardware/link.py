@@ -245,7 +245,7 @@ class BoardsideDriver(Driver):
             while loop.time() < resend_at:
                 try:
                     event = await within(self.next_event(), resend_at - loop.time())
-                except asyncio.TimeoutError:
+                except TimeoutError:
                     break
                 if isinstance(event, Hello):
                     return event.state

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import random
 
 from engine.core import InvalidMoveError
@@ -18,7 +19,7 @@ def parse_motions(text: str) -> list[Motion]:
     if not items:
         raise InvalidMoveError(f"no motions in {text!r} (expected e.g. 'F>0,1,N L>0,1,W')")
     motions = [Motion.parse(t) for t in items]
-    for prev, cur in zip(motions, motions[1:], strict=False):
+    for prev, cur in itertools.pairwise(motions):
         want = after(prev.expected, cur)
         if want != cur.expected:
             raise InvalidMoveError(

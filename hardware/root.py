@@ -35,8 +35,7 @@ from dataclasses import dataclass
 from engine.motion import Heading, Pose
 from hardware.errors import RobotProtocolError, RobotUnreachableError
 from hardware.firmware.bsproto import crc8
-from hardware.link import Acked, Command, Done, Driver, Event, RobotState, Status
-from hardware.link import within
+from hardware.link import Acked, Command, Done, Driver, Event, RobotState, Status, within
 from hardware.transport import Transport
 
 DEV_GENERAL, DEV_MOTORS, DEV_SOUND = 0, 1, 5
@@ -168,7 +167,7 @@ class RootDriver(Driver):
                 await self._send_packet(DEV_GENERAL, GET_VERSIONS, bytes((BOARD_MAIN,)))
                 try:
                     event = await within(self.next_event(), min(0.5, max(0.01, deadline - loop.time())))
-                except asyncio.TimeoutError:
+                except TimeoutError:
                     if loop.time() >= deadline:
                         raise RobotUnreachableError(
                             f"no answer from a Root robot at {self.transport.url} within {timeout:g} s"
@@ -232,7 +231,7 @@ class RootDriver(Driver):
             self._waiting[pid] = (seq, left)
             try:
                 await self.transport.write(bytes(RootPacket(dev, cmd, pid, payload)))
-            except Exception:  # noqa: BLE001 - the executor sees the link loss on its next read
+            except Exception:
                 return
             while pid in self._waiting:
                 await asyncio.sleep(0.005)

@@ -9,6 +9,7 @@ simulated flash (``SimFlash``) that survives resets.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import random
@@ -132,10 +133,8 @@ class SimulatedRobot:
     async def stop(self) -> None:
         if self._task is not None:
             self._task.cancel()
-            try:
+            with contextlib.suppress(asyncio.CancelledError):
                 await self._task
-            except asyncio.CancelledError:
-                pass
             self._task = None
 
     def idle(self) -> bool:
@@ -145,7 +144,7 @@ class SimulatedRobot:
 class SimTransport(Transport):
     """``sim://``: bytes go straight into a :class:`SimulatedRobot` in this process."""
 
-    max_write = 20
+    _max_write = 20
 
     def __init__(self, url: RobotURL, robot: Any = None) -> None:
         super().__init__(url)

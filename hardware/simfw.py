@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import contextlib
 import os
 import random
 import select
@@ -86,10 +87,8 @@ class PtyBoard:
             out.append(self.tx.popleft())
             self.next_tx += self.byte_s
         if out:
-            try:
+            with contextlib.suppress(OSError):
                 os.write(master, bytes(out))
-            except OSError:
-                pass
 
     def receive(self, data: bytes, now: float) -> None:
         t = max(now, self.last_rx)

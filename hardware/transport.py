@@ -129,8 +129,12 @@ def _is_ble_address(text: str) -> bool:
 class Transport(ABC):
     """One byte stream to a robot.  ``read`` raises :class:`LinkLostError` when the link drops."""
 
-    #: largest single write the link carries in one packet (BLE: MTU - 3)
-    max_write: int = 4096
+    _max_write: int = 4096
+
+    @property
+    def max_write(self) -> int:
+        """The largest single write the link carries in one packet (BLE: MTU - 3)."""
+        return self._max_write
 
     def __init__(self, url: RobotURL) -> None:
         self.url = url
@@ -227,6 +231,8 @@ class SerialTransport(Transport):
         self._thread.start()
 
     def _on_readable(self) -> None:
+        if self._fd is None:
+            return
         try:
             data = os.read(self._fd, 4096)
         except BlockingIOError:
@@ -281,7 +287,9 @@ class BleTransport(Transport):
     client backend class) is injected by the tests to run over bumble's local link.
     """
 
-    def __init__(self, url: RobotURL, backend: type[Any] | None = None, scanner_backend: type[Any] | None = None) -> None:
+    def __init__(
+        self, url: RobotURL, backend: type[Any] | None = None, scanner_backend: type[Any] | None = None
+    ) -> None:
         super().__init__(url)
         self.service = url.options.get("service", NUS_SERVICE).lower()
         self.rx_uuid = url.options.get("rx", NUS_RX).lower()
@@ -324,7 +332,7 @@ class BleTransport(Transport):
                 kwargs["backend"] = self.backend
             client = BleakClient(device, disconnected_callback=lambda _c: reader.drop(), **kwargs)
             await client.connect()
-        except (BleakError, OSError, asyncio.TimeoutError) as exc:
+        except (TimeoutError, BleakError, OSError) as exc:
             raise RobotUnreachableError(f"cannot connect to BLE robot {self.url.target!r}: {exc}") from None
         try:
             rx = client.services.get_characteristic(self.rx_uuid)
@@ -335,7 +343,7 @@ class BleTransport(Transport):
                     f"(looked for rx {self.rx_uuid!r} and tx {self.tx_uuid!r})"
                 )
             self._response = "write-without-response" not in rx.properties
-            self.max_write = max(20, rx.max_write_without_response_size)
+            self._max_write = max(20, rx.max_write_without_response_size)
             await client.start_notify(tx, lambda _ch, data: reader.put(bytes(data)))
         except BaseException:
             with contextlib.suppress(Exception):
@@ -375,7 +383,7 @@ class SpyTransport(Transport):
         self.sink = sink
         self.t0 = time.monotonic()
 
-    @property  # type: ignore[override]
+    @property
     def max_write(self) -> int:
         return self.inner.max_write
 

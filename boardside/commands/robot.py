@@ -98,7 +98,7 @@ def scan(
     if not no_ble:
         try:
             ble = asyncio.run(_scan_ble(timeout))
-        except Exception as exc:  # noqa: BLE001 - no adapter, no D-Bus, no permission: say so, not a crash
+        except Exception as exc:
             ble_error = f"{type(exc).__name__}: {exc}".strip()
     if json_out:
         emit_json({"serial": ports, "ble": ble, "ble_error": ble_error})
@@ -278,7 +278,8 @@ def show_log(log: Path | None = LOG, run_id: str | None = typer.Option(None, "--
     if run_id:
         for s in doc:
             state = "done" if s["done_at"] else "sent" if s["sent_at"] else "-"
-            typer.echo(f"{s['seq']:5d} {s['label']:24s} {state:5s} expected {s['expected']}  robot {s['reported'] or ''}")
+            robot_pose = s["reported"] or ""
+            typer.echo(f"{s['seq']:5d} {s['label']:24s} {state:5s} expected {s['expected']}  robot {robot_pose}")
     else:
         for r in doc:
             typer.echo(f"{r['run_id']}  {r['status']:8s} {r['done']}/{r['total']}  {r['url']}")

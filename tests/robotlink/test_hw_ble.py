@@ -6,15 +6,15 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from engine.motion import Motion
 from hardware.blesim import BleRadio
 from hardware.executor import LinkTiming, execute_async
+from hardware.programs import parse_motions
 from hardware.sim import SimulatedRobot
 from hardware.transport import BleTransport, RobotURL
 
 TIMING = LinkTiming(heartbeat=0.1, ack_timeout=0.5, dead_after=2.0, connect_timeout=10.0, reconnect_for=20,
                     backoff=0.05)
-PROGRAM = [Motion.parse(s) for s in "F>0,1,N R>0,1,E F>1,1,E XF>1,1,E P:vase>1,1,E L>1,1,N B>1,0,N D:vase>1,0,N".split()]
+PROGRAM = parse_motions("F>0,1,N R>0,1,E F>1,1,E XF>1,1,E P:vase>1,1,E L>1,1,N B>1,0,N D:vase>1,0,N")
 
 
 def test_program_over_ble_nus(tmp_path: Path) -> None:

@@ -12,12 +12,12 @@ import pytest
 from engine.motion import Motion, Pose
 from hardware.errors import ExecutionLogError, PoseMismatchError, RobotInterruptedError, RobotUnreachableError
 from hardware.executor import ExecutionLog, LinkTiming, Progress, execute, execute_async, program_commands
-from hardware.programs import random_walk
+from hardware.programs import parse_motions, random_walk
 from hardware.sim import SimFlash, SimTransport, SimulatedRobot
 from hardware.transport import RobotURL
 
 FAST = LinkTiming(heartbeat=0.02, ack_timeout=0.1, dead_after=0.5, connect_timeout=1.0, reconnect_for=5, backoff=0.01)
-PROGRAM = [Motion.parse(s) for s in "F>0,1,N R>0,1,E F>1,1,E XF>1,1,E P:vase>1,1,E L>1,1,N B>1,0,N D:vase>1,0,N".split()]
+PROGRAM = parse_motions("F>0,1,N R>0,1,E F>1,1,E XF>1,1,E P:vase>1,1,E L>1,1,N B>1,0,N D:vase>1,0,N")
 
 
 def seqs(robot: SimulatedRobot) -> list[int]:

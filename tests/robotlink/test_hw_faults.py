@@ -13,6 +13,7 @@ import pytest
 
 from hardware.faults import fault_campaign
 
+
 def test_fault_injection_fast(tmp_path: Path) -> None:
     totals = asyncio.run(fault_campaign(tmp_path, 40, seed=3))
     assert totals["disconnects"] >= 40 and totals["damaged_bytes"] > 0

@@ -6,12 +6,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from engine.core import InvalidMoveError
 from hardware.errors import InvalidRobotURLError
 from hardware.firmware import bsproto
 from hardware.link import Acked, Done, Hello, Rejected, Status, parse_event
 from hardware.programs import parse_motions
 from hardware.transport import RobotURL
-from engine.core import InvalidMoveError
 
 
 class FakeDrive(bsproto.Drive):
@@ -39,7 +39,9 @@ class FakeDrive(bsproto.Drive):
         self.moving = False
 
 
-def make_core(store: bsproto.MemoryStore | None = None, queue: int = 4) -> tuple[bsproto.RobotCore, list[str], FakeDrive]:
+def make_core(
+    store: bsproto.MemoryStore | None = None, queue: int = 4
+) -> tuple[bsproto.RobotCore, list[str], FakeDrive]:
     out: list[str] = []
     drive = FakeDrive()
 

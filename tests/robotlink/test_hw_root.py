@@ -8,17 +8,18 @@ from pathlib import Path
 
 import pytest
 
-from engine.motion import Motion, Pose
+from engine.motion import Pose
 from hardware.blesim import BleRadio
 from hardware.errors import RobotInterruptedError
 from hardware.executor import LinkTiming, execute_async
 from hardware.faults import FaultPlan, FaultyTransport
+from hardware.programs import parse_motions
 from hardware.root import DEV_MOTORS, DRIVE_DISTANCE, ROTATE_ANGLE, RootPacket, SimulatedRoot, grid_pose
 from hardware.transport import BleTransport, RobotURL, make_transport
 
 TIMING = LinkTiming(heartbeat=0.05, ack_timeout=0.5, dead_after=2.0, connect_timeout=10.0, reconnect_for=10,
                     backoff=0.05)
-PROGRAM = [Motion.parse(s) for s in "F>0,1,N R>0,1,E F>1,1,E XF>1,1,E P:vase>1,1,E L>1,1,N B>1,0,N".split()]
+PROGRAM = parse_motions("F>0,1,N R>0,1,E F>1,1,E XF>1,1,E P:vase>1,1,E L>1,1,N B>1,0,N")
 
 
 @pytest.mark.parametrize(

@@ -16,15 +16,15 @@ from pathlib import Path
 
 import pytest
 
-from engine.motion import Motion
 from hardware.errors import RobotInterruptedError
 from hardware.executor import LinkTiming, Progress, execute_async
 from hardware.faults import FaultPlan, FaultyTransport
-from hardware.transport import SerialTransport, RobotURL, make_transport
+from hardware.programs import parse_motions
+from hardware.transport import RobotURL, SerialTransport, make_transport
 
 TIMING = LinkTiming(heartbeat=0.05, ack_timeout=0.3, dead_after=1.5, connect_timeout=3.0, reconnect_for=10,
                     backoff=0.05)
-PROGRAM = [Motion.parse(s) for s in "F>0,1,N R>0,1,E F>1,1,E XF>1,1,E P:vase>1,1,E L>1,1,N B>1,0,N D:vase>1,0,N".split()]
+PROGRAM = parse_motions("F>0,1,N R>0,1,E F>1,1,E XF>1,1,E P:vase>1,1,E L>1,1,N B>1,0,N D:vase>1,0,N")
 
 
 class Board:

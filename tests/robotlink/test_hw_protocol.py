@@ -220,3 +220,19 @@ def test_firmware_sources_stay_in_the_micropython_subset() -> None:
         imported |= {n.module.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
         assert imported <= {"bsproto", "machine", "bluetooth", "json", "os", "time"}, imported
         py_compile.compile(str(fw / name), doraise=True)
+
+
+def test_protocol_doc_example_lines_carry_valid_checksums() -> None:
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "protocol.md").read_text()
+    example = doc[doc.index("## Example") :]
+    lines = []
+    for row in example.splitlines():
+        for part in row.split("<"):
+            text = part.strip().lstrip(">").strip().split("   ")[0]
+            if "*" in text and not text.startswith("#"):
+                lines.append(text)
+    assert len(lines) >= 10
+    for text in lines:
+        assert bsproto.unframe(text.encode()) is not None, text

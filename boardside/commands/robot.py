@@ -98,7 +98,9 @@ def scan(
     if not no_ble:
         try:
             ble = asyncio.run(_scan_ble(timeout))
-        except Exception as exc:
+        except FileNotFoundError:
+            ble_error = "no Bluetooth service on this machine (BlueZ's D-Bus socket not found)"
+        except Exception as exc:  # no adapter, no permission: say so, not a crash
             ble_error = f"{type(exc).__name__}: {exc}".strip()
     if json_out:
         emit_json({"serial": ports, "ble": ble, "ble_error": ble_error})

@@ -124,3 +124,32 @@ def test_arduino_reset_on_reopen_mid_move_is_reported(board_factory, tmp_path: P
                                   progress=on_progress))
     assert err.value.seq == 3
     assert "cut short by a robot reset" in str(err.value)
+
+
+def test_hung_robot_is_detected_then_resumed(board_factory, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """A robot that stops answering (port still open) ends the run with a clear error in
+    bounded time -- no hang -- and the run resumes exactly once when it answers again."""
+    import os
+    import signal
+
+    from hardware.errors import RobotUnreachableError
+
+    board = board_factory("--time", "0.05", "--no-reset-on-open")
+    timing = LinkTiming(heartbeat=0.05, ack_timeout=0.3, dead_after=0.5, connect_timeout=0.5, reconnect_for=1.0,
+                        backoff=0.05)
+    frozen: list[int] = []
+
+    def on_progress(p: Progress) -> None:
+        if p.kind == "done" and p.seq == 3 and not frozen:
+            frozen.append(p.seq)
+            os.kill(board.proc.pid, signal.SIGSTOP)  # the firmware hangs
+
+    start = time.monotonic()
+    with pytest.raises(RobotUnreachableError, match="could not reconnect within 1 s"):
+        asyncio.run(execute_async(PROGRAM, f"serial://{board.path}", tmp_path / "log.db", timing=timing,
+                                  progress=on_progress))
+    assert time.monotonic() - start < 10
+    os.kill(board.proc.pid, signal.SIGCONT)
+    report = asyncio.run(execute_async(PROGRAM, f"serial://{board.path}", tmp_path / "log.db", timing=TIMING))
+    assert report.resumed_from >= 3
+    assert board.started_moves() == list(range(1, len(PROGRAM) + 2))

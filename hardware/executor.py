@@ -255,6 +255,7 @@ class _Run:
         self.sent_ever = log.sent_upto(run_id)
         self.report = RunReport(run_id, self.total, self.done, resumed_from=self.done)
         self.connected_once = False
+        self.replaced: dict[int, Command] = {}  # seq -> command sent instead (a skipped interrupted move)
 
     def _tell(self, kind: str, seq: int = 0, reported: Pose | None = None, message: str = "") -> None:
         if self.progress is None:
@@ -355,19 +356,26 @@ class _Run:
                     f"{self.done} of {self.total} commands were done; re-place the robot at "
                     f"{self.commands[self.done - 1].expected if self.done else 'the start'} and start a new run"
                 )
-        if state.interrupted and state.interrupted > max(self.done, state.done):
+        if state.interrupted:
             seq = state.interrupted
-            label = self.commands[seq - 1].label if seq <= self.total else "?"
-            self.log.note(self.run_id, "interrupted", f"#{seq}")
-            if self.on_interrupted == "error":
-                raise RobotInterruptedError(
-                    f"move #{seq - 1} {label!r} was cut short by a robot reset: where the robot stopped is "
-                    "unknown; put it back at the pose before that move and resume with --redo-interrupted, "
-                    "or at the pose after it and resume with --skip-interrupted",
-                    seq,
-                )
-            if self.on_interrupted == "skip":
-                self._mark_done(seq, None)
+            if seq > max(self.done, state.done) and seq <= self.total:
+                label = self.commands[seq - 1].label
+                before = self.commands[seq - 2].expected if seq >= 2 else None
+                after = self.commands[seq - 1].expected
+                self.log.note(self.run_id, "interrupted", f"#{seq}")
+                if self.on_interrupted == "error":
+                    raise RobotInterruptedError(
+                        f"move #{seq - 1} {label!r} was cut short (robot reset, cancel, or a lost link on a robot "
+                        f"that cannot tell): where the robot stopped is unknown; put it back at {before} and "
+                        f"resume with --redo-interrupted, or at {after} and resume with --skip-interrupted",
+                        seq,
+                    )
+                if self.on_interrupted == "skip" and after is not None:
+                    # the person put the robot where the move ends: tell the robot that pose
+                    # under the same sequence number instead of repeating the move
+                    self.replaced[seq] = Command.set_pose(after)
+                self.log.note(self.run_id, f"interrupted-{self.on_interrupted}", f"#{seq}")
+            await drv.clear_interrupted(t.connect_timeout)
         self._mark_done(state.done, state.pose if state.done else None)
         acked = max(state.acked, state.done)
         if acked < self.done and drv.deduplicates:
@@ -385,7 +393,7 @@ class _Run:
         last_progress = loop.time()
         while self.done < self.total:
             while nxt <= self.total and free > 0 and nxt - self.done <= drv.window:
-                await drv.send(nxt, self.commands[nxt - 1])
+                await drv.send(nxt, self.replaced.get(nxt) or self.commands[nxt - 1])
                 if nxt > self.sent_ever:
                     self.log.mark_sent(self.run_id, nxt)
                     self.sent_ever = nxt
@@ -447,6 +455,9 @@ class _Run:
                     await drv.request_status()
                 elif event.code == "BUSY":
                     raise RobotBusyError("the robot is busy with another run")
+                elif event.code == "INT":
+                    # the robot restarted (or was cancelled) mid-move: say hello again, decide there
+                    raise LinkLostError(f"the robot reports move #{event.value} interrupted")
                 elif 1 <= event.seq <= self.total:
                     label = self.commands[event.seq - 1].label
                     raise RobotRejectedError(f"the robot rejected command #{event.seq} {label!r}: {event.code}")

@@ -195,6 +195,9 @@ class Driver(ABC):
     async def cancel(self) -> None:
         """Drop everything queued (and a held remainder)."""
 
+    async def clear_interrupted(self, timeout: float) -> None:
+        """Tell the robot the interrupted move has been dealt with (no-op where not needed)."""
+
     async def configure(self, key: str, value: float | None = None, timeout: float = 3.0) -> float:
         """Set (or with ``value=None`` read) a robot setting; returns the robot's value."""
         raise RobotProtocolError("this robot dialect has no configuration command")
@@ -294,6 +297,9 @@ class BoardsideDriver(Driver):
 
     async def cancel(self) -> None:
         await self._write(bsproto.frame("X"))
+
+    async def clear_interrupted(self, timeout: float) -> None:
+        await self._await_hello(bsproto.frame("I"), timeout)
 
     async def configure(self, key: str, value: float | None = None, timeout: float = 3.0) -> float:
         body = f"K {key}" if value is None else f"K {key} {value:g}"

@@ -16,6 +16,7 @@
 #                   "d <seq> <x>,<y>,<H>*CC"   done: every command <= seq finished
 #                   "e <seq> <CODE>[ <n>]*CC"   error
 #                   "h <epoch> <run> <acked> <done> <free>/<size> <pose> <state>[ i<seq>]*CC"
+#                   (after an interrupted move, sequenced commands get "e <seq> INT <n>" until "I")
 #                   "s <acked> <done> <free> <pose> <state>*CC"   status (heartbeat)
 #                   "# ..." comments (banner), no checksum
 
@@ -245,6 +246,13 @@ class RobotCore:
             self.cancel()
             self.send_status()
             return
+        if head == "I":
+            # the host has dealt with the interrupted move (the robot was put back or the
+            # move will be replaced): accept sequenced commands again
+            self.interrupted = 0
+            self._journal(0)
+            self.send_hello()
+            return
         if head == "K":
             self.configure(parts)
             return
@@ -266,6 +274,10 @@ class RobotCore:
             return
         if seq != self.acked + 1:
             self.send("e %d GAP %d" % (seq, self.acked + 1))
+            return
+        if self.interrupted:
+            # a move was cut short: nothing runs until the host says how to go on ("I")
+            self.send("e %d INT %d" % (seq, self.interrupted))
             return
         if not self.valid_arg(op, arg):
             self.send("e %d ARG" % seq)

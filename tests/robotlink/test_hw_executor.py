@@ -180,3 +180,31 @@ def test_spy_logs_both_directions(tmp_path: Path) -> None:
     got = b"".join(b for d, b in seen if d == "<<")
     assert b"1 O 0,0,N*" in sent and b"2 F*" in sent
     assert b"d 2 0,1,N*" in got
+
+
+def test_skip_interrupted_sets_the_pose_instead_of_repeating(tmp_path: Path) -> None:
+    robot = SimulatedRobot(time_factor=0.05)
+    db = tmp_path / "log.db"
+
+    async def scenario() -> int:
+        transport = sim(robot)
+        task = asyncio.ensure_future(execute_async(PROGRAM, None, db, transport=transport, timing=FAST))
+        while robot.core.done < 2 or robot.core.current is None:
+            await asyncio.sleep(0.001)
+        moving = robot.core.current[0]
+        robot.reset()
+        transport.sever()
+        with pytest.raises(RobotInterruptedError, match="put it back at"):
+            await task
+        # the user put the robot where the move ends
+        await execute_async(PROGRAM, None, db, transport=sim(robot), timing=FAST, on_interrupted="skip")
+        await robot.stop()
+        return moving
+
+    moving = asyncio.run(scenario())
+    ops = [(seq, op) for seq, op, _ in robot.executed]
+    original = program_commands(PROGRAM)[moving - 1].op
+    assert ops.count((moving, original)) == 1  # the cut-short move never ran again
+    assert (moving, "O") in ops  # it was replaced by "you are at the end pose"
+    assert sorted({seq for seq, _ in ops}) == list(range(1, len(PROGRAM) + 2))
+    assert str(robot.core.pose) != "" and robot.core.done == len(PROGRAM) + 1

@@ -123,7 +123,15 @@ def test_arduino_reset_on_reopen_mid_move_is_reported(board_factory, tmp_path: P
         asyncio.run(execute_async(PROGRAM, None, tmp_path / "log.db", transport=link, timing=TIMING,
                                   progress=on_progress))
     assert err.value.seq == 3
-    assert "cut short by a robot reset" in str(err.value)
+    assert "cut short" in str(err.value) and "put it back at 0,1,N" in str(err.value)
+    # the person put it back where the move began: redo it and finish (the reopen resets it again,
+    # harmlessly: nothing was moving)
+    report = asyncio.run(execute_async(PROGRAM, f"serial://{board.path}", tmp_path / "log.db", timing=TIMING,
+                                       on_interrupted="redo"))
+    assert report.done == len(PROGRAM) + 1
+    started = board.started_moves()
+    assert sorted(set(started)) == list(range(1, len(PROGRAM) + 2))
+    assert started.count(3) == 2 and len(started) == len(PROGRAM) + 2  # only the cut-short move, by request
 
 
 def test_hung_robot_is_detected_then_resumed(board_factory, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

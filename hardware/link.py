@@ -197,6 +197,7 @@ class Driver(ABC):
 
     async def clear_interrupted(self, timeout: float) -> None:
         """Tell the robot the interrupted move has been dealt with (no-op where not needed)."""
+        return None
 
     async def configure(self, key: str, value: float | None = None, timeout: float = 3.0) -> float:
         """Set (or with ``value=None`` read) a robot setting; returns the robot's value."""

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from engine.motion import Motion, MotionKind, Pose
+from engine.motion import Heading, Motion, MotionKind, Pose
 from hardware.errors import (
     ExecutionLogError,
     HardwareError,
@@ -103,6 +103,12 @@ def start_pose_of(motions: Sequence[Motion]) -> Pose:
         return Pose(p.x, p.y, p.heading.right())
     if m.kind is MotionKind.TURN_RIGHT:
         return Pose(p.x, p.y, p.heading.left())
+    if m.kind.value == "J" and m.arg.isdigit():
+        n = int(m.arg)
+        return Pose(p.x - p.heading.dx * n, p.y - p.heading.dy * n, p.heading)
+    if m.kind.value == "S":
+        d = Heading.parse(m.arg)
+        return Pose(p.x - d.dx, p.y - d.dy, p.heading)
     return p
 
 

@@ -15,7 +15,7 @@ from collections.abc import Awaitable
 from dataclasses import dataclass
 from typing import TypeVar
 
-from engine.motion import Heading, Motion, MotionKind, Pose
+from engine.motion import Heading, Motion, Pose
 from hardware.errors import LinkLostError, RobotProtocolError, RobotUnreachableError
 from hardware.firmware import bsproto
 from hardware.transport import Transport
@@ -100,17 +100,15 @@ class Command:
 
     @classmethod
     def from_motion(cls, motion: Motion) -> Command:
-        op = {
-            MotionKind.FORWARD: "F",
-            MotionKind.BACKWARD: "B",
-            MotionKind.TURN_LEFT: "L",
-            MotionKind.TURN_RIGHT: "R",
-            MotionKind.BUMP_FORWARD: "XF",
-            MotionKind.BUMP_BACKWARD: "XB",
-            MotionKind.PICK: "P",
-            MotionKind.DROP: "D",
-        }[motion.kind]
-        return cls(op, "", motion.expected, str(motion))
+        """The protocol command performing ``motion`` (by its code, so newer motion kinds map too)."""
+        code = motion.kind.value
+        if code in ("F", "B", "L", "R", "XF", "XB", "P", "D"):
+            return cls(code, "", motion.expected, str(motion))
+        if code == "J" and motion.arg.isdigit() and 1 <= int(motion.arg) <= 99:
+            return cls("G", motion.arg, motion.expected, str(motion))  # jump n: drive n cells straight
+        if code in ("S", "XS") and motion.arg.upper() in ("N", "E", "S", "W"):
+            return cls(code, motion.arg.upper(), motion.expected, str(motion))
+        raise RobotProtocolError(f"the robot cannot perform motion {str(motion)!r}")
 
     @classmethod
     def set_pose(cls, pose: Pose) -> Command:

@@ -6,7 +6,7 @@ import itertools
 import random
 
 from engine.core import InvalidMoveError
-from engine.motion import Motion, MotionKind, Pose
+from engine.motion import Heading, Motion, MotionKind, Pose
 
 
 def parse_motions(text: str) -> list[Motion]:
@@ -31,6 +31,13 @@ def parse_motions(text: str) -> list[Motion]:
 def after(pose: Pose, motion: Motion) -> Pose:
     """The pose after ``motion`` starting at ``pose`` (bumps, picks and drops do not move)."""
     h = pose.heading
+    code = motion.kind.value
+    if code == "J" and motion.arg.isdigit():
+        n = int(motion.arg)
+        return Pose(pose.x + h.dx * n, pose.y + h.dy * n, h)
+    if code == "S":
+        d = Heading.parse(motion.arg)
+        return Pose(pose.x + d.dx, pose.y + d.dy, h)
     if motion.kind is MotionKind.FORWARD:
         return Pose(pose.x + h.dx, pose.y + h.dy, h)
     if motion.kind is MotionKind.BACKWARD:
@@ -46,7 +53,7 @@ def random_walk(rng: random.Random, n: int, start: Pose | None = None, size: int
     """``n`` random motions staying on a ``size`` x ``size`` board (for tests and benchmarks)."""
     pose = start or Pose.parse("0,0,N")
     out: list[Motion] = []
-    kinds = list(MotionKind)
+    kinds = [k for k in MotionKind if k.value in ("F", "B", "L", "R", "XF", "XB", "P", "D")]
     while len(out) < n:
         kind = rng.choice(kinds)
         arg = "token" if kind in (MotionKind.PICK, MotionKind.DROP) else ""

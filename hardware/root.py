@@ -203,9 +203,27 @@ class RootDriver(Driver):
             self._pending.append(Status(seq, seq, 1, command.expected, "idle"))
             return
         plan: list[tuple[int, int, bytes]]
-        if op in ("F", "B", "J"):
-            mm = int(command.arg) if op == "J" else (round(c) if op == "F" else -round(c))
-            plan = [(DEV_MOTORS, DRIVE_DISTANCE, struct.pack(">i", mm))]
+        def drive(mm: int) -> tuple[int, int, bytes]:
+            return (DEV_MOTORS, DRIVE_DISTANCE, struct.pack(">i", mm))
+
+        def rotate(dd: int) -> tuple[int, int, bytes]:
+            return (DEV_MOTORS, ROTATE_ANGLE, struct.pack(">i", dd))
+
+        if op in ("F", "B", "J", "G"):
+            mm = {"F": round(c), "B": -round(c)}.get(op) or (
+                int(command.arg) if op == "J" else round(c * int(command.arg)))
+            plan = [drive(mm)]
+        elif op in ("S", "XS") and command.expected is not None:
+            # the Root cannot move sideways either: face the direction, move, face back
+            turn = ("NESW".index(command.arg) - "NESW".index(command.expected.heading.name)) % 4
+            third = round(c / 3)
+            moves = [drive(round(c))] if op == "S" else [drive(third), drive(-third)]
+            if turn == 2:
+                moves = [drive(-round(c))] if op == "S" else [drive(-third), drive(third)]
+            elif turn in (1, 3):
+                angle = 900 if turn == 1 else -900
+                moves = [rotate(angle), *moves, rotate(-angle)]
+            plan = moves
         elif op in ("L", "R", "T"):
             dd = int(command.arg) * 10 if op == "T" else (-900 if op == "L" else 900)
             plan = [(DEV_MOTORS, ROTATE_ANGLE, struct.pack(">i", dd))]

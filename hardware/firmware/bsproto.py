@@ -25,7 +25,7 @@ MAX_SEQ = 9999
 HEADINGS = "NESW"
 
 # ops accepted in sequenced commands
-OPS = ("F", "B", "L", "R", "XF", "XB", "P", "D", "O", "J", "T", "W")
+OPS = ("F", "B", "L", "R", "XF", "XB", "P", "D", "O", "J", "T", "W", "G", "S", "XS")
 
 RT_HOLD = 0x21  # '!'
 RT_RESUME = 0x7E  # '~'
@@ -292,6 +292,13 @@ class RobotCore:
     def valid_arg(self, op: str, arg: str) -> bool:
         if op == "O":
             return parse_pose(arg) is not None
+        if op == "G":
+            try:
+                return 1 <= int(arg) <= 99
+            except ValueError:
+                return False
+        if op in ("S", "XS"):
+            return len(arg) == 1 and arg in HEADINGS
         if op in ("J", "T", "W"):
             try:
                 v = int(arg)
@@ -372,6 +379,20 @@ class RobotCore:
             return [(c / 3, c / 3, 0), (-c / 3, -c / 3, 0)]
         if op == "XB":
             return [(-c / 3, -c / 3, 0), (c / 3, c / 3, 0)]
+        if op == "G":
+            n = int(arg) * c
+            return [(n, n, 0)]
+        if op in ("S", "XS"):
+            # a two-wheeled robot cannot move sideways: face the direction, move, face back
+            turn = (HEADINGS.index(arg) - self.pose[2]) % 4
+            step = [(c, c, 0)] if op == "S" else [(c / 3, c / 3, 0), (-c / 3, -c / 3, 0)]
+            if turn == 0:
+                return step
+            if turn == 2:
+                return [(-s[0], -s[1], s[2]) for s in step]
+            if turn == 1:
+                return [(quarter, -quarter, 0)] + step + [(-quarter, quarter, 0)]
+            return [(-quarter, quarter, 0)] + step + [(quarter, -quarter, 0)]
         if op in ("P", "D", "O"):
             return [(0.0, 0.0, 150)]
         if op == "J":
@@ -396,6 +417,12 @@ class RobotCore:
             self.pose = (x, y, (h + 3) % 4)
         elif op == "R":
             self.pose = (x, y, (h + 1) % 4)
+        elif op == "G":
+            n = int(arg)
+            self.pose = (x + dx * n, y + dy * n, h)
+        elif op == "S":
+            t = HEADINGS.index(arg)
+            self.pose = (x + (0, 1, 0, -1)[t], y + (1, 0, -1, 0)[t], h)
         elif op == "O":
             p = parse_pose(arg)
             if p is not None:

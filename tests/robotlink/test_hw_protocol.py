@@ -236,3 +236,39 @@ def test_protocol_doc_example_lines_carry_valid_checksums() -> None:
     assert len(lines) >= 10
     for text in lines:
         assert bsproto.unframe(text.encode()) is not None, text
+
+
+@pytest.mark.parametrize(
+    ("heading", "op", "arg", "pose", "segments"),
+    [
+        ("N", "G", "3", "0,3,N", 1),
+        ("N", "S", "N", "0,1,N", 1),
+        ("N", "S", "S", "0,-1,N", 1),  # straight back
+        ("N", "S", "E", "1,0,N", 3),  # turn right, drive, turn left
+        ("E", "S", "N", "0,1,E", 3),  # turn left, drive, turn right
+        ("W", "XS", "N", "0,0,W", 4),  # turn, bump there and back, turn back
+    ],
+)
+def test_jump_and_slide_ops(heading: str, op: str, arg: str, pose: str, segments: int) -> None:
+    core, out, drive = make_core()
+    core.feed(bsproto.frame(f"1 O 0,0,{heading}"))
+    finish_all(core, drive)
+    core.feed(bsproto.frame(f"2 {op} {arg}"))
+    finish_all(core, drive)
+    assert out[-1] == f"d 2 {pose}"
+    assert len(drive.started) == 1 + segments  # the set-pose dwell + the move's segments
+    core.feed(bsproto.frame("3 G 100"))
+    assert out[-1] == "e 3 ARG"
+
+
+def test_newer_motion_kinds_map_to_protocol_ops() -> None:
+    from engine.motion import Motion, MotionKind
+
+    from hardware.link import Command
+
+    if not hasattr(MotionKind, "SLIDE"):
+        pytest.skip("engine.motion has no JUMP/SLIDE yet (they come with the Quirky engine)")
+    assert Command.from_motion(Motion.parse("S:E>1,0,N")).op == "S"
+    assert (Command.from_motion(Motion.parse("J:2>0,2,N")).op, Command.from_motion(Motion.parse("J:2>0,2,N")).arg) \
+        == ("G", "2")
+    assert Command.from_motion(Motion.parse("XS:W>0,0,N")).arg == "W"

@@ -120,5 +120,7 @@ class Motion:
             kind = MotionKind(m.group(1))
         except ValueError:
             codes = ", ".join(k.value for k in MotionKind)
-            raise InvalidMoveError(f"unknown motion {m.group(1)!r} in {text!r} (expected one of {codes})") from None
+            raise InvalidMoveError(
+                f"unknown motion {m.group(1)!r} in {text!r} (expected one of {codes})"
+            ) from None
         return cls(kind, Pose.parse(m.group(3)), m.group(2) or "")

@@ -1,0 +1,142 @@
+"""SYNTHETIC label maps: rasterize a known CTRL state into per-pixel labels for a camera.
+
+Used to unit-test the reconstruct stage in isolation (the photorealistic fixtures test the whole
+pipeline), and by the reconstruct stage itself is NOT used: it never sees ground truth.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from engine.ctrl.geometry import ALL_DIRS, CENTRAL_CUBE, Cell
+from engine.ctrl.moves import FlagSpot
+from vision.camera import ViewCamera
+from vision.labels import COLOR_LABELS, Label
+from vision.pieces import FLAG, FlagGeometry
+
+U8 = npt.NDArray[np.uint8]
+
+
+def _face_quad(cell: Cell, n: Cell) -> list[tuple[float, float, float]]:
+    x, y, z = cell
+    c = (x + 0.5 + 0.5 * n[0], y + 0.5 + 0.5 * n[1], z + 0.5 + 0.5 * n[2])
+    axes = [i for i in range(3) if n[i] == 0]
+    a = [0.0, 0.0, 0.0]
+    b = [0.0, 0.0, 0.0]
+    a[axes[0]] = 0.5
+    b[axes[1]] = 0.5
+    return [(c[0] + sa * a[0] + sb * b[0], c[1] + sa * a[1] + sb * b[1], c[2] + sa * a[2] + sb * b[2])
+            for sa, sb in ((-1, -1), (1, -1), (1, 1), (-1, 1))]
+
+
+def flag_banner_points(flag: FlagSpot, geom: FlagGeometry = FLAG, side: int = 0) -> list[tuple[float, float, float]]:
+    """Corners of the banner (in block units) of a flag; ``side`` picks the sideways direction."""
+    b = flag.block
+    n = flag.normal
+    base = (b[0] + 0.5 + 0.5 * n[0], b[1] + 0.5 + 0.5 * n[1], b[2] + 0.5 + 0.5 * n[2])
+    perp = [d for d in ALL_DIRS if d[0] * n[0] + d[1] * n[1] + d[2] * n[2] == 0 and d[2] >= 0]
+    s = perp[side % len(perp)]
+    pts = []
+    for along, out in ((geom.banner_from, 0.0), (geom.banner_to, 0.0), (geom.banner_to, geom.banner_width),
+                       (geom.banner_from, geom.banner_width)):
+        pts.append((base[0] + along * n[0] + out * s[0], base[1] + along * n[1] + out * s[1],
+                    base[2] + along * n[2] + out * s[2]))
+    return pts
+
+
+def render_labels(
+    blocks: Mapping[Cell, str],
+    flags: Mapping[str, FlagSpot],
+    camera: ViewCamera,
+    geom: FlagGeometry = FLAG,
+    ids: npt.NDArray[np.int32] | None = None,
+    id_of: dict[Cell, int] | None = None,
+) -> U8:
+    """Per-pixel labels of the scene seen by ``camera`` (painter's algorithm over cube faces).
+
+    With ``ids`` (an int32 image filled with -1) and ``id_of`` (cell -> id), also writes which
+    block's face is seen at each pixel (flags write -2).
+    """
+    w, h = camera.size
+    img = np.full((h, w), int(Label.BACKGROUND), np.uint8)
+    s = camera.block_mm
+    things: dict[Cell, int] = {c: int(Label.CUBE) for c in CENTRAL_CUBE}
+    for c, col in blocks.items():
+        things[c] = int(COLOR_LABELS[col])
+    cam_c = camera.center / s
+    polys: list[tuple[float, npt.NDArray[np.float64], int, int]] = []
+    for cell, lab in things.items():
+        for n in ALL_DIRS:
+            nb = (cell[0] + n[0], cell[1] + n[1], cell[2] + n[2])
+            if nb in things or (n[2] == -1 and cell[2] == 0):
+                continue
+            quad = np.array(_face_quad(cell, n))
+            centre = quad.mean(axis=0)
+            if float(np.dot(cam_c - centre, np.array(n, float))) <= 0:
+                continue  # back face
+            ident = id_of.get(cell, -1) if id_of is not None else -1
+            polys.append((float(np.linalg.norm(cam_c - centre)), quad * s, lab, ident))
+    for color, f in flags.items():
+        b = f.block
+        n = f.normal
+        base = np.array([b[0] + 0.5 + 0.5 * n[0], b[1] + 0.5 + 0.5 * n[1], b[2] + 0.5 + 0.5 * n[2]])
+        tip = base + geom.pole_length * np.array(n, float)
+        mid = (base + tip) / 2
+        polys.append((float(np.linalg.norm(cam_c - mid)) - 0.01, np.stack([base, tip]) * s, int(Label.POLE), -2))
+        banner = np.array(flag_banner_points(f, geom))
+        polys.append((float(np.linalg.norm(cam_c - banner.mean(axis=0))) - 0.02, banner * s,
+                      int(COLOR_LABELS[color]), -2))
+    polys.sort(key=lambda p: -p[0])
+    for _, pts, lab, ident in polys:
+        if len(pts) < 3 and np.all(camera.depth(pts) > 0):
+            a, b2 = camera.project(pts)
+            thick = max(1, round(2 * geom.pole_radius * s * camera.K[0, 0] / float(camera.depth(pts).mean())))
+            cv2.line(img, (round(a[0]), round(a[1])), (round(b2[0]), round(b2[1])), lab, thick, cv2.LINE_8)
+            if ids is not None:
+                cv2.line(ids, (round(a[0]), round(a[1])), (round(b2[0]), round(b2[1])), ident, thick, cv2.LINE_8)
+            continue
+        if np.any(camera.depth(pts) <= 0):
+            continue
+        px = np.round(camera.project(pts)).astype(np.int32)
+        cv2.fillConvexPoly(img, px, lab, cv2.LINE_8)
+        if ids is not None:
+            cv2.fillConvexPoly(ids, px, ident, cv2.LINE_8)
+    return img
+
+
+def visible_cells(
+    blocks: Mapping[Cell, str], flags: Mapping[str, FlagSpot], cameras: Mapping[str, ViewCamera], min_pixels: int = 1,
+) -> dict[Cell, int]:
+    """Ground truth: how many pixels of each block are seen, summed over the cameras."""
+    cells = sorted(blocks)
+    id_of = {c: i for i, c in enumerate(cells)}
+    seen: dict[Cell, int] = {}
+    for cam in cameras.values():
+        ids = np.full((cam.size[1], cam.size[0]), -1, np.int32)
+        render_labels(blocks, flags, cam, ids=ids, id_of=id_of)
+        counts = np.bincount(ids[ids >= 0].ravel(), minlength=len(cells))
+        for i, n in enumerate(counts):
+            if n:
+                seen[cells[i]] = seen.get(cells[i], 0) + int(n)
+    return {c: n for c, n in seen.items() if n >= min_pixels}
+
+
+def standard_cameras(
+    K: npt.NDArray[np.float64], size: tuple[int, int], block_mm: float = 22.0, distance_mm: float = 520.0,
+    elevation_deg: float = 40.0, dist: npt.NDArray[np.float64] | None = None,
+) -> dict[str, ViewCamera]:
+    """Five views a player would take: the four sides (oblique) and the top."""
+    centre = (1.5 * block_mm, 1.5 * block_mm, 1.2 * block_mm)
+    el = np.radians(elevation_deg)
+    out: dict[str, ViewCamera] = {}
+    for side, (dx, dy) in {"+x": (1, 0), "-x": (-1, 0), "+y": (0, 1), "-y": (0, -1)}.items():
+        eye = (centre[0] + dx * distance_mm * np.cos(el), centre[1] + dy * distance_mm * np.cos(el),
+               centre[2] + distance_mm * np.sin(el))
+        out[side] = ViewCamera.look_at(eye, centre, K, size, dist, block_mm)
+    out["top"] = ViewCamera.look_at((centre[0] + 1.0, centre[1] - 60.0, centre[2] + distance_mm), centre, K, size,
+                                    dist, block_mm)
+    return out

@@ -263,7 +263,6 @@ def test_jump_and_slide_ops(heading: str, op: str, arg: str, pose: str, segments
 
 def test_newer_motion_kinds_map_to_protocol_ops() -> None:
     from engine.motion import Motion, MotionKind
-
     from hardware.link import Command
 
     if not hasattr(MotionKind, "SLIDE"):

@@ -45,8 +45,10 @@ class LineReader:
         self.buf = b""
 
     async def line(self, timeout: float = 2.0) -> bytes:
-        while b"\n" not in self.buf:
-            self.buf += await asyncio.wait_for(self.t.read(), timeout)
+        if b"\n" not in self.buf:
+            async with asyncio.timeout(timeout):  # one timer per line, not one task per chunk
+                while b"\n" not in self.buf:
+                    self.buf += await self.t.read()
         line, self.buf = self.buf.split(b"\n", 1)
         return line + b"\n"
 

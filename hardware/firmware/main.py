@@ -15,6 +15,8 @@
 
 import json
 import os
+import select
+import sys
 import time
 
 import bsproto
@@ -22,7 +24,8 @@ from machine import UART, Pin
 
 # ----------------------------------------------------------------------------- settings
 ROBOT_NAME = "BoardsideBot"
-UART_ID = 0          # ESP32: 0 is the USB serial REPL port; Pico: use 0 with GP0/GP1 or USB CDC
+UART_ID = None       # None: the USB serial console (stdin/stdout; the REPL is taken over while running);
+                     # 1 or 2: a hardware UART (e.g. to an HC-05/HM-10 module or another board)
 UART_BAUD = 115200
 BLE_ENABLED = True
 QUEUE_SIZE = 8
@@ -193,8 +196,27 @@ class BleUart:
                 return
 
 
+class StdioPort:
+    """The USB serial console as a byte port (what a Pico or ESP32-S3 shows as /dev/ttyACM0)."""
+
+    def __init__(self):
+        self.poll = select.poll()
+        self.poll.register(sys.stdin, select.POLLIN)
+        self.inp = getattr(sys.stdin, "buffer", sys.stdin)
+        self.out = getattr(sys.stdout, "buffer", sys.stdout)
+
+    def any(self):
+        return 1 if self.poll.poll(0) else 0
+
+    def read(self, n):
+        return self.inp.read(1)
+
+    def write(self, data):
+        self.out.write(data)
+
+
 def main():
-    uart = UART(UART_ID, UART_BAUD)
+    uart = StdioPort() if UART_ID is None else UART(UART_ID, UART_BAUD)
     outputs = [uart.write]
     rx = []
 

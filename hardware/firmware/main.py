@@ -200,6 +200,9 @@ class StdioPort:
     """The USB serial console as a byte port (what a Pico or ESP32-S3 shows as /dev/ttyACM0)."""
 
     def __init__(self):
+        import micropython
+
+        micropython.kbd_intr(-1)  # a 0x03 byte on the line must not stop the firmware
         self.poll = select.poll()
         self.poll.register(sys.stdin, select.POLLIN)
         self.inp = getattr(sys.stdin, "buffer", sys.stdin)

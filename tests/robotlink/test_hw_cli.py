@@ -90,3 +90,43 @@ def test_killed_host_process_resumes_without_repeats(tmp_path: Path) -> None:
     finally:
         board.terminate()
         board.wait(5)
+
+
+def test_ctrl_c_holds_robot_and_rerun_resumes(tmp_path: Path) -> None:
+    record = tmp_path / "record.txt"
+    board = subprocess.Popen([sys.executable, "-m", "hardware.simfw", "--time", "0.1", "--no-reset-on-open",
+                              "--record", str(record)], stdout=subprocess.PIPE, text=True, cwd=ROOT)
+    assert board.stdout is not None
+    url = f"serial://{board.stdout.readline().strip()}"
+    motions = "F>0,1,N R>0,1,E F>1,1,E F>2,1,E L>2,1,N F>2,2,N"
+    cmd = [sys.executable, "-m", "boardside", "robot", "run", "-m", motions, "-r", url,
+           "--log", str(tmp_path / "log.db")]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    try:
+        host = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 30
+        while len(started_moves(record)) < 3 and time.monotonic() < deadline:
+            time.sleep(0.005)
+        host.send_signal(signal.SIGINT)
+        _, err = host.communicate(timeout=20)
+        assert host.returncode == 130
+        assert "robot is held" in err and "Traceback" not in err
+        status = subprocess.run([sys.executable, "-m", "boardside", "robot", "status", "-r", url, "--json"],
+                                cwd=ROOT, env=env, capture_output=True, text=True, timeout=30)
+        assert json.loads(status.stdout)["state"] == "hold"
+        final = subprocess.run(cmd + ["--json"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+        assert final.returncode == 0, final.stderr
+        assert started_moves(record) == list(range(1, 8))
+    finally:
+        board.terminate()
+        board.wait(5)
+
+
+def test_stop_and_log_text(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["robot", "stop", "-r", "sim://", "--cancel"]) == 0
+    assert "queue cancelled" in capsys.readouterr().out
+    db = tmp_path / "l.db"
+    assert main(["robot", "run", "-m", "F>0,1,N", "-r", "sim://?time=0.01", "--log", str(db)]) == 0
+    assert main(["robot", "log", "--log", str(db)]) == 0
+    assert "finished 2/2" in capsys.readouterr().out
+    assert main(["robot", "log", "--log", str(tmp_path / "none.db")]) == 2

@@ -114,7 +114,7 @@ def test_ctrl_c_holds_robot_and_rerun_resumes(tmp_path: Path) -> None:
         status = subprocess.run([sys.executable, "-m", "boardside", "robot", "status", "-r", url, "--json"],
                                 cwd=ROOT, env=env, capture_output=True, text=True, timeout=30)
         assert json.loads(status.stdout)["state"] == "hold"
-        final = subprocess.run(cmd + ["--json"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+        final = subprocess.run([*cmd, "--json"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
         assert final.returncode == 0, final.stderr
         assert started_moves(record) == list(range(1, 8))
     finally:

@@ -190,9 +190,10 @@ class ExecutionLog:
         ).fetchone()
         return int(row[0])
 
-    def mark_sent(self, run_id: str, seq: int) -> None:
-        self.db.execute("UPDATE steps SET sent_at=? WHERE run_id=? AND seq=? AND sent_at IS NULL",
-                        (time.time(), run_id, seq))
+    def mark_sent(self, run_id: str, upto: int) -> None:
+        """Every command up to ``upto`` is (about to be) sent."""
+        self.db.execute("UPDATE steps SET sent_at=? WHERE run_id=? AND seq<=? AND sent_at IS NULL",
+                        (time.time(), run_id, upto))
 
     def mark_done(self, run_id: str, upto: int, reported: Pose | None) -> None:
         now = time.time()
@@ -398,13 +399,17 @@ class _Run:
         last_rx = loop.time()
         last_progress = loop.time()
         while self.done < self.total:
-            while nxt <= self.total and free > 0 and nxt - self.done <= drv.window:
-                await drv.send(nxt, self.replaced.get(nxt) or self.commands[nxt - 1])
-                if nxt > self.sent_ever:
-                    self.log.mark_sent(self.run_id, nxt)
-                    self.sent_ever = nxt
-                nxt += 1
-                free -= 1
+            burst = min(self.total, nxt + free - 1, self.done + drv.window)
+            if burst >= nxt:
+                if burst > self.sent_ever:
+                    # logged *before* the bytes leave (one transaction per burst): a robot that
+                    # cannot de-duplicate (the Root) must never get a command the log does not know
+                    self.log.mark_sent(self.run_id, burst)
+                    self.sent_ever = burst
+                for seq in range(nxt, burst + 1):
+                    await drv.send(seq, self.replaced.get(seq) or self.commands[seq - 1])
+                free -= burst - nxt + 1
+                nxt = burst + 1
             try:
                 event = await within(drv.next_event(), t.heartbeat)
             except TimeoutError:

@@ -9,6 +9,7 @@ import asyncio
 import os
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from rich.console import Console
@@ -16,7 +17,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from engine.errors import BoardsideError
 from engine.motion import Motion, Pose
-from hardware.executor import InterruptedPolicy, LinkTiming, RunReport, execute_async
+from hardware.executor import InterruptedPolicy, LinkTiming, RunReport, execute_async, program_commands
 from hardware.executor import Progress as RunProgress
 from hardware.transport import RobotURL
 
@@ -45,8 +46,12 @@ def drive(
     quiet: bool = False,
     timing: LinkTiming | None = None,
     resume_hint: str = "run the same command again (it resumes)",
+    labels: Sequence[str] | None = None,
 ) -> RunReport:
-    """Execute ``motions`` with a progress bar on stderr; Ctrl-C holds the robot."""
+    """Execute ``motions`` with a progress bar on stderr; Ctrl-C holds the robot.
+
+    ``labels`` (one per motion, e.g. ``"card 3 F2: F>1,2,N"``) name the moves in the progress bar.
+    """
     RobotURL.parse(url)  # a wrong URL is reported before anything is shown
     console = Console(stderr=True, quiet=quiet)
     log_path = log or default_log_path()
@@ -65,7 +70,7 @@ def drive(
         def on_progress(p: RunProgress) -> None:
             if p.kind == "done":
                 pose = f" robot at {p.reported}" if p.reported is not None else ""
-                bar.update(task, completed=p.done, description=f"#{p.seq - 1} {p.label}{pose}")
+                bar.update(task, completed=p.done, description=f"{p.label}{pose}")
             elif p.kind in ("connect", "reconnect", "resume"):
                 if p.message:
                     bar.console.print(f"[dim]{p.kind}: {p.message}[/]")
@@ -73,10 +78,16 @@ def drive(
                 bar.update(task, completed=p.total, description="finished")
 
         try:
+            commands = None
+            if labels is not None:
+                if len(labels) != len(motions):
+                    raise ValueError("one label per motion")
+                commands = program_commands(motions, start)
+                commands[1:] = [replace(c, label=lab) for c, lab in zip(commands[1:], labels, strict=True)]
             return asyncio.run(
                 execute_async(
                     motions, url, log_path, start=start, progress=on_progress, resume=resume,
-                    on_interrupted=on_interrupted, check_pose=check_pose, timing=timing,
+                    on_interrupted=on_interrupted, check_pose=check_pose, timing=timing, commands=commands,
                 )
             )
         except KeyboardInterrupt:

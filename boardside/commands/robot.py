@@ -115,21 +115,25 @@ def scan(
         return
     typer.echo("Bluetooth LE devices:" if ble else "Bluetooth LE devices: none found")
     for d in ble:
-        tag = " [UART service]" if d["uart"] else ""
+        tag = " [iRobot Root]" if d["root"] else " [UART service]" if d["uart"] else ""
         typer.echo(f"  {d['url']:40s} {d['name'] or '?':20s} {d['rssi']} dBm{tag}")
 
 
 async def _scan_ble(timeout: float) -> list[dict[str, Any]]:
     from bleak import BleakScanner
 
+    from hardware.root import ROOT_IDENTIFIER_SERVICE
     from hardware.transport import NUS_SERVICE
 
     found = await BleakScanner.discover(timeout=timeout, return_adv=True)
     out = []
     for device, adv in found.values():
+        uuids = [u.lower() for u in adv.service_uuids]
+        root = ROOT_IDENTIFIER_SERVICE in uuids
         out.append({
-            "url": f"ble://{device.address}", "address": device.address, "name": adv.local_name or device.name or "",
-            "rssi": adv.rssi, "uart": NUS_SERVICE in [u.lower() for u in adv.service_uuids],
+            "url": f"ble://{device.address}" + ("?dialect=root" if root else ""), "address": device.address,
+            "name": adv.local_name or device.name or "", "rssi": adv.rssi, "uart": NUS_SERVICE in uuids,
+            "root": root,
         })
     return sorted(out, key=lambda d: -int(d["rssi"] or -999))
 

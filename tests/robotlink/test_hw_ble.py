@@ -70,3 +70,27 @@ def test_ble_drops_mid_program_resume_exactly_once(tmp_path: Path) -> None:
         await robot.stop()
 
     asyncio.run(scenario())
+
+
+def test_ble_with_damaged_bytes_and_disconnects(tmp_path: Path) -> None:
+    import random
+
+    from hardware.faults import FaultPlan, FaultyTransport
+    from hardware.programs import random_walk
+
+    async def scenario() -> int:
+        radio = BleRadio()
+        robot = SimulatedRobot(time_factor=0.002)
+        peripheral = await radio.add_peripheral(robot)
+        ble = BleTransport(RobotURL.parse(f"ble://{peripheral.address}"), backend=radio.bleak_backend())
+        link = FaultyTransport(ble, FaultPlan(drop=0.003, corrupt=0.003, duplicate=0.003, disconnect_bytes=150),
+                               seed=5)
+        program = random_walk(random.Random(5), 25)
+        timing = LinkTiming(heartbeat=0.02, ack_timeout=0.1, dead_after=0.5, connect_timeout=5.0, reconnect_for=20,
+                            backoff=0.0)
+        await execute_async(program, None, tmp_path / "log.db", transport=link, timing=timing)
+        assert [e[0] for e in robot.executed] == list(range(1, len(program) + 2))
+        await robot.stop()
+        return link.disconnects
+
+    assert asyncio.run(scenario()) >= 3

@@ -22,6 +22,7 @@ from hardware.faults import FaultPlan, FaultyTransport
 from hardware.programs import parse_motions
 from hardware.transport import RobotURL, SerialTransport, make_transport
 
+SHORT = parse_motions("F>0,1,N R>0,1,E F>1,1,E")
 TIMING = LinkTiming(heartbeat=0.05, ack_timeout=0.3, dead_after=1.5, connect_timeout=3.0, reconnect_for=10,
                     backoff=0.05)
 PROGRAM = parse_motions("F>0,1,N R>0,1,E F>1,1,E XF>1,1,E P:vase>1,1,E L>1,1,N B>1,0,N D:vase>1,0,N")
@@ -120,18 +121,18 @@ def test_arduino_reset_on_reopen_mid_move_is_reported(board_factory, tmp_path: P
             asyncio.get_running_loop().create_task(link.pull_cable())
 
     with pytest.raises(RobotInterruptedError) as err:
-        asyncio.run(execute_async(PROGRAM, None, tmp_path / "log.db", transport=link, timing=TIMING,
+        asyncio.run(execute_async(SHORT, None, tmp_path / "log.db", transport=link, timing=TIMING,
                                   progress=on_progress))
     assert err.value.seq == 3
     assert "cut short" in str(err.value) and "put it back at 0,1,N" in str(err.value)
     # the person put it back where the move began: redo it and finish (the reopen resets it again,
     # harmlessly: nothing was moving)
-    report = asyncio.run(execute_async(PROGRAM, f"serial://{board.path}", tmp_path / "log.db", timing=TIMING,
+    report = asyncio.run(execute_async(SHORT, f"serial://{board.path}", tmp_path / "log.db", timing=TIMING,
                                        on_interrupted="redo"))
-    assert report.done == len(PROGRAM) + 1
+    assert report.done == len(SHORT) + 1
     started = board.started_moves()
-    assert sorted(set(started)) == list(range(1, len(PROGRAM) + 2))
-    assert started.count(3) == 2 and len(started) == len(PROGRAM) + 2  # only the cut-short move, by request
+    assert sorted(set(started)) == list(range(1, len(SHORT) + 2))
+    assert started.count(3) == 2 and len(started) == len(SHORT) + 2  # only the cut-short move, by request
 
 
 def test_hung_robot_is_detected_then_resumed(board_factory, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

@@ -11,6 +11,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -96,3 +97,31 @@ def drive(
 
 def stderr_is_tty() -> bool:
     return sys.stderr.isatty()
+
+
+def drive_trace(
+    result: Any,
+    url: str,
+    log: Path | None = None,
+    *,
+    resume: bool = True,
+    on_interrupted: InterruptedPolicy = "error",
+    check_pose: bool = True,
+    quiet: bool = False,
+    resume_hint: str = "run the same command again (it resumes)",
+) -> RunReport | None:
+    """Drive a resolved Quirky Circuits program (``engine.quirky`` ``ExecutionResult``) card by card.
+
+    The robot is first told the set-up pose (``result.start.pose``); each motion is labelled
+    with its card in the progress bar.  Returns None when the program moves nothing.
+    """
+    motions: list[Motion] = []
+    labels: list[str] = []
+    for trace in result.cards:
+        for m in trace.motions:
+            motions.append(m)
+            labels.append(f"card {trace.index + 1} {trace.card}: {m}")
+    if not motions:
+        return None
+    return drive(motions, url, log, resume=resume, start=result.start.pose, on_interrupted=on_interrupted,
+                 check_pose=check_pose, quiet=quiet, resume_hint=resume_hint, labels=labels)

@@ -51,11 +51,11 @@ class ReconstructConfig:
     bounds_min: tuple[int, int, int] = (-5, -5, 0)
     bounds_max: tuple[int, int, int] = (8, 8, 8)  # exclusive
     pixel_stride: int = 4
-    samples_per_block: float = 4.0
     carve_fraction: float = 0.6  # share of free labels among a cell's first-hit pixels in one view
     consistency: float = 0.7  # a cell whose main colour has less than this share of its coloured pixels is carved
     min_pixels: int = 6  # first-hit pixels a view needs to judge a cell
     max_iterations: int = 40
+    block_penalty: int = 0  # rays a block must explain to be kept (Occam prior; 2 made results worse)
     flag_min_score: float = 0.35
     colors: tuple[str, ...] = ("blue", "pink", "yellow", "green")
 
@@ -145,26 +145,35 @@ def _trace(view: ViewEvidence, vol: _Volume, cfg: ReconstructConfig) -> _Rays:
     pix, lab, d, tmin, tmax = pix[hit], lab[hit], d[hit], tmin[hit], tmax[hit]
     if len(pix) == 0:
         return _Rays(np.full((0, 1), -1, np.int64), lab, pix)
-    step = 1.0 / cfg.samples_per_block
-    nsamp = int(np.ceil(float(np.max(tmax - tmin)) / step)) + 1
+    # Exact traversal: every crossing of a cell boundary plane, sorted; the midpoint of each
+    # segment between consecutive crossings lies inside exactly one cell.
     chunks: list[I64] = []
-    width = 0
-    for a in range(0, len(pix), 4096):
-        b = min(len(pix), a + 4096)
-        ts = tmin[a:b, None] + (np.arange(nsamp, dtype=np.float32)[None, :] + 0.5) * np.float32(step)
-        valid = ts < tmax[a:b, None]
-        pts = c[None, None, :].astype(np.float32) + ts[:, :, None] * d[a:b, None, :].astype(np.float32)
+    width = 1
+    planes = [np.arange(int(lo[a]), int(hi[a]) + 1, dtype=np.float64) for a in range(3)]
+    for a0 in range(0, len(pix), 8192):
+        b0 = min(len(pix), a0 + 8192)
+        dd = d[a0:b0]
+        t_lo, t_hi = tmin[a0:b0, None], tmax[a0:b0, None]
+        parts = [t_lo]
+        for a in range(3):
+            with np.errstate(divide="ignore", invalid="ignore"):
+                ta = (planes[a][None, :] - c[a]) / dd[:, a:a + 1]
+            ta = np.where(np.isfinite(ta) & (ta > t_lo) & (ta < t_hi), ta, np.inf)
+            parts.append(ta)
+        parts.append(t_hi)
+        T = np.sort(np.concatenate(parts, axis=1), axis=1)
+        t0s, t1s = T[:, :-1], T[:, 1:]
+        with np.errstate(invalid="ignore"):
+            ok = np.isfinite(t1s) & (t1s - t0s > 1e-9)
+        mids = np.where(ok, 0.5 * (t0s + np.where(np.isfinite(t1s), t1s, t0s)), 0.0)
+        pts = c[None, None, :] + mids[:, :, None] * dd[:, None, :]
         idx = vol.index(np.floor(pts).astype(np.int64))
-        idx[~valid] = -1
-        # drop consecutive repeats so that each ray lists each cell once, in order
-        same = np.zeros_like(idx, bool)
-        same[:, 1:] = idx[:, 1:] == idx[:, :-1]
-        idx[same] = -1
+        idx[~ok] = -1
         order = np.argsort(idx < 0, axis=1, kind="stable")
         idx = np.take_along_axis(idx, order, axis=1)
-        used = int((idx >= 0).sum(axis=1).max()) if idx.size else 0
-        chunks.append(idx[:, :max(used, 1)])
-        width = max(width, max(used, 1))
+        used = max(1, int((idx >= 0).sum(axis=1).max()) if idx.size else 1)
+        chunks.append(idx[:, :used])
+        width = max(width, used)
     out = np.full((len(pix), width), -1, np.int64)
     row = 0
     for ch in chunks:
@@ -261,7 +270,7 @@ def reconstruct(
         nbs = [(cell[0] + d[0], cell[1] + d[1], cell[2] + d[2]) for d in NOT_DOWN] + [(cell[0], cell[1], cell[2] - 1)]
         ids = vol.index(np.array(nbs, np.int64))
         neighbours[int(i)] = [int(j) for j in ids if j >= 0]
-    hyp, sweeps = _refine(model, hyp, hull, [0, *color_labels], neighbours)
+    hyp, sweeps = _refine(model, hyp, hull, [0, *color_labels], neighbours, block_penalty=cfg.block_penalty)
     t_refine = time.perf_counter()
     pred = model.predict(hyp)
     blocks: dict[Cell, str] = {}
@@ -341,7 +350,7 @@ class _RayModel:
 
 def _refine(
     model: _RayModel, hyp: I64, candidates: npt.NDArray[np.int64], values: Sequence[int],
-    neighbours: dict[int, list[int]], max_sweeps: int = 10,
+    neighbours: dict[int, list[int]], max_sweeps: int = 10, block_penalty: int = 2,
 ) -> tuple[I64, int]:
     """Local search: change one cell, or move a block to a neighbouring cell, whenever that
     explains the rays better; repeat until nothing improves."""
@@ -359,6 +368,8 @@ def _refine(
         obs = model.obs[rows]
         wt = model.weight[rows]
         delta = int(((p != obs) * wt).sum()) - int(((pred[rows] != obs) * wt).sum())
+        # Occam: each block costs a little, so a cell no ray needs stays empty
+        delta += block_penalty * (sum(1 for v in new_vals if v != 0) - sum(1 for v in old if v != 0))
         return delta, rows, p
 
     sweeps = 0

@@ -56,7 +56,7 @@ def render_labels(
     ids: npt.NDArray[np.int32] | None = None,
     id_of: dict[Cell, int] | None = None,
 ) -> U8:
-    """Per-pixel labels of the scene seen by ``camera`` (painter's algorithm over cube faces).
+    """Per-pixel labels of the scene seen by ``camera`` (exact per-pixel depth test over cube faces).
 
     With ``ids`` (an int32 image filled with -1) and ``id_of`` (cell -> id), also writes which
     block's face is seen at each pixel (flags write -2).
@@ -90,21 +90,49 @@ def render_labels(
         banner = np.array(flag_banner_points(f, geom))
         polys.append((float(np.linalg.norm(cam_c - banner.mean(axis=0))) - 0.02, banner * s,
                       int(COLOR_LABELS[color]), -2))
-    polys.sort(key=lambda p: -p[0])
+    # exact visibility: a per-pixel depth buffer (distance along each pixel's ray)
+    zbuf = np.full((h, w), np.inf)
+    ray_cache: dict[tuple[int, int, int, int], npt.NDArray[np.float64]] = {}
+    center_mm = camera.center
     for _, pts, lab, ident in polys:
-        if len(pts) < 3 and np.all(camera.depth(pts) > 0):
-            a, b2 = camera.project(pts)
-            thick = max(1, round(2 * geom.pole_radius * s * camera.K[0, 0] / float(camera.depth(pts).mean())))
-            cv2.line(img, (round(a[0]), round(a[1])), (round(b2[0]), round(b2[1])), lab, thick, cv2.LINE_8)
-            if ids is not None:
-                cv2.line(ids, (round(a[0]), round(a[1])), (round(b2[0]), round(b2[1])), ident, thick, cv2.LINE_8)
-            continue
         if np.any(camera.depth(pts) <= 0):
             continue
+        if len(pts) < 3:  # a pole: draw it as a thick line at its mean depth
+            a, b2 = camera.project(pts)
+            dist_mm = float(np.linalg.norm(pts.mean(axis=0) - center_mm))
+            thick = max(1, round(2 * geom.pole_radius * s * camera.K[0, 0] / float(camera.depth(pts).mean())))
+            mask = np.zeros((h, w), np.uint8)
+            cv2.line(mask, (round(a[0]), round(a[1])), (round(b2[0]), round(b2[1])), 1, thick, cv2.LINE_8)
+            sel = (mask > 0) & (zbuf > dist_mm)
+            img[sel] = lab
+            zbuf[sel] = dist_mm
+            if ids is not None:
+                ids[sel] = ident
+            continue
         px = np.round(camera.project(pts)).astype(np.int32)
-        cv2.fillConvexPoly(img, px, lab, cv2.LINE_8)
+        x0, y0 = np.maximum(px.min(axis=0) - 1, 0)
+        x1, y1 = np.minimum(px.max(axis=0) + 2, [w, h])
+        if x1 <= x0 or y1 <= y0:
+            continue
+        mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
+        cv2.fillConvexPoly(mask, px - np.array([x0, y0]), 1, cv2.LINE_8)
+        key = (int(x0), int(y0), int(x1), int(y1))
+        if key not in ray_cache:
+            ys, xs = np.mgrid[y0:y1, x0:x1]
+            ray_cache[key] = camera.rays(np.stack([xs.ravel(), ys.ravel()], axis=1).astype(np.float64)).reshape(
+                y1 - y0, x1 - x0, 3)
+        d = ray_cache[key]
+        normal = np.cross(pts[1] - pts[0], pts[2] - pts[0])
+        denom = d @ normal
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t = ((pts[0] - center_mm) @ normal) / denom
+        t = np.where(np.isfinite(t) & (t > 0), t, np.inf)
+        sub = zbuf[y0:y1, x0:x1]
+        sel = (mask > 0) & (t < sub)
+        sub[sel] = t[sel]
+        img[y0:y1, x0:x1][sel] = lab
         if ids is not None:
-            cv2.fillConvexPoly(ids, px, ident, cv2.LINE_8)
+            ids[y0:y1, x0:x1][sel] = ident
     return img
 
 

@@ -93,8 +93,13 @@ def placements(
     result: set[frozenset[Cell]] = set()
     if length <= 0:
         return result
-    # One private copy; path cells are added while walking and removed afterwards (they were free).
-    occ = set(occupied)
+    # Paths of up to 3 blocks never test their own earlier cells: in the frame (N, D) of the cell
+    # just placed, the previous cell is always one step back along -D (straight, step up, climb,
+    # step down and roll all satisfy this), while every cell a step tests lies at D-component 0 or
+    # +1.  So for length <= 3 the occupied set needs no updates; longer paths add their cells.
+    # (tests/ctrl/test_golden.py checks this generator against explain_path, which adds them.)
+    track = length > 3
+    occ = set(occupied) if track else occupied
     flags = blocked_extra
     for c1 in first_cells(own_blocks, occupied, blocked_extra):
         if c1 in forbidden:
@@ -108,7 +113,8 @@ def placements(
                 continue
             for d in PERP[n]:
                 path = [c1]
-                occ.add(c1)
+                if track:
+                    occ.add(c1)  # type: ignore[attr-defined]
                 px, py, pz = x1, y1, z1
                 nx, ny, nz = n
                 dx, dy, dz = d
@@ -136,9 +142,11 @@ def placements(
                         ok = False
                         break
                     path.append(nxt)
-                    occ.add(nxt)
+                    if track:
+                        occ.add(nxt)  # type: ignore[attr-defined]
                     px, py, pz = nxt
-                occ.difference_update(path)
+                if track:
+                    occ.difference_update(path)  # type: ignore[attr-defined]
                 if ok:
                     result.add(frozenset(path))
     return result

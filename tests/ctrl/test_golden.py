@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from engine.ctrl import State
+from engine.ctrl import State, new_state
 from engine.ctrl.geometry import NOT_DOWN, PERP
 from engine.ctrl.paths import explain_path, first_cells
 
@@ -48,3 +51,18 @@ def test_fast_generator_matches_reference(entry: dict) -> None:  # type: ignore[
     if s.is_terminal():
         return
     assert s.placement_sets() == slow_reference(s)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 100_000), st.integers(1, 25), st.sampled_from([2, 3, 4]))
+def test_fast_generator_matches_reference_on_random_positions(seed: int, turns: int, players: int) -> None:
+    rng = random.Random(seed)
+    sc = {"player1": "blue", "player2": "pink"} if players == 2 else None
+    s = new_state(players, scoring=sc)
+    for _ in range(turns):
+        if s.is_terminal():
+            return
+        s = s.apply(rng.choice(list(s.legal_moves())))
+        s = s.apply(rng.choice(list(s.legal_moves())))
+    if not s.is_terminal():
+        assert s.placement_sets() == slow_reference(s)

@@ -73,3 +73,29 @@ def test_quirky_ctrl_c_stops_robot_and_same_command_resumes(tmp_path: Path) -> N
     finally:
         board.terminate()
         board.wait(5)
+
+
+@pytest.mark.slow
+def test_every_shipped_scenario_solution_runs_on_the_simulated_robot() -> None:
+    """The solver's winning program of every shipped scenario, through the robot: poses agree."""
+    import asyncio
+
+    from boardside.commands.quirky import run_program
+    from engine.quirky import builtin_scenarios
+    from engine.quirky.solver import solve
+    from hardware.executor import LinkTiming, execute_async
+    from hardware.sim import SimTransport, SimulatedRobot
+    from hardware.transport import RobotURL
+
+    for scn in builtin_scenarios():
+        solution = solve(scn)
+        assert solution.plan, scn.id
+        # the first round's queue, from the scenario's set-up (later rounds start elsewhere)
+        _, result = run_program(scn.id, " ".join(solution.to_json()["plan"][0]))
+        assert result.motions, scn.id
+        robot = SimulatedRobot(time_factor=0.001)
+        report = asyncio.run(execute_async(
+            result.motions, None, ":memory:", start=result.start.pose, timing=LinkTiming(),
+            transport=SimTransport(RobotURL.parse("sim://"), robot=robot)))
+        assert report.done == len(result.motions) + 1 and not report.mismatches, scn.id
+        assert [seq for seq, _, _ in robot.executed] == list(range(1, report.total + 1))

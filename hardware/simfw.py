@@ -54,6 +54,8 @@ class PtyBoard:
         return core
 
     def _emit(self, data: bytes) -> None:
+        if not self.tx:  # the transmitter was idle: the first byte starts now
+            self.next_tx = max(self.next_tx, time.monotonic())
         self.tx.extend(data)
 
     def on_open(self, master: int) -> None:
@@ -69,7 +71,7 @@ class PtyBoard:
     def pump(self, master: int, now: float) -> None:
         if self.banner_due and now >= self.booted_at:
             self.banner_due = False
-            self.tx.extend(BANNER)
+            self._emit(BANNER)
         while self.rx and self.rx[0][0] <= now:
             _, b = self.rx.popleft()
             if now >= self.booted_at:  # a booting board hears nothing
@@ -80,9 +82,8 @@ class PtyBoard:
                 seq, op, arg = self.core.executed[self.recorded]
                 self.record.write(f"{self.core.run} {seq} {op} {arg}\n")
                 self.recorded += 1
+        # every byte leaves no earlier than its last bit would on the wire (10 bits per byte)
         out = bytearray()
-        if self.next_tx < now - self.byte_s:
-            self.next_tx = now - self.byte_s
         while self.tx and self.next_tx + self.byte_s <= now:
             out.append(self.tx.popleft())
             self.next_tx += self.byte_s
@@ -98,11 +99,23 @@ class PtyBoard:
         self.last_rx = t
 
     def next_wakeup(self, now: float) -> float:
+        """Sleep until something observable is due: a whole line (or real-time byte) has
+        arrived, or the last byte of an outgoing line is on the wire.  Bytes are never
+        delivered early, only sometimes together (as a USB-serial bridge does)."""
         waits = [0.002]
         if self.tx:
-            waits.append(max(0.0, self.next_tx + self.byte_s - now))
+            try:
+                n = list(self.tx).index(0x0A) + 1
+            except ValueError:
+                n = len(self.tx)
+            waits.append(max(0.0, self.next_tx + n * self.byte_s - now))
         if self.rx:
-            waits.append(max(0.0, self.rx[0][0] - now))
+            due = self.rx[-1][0]
+            for t, b in self.rx:
+                if b in (0x0A, 0x21, 0x3F, 0x7E):
+                    due = t
+                    break
+            waits.append(max(0.0, due - now))
         return min(waits)
 
 

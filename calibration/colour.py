@@ -224,6 +224,34 @@ class WhiteBalance:
         return cls(g, o)  # type: ignore[arg-type]
 
 
+def consistent_neutrals(measured: Mapping[str, npt.ArrayLike], tolerance: float = 0.05) -> dict[str, F64]:
+    """The largest group of neutral patches (white, grey, black...) whose chromaticities agree.
+
+    A neutral patch under any light has the same chromaticity (r, g, b) / (r + g + b) as the other
+    neutral patches; a patch covered by a block does not.  Groups are formed around each patch
+    (members within ``tolerance`` of it on every chromaticity axis); the largest group wins, ties
+    going to the brighter.  Non-neutral patches pass through untouched."""
+    neutral: dict[str, F64] = {}
+    others: dict[str, F64] = {}
+    for name, rgb in measured.items():
+        v = np.asarray(rgb, np.float64).reshape(3)
+        if name.rstrip("0123456789") in PATCH_REFERENCE:
+            neutral[name] = v
+        else:
+            others[name] = v
+    if len(neutral) <= 1:
+        return {**others, **neutral}
+    chroma = {k: v / max(float(v.sum()), 1e-9) for k, v in neutral.items()}
+    best: list[str] = []
+    best_key = (-1, -1.0)
+    for centre in neutral:
+        group = [k for k in neutral if float(np.abs(chroma[k] - chroma[centre]).max()) <= tolerance]
+        key = (len(group), float(sum(neutral[k].sum() for k in group)))
+        if key > best_key:
+            best, best_key = group, key
+    return {**others, **{k: neutral[k] for k in best}}
+
+
 # ----------------------------------------------------------------------------- sampling
 def _bgr_pixels_in_polygon(
     image: npt.NDArray[np.uint8], poly: F64, shrink: float = 0.0
@@ -359,11 +387,14 @@ class ColourModel:
         return ColourModel(wb, dict(self.classes), self.date, self.mat)
 
     def balanced_for(self, image: npt.NDArray[np.uint8], pose: MatPose) -> ColourModel:
-        """This model with the white balance fitted to ``image``'s patches (lighting may change)."""
+        """This model with the white balance fitted to ``image``'s patches (lighting may change).
+
+        Patches hidden behind pieces (seen from the far side of the battlefield) are left out:
+        only the largest group of neutral patches that agree in chromaticity is used
+        (:func:`consistent_neutrals`)."""
         samples = sample_patches(image, pose)
-        return self.with_white_balance(
-            WhiteBalance.from_patches({k: v.rgb_linear for k, v in samples.items()})
-        )
+        measured = consistent_neutrals({k: v.rgb_linear for k, v in samples.items()})
+        return self.with_white_balance(WhiteBalance.from_patches(measured))
 
     # -- conversion and classification ---------------------------------------------
     def lab_of_bgr(self, bgr: npt.ArrayLike) -> F64:

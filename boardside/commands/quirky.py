@@ -186,11 +186,34 @@ def run_cmd(
         help='cards left to right, e.g. "F2 RL F1 U B1"; a Pick Up may name its token: PK[cup]',
     ),
     json_out: bool = typer.Option(False, "--json", help="machine-readable output"),
+    robot: str | None = typer.Option(
+        None, "--robot", "-r", metavar="URL",
+        help="also drive a robot toy through the motion trace, card by card (serial://, ble://, sim://; "
+             "see docs/robot.md); Ctrl-C stops it, the same command resumes",
+    ),
+    robot_log: Path | None = typer.Option(None, "--robot-log", metavar="PATH",
+                                          help="robot execution log (default ~/.boardside/robot-log.sqlite)"),
+    new_run: bool = typer.Option(False, "--new-run", help="with --robot: start over instead of resuming"),
+    redo_interrupted: bool = typer.Option(False, "--redo-interrupted",
+                                          help="with --robot: redo a move cut short by a robot reset"),
+    skip_interrupted: bool = typer.Option(False, "--skip-interrupted",
+                                          help="with --robot: count a move cut short by a robot reset as done"),
 ) -> None:
-    """Resolve a program from the scenario's set-up: print the motion trace and the outcome."""
+    """Resolve a program from the scenario's set-up: print the motion trace and the outcome.
+
+    With ``--robot URL`` the robot then performs the trace (progress, pose check, resume).
+    """
     scn, result = run_program(scenario, program)
+    if robot is not None:  # the robot run (issue 7): hardware/executor.py through boardside/robotrun.py
+        from boardside.commands.robot import interrupted_policy
+        from boardside.robotrun import drive_trace
+
+        report = drive_trace(result, robot, robot_log, resume=not new_run, quiet=json_out,
+                             on_interrupted=interrupted_policy(redo_interrupted, skip_interrupted),
+                             resume_hint="run the same quirky command again (it resumes)")
     if json_out:
-        emit_json({"scenario": scn.id} | result.to_json())
+        extra = {"robot": report.to_json() if report else None} if robot is not None else {}
+        emit_json({"scenario": scn.id} | result.to_json() | extra)
         return
     for tr in result.cards:
         flags = [
@@ -207,6 +230,9 @@ def run_cmd(
         typer.echo(f"({skipped} card(s) not resolved: the game ended)")
     typer.echo(ascii_board(scn, result.final))
     typer.echo(f"outcome: {result.outcome}")
+    if robot is not None:
+        typer.echo(f"robot: {report.done - 1} motions done on {robot} (run {report.run_id})" if report
+                   else "robot: nothing to do (the program moves nothing)")
 
 
 @app.command("solve")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import cv2
@@ -11,7 +12,7 @@ import numpy.typing as npt
 from calibration.camera import CameraCalibration
 from calibration.errors import CalibrationError
 from calibration.mat import MatSpec
-from calibration.pose import MatPose, estimate_pose
+from calibration.pose import MatPose, detect_mat, estimate_pose, self_calibrate
 from engine.errors import BoardsideInputError
 
 U8 = npt.NDArray[np.uint8]
@@ -51,3 +52,16 @@ def locate(image: U8, name: str, spec: MatSpec, camera: CameraCalibration | None
         return estimate_pose(image, spec, camera)
     except CalibrationError as exc:
         raise ImageRejectedError(f"{name!r}: {exc}") from None
+
+
+def self_calibrate_views(images: Sequence[tuple[str, U8]], spec: MatSpec) -> CameraCalibration:
+    """Estimate the camera from all pictures of the mat together (same camera, no calibration file)."""
+    views = [detect_mat(img, spec) for _, img in images]
+    for (name, _), v in zip(images, views, strict=True):
+        if len(v.corner_ids) == 0 and len(v.marker_ids) == 0:
+            raise ImageRejectedError(f"{name!r}: the mat is not in the picture (no printed corner or marker found)")
+    try:
+        return self_calibrate(views, spec, names=[n for n, _ in images])
+    except CalibrationError as exc:
+        raise ImageRejectedError(f"cannot estimate the camera from these pictures: {exc}; "
+                                 "give a calibration with --calibration") from None

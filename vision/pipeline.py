@@ -27,7 +27,7 @@ from engine.ctrl.state import COLORS
 from engine.ctrl.validate import validate_state
 from vision.camera import ViewCamera
 from vision.classify import classify
-from vision.locate import check_image, locate
+from vision.locate import check_image, locate, self_calibrate_views
 from vision.reconstruct import ReconstructConfig, Reconstruction, ViewEvidence, reconstruct
 
 U8 = npt.NDArray[np.uint8]
@@ -64,8 +64,9 @@ def _suggest_view(cell: Cell, occupied: set[Cell]) -> str:
     for side in SIDES:
         v = SIDE_VECTORS[side]
         if all((cell[0] + k * v[0], cell[1] + k * v[1], cell[2] + k * v[2]) not in occupied for k in range(1, 12)):
-            return f"a view straight at side {side} (low, {'from above' if side == 'top' else 'at table height'})"
-    return "no single view: it is inside the pile"
+            where = "straight down from above" if side == "top" else f"straight at side {side}, at table height"
+            return f"a picture taken {where} would show it"
+    return "no picture can show it: it is inside the pile"
 
 
 def score_images(
@@ -78,10 +79,11 @@ def score_images(
     """Reconstruct, check and score a CTRL battlefield from pictures of it standing on the mat."""
     spec = spec or MatSpec()
     t0 = time.perf_counter()
-    poses: list[MatPose] = []
     for name, img in images:
         check_image(img, name)
-        poses.append(locate(img, name, spec, camera))
+    if camera is None:
+        camera = self_calibrate_views(images, spec)
+    poses = [locate(img, name, spec, camera) for name, img in images]
     t_locate = time.perf_counter()
     # white balance per view from its patches; a view whose patches are all hidden borrows the others'
     balances: list[WhiteBalance | None] = []
@@ -111,14 +113,26 @@ def score_images(
     t_classify = time.perf_counter()
     recon = reconstruct(evidence, config)
     t_recon = time.perf_counter()
-    state = _to_state(recon.blocks, previous)
-    problems = validate_state(state)
+    # Rule-based inference, reported: a start block never leaves its cell (rulebook "Setup" 3), so
+    # a start cell no picture can see holds its colour's block.
+    blocks = dict(recon.blocks)
+    starts = previous.starts if previous is not None else DEFAULT_STARTS
+    inferred: list[Problem] = []
+    for color, cell in starts.items():
+        if cell in recon.unobserved and cell not in blocks and color in set(recon.blocks.values()):
+            blocks[cell] = color
+            recon.unobserved.remove(cell)
+            inferred.append(Problem("inferred-start", f"hidden from every picture; the {color} start block is "
+                                    "assumed to be there (start blocks never move)", f"cell {cell[0]},{cell[1]},"
+                                    f"{cell[2]}", 'CTRL rulebook, "Setup" 3', "warning"))
+    state = _to_state(blocks, previous)
+    problems = validate_state(state) + inferred
     problems.append(Problem("flags-not-read", "flags are not read from pictures yet: faces behind flags may be "
                             "counted and the flag tie-break is unknown", "flags", "", "warning"))
     occupied = set(recon.blocks) | set(CENTRAL_CUBE)
     unobserved = [(c, _suggest_view(c, occupied)) for c in recon.unobserved]
     for c, hint in unobserved:
-        problems.append(Problem("unobserved", f"no picture shows whether a block is here; {hint} would",
+        problems.append(Problem("unobserved", f"no picture shows whether a block is here; {hint}",
                                 f"cell {c[0]},{c[1]},{c[2]}", "", "warning"))
     seen_sides = {r.side for r in reports} | ({"top"} if any(r.elevation_deg >= 40 for r in reports) else set())
     missing = [s for s in SIDES if s not in seen_sides]

@@ -2,7 +2,7 @@
 
 STATUS: work in progress (issue "Auto-score a physical CTRL game from camera images"): every stage
 runs end to end, but accuracy is not yet at the issue's targets (docs/vision.md has the figures);
-flags are not read yet, so the result says so and is never presented as trusted.
+a result that breaks a rule is never presented as trusted.
 """
 
 from __future__ import annotations
@@ -125,10 +125,13 @@ def score_images(
             inferred.append(Problem("inferred-start", f"hidden from every picture; the {color} start block is "
                                     "assumed to be there (start blocks never move)", f"cell {cell[0]},{cell[1]},"
                                     f"{cell[2]}", 'CTRL rulebook, "Setup" 3', "warning"))
-    state = _to_state(blocks, previous)
+    state = _to_state(blocks, recon.flags, previous)
     problems = validate_state(state) + inferred
-    problems.append(Problem("flags-not-read", "flags are not read from pictures yet: faces behind flags may be "
-                            "counted and the flag tie-break is unknown", "flags", "", "warning"))
+    for color in state.colors:
+        if color not in state.flags:
+            problems.append(Problem("flag-not-found", f"the {color} flag was not found in the pictures: faces it "
+                                    "may hide are counted and the tie-break ignores it", f"{color} flag", "",
+                                    "warning"))
     occupied = set(recon.blocks) | set(CENTRAL_CUBE)
     unobserved = [(c, _suggest_view(c, occupied)) for c in recon.unobserved]
     for c, hint in unobserved:
@@ -143,18 +146,18 @@ def score_images(
     return SceneResult(state, recon, reports, poses, labels, problems, missing, unobserved, timings)
 
 
-def _to_state(blocks: Mapping[Cell, str], previous: State | None) -> State:
+def _to_state(blocks: Mapping[Cell, str], flags: Mapping[str, FlagSpot], previous: State | None) -> State:
+    flag_docs = [{"color": k, "cell": list(f.cell), "points": f.points} for k, f in flags.items()]
     if previous is not None:
         doc: dict[str, Any] = previous.to_json()
         doc["blocks"] = [{"cell": list(c), "color": col} for c, col in sorted(blocks.items())]
-        doc["flags"] = []
+        doc["flags"] = [f for f in flag_docs if f["color"] in previous.colors]
         return State.from_json(doc)
     in_play = [c for c in COLORS if c in set(blocks.values())]
     if len(in_play) < 2:
         in_play = list(COLORS)
-    flags: dict[str, FlagSpot] = {}
     return State.from_json({
         "game": "ctrl", "blocks": [{"cell": list(c), "color": col} for c, col in sorted(blocks.items())],
-        "flags": [{"color": k, "cell": list(f.cell), "points": f.points} for k, f in flags.items()],
+        "flags": [f for f in flag_docs if f["color"] in in_play],
         "starts": {c: list(DEFAULT_STARTS[c]) for c in in_play}, "to_move": None,
     })

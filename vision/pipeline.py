@@ -78,6 +78,7 @@ def score_images(
 ) -> SceneResult:
     """Reconstruct, check and score a CTRL battlefield from pictures of it standing on the mat."""
     spec = spec or MatSpec()
+    cfg = config or ReconstructConfig()
     t0 = time.perf_counter()
     for name, img in images:
         check_image(img, name)
@@ -102,7 +103,11 @@ def score_images(
     reports: list[ViewReport] = []
     for (name, img), pose, wb in zip(images, poses, balances, strict=True):
         model = ColourModel().with_white_balance(wb or borrowed)
-        lab = classify(img, model)
+        # classify only the pixels the reconstruct stage samples (every ``stride``-th, centred), then
+        # spread each label over its stride x stride block so the label map keeps the picture's size
+        st = cfg.pixel_stride
+        small = classify(img[st // 2::st, st // 2::st], model)
+        lab = np.repeat(np.repeat(small, st, axis=0), st, axis=1)[: img.shape[0], : img.shape[1]]
         labels.append(lab)
         cam = pose.camera
         vc = ViewCamera(np.asarray(cam.camera_matrix), np.asarray(cam.dist_coeffs), pose.rvec, pose.tvec,
@@ -111,7 +116,7 @@ def score_images(
         reports.append(ViewReport(name, pose.facing_side(), round(pose.angles_deg()["elevation"], 1), pose.quality,
                                   round(pose.rms_px, 3), "patches" if wb is not None else "borrowed"))
     t_classify = time.perf_counter()
-    recon = reconstruct(evidence, config)
+    recon = reconstruct(evidence, cfg)
     t_recon = time.perf_counter()
     # Rule-based inference, reported: a start block never leaves its cell (rulebook "Setup" 3), so
     # a start cell no picture can see holds its colour's block.

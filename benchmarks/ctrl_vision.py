@@ -24,13 +24,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import numpy as np  # noqa: E402
+import numpy as np
 
-from calibration.camera import CameraCalibration, read_image  # noqa: E402
-from calibration.mat import MatSpec  # noqa: E402
-from engine.ctrl import State  # noqa: E402
-from vision.pipeline import score_images  # noqa: E402
-from vision.reconstruct import ReconstructConfig  # noqa: E402
+from calibration.camera import CameraCalibration, read_image
+from calibration.mat import MatSpec
+from engine.ctrl import State
+from vision.pipeline import score_images
+from vision.reconstruct import ReconstructConfig
 
 VIEWS = ("px", "mx", "py", "my", "top")
 

@@ -53,6 +53,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
 from typing import Any
@@ -124,7 +125,9 @@ class Patch:
 
 
 def _fmt(v: float) -> str:
-    return f"{v:g}"
+    """Shortest exact text of a number (``22``, ``18.75``, ``10.96875``): ``parse(str(x)) == x``."""
+    r = repr(float(v))
+    return r[:-2] if r.endswith(".0") else r
 
 
 @dataclass(frozen=True)
@@ -424,6 +427,10 @@ class MatSpec:
 
     def printed_marker_ids(self) -> list[int]:
         """Marker ids actually printed (not in the clear centre)."""
+        return list(self._printed_ids)
+
+    @cached_property
+    def _printed_ids(self) -> tuple[int, ...]:
         ids, corners = self._marker_layout
         out = []
         for mid, c in zip(ids, corners, strict=True):
@@ -431,7 +438,7 @@ class MatSpec:
             col, row = int(centre[0] // self.square_mm), int(centre[1] // self.square_mm)
             if not self.is_cleared_square(col, row):
                 out.append(int(mid))
-        return out
+        return tuple(out)
 
     def marker_corners_world(self) -> dict[int, FloatArray]:
         """Printed marker id -> its 4 corners (OpenCV order TL, TR, BR, BL as printed), world mm (4 x 3)."""
@@ -545,7 +552,7 @@ def _coverage(edges_mm: FloatArray, n_px: int, length_mm: float) -> npt.NDArray[
     return out
 
 
-class _Painter:
+class Painter:
     """Axis-aligned rectangles in mat mm, later rasterised with exact box-filter antialiasing."""
 
     def __init__(self, w: float, h: float) -> None:
@@ -576,6 +583,39 @@ class _Painter:
             chan = cy @ table[:, :, k] @ cx.T
             out[:, :, k] = np.clip(chan + 0.5, 0, 255).astype(np.uint8)
         return out
+
+
+def paint_charuco(
+    pt: Painter,
+    board: cv2.aruco.CharucoBoard,
+    origin_mm: tuple[float, float],
+    skip: Callable[[int, int], bool] | None = None,
+) -> None:
+    """Paint a ChArUco board (board mm, y down) at ``origin_mm``; ``skip(col, row)`` squares stay blank."""
+    sx, sy = board.getChessboardSize()
+    sq = float(board.getSquareLength())
+    bu, bv = origin_mm
+    black = (0, 0, 0)
+    blank = skip or (lambda c, r: False)
+    for row in range(sy):
+        for col in range(sx):
+            if (row + col) % 2 == 0 and not blank(col, row):
+                pt.rect(bu + col * sq, bv + row * sq, bu + (col + 1) * sq, bv + (row + 1) * sq, black)
+    ids = np.asarray(board.getIds(), dtype=np.int32).reshape(-1)
+    corners = np.asarray(board.getObjPoints(), dtype=np.float64).reshape(-1, 4, 3)
+    dictionary = board.getDictionary()
+    n_bits = int(dictionary.markerSize) + 2
+    for mid, c in zip(ids, corners, strict=True):
+        centre = c[:, :2].mean(axis=0)
+        if blank(int(centre[0] // sq), int(centre[1] // sq)):
+            continue
+        bits = cv2.aruco.generateImageMarker(dictionary, int(mid), n_bits, borderBits=1)
+        u0, v0 = bu + c[0, 0], bv + c[0, 1]
+        cell = (c[1, 0] - c[0, 0]) / n_bits
+        for r in range(n_bits):
+            for q in range(n_bits):
+                if bits[r, q] == 0:
+                    pt.rect(u0 + q * cell, v0 + r * cell, u0 + (q + 1) * cell, v0 + (r + 1) * cell, black)
 
 
 @dataclass(frozen=True, eq=False)
@@ -651,29 +691,11 @@ def render_mat(spec: MatSpec, px_per_mm: float = 300 / 25.4) -> MatImage:
         raise MatSpecError(f"px_per_mm must be between 0.5 and 100, got {px_per_mm!r}")
     w, h = spec.paper_size_mm
     width, height = max(1, round(w * px_per_mm)), max(1, round(h * px_per_mm))
-    pt = _Painter(w, h)
+    pt = Painter(w, h)
     black = (0, 0, 0)
     bu, bv = spec.board_origin_mm
-    sq = spec.square_mm
 
-    # ChArUco: black squares, then marker bits inside white squares
-    for row in range(spec.squares_y):
-        for col in range(spec.squares_x):
-            if (row + col) % 2 == 0 and not spec.is_cleared_square(col, row):
-                pt.rect(bu + col * sq, bv + row * sq, bu + (col + 1) * sq, bv + (row + 1) * sq, black)
-    ids, corners = spec._marker_layout
-    printed = set(spec.printed_marker_ids())
-    n_bits = spec.aruco_dictionary.markerSize + 2
-    for mid, c in zip(ids, corners, strict=True):
-        if int(mid) not in printed:
-            continue
-        bits = cv2.aruco.generateImageMarker(spec.aruco_dictionary, int(mid), n_bits, borderBits=1)
-        u0, v0 = bu + c[0, 0], bv + c[0, 1]
-        cell = (c[1, 0] - c[0, 0]) / n_bits
-        for r in range(n_bits):
-            for q in range(n_bits):
-                if bits[r, q] == 0:
-                    pt.rect(u0 + q * cell, v0 + r * cell, u0 + (q + 1) * cell, v0 + (r + 1) * cell, black)
+    paint_charuco(pt, spec.charuco_board(), (bu, bv), spec.is_cleared_square)
 
     # Central Cube footprint: 3 x 3 cells drawn thin, outline 1 mm outside the footprint
     s = spec.block_mm

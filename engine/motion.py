@@ -89,6 +89,10 @@ class MotionKind(Enum):
     BUMP_BACKWARD = "XB"  # the same backwards
     PICK = "P"  # pick up a token in the current space (argument: token name)
     DROP = "D"  # drop a carried token (argument: token name)
+    # added for Quirky Circuits scenario cards and Twirl's momentum (docs/rules/quirky.md "Motion trace"):
+    JUMP = "J"  # hop forward over whatever is in between (argument: spaces); heading unchanged
+    SLIDE = "S"  # move one space in the compass direction given as argument, heading unchanged
+    BUMP_SLIDE = "XS"  # try to slide (argument: direction), touch the barrier, come back: pose unchanged
 
 
 @dataclass(frozen=True)

@@ -19,9 +19,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     robot = config.getoption("--robot")
     camera = config.getoption("--camera")
     for item in items:
-        if "hardware" in item.keywords:
-            needs = item.get_closest_marker("hardware")
-            device = (needs.kwargs.get("device") if needs else None) or "robot"
+        # the marker itself, not ``"hardware" in item.keywords``: keywords also hold directory
+        # names, so every test under a directory called "hardware" would be skipped
+        needs = item.get_closest_marker("hardware")
+        if needs is not None:
+            device = needs.kwargs.get("device") or "robot"
             if device == "robot" and not robot:
                 item.add_marker(pytest.mark.skip(reason="needs --robot URL"))
             if device == "camera" and not camera:

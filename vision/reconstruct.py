@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-from engine.ctrl.geometry import CENTRAL_CUBE, NOT_DOWN, Cell
+from engine.ctrl.geometry import ALL_DIRS, CENTRAL_CUBE, NOT_DOWN, Cell
 from engine.ctrl.moves import FlagSpot
 from vision.camera import ViewCamera
 from vision.labels import COLOR_LABELS, LABEL_COLORS, N_LABELS, Label
@@ -57,16 +57,22 @@ class ReconstructConfig:
     max_iterations: int = 40
     block_penalty: int = 0  # rays a block must explain to be kept (Occam prior; 2 made results worse)
     flag_min_score: float = 0.35
+    flag_min_rays: int = 4  # unexplained rays of a flag's colour needed to place a flag
     colors: tuple[str, ...] = ("blue", "pink", "yellow", "green")
 
 
 @dataclass
 class ViewEvidence:
-    """One view: its camera and its label map; ``name`` is the side it shows (for reports)."""
+    """One view: its camera and its label map; ``name`` is the side it shows (for reports).
+
+    ``mat_rect_mm`` (x0, y0, x1, y1 in world mm) is the printed sheet: a ray that reaches the table
+    outside it ends on the table or on clutter, so a piece colour there is no evidence of a block.
+    """
 
     camera: ViewCamera
     labels: U8
     name: str = ""
+    mat_rect_mm: tuple[float, float, float, float] | None = None
 
 
 @dataclass
@@ -108,6 +114,8 @@ class _Rays:
     idx: I64  # (nrays, nsamples) cell index along each ray, -1 = none
     labels: I64  # (nrays,)
     pixels: I64  # (nrays, 2)
+    origin: npt.NDArray[np.float64] = field(default_factory=lambda: np.zeros(3))  # camera centre, block units
+    dirs: npt.NDArray[np.float64] = field(default_factory=lambda: np.zeros((0, 3)))  # unit directions
 
 
 def _trace(view: ViewEvidence, vol: _Volume, cfg: ReconstructConfig) -> _Rays:
@@ -141,10 +149,20 @@ def _trace(view: ViewEvidence, vol: _Volume, cfg: ReconstructConfig) -> _Rays:
         t_table = np.where(d[:, 2] < 0, -c[2] / d[:, 2], np.inf)  # the table (z = 0) stops the ray
     tmin = np.maximum(tmin, 0.0)
     tmax = np.minimum(tmax, t_table)
+    if view.mat_rect_mm is not None:
+        x0m, y0m, x1m, y1m = (v / s for v in view.mat_rect_mm)
+        with np.errstate(invalid="ignore"):
+            tx = c[0] + t_table * d[:, 0]
+            ty = c[1] + t_table * d[:, 1]
+        off_mat = ~((tx >= x0m) & (tx <= x1m) & (ty >= y0m) & (ty <= y1m))
+        coloured = (lab >= int(Label.BLUE)) & (lab <= int(Label.GREEN))
+        lab = np.where(off_mat & coloured, int(Label.UNKNOWN), lab)
+        keep2 = lab != int(Label.UNKNOWN)
+        pix, lab, d, tmin, tmax = pix[keep2], lab[keep2], d[keep2], tmin[keep2], tmax[keep2]
     hit = tmax > tmin
     pix, lab, d, tmin, tmax = pix[hit], lab[hit], d[hit], tmin[hit], tmax[hit]
     if len(pix) == 0:
-        return _Rays(np.full((0, 1), -1, np.int64), lab, pix)
+        return _Rays(np.full((0, 1), -1, np.int64), lab, pix, c, d)
     # Exact traversal: every crossing of a cell boundary plane, sorted; the midpoint of each
     # segment between consecutive crossings lies inside exactly one cell.
     chunks: list[I64] = []
@@ -179,7 +197,7 @@ def _trace(view: ViewEvidence, vol: _Volume, cfg: ReconstructConfig) -> _Rays:
     for ch in chunks:
         out[row:row + len(ch), :ch.shape[1]] = ch
         row += len(ch)
-    return _Rays(out, lab, pix)
+    return _Rays(out, lab, pix, c, d)
 
 
 def reconstruct(
@@ -305,7 +323,7 @@ def reconstruct(
         agree = int(((model.obs == hyp[i]) & mine).sum())
         confidence[cell] = agree / n_first
     t_color = time.perf_counter()
-    flags, flag_scores = _fit_flags(views, blocks, cfg, flag_geometry)
+    flags, flag_scores = _fit_flags_residual(model, hyp, pred, vol, blocks, cfg, flag_geometry)
     t_flags = time.perf_counter()
     return Reconstruction(
         blocks=blocks, flags=flags, confidence=confidence, unobserved=sorted(unobserved), flag_scores=flag_scores,
@@ -324,12 +342,17 @@ class _RayModel:
         self.idx = np.full((total, width), -1, np.int64)
         self.obs = np.zeros(total, np.int64)
         self.view = np.zeros(total, np.int64)
+        self.dirs = np.zeros((total, 3))
+        self.origins = np.zeros((total, 3))
         row = 0
         for v, r in enumerate(rays):
             k = r.idx.shape[0]
             self.idx[row:row + k, :r.idx.shape[1]] = r.idx
             self.obs[row:row + k] = r.labels
             self.view[row:row + k] = v
+            if k:
+                self.dirs[row:row + k] = r.dirs
+                self.origins[row:row + k] = r.origin
             row += k
         rr, _ = np.nonzero(self.idx >= 0)
         cc = self.idx[self.idx >= 0]
@@ -399,6 +422,67 @@ def _refine(
         if not changed:
             break
     return hyp, sweeps
+
+
+def _fit_flags_residual(
+    model: _RayModel, hyp: I64, pred: I64, vol: _Volume, blocks: Mapping[Cell, str], cfg: ReconstructConfig,
+    geom: FlagGeometry,
+) -> tuple[dict[str, FlagSpot], dict[str, float]]:
+    """Flags from the rays no block explains: a ray that shows a piece colour where the blocks
+    predict something else passes near that colour's banner.  Every legal flag spot of the colour
+    (engine rules: a free cell in front of one of its faces, never pointing down) is scored by the
+    unexplained rays of its colour passing within reach of the banner, for every side the banner
+    may hang on; the best spot with enough rays wins."""
+    occupied = set(blocks) | set(CENTRAL_CUBE)
+    unexplained = (pred != model.obs) & (model.weight > 0)
+    # distance along each ray to its first hit in the final hypothesis (block units; inf = the table)
+    vals = np.where(model.idx >= 0, hyp[np.maximum(model.idx, 0)], 0)
+    first = np.argmax(vals != 0, axis=1)
+    has = vals[np.arange(len(first)), first] != 0
+    first_cell = model.idx[np.arange(len(first)), first]
+    flags: dict[str, FlagSpot] = {}
+    scores: dict[str, float] = {}
+    taken: set[Cell] = set()
+    mid = 0.5 * (geom.banner_from + geom.banner_to)
+    reach = 0.5 * (geom.banner_to - geom.banner_from) * 0.9
+    for color in cfg.colors:
+        lab = int(COLOR_LABELS[color])
+        rows = np.flatnonzero(unexplained & (model.obs == lab))
+        best: tuple[float, FlagSpot | None] = (0.0, None)
+        if len(rows):
+            o = model.origins[rows]
+            d = model.dirs[rows]
+            fc = first_cell[rows]
+            hit_t = np.full(len(rows), np.inf)
+            ok = has[rows]
+            if ok.any():
+                cells = np.array([vol.cell(int(i)) for i in fc[ok]], np.float64) + 0.5
+                hit_t[ok] = np.einsum("ij,ij->i", cells - o[ok], d[ok]) - 0.5
+            for b, col in blocks.items():
+                if col != color:
+                    continue
+                for n in NOT_DOWN:
+                    cell = (b[0] + n[0], b[1] + n[1], b[2] + n[2])
+                    if cell in occupied or cell in taken:
+                        continue
+                    base = np.array([b[0] + 0.5, b[1] + 0.5, b[2] + 0.5]) + 0.5 * np.array(n, float)
+                    sides = [e for e in ALL_DIRS if e[0] * n[0] + e[1] * n[1] + e[2] * n[2] == 0
+                             and (n[2] != 0 or e[2] >= 0)]
+                    score = 0.0
+                    for e in sides:
+                        centre = base + mid * np.array(n, float) + 0.5 * geom.banner_width * np.array(e, float)
+                        rel = centre[None, :] - o
+                        t = np.einsum("ij,ij->i", rel, d)
+                        dist = np.linalg.norm(rel - t[:, None] * d, axis=1)
+                        near = (dist <= reach) & (t > 0) & (t <= hit_t + 0.75)
+                        score = max(score, float(near.sum()))
+                    if score > best[0]:
+                        best = (score, FlagSpot.on_block(b, n))
+        if best[1] is not None and best[0] >= cfg.flag_min_rays:
+            flags[color] = best[1]
+            taken.add(best[1].cell)
+        scores[color] = best[0]
+    return flags, scores
 
 
 def _visible(cam: ViewCamera, point_blocks: npt.NDArray[np.float64], occupied: set[Cell]) -> bool:

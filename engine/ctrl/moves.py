@@ -85,6 +85,14 @@ class FlagSpot:
         if self.points not in DIRECTIONS:
             raise InvalidMoveError(f"flag direction {self.points!r} is not one of {', '.join(DIRECTIONS)}")
 
+    @classmethod
+    def trusted(cls, cell: Cell, points: str) -> FlagSpot:
+        """Construct without re-checking ``points`` (for the engine's own generated spots)."""
+        spot = object.__new__(cls)
+        object.__setattr__(spot, "cell", cell)
+        object.__setattr__(spot, "points", points)
+        return spot
+
     @property
     def normal(self) -> Cell:
         return DIRECTIONS[self.points]

@@ -84,8 +84,15 @@ class State(GameState[CtrlMove]):
         """Blocks of ``color`` not yet on the battlefield."""
         return max(0, BLOCKS_PER_COLOR - self.counts.get(color, 0))
 
+    @cached_property
+    def _by_color(self) -> dict[str, list[Cell]]:
+        out: dict[str, list[Cell]] = {}
+        for c, col in self.blocks.items():
+            out.setdefault(col, []).append(c)
+        return out
+
     def blocks_of(self, color: str) -> list[Cell]:
-        return [c for c, col in self.blocks.items() if col == color]
+        return list(self._by_color.get(color, ()))
 
     @property
     def players(self) -> list[str]:
@@ -161,7 +168,7 @@ class State(GameState[CtrlMove]):
                 cell = (b[0] + d[0], b[1] + d[1], b[2] + d[2])
                 if cell not in occ and cell not in taken:
                     spots.add((cell, DIR_NAMES[d]))
-        return [FlagSpot(cell, points) for cell, points in sorted(spots)]
+        return [FlagSpot.trusted(cell, points) for cell, points in sorted(spots)]
 
     # ------------------------------------------------------------------ GameState interface
     def current_player(self) -> str | None:

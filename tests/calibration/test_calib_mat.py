@@ -5,6 +5,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from calibration.errors import MatSpecError
 from calibration.mat import PAPER_SIZES_MM, MatSpec, render_mat
@@ -103,3 +105,27 @@ def test_footprint_outline_is_at_the_world_footprint() -> None:
     for x, y in [(0.6, 11.0), (65.4, 11.0), (11.0, 0.6), (11.0, 65.4)]:
         c, r = mi.world_to_pixel([x, y])
         assert gray[round(r), round(c)] > 200
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    paper=st.sampled_from(sorted(PAPER_SIZES_MM)),
+    block=st.floats(min_value=10.0, max_value=24.0, allow_nan=False),
+    first_id=st.integers(min_value=0, max_value=100),
+    uv=st.tuples(st.floats(-50, 500, allow_nan=False), st.floats(-50, 400, allow_nan=False)),
+)
+def test_spec_and_mapping_properties(
+    paper: str, block: float, first_id: int, uv: tuple[float, float]
+) -> None:
+    spec = MatSpec.for_paper(paper, block, first_id=first_id)
+    assert MatSpec.parse(str(spec)) == spec and MatSpec.from_json(spec.to_json()) == spec
+    assert np.allclose(spec.world_to_mat(spec.mat_to_world(uv)), uv)
+    # the footprint is inside the clear centre, the clear centre inside the sheet
+    x0, y0, x1, y1 = spec.clear_world_rect()
+    px0, py0, px1, py1 = spec.paper_world_rect()
+    assert px0 < x0 < 0 and 3 * block < x1 < px1 and py0 < y0 < 0 and 3 * block < y1 < py1
+    # corners are unique, on the table, and outside the clear centre
+    w = spec.corner_world()
+    assert len(np.unique(w.round(6), axis=0)) == len(w) and np.all(w[:, 2] == 0)
+    inside = (w[:, 0] > x0) & (w[:, 0] < x1) & (w[:, 1] > y0) & (w[:, 1] < y1)
+    assert not inside.any()

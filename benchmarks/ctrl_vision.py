@@ -1,0 +1,109 @@
+"""CTRL camera-scoring benchmark over the recorded (rendered) fixtures (issue 5, item 7).
+
+For every scene under fixtures/ctrl/ (five views each), runs the whole pipeline
+(``vision.pipeline.score_images``) and compares with the recorded truth:
+
+* per-cell error: cells whose content (empty or a colour) differs, over all cells of the
+  reconstruction volume, and over the truth's blocks;
+* share of scenes with the whole state exact (blocks and flags), with every side's score exact,
+  with the winner right;
+* time per stage and per scene.
+
+By default each view's camera intrinsics come from its truth file (as a user with a calibration
+file); ``--self-calibrate`` estimates them from the pictures instead.  Last line: one JSON object.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import numpy as np
+
+from calibration.camera import CameraCalibration, read_image
+from calibration.mat import MatSpec
+from engine.ctrl import State
+from vision.pipeline import score_images
+from vision.reconstruct import ReconstructConfig
+
+VIEWS = ("px", "mx", "py", "my", "top")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--fixtures", default=str(Path(__file__).resolve().parent.parent / "fixtures" / "ctrl"))
+    ap.add_argument("--scenes", type=int, default=0, help="only the first N scenes (0 = all)")
+    ap.add_argument("--self-calibrate", action="store_true")
+    args = ap.parse_args()
+    root = Path(args.fixtures)
+    scenes = sorted(p for p in root.glob("scene_*") if (p / "scene.json").exists())
+    if args.scenes:
+        scenes = scenes[: args.scenes]
+    if not scenes:
+        sys.exit(f"no scenes under {root}")
+    cfg = ReconstructConfig()
+    vol_cells = int(np.prod(np.array(cfg.bounds_max) - np.array(cfg.bounds_min))) - 27
+    rows = []
+    stage_times: dict[str, list[float]] = {}
+    for sc in scenes:
+        truth_doc = json.loads((sc / "scene.json").read_text())
+        truth = State.from_json(truth_doc["state"])
+        spec = MatSpec.from_json(truth_doc["mat"])
+        pics = []
+        cam = None
+        for v in VIEWS:
+            if not (sc / f"{v}.jpg").exists():
+                continue
+            pics.append((f"{sc.name}/{v}.jpg", read_image(sc / f"{v}.jpg")))
+            if cam is None and not args.self_calibrate:
+                vt = json.loads((sc / f"{v}.json").read_text())["camera"]
+                cam = CameraCalibration(np.array(vt["K"]), np.array(vt["dist"]), tuple(vt["image_size"]), 0.0)
+        t0 = time.perf_counter()
+        try:
+            res = score_images(pics, spec, cam)
+        except Exception as exc:  # a rejected scene counts as wrong, with its reason
+            rows.append({"scene": sc.name, "error": str(exc)[:200]})
+            print(f"{sc.name}: rejected: {exc}")
+            continue
+        dt = time.perf_counter() - t0
+        for k, v in res.timings.items():
+            stage_times.setdefault(k, []).append(v)
+        got = res.state
+        cells = set(truth.blocks) | set(got.blocks)
+        wrong = sum(1 for c in cells if truth.blocks.get(c) != got.blocks.get(c))
+        sides_ok = got.side_scores() == truth.side_scores()
+        flags_ok = dict(got.flags) == dict(truth.flags)
+        row = {"scene": sc.name, "stage": truth_doc.get("stage"), "blocks": len(truth.blocks), "wrong_cells": wrong,
+               "state_exact": wrong == 0 and flags_ok, "flags_right": sum(
+                   1 for c in truth.colors if got.flags.get(c) == truth.flags.get(c)), "sides_exact": sides_ok,
+               "winner_right": got.winners() == truth.winners(), "trusted": res.trusted, "seconds": round(dt, 2)}
+        rows.append(row)
+        print(json.dumps(row))
+    ok = [r for r in rows if "error" not in r]
+    n = len(rows)
+    figures = {
+        "scenes": n,
+        "rejected": n - len(ok),
+        "cell_error_per_volume_cell": round(sum(r["wrong_cells"] for r in ok) / max(1, len(ok) * vol_cells), 5),
+        "cell_error_per_block": round(sum(r["wrong_cells"] for r in ok) / max(1, sum(r["blocks"] for r in ok)), 4),
+        "state_exact_share": round(sum(r["state_exact"] for r in ok) / n, 3),
+        "sides_exact_share": round(sum(r["sides_exact"] for r in ok) / n, 3),
+        "winner_right_share": round(sum(r["winner_right"] for r in ok) / n, 3),
+        "flags_right_share": round(sum(r["flags_right"] for r in ok) / max(1, sum(
+            len(json.loads((root / r["scene"] / "scene.json").read_text())["state"].get("flags", [])) for r in ok)), 3),
+        "seconds_per_scene_median": round(statistics.median(r["seconds"] for r in ok), 2) if ok else None,
+        "stage_seconds_median": {k: round(statistics.median(v), 3) for k, v in stage_times.items() if "." not in k},
+        "calibration": "self" if args.self_calibrate else "from truth intrinsics",
+        "targets": {"cell_error": 0.0005, "state_exact": 0.99, "sides_exact": 0.99, "winner": 1.0, "seconds": 0.5},
+    }
+    print(json.dumps(figures))
+
+
+if __name__ == "__main__":
+    main()

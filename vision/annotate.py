@@ -1,0 +1,66 @@
+"""Annotated pictures that show the camera scoring's work: every reconstructed block's visible faces
+outlined in its colour (faces counted for the side this picture shows are filled), cells no picture
+could see marked in red, and the per-side count written on the picture."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from engine.ctrl.geometry import ALL_DIRS, CENTRAL_CUBE, SIDE_VECTORS, Cell
+from engine.ctrl.scoring import FaceView
+from vision.camera import ViewCamera
+from vision.preview import PALETTE
+
+U8 = npt.NDArray[np.uint8]
+
+
+def _face(cell: Cell, n: tuple[int, int, int], s: float) -> npt.NDArray[np.float64]:
+    x, y, z = cell
+    c = np.array([x + 0.5 + 0.5 * n[0], y + 0.5 + 0.5 * n[1], z + 0.5 + 0.5 * n[2]])
+    axes = [i for i in range(3) if n[i] == 0]
+    a = np.zeros(3)
+    b = np.zeros(3)
+    a[axes[0]] = 0.5
+    b[axes[1]] = 0.5
+    return np.stack([c - a - b, c + a - b, c + a + b, c - a + b]) * s
+
+
+def annotate_view(
+    image: U8, camera: ViewCamera, blocks: Mapping[Cell, str], faces: list[FaceView], side: str,
+    unobserved: list[Cell], counts: Mapping[str, int],
+) -> U8:
+    out = image.copy()
+    overlay = image.copy()
+    s = camera.block_mm
+    occupied = set(blocks) | set(CENTRAL_CUBE)
+    counted = {(f.cell, f.side) for f in faces if f.status == "counted"}
+    for cell, color in blocks.items():
+        for n in ALL_DIRS:
+            if (cell[0] + n[0], cell[1] + n[1], cell[2] + n[2]) in occupied or n == (0, 0, -1):
+                continue
+            quad = _face(cell, n, s)
+            centre = quad.mean(axis=0)
+            if float(np.dot(camera.center - centre, np.array(n, float))) <= 0:
+                continue
+            px = np.round(camera.project(quad)).astype(np.int32)
+            bgr = PALETTE.get(color, (128, 128, 128))
+            side_of_n = next((k for k, v in SIDE_VECTORS.items() if v == n), "")
+            if side_of_n == side and (cell, side) in counted:
+                cv2.fillConvexPoly(overlay, px, bgr, cv2.LINE_AA)
+            cv2.polylines(out, [px], True, bgr, 2, cv2.LINE_AA)
+    out = np.asarray(cv2.addWeighted(overlay, 0.35, out, 0.65, 0), np.uint8)
+    for cell in unobserved:
+        for n in ((0, 0, 1), (1, 0, 0), (0, 1, 0), (-1, 0, 0), (0, -1, 0)):
+            px = np.round(camera.project(_face(cell, n, s))).astype(np.int32)
+            cv2.polylines(out, [px], True, (0, 0, 255), 1, cv2.LINE_AA)
+    text = f"side {side}: " + "  ".join(f"{c} {n}" for c, n in counts.items())
+    cv2.rectangle(out, (0, 0), (out.shape[1], 34), (255, 255, 255), -1)
+    cv2.putText(out, text, (10, 24), cv2.FONT_HERSHEY_SIMPLEX, 0.7, (20, 20, 20), 2, cv2.LINE_AA)
+    if unobserved:
+        cv2.putText(out, f"red: {len(unobserved)} cell(s) no picture shows", (10, out.shape[0] - 12),
+                    cv2.FONT_HERSHEY_SIMPLEX, 0.6, (0, 0, 255), 2, cv2.LINE_AA)
+    return out

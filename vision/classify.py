@@ -1,0 +1,60 @@
+"""Classify stage: per-pixel labels for the reconstruct stage, by chromaticity.
+
+After white balance from the mat's own patches (``calibration.ColourModel.balanced_for``), each
+pixel is converted to CIELAB.  Shading changes lightness far more than hue, so:
+
+* pixels darker than ``dark_lightness`` (deep shadow, sockets, print, the cube) -> ``UNKNOWN``;
+* saturation (chroma / lightness, which shading leaves nearly unchanged) below ``free_saturation``
+  -> ``BACKGROUND`` (the mat's paper: evidence of free space along the ray);
+* otherwise the nearest piece hue (blue, pink, yellow, green prototypes of the colour model) within
+  ``max_hue_deg`` -> that colour, else ``UNKNOWN``.
+
+STATUS: work in progress (issue "Auto-score a physical CTRL game from camera images").
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from calibration.colour import ColourModel
+from vision.labels import COLOR_LABELS, Label
+
+U8 = npt.NDArray[np.uint8]
+
+
+@dataclass(frozen=True)
+class ClassifyConfig:
+    dark_lightness: float = 18.0  # darker pixels (shadows, sockets, print, the cube) are not judged
+    free_saturation: float = 0.25  # chroma / lightness below this: paper (free space)
+    piece_saturation: float = 0.35  # above this: a piece colour, by hue
+    max_hue_deg: float = 40.0
+
+
+def classify(image: U8, model: ColourModel, cfg: ClassifyConfig | None = None) -> U8:
+    """Label every pixel of a BGR image (``vision.labels.Label`` values)."""
+    cfg = cfg or ClassifyConfig()
+    lab = model.lab_of_bgr(image)
+    a, b = lab[..., 1], lab[..., 2]
+    chroma = np.hypot(a, b)
+    hue = np.degrees(np.arctan2(b, a))
+    light = lab[..., 0]
+    sat = chroma / np.maximum(light, 1.0)  # shading scales L and C together
+    bright = light >= cfg.dark_lightness
+    out = np.full(image.shape[:2], int(Label.UNKNOWN), np.uint8)
+    out[bright & (sat < cfg.free_saturation)] = int(Label.BACKGROUND)
+    names = list(COLOR_LABELS)
+    hues = []
+    for n in names:
+        p = model.classes[n].prototypes[0]
+        hues.append(math.degrees(math.atan2(p[2], p[1])))
+    d = np.stack([np.abs((hue - h + 180.0) % 360.0 - 180.0) for h in hues], axis=-1)
+    best = np.argmin(d, axis=-1)
+    hue_err = np.take_along_axis(d, best[..., None], axis=-1)[..., 0]
+    ok = bright & (sat >= cfg.piece_saturation) & (hue_err <= cfg.max_hue_deg)
+    labels = np.array([int(COLOR_LABELS[n]) for n in names], np.uint8)
+    out[ok] = labels[best[ok]]
+    return out

@@ -9,6 +9,8 @@ from boardside.fixtures_render.camera import intrinsics, look_at, make_camera
 from boardside.fixtures_render.mitsuba_backend import renderer_available
 from boardside.fixtures_render.scene import (
     Lighting,
+    Material,
+    Part,
     PieceLook,
     SceneSpec,
     add_ctrl_pieces,
@@ -43,6 +45,10 @@ def test_tiny_render_matches_its_ground_truth() -> None:
     mat_spec, mat_img = mat_texture(px_per_mm=2.0)
     add_mat(spec, mat_img, mat_spec.paper_world_rect(), 2.0, 0.3)
     add_table(spec, "oak", rng)
+    # a cylinder with its cap (non-mesh Mitsuba shapes: labelled through Dr.Jit registry ids)
+    spec.add(
+        Part("probe", Material("plastic", (0.6, 0.1, 0.1)), cylinder=((33.0, 150.0, 0.0), (33.0, 150.0, 30.0), 15.0))
+    )
     lighting = Lighting.sample(rng, (33.0, 33.0))
     apply_lighting(spec, lighting)
     K = intrinsics(320, 180, 70)
@@ -59,7 +65,10 @@ def test_tiny_render_matches_its_ground_truth() -> None:
             x, y, z = part.label["cell"]
             u, v = cam.project([[(x + 0.75) * 22, (y + 0.5) * 22, (z + 1) * 22 - 0.5]])[0]  # off the socket/flag
             assert res.part_index[round(v), round(u)] == i, part.label
-    u, v = cam.project([[33.0, 120.0, 0.0]])[0]
+    u, v = cam.project([[33.0, 150.0, 30.0]])[0]
+    probe = next(i for i, p in enumerate(spec.parts) if p.name == "probe")
+    assert res.part_index[round(v), round(u)] == probe
+    u, v = cam.project([[33.0, 110.0, 0.0]])[0]
     mat_index = next(i for i, p in enumerate(spec.parts) if p.name == "mat")
     assert res.part_index[round(v), round(u)] == mat_index
     bgr = develop(res.linear, SensorEffects.sample(rng, lighting.dim), rng)

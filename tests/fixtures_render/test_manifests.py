@@ -146,6 +146,7 @@ def test_calibrating_from_a_calibration_set_recovers_its_known_intrinsics(set_na
     for scene in m["scenes"]:
         for view in scene["views"]:
             gray = cv2.imread(str(set_dir / view["file"]), cv2.IMREAD_GRAYSCALE)
+            assert gray is not None, view["file"]
             corners, ids, _mc, _mi = detector.detectBoard(gray)
             if ids is None or len(ids) < 8:
                 continue

@@ -6,7 +6,6 @@ sets does not.  See docs/fixtures.md.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -159,7 +158,6 @@ def sample_board_cmd(
 
     truth = render_sample_board(output, spp=spp, seed=seed)
     typer.echo(f"wrote {output} and {output.with_suffix('.json')} ({len(truth['pieces'])} pieces)")
-    _ = json  # keep import for --json extensions
 
 
 @app.command("relabel")

@@ -39,3 +39,28 @@ def test_bad_exposure_and_blur(tmp_path: Path, capsys: pytest.CaptureFixture[str
     cv2.imwrite(str(p), img)
     assert main(["ctrl", "score-images", str(p)]) == 2
     assert needle in capsys.readouterr().err
+
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "ctrl"
+
+
+def test_score_images_on_a_rendered_set_up(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """A recorded (rendered) set-up: every side's score must match the truth, and the result passes
+    the rule checks; the annotated pictures and the 3D preview are written."""
+    import json
+
+    scene = FIXTURES / "scene_005"
+    truth = json.loads((scene / "scene.json").read_text())
+    args = ["ctrl", "score-images", *[str(scene / f"{v}.jpg") for v in ("px", "mx", "py", "my", "top")],
+            "--json", "--annotate", str(tmp_path)]
+    assert main(args) == 0
+    doc = json.loads(capsys.readouterr().out)
+    expected = truth["scores"] if isinstance(truth["scores"], dict) else None
+    from engine.ctrl import State
+
+    st = State.from_json(truth["state"])
+    assert doc["sides"] == st.side_scores()
+    assert doc["trusted"] is True
+    if expected is not None:
+        assert doc["totals"] == expected["totals"]
+    assert (tmp_path / "preview.png").exists() and len(list(tmp_path.glob("*_annotated.jpg"))) == 5

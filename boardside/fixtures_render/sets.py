@@ -8,6 +8,7 @@ fully determined by its name, seed and size; ``boardside fixtures render <set>``
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import os
@@ -241,7 +242,7 @@ def plan_scene(sdef: SetDef, index: int, recorded_state: dict[str, Any] | None =
         state = dict(CALIBRATION_DECOR) if index % 2 == 0 else {"game": "ctrl", "blocks": [], "flags": []}
         views = ["charuco"]
         device = Device.sample(_rng(sdef.seed, 0, 99), sdef.device)
-    return ScenePlan(
+    plan = ScenePlan(
         set_name=sdef.name,
         index=index,
         seed=sdef.seed,
@@ -257,6 +258,46 @@ def plan_scene(sdef: SetDef, index: int, recorded_state: dict[str, Any] | None =
         device=device,
         views=views,
     )
+    return _lights_clear_of_cameras(plan)
+
+
+#: How close (mm) a light's surface may come to a camera.
+LIGHT_CLEARANCE_MM = 50.0
+
+
+def _lights_clear_of_cameras(plan: ScenePlan) -> ScenePlan:
+    """Shrink any light that would enclose or hide a camera of the scene.
+
+    A large soft "sphere" light is an emitter seen from outside only: a camera inside it renders a
+    black picture (this happened to ctrl scene_006 view +x).  A "rect" light faces down: a camera
+    above it looks at its back.  Only the lights that conflict change, so every other scene keeps
+    exactly the plan (and pictures) it had."""
+    mat_spec = mat_texture()[0]
+    centres = []
+    for view in plan.views:
+        camera = _view_setup(plan, view, mat_spec)[0]
+        R = np.asarray(camera.R, np.float64)
+        centres.append(-R.T @ np.asarray(camera.t, np.float64))
+    lights = []
+    changed = False
+    for li in plan.lighting.lights:
+        pos = np.asarray(li.position, np.float64)
+        if li.kind == "sphere":
+            d = min(float(np.linalg.norm(c - pos)) for c in centres)
+            if d < li.size + LIGHT_CLEARANCE_MM:
+                li = dataclasses.replace(li, size=max(5.0, d - LIGHT_CLEARANCE_MM))
+                changed = True
+        else:
+            for c in centres:
+                if c[2] > pos[2] - LIGHT_CLEARANCE_MM:
+                    half = max(abs(c[0] - pos[0]), abs(c[1] - pos[1])) - LIGHT_CLEARANCE_MM
+                    if half < li.size / 2:
+                        li = dataclasses.replace(li, size=max(10.0, 2 * half))
+                        changed = True
+        lights.append(li)
+    if not changed:
+        return plan
+    return dataclasses.replace(plan, lighting=dataclasses.replace(plan.lighting, lights=tuple(lights)))
 
 
 def build_spec(plan: ScenePlan, mat: tuple[Any, npt.NDArray[np.uint8]]) -> SceneSpec:

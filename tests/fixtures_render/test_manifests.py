@@ -161,3 +161,34 @@ def test_calibrating_from_a_calibration_set_recovers_its_known_intrinsics(set_na
     assert abs(K[0, 0] / K0[0, 0] - 1) < 0.01 and abs(K[1, 1] / K0[1, 1] - 1) < 0.01
     assert abs(K[0, 2] - K0[0, 2]) < 6 and abs(K[1, 2] - K0[1, 2]) < 6
     assert abs(dist.ravel()[0] - d0[0]) < 0.03
+
+
+def test_no_picture_is_black_or_blown_out() -> None:
+    """A broken render (a camera inside a light) once gave an all-black view; the pipeline would
+    reject such a picture, so a fixture must never be one."""
+    bad = []
+    for jpg in sorted(ROOT.glob("*/scene_*/*.jpg")):
+        grey = cv2.imread(str(jpg), cv2.IMREAD_GRAYSCALE)
+        assert grey is not None, jpg
+        if not 30.0 <= float(grey.mean()) <= 230.0:
+            bad.append((str(jpg.relative_to(ROOT)), round(float(grey.mean()), 1)))
+    assert not bad, bad
+
+
+def test_no_camera_inside_or_behind_a_light() -> None:
+    from boardside.fixtures_render.sets import SETS, _view_setup, mat_texture, plan_scene
+
+    mat_spec = mat_texture()[0]
+    sets = SETS.values() if isinstance(SETS, dict) else SETS
+    for sdef in sets:
+        for i in range(3 if sdef.kind != "ctrl" else 40):
+            plan = plan_scene(sdef, i)
+            for view in plan.views:
+                cam = _view_setup(plan, view, mat_spec)[0]
+                c = -np.asarray(cam.R).T @ np.asarray(cam.t)
+                for li in plan.lighting.lights:
+                    pos = np.asarray(li.position)
+                    if li.kind == "sphere":
+                        assert np.linalg.norm(c - pos) > li.size, (sdef.name, i, view)
+                    elif c[2] > pos[2]:
+                        assert max(abs(c[0] - pos[0]), abs(c[1] - pos[1])) > li.size / 2, (sdef.name, i, view)

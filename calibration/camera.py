@@ -437,8 +437,23 @@ def calibrate(
         raise NoBoardFoundError(
             f"the board {target.describe()['spec']!r} was not found in any image ({names})"
         )
-    rms, k, dist, errors, dropped, std = calibrate_detections(found, size, drop_outliers=drop_outliers)
+    solution = calibrate_detections(found, size, drop_outliers=drop_outliers)
     mat = target.spec if isinstance(target, MatTarget) else None
+    return calibration_from_solution(solution, size, tuple(missing), target.describe(),
+                                     source or f"{len(views)} images", mat)
+
+
+def calibration_from_solution(
+    solution: tuple[float, F64, F64, list[tuple[str, float]], list[DroppedView], F64],
+    size: tuple[int, int],
+    missing: tuple[str, ...],
+    board: dict[str, Any],
+    source: str,
+    mat: MatSpec | None,
+) -> CameraCalibration:
+    """A :class:`CameraCalibration` from what :func:`calibrate_detections` returns (shared by
+    ``calibrate`` and ``calibration.pose.self_calibrate``)."""
+    rms, k, dist, errors, dropped, std = solution
     return CameraCalibration(
         camera_matrix=k,
         dist_coeffs=dist,
@@ -447,9 +462,9 @@ def calibrate(
         per_view_errors=tuple(e for _, e in errors),
         views=tuple(n for n, _ in errors),
         dropped_views=tuple(dropped),
-        views_without_board=tuple(missing),
-        board=target.describe(),
-        source=source or f"{len(views)} images",
+        views_without_board=missing,
+        board=board,
+        source=source,
         std_intrinsics=tuple(float(v) for v in std[:9]),
         mat=mat,
     )

@@ -26,7 +26,12 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from calibration.camera import CameraCalibration, DroppedView, calibrate_detections
+from calibration.camera import (
+    CameraCalibration,
+    DroppedView,
+    calibrate_detections,
+    calibration_from_solution,
+)
 from calibration.errors import NoBoardFoundError, PoseError, TooFewViewsError
 from calibration.markers import FastMarkerDetector
 from calibration.mat import MatSpec
@@ -490,24 +495,9 @@ def self_calibrate(
         flags = cv2.CALIB_FIX_K3 | cv2.CALIB_ZERO_TANGENT_DIST
     w, h = size
     k0 = np.array([[max(w, h), 0.0, (w - 1) / 2.0], [0.0, max(w, h), (h - 1) / 2.0], [0.0, 0.0, 1.0]])
-    if n >= 5:
-        rms, k, dist, errors, dropped, std = calibrate_detections(named, size, flags=flags)
-    else:
-        rms, k, dist, errors, dropped, std = _calibrate_few(named, size, flags, k0)
-    return CameraCalibration(
-        camera_matrix=k,
-        dist_coeffs=dist,
-        image_size=size,
-        rms=rms,
-        per_view_errors=tuple(e for _, e in errors),
-        views=tuple(name for name, _ in errors),
-        dropped_views=tuple(dropped),
-        views_without_board=missing,
-        board={"type": "mat", "spec": str(spec)},
-        source=f"self-calibration from {n} mat view{'s' if n != 1 else ''}",
-        std_intrinsics=tuple(float(v) for v in std[:9]),
-        mat=spec,
-    )
+    solution = calibrate_detections(named, size, flags=flags) if n >= 5 else _calibrate_few(named, size, flags, k0)
+    return calibration_from_solution(solution, size, missing, {"type": "mat", "spec": str(spec)},
+                                     f"self-calibration from {n} mat view{'s' if n != 1 else ''}", spec)
 
 
 def _calibrate_few(

@@ -12,18 +12,13 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from engine.ctrl.geometry import DIRECTIONS as ENGINE_DIRECTIONS
+
 FloatArray = npt.NDArray[np.float32]
 IntArray = npt.NDArray[np.uint32]
 
-#: Axis directions by name (docs/coordinates.md).
-DIRECTIONS: dict[str, tuple[int, int, int]] = {
-    "+x": (1, 0, 0),
-    "-x": (-1, 0, 0),
-    "+y": (0, 1, 0),
-    "-y": (0, -1, 0),
-    "+z": (0, 0, 1),
-    "-z": (0, 0, -1),
-}
+#: Axis directions by name (docs/coordinates.md): the engine's table, re-exported.
+DIRECTIONS = ENGINE_DIRECTIONS
 
 
 @dataclass

@@ -64,3 +64,20 @@ def test_score_images_on_a_rendered_set_up(capsys: pytest.CaptureFixture[str], t
     if expected is not None:
         assert doc["totals"] == expected["totals"]
     assert (tmp_path / "preview.png").exists() and len(list(tmp_path.glob("*_annotated.jpg"))) == 5
+
+
+def test_hidden_cells_forced_by_block_counts_are_filled_and_reported() -> None:
+    from vision.pipeline import _infer_hidden_by_counts
+
+    # pink has 6 visible blocks (1 + 3k needs 7); one hidden cell touches pink: it must be pink
+    blocks = {(3, 1, 0): "pink", (4, 1, 0): "pink", (5, 1, 0): "pink", (4, 1, 1): "pink", (5, 1, 1): "pink",
+              (6, 1, 1): "pink", (1, -1, 0): "blue"}
+    unobserved = [(3, 1, 1), (9, 9, 0)]
+    probs = _infer_hidden_by_counts(blocks, unobserved)
+    assert blocks[(3, 1, 1)] == "pink" and unobserved == [(9, 9, 0)]
+    assert [p.code for p in probs] == ["inferred-count"] and "blocks come in threes" in probs[0].message
+    # two hidden candidates for one missing block: nothing is guessed
+    blocks2 = {k: v for k, v in blocks.items() if k != (3, 1, 1)}
+    unobserved2 = [(3, 1, 1), (6, 1, 2)]
+    assert _infer_hidden_by_counts(blocks2, unobserved2) == []
+    assert unobserved2 == [(3, 1, 1), (6, 1, 2)] and (3, 1, 1) not in blocks2

@@ -130,6 +130,7 @@ def score_images(
             inferred.append(Problem("inferred-start", f"hidden from every picture; the {color} start block is "
                                     "assumed to be there (start blocks never move)", f"cell {cell[0]},{cell[1]},"
                                     f"{cell[2]}", 'CTRL rulebook, "Setup" 3', "warning"))
+    inferred += _infer_hidden_by_counts(blocks, recon.unobserved)
     state = _to_state(blocks, recon.flags, previous)
     problems = validate_state(state) + inferred
     for color in state.colors:
@@ -149,6 +150,46 @@ def score_images(
                "validate_s": t_end - t_recon, "total_s": t_end - t0}
     timings.update({f"reconstruct.{k}": v for k, v in recon.timings.items()})
     return SceneResult(state, recon, reports, poses, labels, problems, missing, unobserved, timings)
+
+
+def _infer_hidden_by_counts(blocks: dict[Cell, str], unobserved: list[Cell]) -> list[Problem]:
+    """Fill hidden cells that the block counts force (CTRL rulebook "Game Turn": after the start
+    block, blocks are placed three per turn, so a colour has 1, 4, 7, ... blocks).
+
+    A colour short of the next valid count by ``d`` must have ``d`` blocks where no picture can see.
+    A turn's blocks form one path, so they lie next to (a face or an edge away from) another block
+    of the colour.  When exactly ``d`` hidden cells qualify for that colour and no other short colour
+    claims them, they are filled and reported; otherwise nothing is guessed (the cells stay reported
+    as unobserved).  Mutates ``blocks`` and ``unobserved``."""
+    counts: dict[str, int] = {}
+    for col in blocks.values():
+        counts[col] = counts.get(col, 0) + 1
+    deficit = {c: (-(n - 1)) % 3 for c, n in counts.items() if (n - 1) % 3}
+    if not deficit:
+        return []
+
+    def near(cell: Cell, color: str) -> bool:
+        x, y, z = cell
+        return any(blocks.get((x + dx, y + dy, z + dz)) == color
+                   for dx in (-1, 0, 1) for dy in (-1, 0, 1) for dz in (-1, 0, 1)
+                   if (dx, dy, dz) != (0, 0, 0) and abs(dx) + abs(dy) + abs(dz) <= 2)
+
+    candidates = {c: [u for u in unobserved if near(u, c)] for c in deficit}
+    claimed: dict[Cell, int] = {}
+    for cells in candidates.values():
+        for u in cells:
+            claimed[u] = claimed.get(u, 0) + 1
+    out: list[Problem] = []
+    for color, d in deficit.items():
+        cells = candidates[color]
+        if len(cells) == d and all(claimed[u] == 1 for u in cells):
+            for u in cells:
+                blocks[u] = color
+                unobserved.remove(u)
+                out.append(Problem("inferred-count", f"hidden from every picture; a {color} block is assumed here "
+                                   f"because {color} has {counts[color]} visible blocks and blocks come in threes",
+                                   f"cell {u[0]},{u[1]},{u[2]}", 'CTRL rulebook, "Game Turn"', "warning"))
+    return out
 
 
 def _to_state(blocks: Mapping[Cell, str], flags: Mapping[str, FlagSpot], previous: State | None) -> State:

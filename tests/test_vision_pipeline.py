@@ -81,3 +81,19 @@ def test_hidden_cells_forced_by_block_counts_are_filled_and_reported() -> None:
     unobserved2 = [(3, 1, 1), (6, 1, 2)]
     assert _infer_hidden_by_counts(blocks2, unobserved2) == []
     assert unobserved2 == [(3, 1, 1), (6, 1, 2)] and (3, 1, 1) not in blocks2
+
+
+def test_check_setup_from_rendered_pictures(capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    def run(scene: str) -> tuple[int, dict]:  # type: ignore[type-arg]
+        d = FIXTURES / scene
+        code = main(["ctrl", "check-setup", *[str(d / f"{v}.jpg") for v in ("px", "mx", "py", "my", "top")],
+                     "--json"])
+        return code, json.loads(capsys.readouterr().out)
+
+    code, doc = run("scene_005")  # a 4-player set-up
+    assert code == 0 and doc["valid"] is True
+    assert sorted(b["color"] for b in doc["state"]["blocks"]) == ["blue", "green", "pink", "yellow"]
+    code, doc = run("scene_001")  # a mid-game is not a set-up
+    assert code == 1 and any(p["code"] == "setup-count" for p in doc["problems"])

@@ -138,8 +138,11 @@ def score_images(
             problems.append(Problem("flag-not-found", f"the {color} flag was not found in the pictures: faces it "
                                     "may hide are counted and the tie-break ignores it", f"{color} flag", "",
                                     "warning"))
-    occupied = set(recon.blocks) | set(CENTRAL_CUBE)
-    unobserved = [(c, _suggest_view(c, occupied)) for c in recon.unobserved]
+    occupied = set(blocks) | set(CENTRAL_CUBE)
+    # a block must touch the battlefield: hidden cells far from every piece cannot hold one
+    relevant = [c for c in recon.unobserved if any((c[0] + dx, c[1] + dy, c[2] + dz) in occupied
+                                                   for dx in (-1, 0, 1) for dy in (-1, 0, 1) for dz in (-1, 0, 1))]
+    unobserved = [(c, _suggest_view(c, occupied)) for c in relevant]
     for c, hint in unobserved:
         problems.append(Problem("unobserved", f"no picture shows whether a block is here; {hint}",
                                 f"cell {c[0]},{c[1]},{c[2]}", "", "warning"))
@@ -207,3 +210,29 @@ def _to_state(blocks: Mapping[Cell, str], flags: Mapping[str, FlagSpot], previou
         "flags": [f for f in flag_docs if f["color"] in in_play],
         "starts": {c: list(DEFAULT_STARTS[c]) for c in in_play}, "to_move": None,
     })
+
+
+def cube_on_footprint(images: Sequence[tuple[str, U8]], poses: Sequence[MatPose], labels: Sequence[U8],
+                      block_mm: float) -> list[Problem]:
+    """Is the Central Cube standing on its printed footprint?  The projections of the cube's top
+    and side faces must show the cube's dark plastic (not mat paper) in the pictures."""
+    problems: list[Problem] = []
+    s = block_mm
+    top_centres = np.array([[(i + 0.5) * s, (j + 0.5) * s, 3 * s] for i in range(3) for j in range(3)])
+    seen = paper = 0
+    for (_name, img), pose in zip(images, poses, strict=True):
+        px = pose.project(top_centres)
+        h, w = img.shape[:2]
+        for x, y in px:
+            xi, yi = round(float(x)), round(float(y))
+            if not (0 <= xi < w and 0 <= yi < h):
+                continue
+            patch = img[max(0, yi - 2):yi + 3, max(0, xi - 2):xi + 3].reshape(-1, 3).astype(float)
+            seen += 1
+            paper += int(patch.mean() > 140)  # bright: mat paper where the cube's top should be
+    if seen and paper > seen // 2:
+        problems.append(Problem("cube-off-footprint", "the Central Cube is not standing on its printed footprint "
+                                "(the pictures show mat paper where its top should be)", "Central Cube",
+                                'CTRL rulebook, "Setup" 1', "error"))
+    del labels
+    return problems

@@ -456,3 +456,38 @@ def score_images_cmd(
             out.print(f"{p.severity}: {p}")
     if not res.trusted:
         raise typer.Exit(1)
+
+
+@app.command("check-setup")
+def check_setup_images(
+    images: list[Path] = typer.Argument(..., help="Pictures of the set-up table on the mat (a few sides)."),
+    calibration: Path | None = typer.Option(None, "--calibration", "-c", help="Camera calibration (cam.json)."),
+    mat: Path | None = typer.Option(None, "--mat", help="Mat specification (mat.json); default: A3, 22 mm."),
+    json_out: bool = JSON_OPT,
+) -> None:
+    """Check a set-up table from pictures: the Central Cube on its footprint, one start block per
+    player on distinct sides touching the table, flags plugged in pointing up.  Exit 0 when right,
+    1 when not, 2 for unusable pictures."""
+    from calibration.camera import CameraCalibration, read_image
+    from calibration.mat import MatSpec
+    from vision.pipeline import cube_on_footprint, score_images
+
+    spec = MatSpec.from_json(read_json(mat, "mat file")) if mat else MatSpec()
+    cam = CameraCalibration.load(calibration) if calibration else None
+    pics = [(str(p), read_image(p)) for p in images]
+    with err.status(f"reading {len(pics)} picture(s) ..."):
+        res = score_images(pics, spec, cam)
+    problems = check_setup(res.state) + cube_on_footprint(pics, res.poses, res.labels, spec.block_mm)
+    problems += [p for p in res.problems if p.code in ("unobserved", "flag-not-found")]
+    errors = [p for p in problems if p.severity == "error"]
+    if json_out:
+        emit_json({"valid": not errors, "state": res.state.to_json(), "problems": [p.to_json() for p in problems]})
+    else:
+        present = sorted(set(res.state.blocks.values()))
+        out.print(f"colours seen: {', '.join(present) or 'none'}")
+        if not errors:
+            out.print("OK: the set-up follows the rules")
+        for p in problems:
+            out.print(f"{p.severity}: {p}")
+    if errors:
+        raise typer.Exit(1)

@@ -305,16 +305,20 @@ def reconstruct(
         n_first = int(mine.sum())
         first_hit_pixels[cell] = [int((mine & (model.view == v)).sum()) for v in range(len(views))]
         if hyp[i] == 0:
+            # would a block here be the first thing some rays meet?  If not, no picture can tell
+            # whether it is here (a same-coloured block behind it does not make it unseen)
             rows = model.rays_of[int(i)]
+            reach = 0
             if len(rows):
                 saved = hyp[i]
                 hyp[i] = color_labels[0]
-                reach = int((model.predict(hyp, rows) != pred[rows]).sum())
+                sub = model.idx[rows]
+                v2 = np.where(sub >= 0, hyp[np.maximum(sub, 0)], 0)
+                f2 = np.argmax(v2 != 0, axis=1)
+                reach = int((sub[np.arange(len(f2)), f2] == i).sum())
                 hyp[i] = saved
-            else:
-                reach = 0
             if reach < cfg.min_pixels:
-                unobserved.append(cell)  # no view could tell whether a block is here
+                unobserved.append(cell)
             continue
         if n_first < cfg.min_pixels:
             unobserved.append(cell)

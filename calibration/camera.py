@@ -37,6 +37,7 @@ from calibration.errors import (
     TooFewViewsError,
     UnreadableImageError,
 )
+from calibration.files import read_json_file, write_json_file
 from calibration.mat import MatSpec
 from calibration.targets import Detection, MatTarget, Target
 
@@ -197,22 +198,11 @@ class CameraCalibration:
         )
 
     def save(self, path: str | os.PathLike[str]) -> None:
-        p = Path(path)
-        p.parent.mkdir(parents=True, exist_ok=True)
-        tmp = p.with_name(f".{p.name}.tmp")
-        tmp.write_text(dumps_readable(self.to_json()) + "\n", encoding="utf-8")
-        os.replace(tmp, p)
+        write_json_file(path, self.to_json(), dumps_readable)
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> CameraCalibration:
-        p = Path(path)
-        try:
-            doc = json.loads(p.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise CalibrationFileError(f"camera calibration not found: {str(p)!r}") from None
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise CalibrationFileError(f"cannot read camera calibration {str(p)!r}: {exc}") from None
-        return cls.from_json(doc, str(p))
+        return cls.from_json(read_json_file(path, "camera calibration"), str(path))
 
     def scaled_to(self, size: tuple[int, int]) -> CameraCalibration:
         """The same camera at another resolution with the same aspect (e.g. 1280x720 -> 640x360)."""

@@ -22,14 +22,12 @@ the printed patches (a prior) and are *learned per session from known places*
 
 from __future__ import annotations
 
-import json
 import math
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import lru_cache
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import cv2
@@ -37,6 +35,7 @@ import numpy as np
 import numpy.typing as npt
 
 from calibration.errors import CalibrationError, CalibrationFileError
+from calibration.files import read_json_file, write_json_file
 from calibration.mat import MatSpec
 
 if TYPE_CHECKING:
@@ -595,19 +594,8 @@ class ColourModel:
             ) from None
 
     def save(self, path: str | os.PathLike[str]) -> None:
-        p = Path(path)
-        p.parent.mkdir(parents=True, exist_ok=True)
-        tmp = p.with_name(f".{p.name}.tmp")
-        tmp.write_text(json.dumps(self.to_json(), indent=2) + "\n", encoding="utf-8")
-        os.replace(tmp, p)
+        write_json_file(path, self.to_json())
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> ColourModel:
-        p = Path(path)
-        try:
-            doc = json.loads(p.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise CalibrationFileError(f"colour model not found: {str(p)!r}") from None
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise CalibrationFileError(f"cannot read colour model {str(p)!r}: {exc}") from None
-        return cls.from_json(doc, str(p))
+        return cls.from_json(read_json_file(path, "colour model"), str(path))

@@ -21,8 +21,9 @@ Method (visibility-aware space carving, then colouring, then model-based flag fi
 3. Each remaining cell takes the majority colour of the pixels where it is the first hit (all
    views); its confidence is that majority's share.  Cells that remain full but are never the first
    hit of any ray are *unobserved*: reported, never guessed silently.
-4. Flags: for each colour, every legal flag spot of the reconstructed blocks (engine rules) is
-   scored by projecting its banner into the views; the best spot above a threshold wins.
+4. Flags: the rays that show a piece colour no block explains pass near that colour's banner; every
+   legal flag spot of the reconstructed blocks (engine rules) is scored by them and the best spot
+   with enough rays wins (:func:`_fit_flags_residual`).
 """
 
 from __future__ import annotations
@@ -56,7 +57,6 @@ class ReconstructConfig:
     min_pixels: int = 6  # first-hit pixels a view needs to judge a cell
     max_iterations: int = 40
     block_penalty: int = 0  # rays a block must explain to be kept (Occam prior; 2 made results worse)
-    flag_min_score: float = 0.35
     flag_min_rays: int = 4  # unexplained rays of a flag's colour needed to place a flag
     colors: tuple[str, ...] = ("blue", "pink", "yellow", "green")
 
@@ -487,83 +487,3 @@ def _fit_flags_residual(
             taken.add(best[1].cell)
         scores[color] = best[0]
     return flags, scores
-
-
-def _visible(cam: ViewCamera, point_blocks: npt.NDArray[np.float64], occupied: set[Cell]) -> bool:
-    """True when the segment from the camera to the point crosses no occupied cell."""
-    c = cam.center / cam.block_mm
-    d = point_blocks - c
-    length = float(np.linalg.norm(d))
-    n = max(2, int(length * 4))
-    ts = np.linspace(0.0, 1.0, n, endpoint=False)[1:]
-    pts = c[None, :] + ts[:, None] * d[None, :]
-    cells = np.floor(pts).astype(np.int64)
-    near_end = np.linalg.norm(pts - point_blocks[None, :], axis=1) < 0.3
-    return not any(tuple(int(v) for v in cell) in occupied for cell, ne in zip(cells, near_end, strict=True)
-                   if not ne)
-
-
-def _fit_flags(
-    views: Sequence[ViewEvidence], blocks: Mapping[Cell, str], cfg: ReconstructConfig, geom: FlagGeometry,
-) -> tuple[dict[str, FlagSpot], dict[str, float]]:
-    occupied = set(blocks) | set(CENTRAL_CUBE)
-    flags: dict[str, FlagSpot] = {}
-    scores: dict[str, float] = {}
-    taken: set[Cell] = set()
-    for color in cfg.colors:
-        lab = int(COLOR_LABELS[color])
-        best: tuple[float, FlagSpot | None] = (0.0, None)
-        for b, col in blocks.items():
-            if col != color:
-                continue
-            for d in NOT_DOWN:
-                cell = (b[0] + d[0], b[1] + d[1], b[2] + d[2])
-                if cell in occupied or cell in taken:
-                    continue
-                spot = FlagSpot.on_block(b, d)
-                score = _flag_score(views, spot, lab, occupied, geom)
-                if score > best[0]:
-                    best = (score, spot)
-        if best[1] is not None and best[0] >= cfg.flag_min_score:
-            flags[color] = best[1]
-            taken.add(best[1].cell)
-        scores[color] = round(best[0], 3)
-    return flags, scores
-
-
-def _flag_score(
-    views: Sequence[ViewEvidence], spot: FlagSpot, lab: int, occupied: set[Cell], geom: FlagGeometry,
-) -> float:
-    """Share of views (that can see it) where the flag's tip region shows the flag's colour."""
-    b = spot.block
-    n = np.array(spot.normal, float)
-    base = np.array([b[0] + 0.5, b[1] + 0.5, b[2] + 0.5]) + 0.5 * n
-    tip = base + 0.5 * (geom.banner_from + geom.banner_to) * n
-    # The banner may hang on any side of the pole: test the pole's upper part plus a small ring.
-    pts = [base + t * n for t in (geom.banner_from, 0.5 * (geom.banner_from + geom.banner_to), geom.banner_to)]
-    good = 0.0
-    seen = 0
-    for v in views:
-        cam = v.camera
-        if not _visible(cam, tip, occupied):
-            continue
-        arr = np.array(pts) * cam.block_mm
-        if np.any(cam.depth(arr) <= 0):
-            continue
-        px = cam.project(arr)
-        h, w = v.labels.shape
-        r = max(2, int(0.25 * cam.block_mm * cam.K[0, 0] / float(cam.depth(arr).mean())))
-        hits = 0
-        tot = 0
-        for x, y in px:
-            xi, yi = round(x), round(y)
-            if not (0 <= xi < w and 0 <= yi < h):
-                continue
-            patch = v.labels[max(0, yi - r):yi + r + 1, max(0, xi - r):xi + r + 1]
-            tot += 1
-            hits += int(np.any(patch == lab))
-        if tot == 0:
-            continue
-        seen += 1
-        good += hits / tot
-    return good / seen if seen else 0.0

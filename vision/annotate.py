@@ -13,20 +13,10 @@ import numpy.typing as npt
 from engine.ctrl.geometry import ALL_DIRS, CENTRAL_CUBE, SIDE_VECTORS, Cell
 from engine.ctrl.scoring import FaceView
 from vision.camera import ViewCamera
+from vision.pieces import face_corners
 from vision.preview import PALETTE
 
 U8 = npt.NDArray[np.uint8]
-
-
-def _face(cell: Cell, n: tuple[int, int, int], s: float) -> npt.NDArray[np.float64]:
-    x, y, z = cell
-    c = np.array([x + 0.5 + 0.5 * n[0], y + 0.5 + 0.5 * n[1], z + 0.5 + 0.5 * n[2]])
-    axes = [i for i in range(3) if n[i] == 0]
-    a = np.zeros(3)
-    b = np.zeros(3)
-    a[axes[0]] = 0.5
-    b[axes[1]] = 0.5
-    return np.stack([c - a - b, c + a - b, c + a + b, c - a + b]) * s
 
 
 def annotate_view(
@@ -42,7 +32,7 @@ def annotate_view(
         for n in ALL_DIRS:
             if (cell[0] + n[0], cell[1] + n[1], cell[2] + n[2]) in occupied or n == (0, 0, -1):
                 continue
-            quad = _face(cell, n, s)
+            quad = face_corners(cell, n) * s
             centre = quad.mean(axis=0)
             if float(np.dot(camera.center - centre, np.array(n, float))) <= 0:
                 continue
@@ -55,7 +45,7 @@ def annotate_view(
     out = np.asarray(cv2.addWeighted(overlay, 0.35, out, 0.65, 0), np.uint8)
     for cell in unobserved:
         for n in ((0, 0, 1), (1, 0, 0), (0, 1, 0), (-1, 0, 0), (0, -1, 0)):
-            px = np.round(camera.project(_face(cell, n, s))).astype(np.int32)
+            px = np.round(camera.project(face_corners(cell, n) * s)).astype(np.int32)
             cv2.polylines(out, [px], True, (0, 0, 255), 1, cv2.LINE_AA)
     text = f"side {side}: " + "  ".join(f"{c} {n}" for c, n in counts.items())
     cv2.rectangle(out, (0, 0), (out.shape[1], 34), (255, 255, 255), -1)

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+import numpy.typing as npt
+
 
 @dataclass(frozen=True)
 class FlagGeometry:
@@ -19,3 +22,15 @@ class FlagGeometry:
 
 
 FLAG = FlagGeometry()
+
+
+def face_corners(cell: tuple[int, int, int], n: tuple[int, int, int]) -> npt.NDArray[np.float64]:
+    """The 4 corners (block units, shape (4, 3), in order around the face) of the face of ``cell``
+    whose outward normal is the unit direction ``n``."""
+    c = np.array([cell[0] + 0.5 + 0.5 * n[0], cell[1] + 0.5 + 0.5 * n[1], cell[2] + 0.5 + 0.5 * n[2]])
+    axes = [i for i in range(3) if n[i] == 0]
+    a = np.zeros(3)
+    b = np.zeros(3)
+    a[axes[0]] = 0.5
+    b[axes[1]] = 0.5
+    return np.stack([c - a - b, c + a - b, c + a + b, c - a + b])

@@ -16,21 +16,9 @@ from engine.ctrl.geometry import ALL_DIRS, CENTRAL_CUBE, Cell
 from engine.ctrl.moves import FlagSpot
 from vision.camera import ViewCamera
 from vision.labels import COLOR_LABELS, Label
-from vision.pieces import FLAG, FlagGeometry
+from vision.pieces import FLAG, FlagGeometry, face_corners
 
 U8 = npt.NDArray[np.uint8]
-
-
-def _face_quad(cell: Cell, n: Cell) -> list[tuple[float, float, float]]:
-    x, y, z = cell
-    c = (x + 0.5 + 0.5 * n[0], y + 0.5 + 0.5 * n[1], z + 0.5 + 0.5 * n[2])
-    axes = [i for i in range(3) if n[i] == 0]
-    a = [0.0, 0.0, 0.0]
-    b = [0.0, 0.0, 0.0]
-    a[axes[0]] = 0.5
-    b[axes[1]] = 0.5
-    return [(c[0] + sa * a[0] + sb * b[0], c[1] + sa * a[1] + sb * b[1], c[2] + sa * a[2] + sb * b[2])
-            for sa, sb in ((-1, -1), (1, -1), (1, 1), (-1, 1))]
 
 
 def flag_banner_points(flag: FlagSpot, geom: FlagGeometry = FLAG, side: int = 0) -> list[tuple[float, float, float]]:
@@ -74,7 +62,7 @@ def render_labels(
             nb = (cell[0] + n[0], cell[1] + n[1], cell[2] + n[2])
             if nb in things or (n[2] == -1 and cell[2] == 0):
                 continue
-            quad = np.array(_face_quad(cell, n))
+            quad = face_corners(cell, n)
             centre = quad.mean(axis=0)
             if float(np.dot(cam_c - centre, np.array(n, float))) <= 0:
                 continue  # back face

@@ -49,6 +49,7 @@ class SceneResult:
     reconstruction: Reconstruction
     views: list[ViewReport]
     poses: list[MatPose]
+    cameras: list[ViewCamera]
     labels: list[U8]
     problems: list[Problem]
     missing_sides: list[str]
@@ -152,7 +153,8 @@ def score_images(
     timings = {"locate_s": t_locate - t0, "classify_s": t_classify - t_locate, "reconstruct_s": t_recon - t_classify,
                "validate_s": t_end - t_recon, "total_s": t_end - t0}
     timings.update({f"reconstruct.{k}": v for k, v in recon.timings.items()})
-    return SceneResult(state, recon, reports, poses, labels, problems, missing, unobserved, timings)
+    return SceneResult(state, recon, reports, poses, [e.camera for e in evidence], labels, problems, missing,
+                       unobserved, timings)
 
 
 def _infer_hidden_by_counts(blocks: dict[Cell, str], unobserved: list[Cell]) -> list[Problem]:

@@ -420,12 +420,7 @@ def score_images_cmd(
         annotate.mkdir(parents=True, exist_ok=True)
         faces = state.face_views()
         sides = doc["sides"]
-        for (name, img), pose, rep, ev_lab in zip(pics, res.poses, res.views, res.labels, strict=True):
-            del ev_lab
-            from vision.camera import ViewCamera
-
-            vc = ViewCamera(pose.camera.camera_matrix, pose.camera.dist_coeffs, pose.rvec, pose.tvec,
-                            (img.shape[1], img.shape[0]), spec.block_mm)
+        for (name, img), vc, rep in zip(pics, res.cameras, res.views, strict=True):
             pic = annotate_view(img, vc, state.blocks, faces, rep.side, res.reconstruction.unobserved,
                                 sides.get(rep.side, {}))
             cv2.imwrite(str(annotate / f"{Path(name).stem}_annotated.jpg"), pic)

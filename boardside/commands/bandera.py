@@ -50,6 +50,16 @@ def _outcomes_json(state: State) -> list[dict[str, Any]]:
     return [{"event": str(e), "probability": str(p), "p": float(p)} for e, p in state.chance_outcomes()]
 
 
+
+def _print_state(state: State, output: Path | None, as_json: bool) -> None:
+    """Write the state to ``output`` if given, then print it as JSON or as the text board."""
+    if output is not None:
+        write_json(output, state.to_json())
+    if as_json:
+        emit_json(state.to_json())
+    else:
+        typer.echo(render_text(state))
+
 @app.command()
 def new(
     players: int = PLAYERS_OPT,
@@ -60,12 +70,7 @@ def new(
 ) -> None:
     """Print the set-up position: royal towers placed, characters on them, cubes off the board."""
     state = new_state(players, level, first=first)
-    if output is not None:
-        write_json(output, state.to_json())
-    if as_json:
-        emit_json(state.to_json())
-    else:
-        typer.echo(render_text(state))
+    _print_state(state, output, as_json)
 
 
 @app.command()
@@ -138,12 +143,7 @@ def apply(
             state = state.apply(parse_step(text))
         except GameError as exc:
             raise type(exc)(f"step {i}: {exc}") from None
-    if output is not None:
-        write_json(output, state.to_json())
-    if as_json:
-        emit_json(state.to_json())
-    else:
-        typer.echo(render_text(state))
+    _print_state(state, output, as_json)
 
 
 @app.command()

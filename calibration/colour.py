@@ -207,6 +207,12 @@ class WhiteBalance:
             else:
                 g, o = float(np.dot(x[:, ch], y) / max(np.dot(x[:, ch], x[:, ch]), 1e-12)), 0.0
             gain[ch], offset[ch] = g, o
+        if not _plausible_affine(gain, offset):
+            # two patch levels that disagree in brightness (a patch half in shadow, or glare on it)
+            # make the per-channel line absurd (gains of 0.04 and 68 were seen): use a pure gain
+            # from the patches instead, which a neutral patch's chromaticity keeps sane
+            gain = np.array([float(np.dot(x[:, ch], y) / max(np.dot(x[:, ch], x[:, ch]), 1e-12)) for ch in range(3)])
+            offset = np.zeros(3)
         return cls(tuple(float(v) for v in gain), tuple(float(v) for v in offset))  # type: ignore[arg-type]
 
     def to_json(self) -> dict[str, Any]:
@@ -222,6 +228,13 @@ class WhiteBalance:
         if len(g) != 3 or len(o) != 3:
             raise CalibrationFileError("white balance gain/offset must have 3 values")
         return cls(g, o)  # type: ignore[arg-type]
+
+
+def _plausible_affine(gain: F64, offset: F64, max_gain_ratio: float = 12.0, max_offset: float = 0.15) -> bool:
+    """A white balance a camera and a black-body light can produce: positive gains within a factor
+    ``max_gain_ratio`` of each other (an uncorrected camera at 2700 K needs about 6) and a small black-level offset."""
+    g = np.asarray(gain, np.float64)
+    return bool(np.all(g > 0) and g.max() <= max_gain_ratio * g.min() and np.abs(offset).max() <= max_offset)
 
 
 def consistent_neutrals(measured: Mapping[str, npt.ArrayLike], tolerance: float = 0.05) -> dict[str, F64]:
@@ -325,13 +338,43 @@ def sample_patches(
     """Median colour of each of the mat's patches visible in ``image`` (BGR), keyed by patch name.
     ``inset`` shrinks each patch (fraction) to stay clear of its frame and of pose error."""
     out: dict[str, ColourSample] = {}
+    cube = _central_cube_outline(pose)
     for p in pose.spec.patches():
         x0, y0, x1, y1 = p.rect_world
         px = pose.project([[x0, y0, 0], [x1, y0, 0], [x1, y1, 0], [x0, y1, 0]])
+        if cube is not None and _behind_cube(pose, p.rect_world, px, cube):
+            continue  # the Central Cube stands in front of it: its black would pass for a grey patch
         s = ColourSample.from_pixels(p.name, _bgr_pixels_in_polygon(image, px, inset))
         if s is not None:
             out[p.name] = s
     return out
+
+
+def _central_cube_outline(pose: MatPose) -> F64 | None:
+    """The Central Cube's outline in the picture (convex hull of its 8 corners; it stands on the
+    mat's footprint, 3 blocks high), or None when it is behind the camera."""
+    x0, y0, x1, y1 = pose.spec.footprint_world()
+    h = 3 * pose.spec.block_mm
+    corners = np.array([[x, y, z] for x in (x0, x1) for y in (y0, y1) for z in (0.0, h)], np.float64)
+    px = np.asarray(pose.project(corners), np.float64)
+    if not np.all(np.isfinite(px)):
+        return None
+    return np.asarray(cv2.convexHull(px.astype(np.float32)).reshape(-1, 2), np.float64)
+
+
+def _behind_cube(pose: MatPose, rect: tuple[float, float, float, float], px: F64, cube: F64) -> bool:
+    """Does the Central Cube hide (part of) the patch ``rect`` whose picture corners are ``px``?"""
+    hull = cube.astype(np.float32).reshape(-1, 1, 2)
+    pts = [*np.asarray(px, np.float64).reshape(-1, 2), np.asarray(px, np.float64).reshape(-1, 2).mean(axis=0)]
+    if not any(cv2.pointPolygonTest(hull, (float(x), float(y)), False) >= 0 for x, y in pts):
+        return False
+    # overlapping in the picture: hidden only if the patch is farther from the camera than the cube
+    fx0, fy0, fx1, fy1 = pose.spec.footprint_world()
+    cx, cy = 0.5 * (rect[0] + rect[2]), 0.5 * (rect[1] + rect[3])
+    cam = np.asarray(pose.camera_position, np.float64)
+    d_patch = float(np.hypot(cam[0] - cx, cam[1] - cy))
+    d_cube = float(np.hypot(cam[0] - 0.5 * (fx0 + fx1), cam[1] - 0.5 * (fy0 + fy1)))
+    return d_patch > d_cube
 
 
 def sample_cell_face(

@@ -3,10 +3,15 @@
 After white balance from the mat's own patches (``calibration.ColourModel.balanced_for``), each
 pixel is converted to CIELAB.  Shading changes lightness far more than hue, so:
 
-* pixels darker than ``dark_lightness`` (deep shadow, sockets, print, the cube) -> ``UNKNOWN``;
+* pixels darker than ``dark_lightness`` (deep shadow, sockets, print, the cube) -> ``UNKNOWN``, unless
+  they are still strongly coloured (chroma >= ``dark_chroma``, close to a piece hue within
+  ``dark_max_hue_deg``): a block's side in its own shadow, under an overhang, is dark but keeps its
+  hue, and those faces are often the only view of a block;
 * saturation (chroma / lightness, which shading leaves nearly unchanged) below ``free_saturation``
   -> ``BACKGROUND`` (the mat's paper: evidence of free space along the ray);
-* otherwise the nearest piece hue (blue, pink, yellow, green prototypes of the colour model) within
+* otherwise, with chroma at least ``piece_min_chroma`` (the Central Cube's dark grey under warm light
+  has a high chroma / lightness ratio but little chroma), the nearest piece hue (blue, pink, yellow,
+  green prototypes of the colour model) within
   ``max_hue_deg`` -> that colour, else ``UNKNOWN``.
 
 STATUS: work in progress (issue "Auto-score a physical CTRL game from camera images").
@@ -32,6 +37,10 @@ class ClassifyConfig:
     free_saturation: float = 0.25  # chroma / lightness below this: paper (free space)
     piece_saturation: float = 0.35  # above this: a piece colour, by hue
     max_hue_deg: float = 40.0
+    piece_min_chroma: float = 16.0  # and this much absolute chroma (a dark grey with a tint is not a piece)
+    dark_min_lightness: float = 2.0  # below this nothing is judged (sensor noise)
+    dark_chroma: float = 30.0  # a dark pixel needs this much absolute chroma to count as a piece colour
+    dark_max_hue_deg: float = 25.0
 
 
 def classify(image: U8, model: ColourModel, cfg: ClassifyConfig | None = None) -> U8:
@@ -54,7 +63,10 @@ def classify(image: U8, model: ColourModel, cfg: ClassifyConfig | None = None) -
     d = np.stack([np.abs((hue - h + 180.0) % 360.0 - 180.0) for h in hues], axis=-1)
     best = np.argmin(d, axis=-1)
     hue_err = np.take_along_axis(d, best[..., None], axis=-1)[..., 0]
-    ok = bright & (sat >= cfg.piece_saturation) & (hue_err <= cfg.max_hue_deg)
+    ok = bright & (sat >= cfg.piece_saturation) & (chroma >= cfg.piece_min_chroma) & (hue_err <= cfg.max_hue_deg)
     labels = np.array([int(COLOR_LABELS[n]) for n in names], np.uint8)
+    dark_ok = ((light >= cfg.dark_min_lightness) & ~bright & (chroma >= cfg.dark_chroma)
+               & (hue_err <= cfg.dark_max_hue_deg))
+    ok |= dark_ok
     out[ok] = labels[best[ok]]
     return out

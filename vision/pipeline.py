@@ -95,12 +95,22 @@ def score_images(
         except ColourModelError:
             balances.append(None)
     good = [b for b in balances if b is not None]
+    if len(good) >= 3:
+        # one light, one camera: every view's balance has about the same colour (only the exposure
+        # differs); a view whose patches gave a very different colour saw them wrongly (half in
+        # shadow, glare, hidden) and borrows the others' balance instead
+        shares = np.array([np.array(b.gain) / sum(b.gain) for b in good])
+        median_share = np.median(shares, axis=0)
+        balances = [b if b is None or float(np.abs(np.array(b.gain) / sum(b.gain) - median_share).max()) <= 0.05
+                    else None for b in balances]
+        good = [b for b in balances if b is not None]
     if not good:
         raise ColourModelError("no picture shows a white or grey patch of the mat: the colours cannot be balanced")
     borrowed = WhiteBalance(tuple(float(v) for v in np.median([b.gain for b in good], axis=0)),  # type: ignore[arg-type]
                             tuple(float(v) for v in np.median([b.offset for b in good], axis=0)))  # type: ignore[arg-type]
     labels: list[U8] = []
     evidence: list[ViewEvidence] = []
+    colour_patches = tuple(p.rect_world for p in spec.patches() if p.kind in COLORS)
     reports: list[ViewReport] = []
     for (name, img), pose, wb in zip(images, poses, balances, strict=True):
         model = ColourModel().with_white_balance(wb or borrowed)
@@ -113,7 +123,7 @@ def score_images(
         cam = pose.camera
         vc = ViewCamera(np.asarray(cam.camera_matrix), np.asarray(cam.dist_coeffs), pose.rvec, pose.tvec,
                         (int(img.shape[1]), int(img.shape[0])), spec.block_mm)
-        evidence.append(ViewEvidence(vc, lab, pose.facing_side(), spec.paper_world_rect()))
+        evidence.append(ViewEvidence(vc, lab, pose.facing_side(), spec.paper_world_rect(), colour_patches))
         reports.append(ViewReport(name, pose.facing_side(), round(pose.angles_deg()["elevation"], 1), pose.quality,
                                   round(pose.rms_px, 3), "patches" if wb is not None else "borrowed"))
     t_classify = time.perf_counter()
@@ -131,6 +141,7 @@ def score_images(
             inferred.append(Problem("inferred-start", f"hidden from every picture; the {color} start block is "
                                     "assumed to be there (start blocks never move)", f"cell {cell[0]},{cell[1]},"
                                     f"{cell[2]}", 'CTRL rulebook, "Setup" 3', "warning"))
+    inferred += _report_ignored(recon.ignored)
     inferred += _infer_hidden_by_counts(blocks, recon.unobserved)
     state = _to_state(blocks, recon.flags, previous)
     problems = validate_state(state) + inferred
@@ -155,6 +166,15 @@ def score_images(
     timings.update({f"reconstruct.{k}": v for k, v in recon.timings.items()})
     return SceneResult(state, recon, reports, poses, [e.camera for e in evidence], labels, problems, missing,
                        unobserved, timings)
+
+
+def _report_ignored(ignored: Mapping[Cell, str]) -> list[Problem]:
+    """Report the colour the reconstruct stage ignored because no block there could be connected to
+    the Central Cube (CTRL rulebook "The Battlefield"), so nothing disappears silently."""
+    return [Problem("ignored-floating", f"the pictures show {color} here, but a block here could not be "
+                    "connected to the Central Cube: ignored (a reflection, clutter or a printed patch?)",
+                    f"cell {cell[0]},{cell[1]},{cell[2]}", 'CTRL rulebook, "The Battlefield"', "warning")
+            for cell, color in sorted(ignored.items())]
 
 
 def _infer_hidden_by_counts(blocks: dict[Cell, str], unobserved: list[Cell]) -> list[Problem]:

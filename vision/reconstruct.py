@@ -29,6 +29,7 @@ Method (visibility-aware space carving, then colouring, then model-based flag fi
 from __future__ import annotations
 
 import time
+from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -67,12 +68,15 @@ class ViewEvidence:
 
     ``mat_rect_mm`` (x0, y0, x1, y1 in world mm) is the printed sheet: a ray that reaches the table
     outside it ends on the table or on clutter, so a piece colour there is no evidence of a block.
+    ``colour_patches_mm`` are the mat's printed colour patches (same form): a piece colour on a ray
+    that ends on one of them may be the patch itself, so it is no evidence of a block either.
     """
 
     camera: ViewCamera
     labels: U8
     name: str = ""
     mat_rect_mm: tuple[float, float, float, float] | None = None
+    colour_patches_mm: tuple[tuple[float, float, float, float], ...] = ()
 
 
 @dataclass
@@ -85,6 +89,7 @@ class Reconstruction:
     timings: dict[str, float] = field(default_factory=dict)
     iterations: int = 0
     first_hit_pixels: dict[Cell, list[int]] = field(default_factory=dict)
+    ignored: dict[Cell, str] = field(default_factory=dict)  # colour seen where no block can be (floating)
 
 
 class _Volume:
@@ -155,6 +160,10 @@ def _trace(view: ViewEvidence, vol: _Volume, cfg: ReconstructConfig) -> _Rays:
             tx = c[0] + t_table * d[:, 0]
             ty = c[1] + t_table * d[:, 1]
         off_mat = ~((tx >= x0m) & (tx <= x1m) & (ty >= y0m) & (ty <= y1m))
+        for px0, py0, px1, py1 in view.colour_patches_mm:
+            m = 3.0 / s  # a little margin: print registration and the pose's error
+            with np.errstate(invalid="ignore"):
+                off_mat |= (tx >= px0 / s - m) & (tx <= px1 / s + m) & (ty >= py0 / s - m) & (ty <= py1 / s + m)
         coloured = (lab >= int(Label.BLUE)) & (lab <= int(Label.GREEN))
         lab = np.where(off_mat & coloured, int(Label.UNKNOWN), lab)
         keep2 = lab != int(Label.UNKNOWN)
@@ -326,6 +335,16 @@ def reconstruct(
         blocks[cell] = LABEL_COLORS[int(hyp[i])]
         agree = int(((model.obs == hyp[i]) & mine).sum())
         confidence[cell] = agree / n_first
+    # every block is connected to the Central Cube (rulebook "The Battlefield"), possibly through
+    # cells no picture sees: colour where no connected block can be (a reflection in the Central
+    # Cube's glossy faces, clutter, a printed patch) is ignored, and reported
+    ignored = _floating(blocks, set(unobserved))
+    for cell in ignored:
+        del blocks[cell]
+        confidence.pop(cell, None)
+        hyp[int(vol.index(np.array([cell], np.int64))[0])] = 0
+    if ignored:
+        pred = model.predict(hyp)
     t_color = time.perf_counter()
     flags, flag_scores = _fit_flags_residual(model, hyp, pred, vol, blocks, cfg, flag_geometry)
     t_flags = time.perf_counter()
@@ -333,8 +352,22 @@ def reconstruct(
         blocks=blocks, flags=flags, confidence=confidence, unobserved=sorted(unobserved), flag_scores=flag_scores,
         timings={"trace_s": t_trace - t0, "carve_s": t_carve - t_trace, "model_s": t_model - t_carve,
                  "refine_s": t_refine - t_model, "colour_s": t_color - t_refine, "flags_s": t_flags - t_color},
-        iterations=iterations + sweeps, first_hit_pixels=first_hit_pixels,
+        iterations=iterations + sweeps, first_hit_pixels=first_hit_pixels, ignored=ignored,
     )
+
+
+def _floating(blocks: Mapping[Cell, str], hidden: set[Cell]) -> dict[Cell, str]:
+    """Blocks that cannot be connected to the Central Cube, even through ``hidden`` cells."""
+    reached: set[Cell] = set(CENTRAL_CUBE)
+    queue = deque(CENTRAL_CUBE)
+    while queue:
+        x, y, z = queue.popleft()
+        for dx, dy, dz in ALL_DIRS:
+            nb = (x + dx, y + dy, z + dz)
+            if nb not in reached and (nb in blocks or nb in hidden):
+                reached.add(nb)
+                queue.append(nb)
+    return {c: col for c, col in blocks.items() if c not in reached}
 
 
 class _RayModel:
@@ -432,58 +465,78 @@ def _fit_flags_residual(
     model: _RayModel, hyp: I64, pred: I64, vol: _Volume, blocks: Mapping[Cell, str], cfg: ReconstructConfig,
     geom: FlagGeometry,
 ) -> tuple[dict[str, FlagSpot], dict[str, float]]:
-    """Flags from the rays no block explains: a ray that shows a piece colour where the blocks
-    predict something else passes near that colour's banner.  Every legal flag spot of the colour
-    (engine rules: a free cell in front of one of its faces, never pointing down) is scored by the
-    unexplained rays of its colour passing within reach of the banner, for every side the banner
-    may hang on; the best spot with enough rays wins."""
+    """Flags from the rays that pass through a banner.
+
+    Every legal flag spot of a colour (engine rules: a free cell in front of one of its blocks'
+    faces, never pointing down) and every side its banner may hang on is a thin rectangle inside the
+    flag's cell.  The rays through that cell that reach the rectangle before any block are its
+    evidence: a ray showing the colour that no block explains counts for it, a ray showing free space
+    or another colour counts against it (a banner there would have hidden what the ray saw).  The best
+    spot of each colour with enough rays for it and more for than against wins."""
     occupied = set(blocks) | set(CENTRAL_CUBE)
     unexplained = (pred != model.obs) & (model.weight > 0)
-    # distance along each ray to its first hit in the final hypothesis (block units; inf = the table)
-    vals = np.where(model.idx >= 0, hyp[np.maximum(model.idx, 0)], 0)
-    first = np.argmax(vals != 0, axis=1)
-    has = vals[np.arange(len(first)), first] != 0
-    first_cell = model.idx[np.arange(len(first)), first]
+    free = (model.obs == int(Label.BACKGROUND)) | (model.obs == int(Label.CUBE))
     flags: dict[str, FlagSpot] = {}
     scores: dict[str, float] = {}
     taken: set[Cell] = set()
     mid = 0.5 * (geom.banner_from + geom.banner_to)
-    reach = 0.5 * (geom.banner_to - geom.banner_from) * 0.9
+    half_along = 0.5 * (geom.banner_to - geom.banner_from)
+    half_side = 0.5 * geom.banner_width
+    candidates: list[tuple[float, str, FlagSpot]] = []
     for color in cfg.colors:
         lab = int(COLOR_LABELS[color])
-        rows = np.flatnonzero(unexplained & (model.obs == lab))
-        best: tuple[float, FlagSpot | None] = (0.0, None)
-        if len(rows):
-            o = model.origins[rows]
-            d = model.dirs[rows]
-            fc = first_cell[rows]
-            hit_t = np.full(len(rows), np.inf)
-            ok = has[rows]
-            if ok.any():
-                cells = np.array([vol.cell(int(i)) for i in fc[ok]], np.float64) + 0.5
-                hit_t[ok] = np.einsum("ij,ij->i", cells - o[ok], d[ok]) - 0.5
-            for b, col in blocks.items():
-                if col != color:
+        best = 0.0
+        for b, col in blocks.items():
+            if col != color:
+                continue
+            for n in NOT_DOWN:
+                cell = (b[0] + n[0], b[1] + n[1], b[2] + n[2])
+                if cell in occupied:
                     continue
-                for n in NOT_DOWN:
-                    cell = (b[0] + n[0], b[1] + n[1], b[2] + n[2])
-                    if cell in occupied or cell in taken:
+                ci = int(vol.index(np.array([cell], np.int64))[0])
+                if ci < 0:
+                    continue
+                rows = model.rays_of[ci]
+                if len(rows) == 0:
+                    continue
+                sub = model.idx[rows]
+                occ = (sub >= 0) & (hyp[np.maximum(sub, 0)] != 0)
+                pos = np.argmax(sub == ci, axis=1)
+                first_occ = np.where(occ.any(axis=1), np.argmax(occ, axis=1), sub.shape[1])
+                rows = rows[first_occ > pos]  # the ray reaches the flag's cell before any block
+                if len(rows) == 0:
+                    continue
+                o, d = model.origins[rows], model.dirs[rows]
+                nv = np.array(n, float)
+                base = np.array([b[0] + 0.5, b[1] + 0.5, b[2] + 0.5]) + 0.5 * nv
+                pos_obs = unexplained[rows] & (model.obs[rows] == lab)
+                neg_obs = (free[rows] | ((model.obs[rows] != lab) & (model.obs[rows] >= int(Label.BLUE))
+                                         & (model.obs[rows] <= int(Label.GREEN)))) & (model.weight[rows] > 0)
+                spot_score = -np.inf
+                for e in ALL_DIRS:
+                    if e[0] * n[0] + e[1] * n[1] + e[2] * n[2] != 0 or (n[2] == 0 and e[2] < 0):
                         continue
-                    base = np.array([b[0] + 0.5, b[1] + 0.5, b[2] + 0.5]) + 0.5 * np.array(n, float)
-                    sides = [e for e in ALL_DIRS if e[0] * n[0] + e[1] * n[1] + e[2] * n[2] == 0
-                             and (n[2] != 0 or e[2] >= 0)]
-                    score = 0.0
-                    for e in sides:
-                        centre = base + mid * np.array(n, float) + 0.5 * geom.banner_width * np.array(e, float)
-                        rel = centre[None, :] - o
-                        t = np.einsum("ij,ij->i", rel, d)
-                        dist = np.linalg.norm(rel - t[:, None] * d, axis=1)
-                        near = (dist <= reach) & (t > 0) & (t <= hit_t + 0.75)
-                        score = max(score, float(near.sum()))
-                    if score > best[0]:
-                        best = (score, FlagSpot.on_block(b, n))
-        if best[1] is not None and best[0] >= cfg.flag_min_rays:
-            flags[color] = best[1]
-            taken.add(best[1].cell)
-        scores[color] = best[0]
+                    ev = np.array(e, float)
+                    centre = base + mid * nv + half_side * ev
+                    normal = np.cross(nv, ev)
+                    denom = d @ normal
+                    with np.errstate(divide="ignore", invalid="ignore"):
+                        t = ((centre - o) @ normal) / denom
+                    p = o + t[:, None] * d - centre
+                    inside = (np.abs(denom) > 1e-6) & (t > 0) & (np.abs(p @ nv) <= half_along) & (
+                        np.abs(p @ ev) <= half_side)
+                    npos = int((inside & pos_obs).sum())
+                    nneg = int((inside & neg_obs).sum())
+                    if npos >= cfg.flag_min_rays and npos > nneg:
+                        spot_score = max(spot_score, float(npos - nneg))
+                if spot_score > 0:
+                    candidates.append((spot_score, color, FlagSpot.on_block(b, n)))
+                    best = max(best, spot_score)
+        scores[color] = best
+    for score, color, spot in sorted(candidates, key=lambda c: -c[0]):
+        if color in flags or spot.cell in taken:
+            continue
+        flags[color] = spot
+        taken.add(spot.cell)
+        del score
     return flags, scores

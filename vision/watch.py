@@ -3,13 +3,13 @@
 :class:`Watcher` is fed one video frame at a time (``feed``).  For each frame it finds the mat's
 pose (``calibration.pose.estimate_pose``, tracked from the previous frame's pose so that a frame
 costs a few milliseconds), decides which printed side of the battlefield faces the camera
-(``MatPose.facing_side``), measures how still the mat is (the largest movement, in pixels, of the
-Central Cube's corners and its footprint between consecutive frames) and captures the frame by
-itself when
+(``MatPose.facing_side``), measures how still the mat is (the largest movement, in pixels, of
+lattice points on the table around the Central Cube's footprint between consecutive frames) and
+captures the frame by itself when
 
 * the mat has been steady for ``steady_frames`` frames in a row (every movement below
-  ``steady_px``), on the same side, with the azimuth at least ``side_margin_deg`` away from a
-  corner of the battlefield (a corner view shows two sides half-way);
+  ``steady_px``, given for 1280 pixels across), on the same side, with the azimuth at least
+  ``side_margin_deg`` away from a corner of the battlefield (a corner view shows two sides half-way);
 * the picture passes the pipeline's own checks (``vision.locate.check_image``: sharp, not too dark,
   not over-exposed), so a captured frame is never rejected later by the scorer;
 * and the side facing the camera has no capture yet.
@@ -34,7 +34,7 @@ import numpy.typing as npt
 from calibration.camera import CameraCalibration
 from calibration.errors import CalibrationError
 from calibration.mat import MatSpec
-from calibration.pose import MatPose, detect_mat, estimate_pose, pose_from_view, self_calibrate
+from calibration.pose import MatPose, MatView, detect_mat, estimate_pose, pose_from_view, self_calibrate
 from engine.ctrl import SIDES
 from engine.errors import BoardsideInputError
 from vision.locate import ImageRejectedError, LocateConfig, check_image
@@ -76,7 +76,7 @@ class WatchConfig:
     """Thresholds of the capture rule (see the module docstring)."""
 
     steady_frames: int = 5
-    steady_px: float = 3.0
+    steady_px: float = 3.0  # at 1280 pixels across; scaled with the frame's width
     side_margin_deg: float = 10.0
     top_oblique_deg: float = 40.0  # vision.pipeline counts a view this steep as showing the top
     locate: LocateConfig = field(default_factory=LocateConfig)
@@ -128,13 +128,14 @@ class FrameStatus:
     message: str
 
 
-def _lattice_points(block_mm: float) -> F64:
-    """Corners of the Central Cube (8) and a ring of table points around its footprint: the points
-    whose movement between frames measures how still the mat is."""
+def _steadiness_points(block_mm: float) -> F64:
+    """Table points (z = 0) whose movement between frames measures how still the mat is: the
+    footprint's corners and a ring of lattice points three cells around it.  Points on the mat's
+    plane are fixed by the printed corners whatever the camera's intrinsics (a homography), so the
+    measure stays quiet with a rough camera guess; points above the table would not."""
     s = block_mm
-    cube = [[a * 3 * s, b * 3 * s, c * 3 * s] for c in (0, 1) for b in (0, 1) for a in (0, 1)]
-    ring = [[x * s, y * s, 0.0] for x, y in ((-3, -3), (6, -3), (6, 6), (-3, 6))]
-    return np.asarray(cube + ring, np.float64)
+    pts = [[x * s, y * s, 0.0] for x, y in ((0, 0), (3, 0), (3, 3), (0, 3), (-3, -3), (6, -3), (6, 6), (-3, 6))]
+    return np.asarray(pts, np.float64)
 
 
 class Watcher:
@@ -158,7 +159,7 @@ class Watcher:
         self._guess: CameraCalibration | None = None
         self._steady = 0
         self._steady_side: str | None = None
-        self._points = _lattice_points(self.spec.block_mm)
+        self._points = _steadiness_points(self.spec.block_mm)
 
     # ------------------------------------------------------------------------------------ coverage
     @property
@@ -193,24 +194,35 @@ class Watcher:
             return self.camera
         # no calibration: one oblique, well-spread view of the mat fixes the focal length
         view = detect_mat(frame, self.spec)
-        if len(view.corner_ids) >= 20:
-            try:
-                cam = self_calibrate([view], self.spec)
-                pose = pose_from_view(view, self.spec, cam)
-            except CalibrationError:
-                pose = None
-            if pose is not None:
-                fx = float(cam.camera_matrix[0, 0])
-                hfov = math.degrees(2 * math.atan(w / (2 * fx)))
-                if 30 <= hfov <= 110 and 25 <= pose.angles_deg()["elevation"] <= 65 and pose.rms_px < 1.0:
-                    self.camera = cam
-                    self.camera_estimated = True
-                    return cam
+        if len(view.corner_ids) >= 10:
+            cam = self._self_calibrate([view], (w, h), max_elevation=70.0)
+            if cam is not None:
+                self.camera = cam
+                self.camera_estimated = True
+                return cam
         if self._guess is None or tuple(self._guess.image_size) != (w, h):
             f = w / (2 * math.tan(math.radians(65) / 2))
             k = np.array([[f, 0.0, (w - 1) / 2], [0.0, f, (h - 1) / 2], [0.0, 0.0, 1.0]])
             self._guess = CameraCalibration(k, np.zeros(5), (w, h), 0.0, source="generic guess (65 deg across)")
         return self._guess
+
+    def _self_calibrate(self, views: list[MatView], size: tuple[int, int],
+                        max_elevation: float = 90.0) -> CameraCalibration | None:
+        """Intrinsics from mat views of this feed (``calibration.pose.self_calibrate``: the focal length
+        from one view, plus ``k1`` from several), or ``None`` when the result is implausible: a
+        field of view outside 30..110 degrees, a reprojection error above 2.5 px, or a single view
+        too steep (a view straight down cannot tell the focal length from the distance)."""
+        try:
+            cam = self_calibrate(views, self.spec)
+            poses = [pose_from_view(v, self.spec, cam) for v in views]
+        except CalibrationError:
+            return None
+        hfov = math.degrees(2 * math.atan(size[0] / (2 * float(cam.camera_matrix[0, 0]))))
+        if not 30 <= hfov <= 110 or max(p.rms_px for p in poses) > 2.5:
+            return None
+        if len(views) == 1 and not 25 <= poses[0].angles_deg()["elevation"] <= max_elevation:
+            return None
+        return cam
 
     # -------------------------------------------------------------------------------------- feed
     def _side_of(self, pose: MatPose) -> tuple[str | None, float]:
@@ -245,7 +257,8 @@ class Watcher:
             motion = float(np.max(np.linalg.norm(d, axis=1)))
         self._pose = pose
         side, elev = self._side_of(pose)
-        if motion is not None and motion < cfg.steady_px and side is not None and side == self._steady_side:
+        limit = cfg.steady_px * frame.shape[1] / 1280.0
+        if motion is not None and motion < limit and side is not None and side == self._steady_side:
             self._steady += 1
         else:
             self._steady, self._steady_side = (1 if side is not None else 0), side

@@ -11,7 +11,9 @@ captures the frame by itself when
   ``steady_px``, given for 1280 pixels across), on the same side, with the azimuth at least
   ``side_margin_deg`` away from a corner of the battlefield (a corner view shows two sides half-way);
 * the picture passes the pipeline's own checks (``vision.locate.check_image``: sharp, not too dark,
-  not over-exposed), so a captured frame is never rejected later by the scorer;
+  not over-exposed), so a captured frame is never rejected later by the scorer, and is at least
+  ``relative_sharpness`` as sharp as the sharpest frame of the steady run (no blurred frame among
+  sharp ones);
 * and the side facing the camera has no capture yet.
 
 Sides needed: ``+x``, ``-x``, ``+y``, ``-y`` and ``top``.  An oblique view (camera elevation at
@@ -79,6 +81,7 @@ class WatchConfig:
     steady_px: float = 3.0  # at 1280 pixels across; scaled with the frame's width
     side_margin_deg: float = 10.0
     top_oblique_deg: float = 40.0  # vision.pipeline counts a view this steep as showing the top
+    relative_sharpness: float = 0.8  # a capture is at least this sharp relative to the steady run's sharpest
     locate: LocateConfig = field(default_factory=LocateConfig)
 
     def __post_init__(self) -> None:
@@ -128,6 +131,13 @@ class FrameStatus:
     message: str
 
 
+def sharpness(image: U8) -> float:
+    """Variance of the Laplacian of the half-size grey picture (``vision.locate.check_image``'s measure)."""
+    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+    small = cv2.resize(grey, (grey.shape[1] // 2, grey.shape[0] // 2), interpolation=cv2.INTER_AREA)
+    return float(cv2.Laplacian(small, cv2.CV_64F).var())
+
+
 def _steadiness_points(block_mm: float) -> F64:
     """Table points (z = 0) whose movement between frames measures how still the mat is: the
     footprint's corners and a ring of lattice points three cells around it.  Points on the mat's
@@ -157,6 +167,7 @@ class Watcher:
         self.frames_with_mat = 0
         self._pose: MatPose | None = None
         self._guess: CameraCalibration | None = None
+        self._sharp: list[float] = []  # sharpness of the frames of the current steady run
         self._steady = 0
         self._steady_side: str | None = None
         self._points = _steadiness_points(self.spec.block_mm)
@@ -269,8 +280,12 @@ class Watcher:
             return self._status(index, pose, side, elev, motion, None, "all sides captured")
         if side in self.covered and self.covered[side] == "direct":
             return self._status(index, pose, side, elev, motion, None, f"{side} already captured")
+        sharp = sharpness(frame)
+        self._sharp = [*self._sharp[-(cfg.steady_frames - 1):], sharp] if self._steady > 1 else [sharp]
         if self._steady < cfg.steady_frames:
             return self._status(index, pose, side, elev, motion, None, f"side {side}: hold still")
+        if sharp < cfg.relative_sharpness * max(self._sharp):
+            return self._status(index, pose, side, elev, motion, None, f"side {side}: hold still (blurred frame)")
         try:
             quality = check_image(frame, f"frame {index}", cfg.locate)
         except ImageRejectedError as exc:

@@ -196,3 +196,63 @@ def test_cli_watch_scores_like_score_images(tmp_path: Path, capsys: pytest.Captu
     assert main(["ctrl", "watch", "--video", str(path), "--no-window", "-c", str(cam)]) == 0
     text = capsys.readouterr().out
     assert "CTRL score sheet (from pictures)" in text and "Winner:" in text
+
+
+class _InterruptedFeed:
+    """A frame source (the ``cv2.VideoCapture`` methods the command uses) that delivers a simulated
+    video and then raises ``KeyboardInterrupt`` as Ctrl-C would, after ``stop_after`` frames."""
+
+    def __init__(self, frames: list[U8], stop_after: int) -> None:
+        self.frames, self.stop_after, self.n = frames, stop_after, 0
+
+    def read(self) -> tuple[bool, U8 | None]:
+        if self.n >= self.stop_after:
+            raise KeyboardInterrupt
+        self.n += 1
+        return True, self.frames[self.n - 1]
+
+    def release(self) -> None:
+        pass
+
+    def get(self, prop: int) -> float:
+        return 10.0 if prop == cv2.CAP_PROP_FPS else float(len(self.frames))
+
+
+def test_ctrl_c_stops_cleanly_and_keeps_the_captures(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    import boardside.ctrl_watch as cw
+
+    _spec, calib, _ = _scene("scene_003")
+    video = _video("scene_003")
+    stop = video.segments()["py"].stop  # after top, +x and +y were shown
+    feed = _InterruptedFeed(video.frames, stop)
+    monkeypatch.setattr(cw, "open_video", lambda path: (feed, 10.0, len(video.frames)))
+    out = tmp_path / "captured"
+    fake = tmp_path / "game.avi"
+    fake.write_bytes(b"")
+    code = main(["ctrl", "watch", "--video", str(fake), "--no-window", "-c", str(_cam_file(tmp_path, calib)),
+                 "--out", str(out)])
+    assert code == 130
+    err = capsys.readouterr().err
+    assert f"interrupted after {stop} frame(s): captured top, +x, +y" in err.replace("\n", " ")
+    assert "Traceback" not in err
+    assert sorted(p.name for p in out.iterdir()) == ["px.png", "py.png", "top.png"]
+    saved = read_image(out / "px.png")
+    assert saved.shape == video.frames[0].shape
+
+
+@pytest.mark.hardware(device="camera")
+def test_watch_a_real_camera(pytestconfig: pytest.Config) -> None:
+    """With ``--camera N``: 30 live frames go through the watcher and the overlay without error."""
+    from calibration.live import open_camera
+
+    cap = open_camera(int(pytestconfig.getoption("--camera")))
+    try:
+        w = Watcher()
+        for _ in range(30):
+            ok, frame = cap.read()
+            assert ok and frame is not None
+            s = w.feed(np.asarray(frame, np.uint8))
+            assert draw_overlay(np.asarray(frame, np.uint8), s).shape == frame.shape
+    finally:
+        cap.release()

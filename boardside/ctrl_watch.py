@@ -18,6 +18,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from calibration.errors import CameraUnavailableError
 from engine.errors import BoardsideInputError
@@ -103,7 +104,11 @@ def run(
     stopped = False
     t0 = time.perf_counter()
     period = 1.0 / fps if (show and not live and fps > 0) else 0.0  # play a file at its own pace when shown
+    progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), console=console,
+                        transient=True, disable=show or live or not total_frames)
+    task = progress.add_task("reading frames", total=total_frames or None)
     try:
+        progress.start()
         while not watcher.done:
             t_frame = time.perf_counter()
             ok, raw = source.read()
@@ -133,8 +138,7 @@ def run(
                 if key in (ord("q"), 27):
                     stopped = True
                     break
-            elif total_frames and frames % 25 == 0:
-                console.print(f"frame {frames}/{total_frames}: {status.message}", highlight=False)
+            progress.update(task, advance=1, description=status.message)
     except KeyboardInterrupt:
         stopped = True
         kept = f"; the captured pictures are in {out_dir}" if out_dir is not None and saved else ""
@@ -142,6 +146,7 @@ def run(
                       f"{', '.join(c.side for c in watcher.captures) or 'nothing'}{kept}")
         raise
     finally:
+        progress.stop()
         if show:
             with contextlib.suppress(cv2.error):
                 cv2.destroyWindow(WINDOW)

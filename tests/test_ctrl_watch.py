@@ -17,6 +17,7 @@ import pytest
 from boardside.cli import main
 from calibration.camera import CameraCalibration, read_image
 from calibration.mat import MatSpec
+from calibration.pose import MatPose
 from vision.simulated_video import SimulatedVideo, simulated_handheld_video, write_video
 from vision.watch import IncompleteCaptureError, NoMatInVideoError, WatchConfig, Watcher, draw_overlay
 
@@ -256,3 +257,41 @@ def test_watch_a_real_camera(pytestconfig: pytest.Config) -> None:
             assert draw_overlay(np.asarray(frame, np.uint8), s).shape == frame.shape
     finally:
         cap.release()
+
+
+def _look_at_pose(spec: MatSpec, calib: CameraCalibration, azimuth: float, elevation: float) -> MatPose:
+    """A camera 600 mm from the centre of the footprint at this azimuth and elevation, looking at it."""
+    centre = np.array([1.5, 1.5, 0.0]) * spec.block_mm
+    a, e = np.radians(azimuth), np.radians(elevation)
+    eye = centre + 600.0 * np.array([np.cos(e) * np.cos(a), np.cos(e) * np.sin(a), np.sin(e)])
+    fwd = (centre - eye) / np.linalg.norm(centre - eye)
+    right = np.cross(fwd, [0.0, 0.0, 1.0])
+    right = right / np.linalg.norm(right) if np.linalg.norm(right) > 1e-9 else np.array([1.0, 0.0, 0.0])
+    down = np.cross(fwd, right)
+    r = np.stack([right, down, fwd])
+    rvec = np.asarray(cv2.Rodrigues(r)[0], np.float64).reshape(3)
+    return MatPose(spec, calib, rvec, -r @ eye, 0.2, 40, 60, 10, 20, 0, 1.0)
+
+
+@pytest.mark.parametrize("azimuth,elevation,side", [
+    (0, 40, "+x"), (90, 30, "+y"), (180, 50, "-x"), (-90, 45, "-y"), (30, 45, "+x"), (120, 45, "+y"),
+    (45, 40, None), (-137, 40, None), (52, 40, None), (60, 80, "top"), (45, 85, "top")])
+def test_side_facing_the_camera_and_corner_views(azimuth: float, elevation: float, side: str | None) -> None:
+    spec, calib, _ = _scene("scene_003")
+    pose = _look_at_pose(spec, calib, azimuth, elevation)
+    a = pose.angles_deg()
+    assert abs(a["elevation"] - elevation) < 1e-6
+    assert Watcher(spec, calib)._side_of(pose)[0] == side
+
+
+def test_a_steep_side_view_asks_to_lower_the_camera() -> None:
+    """scene_001's -x picture is taken 71 degrees up: it counts as the top, so once the top is
+    captured the player is told to lower the camera instead of being left waiting."""
+    spec, calib, _ = _scene("scene_001")
+    video = _video("scene_001", ("top", "mx"))
+    w = Watcher(spec, calib, WatchConfig.for_fps(video.fps))
+    statuses = [w.feed(f) for f in video.frames]
+    assert [c.side for c in w.captures] == ["top"]
+    last = statuses[-1]
+    assert last.side == "top" and last.message.startswith("too steep for side -x (71 deg)")
+    assert w.missing == ["+x", "+y", "-x", "-y"]

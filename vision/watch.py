@@ -131,6 +131,12 @@ class FrameStatus:
     message: str
 
 
+def _azimuth_side(azimuth_deg: float) -> str:
+    """The side a camera at this azimuth looks from, ignoring its elevation (``MatPose.facing_side``'s rule)."""
+    az = azimuth_deg
+    return "+x" if -45 <= az < 45 else "+y" if 45 <= az < 135 else "-y" if -135 <= az < -45 else "-x"
+
+
 def sharpness(image: U8) -> float:
     """Variance of the Laplacian of the half-size grey picture (``vision.locate.check_image``'s measure)."""
     grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
@@ -279,6 +285,10 @@ class Watcher:
         if self.done:
             return self._status(index, pose, side, elev, motion, None, "all sides captured")
         if side in self.covered and self.covered[side] == "direct":
+            below = _azimuth_side(pose.angles_deg()["azimuth"])
+            if side == "top" and below not in self.covered:  # a steep view of a side still needed
+                return self._status(index, pose, side, elev, motion, None,
+                                    f"too steep for side {below} ({elev:.0f} deg): lower the camera")
             return self._status(index, pose, side, elev, motion, None, f"{side} already captured")
         sharp = sharpness(frame)
         self._sharp = [*self._sharp[-(cfg.steady_frames - 1):], sharp] if self._steady > 1 else [sharp]

@@ -33,7 +33,7 @@ import numpy as np
 from calibration.camera import CameraCalibration, read_image
 from calibration.mat import MatSpec
 from vision.simulated_video import simulated_handheld_video, write_video
-from vision.watch import Watcher, WatchConfig, draw_overlay
+from vision.watch import WatchConfig, Watcher, draw_overlay
 
 ORDER = ("top", "px", "py", "mx", "my")
 

@@ -193,9 +193,12 @@ def test_cli_watch_scores_like_score_images(tmp_path: Path, capsys: pytest.Captu
     rescored = json.loads(capsys.readouterr().out)
     for key in ("sides", "totals", "winners", "state", "problems"):
         assert rescored[key] == watched[key], key
-    # the printed sheet is score-images' own
-    assert main(["ctrl", "watch", "--video", str(path), "--no-window", "-c", str(cam)]) == 0
+    # the printed text is score-images' own, line for line (the views are named by the saved files)
+    out2 = tmp_path / "again"
+    assert main(["ctrl", "watch", "--video", str(path), "--no-window", "-c", str(cam), "--out", str(out2)]) == 0
     text = capsys.readouterr().out
+    assert main(["ctrl", "score-images", *[str(out2 / f"{v}.png") for v in ORDER], "-c", str(cam)]) == 0
+    assert capsys.readouterr().out == text
     assert "CTRL score sheet (from pictures)" in text and "Winner:" in text
 
 

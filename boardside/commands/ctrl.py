@@ -7,7 +7,7 @@ import sys
 import time
 from pathlib import Path
 from statistics import mean
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.columns import Columns
@@ -19,6 +19,9 @@ from engine.core import BoardsideInputError, GameError, IllegalMoveError, Invali
 from engine.ctrl import SIDES, GameRecord, State, Turn, check_setup, new_state, validate_state
 from engine.ctrl.moves import FlagSpot, NoFlag, Pass, Placement
 from engine.ctrl.search import hint as search_hint
+
+if TYPE_CHECKING:
+    from vision.pipeline import SceneResult
 
 NAME = "ctrl"
 app = typer.Typer(
@@ -400,13 +403,9 @@ def score_images_cmd(
     Exit code 0 when the reconstruction passes the rule checks, 1 when it does not (the sheet is then
     printed as untrusted), 2 for unusable input.
     """
-    import cv2
-
     from calibration.camera import CameraCalibration, read_image
     from calibration.mat import MatSpec
-    from vision.annotate import annotate_view
     from vision.pipeline import score_images
-    from vision.preview import render_state
 
     spec = MatSpec.from_json(read_json(mat, "mat file")) if mat else MatSpec()
     cam = CameraCalibration.load(calibration) if calibration else None
@@ -414,6 +413,20 @@ def score_images_cmd(
     pics = [(str(p), read_image(p)) for p in images]
     with err.status(f"reading {len(pics)} picture(s) ..."):
         res = score_images(pics, spec, cam, prev)
+    report_scene(res, pics, annotate, json_out)
+    if not res.trusted:
+        raise typer.Exit(1)
+
+
+def report_scene(res: SceneResult, pics: list[tuple[str, Any]], annotate: Path | None, json_out: bool) -> None:
+    """Print a camera-scoring result (``vision.pipeline.SceneResult``) as ``score-images`` does: the
+    views, the missing sides, the score sheet and every problem (or one JSON document), and write the
+    annotated pictures and the 3D preview to ``annotate``.  Shared by ``score-images`` and ``watch``."""
+    import cv2
+
+    from vision.annotate import annotate_view
+    from vision.preview import render_state
+
     state = res.state
     doc = score_json(state)
     if annotate is not None:
@@ -449,8 +462,6 @@ def score_images_cmd(
         print_score(state, "CTRL score sheet (from pictures)" + ("" if res.trusted else " -- NOT TRUSTED"))
         for p in res.problems:
             out.print(f"{p.severity}: {p}")
-    if not res.trusted:
-        raise typer.Exit(1)
 
 
 @app.command("check-setup")
@@ -485,4 +496,69 @@ def check_setup_images(
         for p in problems:
             out.print(f"{p.severity}: {p}")
     if errors:
+        raise typer.Exit(1)
+
+
+@app.command("watch")
+def watch_cmd(
+    camera_index: int | None = typer.Option(None, "--camera", help="Read this camera (0 = the first webcam)."),
+    video: Path | None = typer.Option(None, "--video", help="Read this video file instead of a camera."),
+    calibration: Path | None = typer.Option(None, "--calibration", "-c", help="Camera calibration (cam.json); "
+                                            "without it the camera is estimated from the mat."),
+    mat: Path | None = typer.Option(None, "--mat", help="Mat specification (mat.json from 'mat print'); "
+                                    "default: the A3 CTRL mat with 22 mm blocks."),
+    out_dir: Path | None = typer.Option(None, "--out", help="Save each captured picture here (px.png, mx.png, "
+                                        "py.png, my.png, top.png) to re-score later with score-images."),
+    no_window: bool = typer.Option(False, "--no-window", help="Do not show the live picture (the default "
+                                   "when there is no display)."),
+    previous: Path | None = typer.Option(None, "--previous", help="The last known state (colours in play, starts)."),
+    annotate: Path | None = typer.Option(None, "--annotate", help="Write annotated pictures and a 3D preview here."),
+    json_out: bool = JSON_OPT,
+) -> None:
+    """Watch the table live and score it: turn the mat side by side; each side is captured by itself
+    when the mat is still, then the score sheet is printed as 'score-images' prints it.
+
+    The window shows the mat's lattice, the side facing the camera, which side to show next and the
+    sides captured so far ('q' or Esc stops).  Exit codes as 'score-images' (0 trusted, 1 not trusted,
+    2 unusable input, e.g. no mat in the video or a side never shown); Ctrl-C keeps the pictures saved
+    with --out.
+    """
+    import cv2
+
+    from boardside.ctrl_watch import config_for, display_available, open_video, run
+    from calibration.camera import CameraCalibration
+    from calibration.live import open_camera
+    from calibration.mat import MatSpec
+    from vision.pipeline import score_images
+    from vision.watch import Watcher
+
+    if (camera_index is None) == (video is None):
+        raise BoardsideInputError("give exactly one of --camera N or --video FILE")
+    spec = MatSpec.from_json(read_json(mat, "mat file")) if mat else MatSpec()
+    cam = CameraCalibration.load(calibration) if calibration else None
+    prev = load_state(previous) if previous else None
+    show = not no_window and display_available()
+    if video is not None:
+        source, fps, total = open_video(video)
+        name, live = str(video), False
+    else:
+        assert camera_index is not None
+        source = open_camera(camera_index)
+        fps, total = float(source.get(cv2.CAP_PROP_FPS) or 0.0), 0
+        name, live = f"camera {camera_index}", True
+    watcher = Watcher(spec, cam, config_for(fps))
+    err.print(f"watching {name}: show the top, then turn the mat to show +x, +y, -x, -y"
+              + ("" if show else " (no window)"))
+    try:
+        result = run(source, watcher, err, live=live, out_dir=out_dir, show=show, fps=fps, total_frames=total)
+    finally:
+        source.release()
+    captures = watcher.finish(name)
+    err.print(f"{len(captures)} picture(s) captured from {result.frames} frame(s) in {result.seconds:.1f} s; scoring")
+    saved = {c.side: p for c, p in zip(captures, result.saved, strict=False)} if result.saved else {}
+    pics = [(str(saved.get(c.side, c.name)), c.image) for c in captures]
+    with err.status(f"reading {len(pics)} picture(s) ..."):
+        res = score_images(pics, spec, cam, prev)
+    report_scene(res, pics, annotate, json_out)
+    if not res.trusted:
         raise typer.Exit(1)

@@ -299,6 +299,22 @@ def _reproj(obj: F64, img: F64, cam: CameraCalibration, rvec: F64, tvec: F64) ->
     return np.asarray(np.linalg.norm(np.asarray(p).reshape(-1, 2) - img, axis=1), np.float64)
 
 
+def _nearly_collinear(obj: F64, min_ratio: float = 0.05) -> bool:
+    """Do the world points lie (almost) on one line? (Second principal spread below ``min_ratio``
+    of the first.)"""
+    xy = obj[:, :2] - obj[:, :2].mean(axis=0)
+    sv = np.linalg.svd(xy, compute_uv=False)
+    return bool(len(sv) < 2 or sv[1] < min_ratio * max(float(sv[0]), 1e-9))
+
+
+def _solvable(obj: F64, img: F64, cam: CameraCalibration) -> bool:
+    try:
+        _solve(obj, img, cam)
+    except PoseError:
+        return False
+    return True
+
+
 def require_mat(view: MatView, spec: MatSpec) -> None:
     """Raise :class:`NoBoardFoundError` when no marker of the mat was seen at all."""
     if len(view.marker_ids) == 0:
@@ -332,6 +348,14 @@ def pose_from_view(view: MatView, spec: MatSpec, camera: CameraCalibration) -> M
         raise PoseError(
             f"too little of the mat is visible ({n_corners} corners, {len(view.marker_ids)} markers)"
         )
+    if not markers_only and len(view.marker_ids) and (_nearly_collinear(obj) or not _solvable(obj, img, camera)):
+        # the corners seen lie along one line (one row of the ring, the rest hidden or blurred): the
+        # whole markers seen beside them give the second dimension
+        mimg = view.marker_px.astype(np.float64)
+        if view.gray is not None:
+            mimg = FastMarkerDetector._refine_edges(view.gray, mimg)
+        obj = np.concatenate([obj, view.marker_world.reshape(-1, 3)])
+        img = np.concatenate([img, mimg.reshape(-1, 2)])
     rvec, tvec = _solve(obj, img, camera)
     dropped = 0
     err = _reproj(obj, img, camera, rvec, tvec)

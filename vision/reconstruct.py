@@ -385,7 +385,7 @@ class _RayModel:
         for v, r in enumerate(rays):
             k = r.idx.shape[0]
             self.idx[row:row + k, :r.idx.shape[1]] = r.idx
-            self.obs[row:row + k] = r.labels
+            self.obs[row:row + k] = np.where(r.labels == int(Label.CUBE), int(Label.BACKGROUND), r.labels)
             self.view[row:row + k] = v
             if k:
                 self.dirs[row:row + k] = r.dirs
@@ -405,7 +405,10 @@ class _RayModel:
         vals = np.where(idx >= 0, hyp[np.maximum(idx, 0)], 0)
         first = np.argmax(vals != 0, axis=1)
         got = vals[np.arange(len(first)), first]
-        return np.where(got != 0, got, int(Label.BACKGROUND))  # type: ignore[no-any-return]
+        # the Central Cube's black and the mat are both "no block here": the classifier does not
+        # tell them apart, so a ray ending on the Central Cube predicts the free label too (without
+        # this a false block in front of the Central Cube cost nothing)
+        return np.where((got != 0) & (got != int(Label.CUBE)), got, int(Label.BACKGROUND))  # type: ignore[no-any-return]
 
 
 def _refine(

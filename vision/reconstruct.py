@@ -308,33 +308,31 @@ def reconstruct(
     vals = np.where(model.idx >= 0, hyp[np.maximum(model.idx, 0)], 0)
     first = np.argmax(vals != 0, axis=1)
     first_cell = np.where(vals[np.arange(len(first)), first] != 0, model.idx[np.arange(len(first)), first], -1)
+    has_first = first_cell >= 0
+    n_views = len(views)
+    # first-hit rays per cell and view, and "reach": the rays on which an empty cell comes before
+    # the first hit (a block there would be the first thing they meet), all in one pass
+    per_view = np.bincount(first_cell[has_first] * n_views + model.view[has_first],
+                           minlength=vol.n * n_views).reshape(vol.n, n_views)
+    agree_n = np.bincount(first_cell[has_first & (model.obs == hyp[np.maximum(first_cell, 0)])], minlength=vol.n)
+    first_pos = np.where(has_first, first, model.idx.shape[1])
+    before = (model.idx >= 0) & (np.arange(model.idx.shape[1])[None, :] < first_pos[:, None])
+    reach_n = np.bincount(model.idx[before], minlength=vol.n)
     for i in hull:
         cell = vol.cell(int(i))
-        mine = first_cell == i
-        n_first = int(mine.sum())
-        first_hit_pixels[cell] = [int((mine & (model.view == v)).sum()) for v in range(len(views))]
+        n_first = int(per_view[i].sum())
+        first_hit_pixels[cell] = [int(v) for v in per_view[i]]
         if hyp[i] == 0:
             # would a block here be the first thing some rays meet?  If not, no picture can tell
             # whether it is here (a same-coloured block behind it does not make it unseen)
-            rows = model.rays_of[int(i)]
-            reach = 0
-            if len(rows):
-                saved = hyp[i]
-                hyp[i] = color_labels[0]
-                sub = model.idx[rows]
-                v2 = np.where(sub >= 0, hyp[np.maximum(sub, 0)], 0)
-                f2 = np.argmax(v2 != 0, axis=1)
-                reach = int((sub[np.arange(len(f2)), f2] == i).sum())
-                hyp[i] = saved
-            if reach < cfg.min_pixels:
+            if int(reach_n[i]) < cfg.min_pixels:
                 unobserved.append(cell)
             continue
         if n_first < cfg.min_pixels:
             unobserved.append(cell)
             continue
         blocks[cell] = LABEL_COLORS[int(hyp[i])]
-        agree = int(((model.obs == hyp[i]) & mine).sum())
-        confidence[cell] = agree / n_first
+        confidence[cell] = int(agree_n[i]) / n_first
     # every block is connected to the Central Cube (rulebook "The Battlefield"), possibly through
     # cells no picture sees: colour where no connected block can be (a reflection in the Central
     # Cube's glossy faces, clutter, a printed patch) is ignored, and reported
@@ -435,19 +433,49 @@ def _refine(
         delta += block_penalty * (sum(1 for v in new_vals if v != 0) - sum(1 for v in old if v != 0))
         return delta, rows, p
 
+    sentinel = 127  # a value no label uses: marks the rays on which the tested cell is the first hit
+
+    def single(c: int) -> tuple[int, int]:
+        """Best new value for cell ``c`` alone and its cost change (all values from two predictions)."""
+        rows = model.rays_of[c]
+        old = int(hyp[c])
+        hyp[c] = sentinel
+        p_full = model.predict(hyp, rows)
+        hyp[c] = 0
+        p_empty = model.predict(hyp, rows)
+        hyp[c] = old
+        hit = p_full == sentinel
+        obs = model.obs[rows]
+        wt = model.weight[rows]
+        base = int(((pred[rows] != obs) * wt).sum())
+        miss_empty = (p_empty != obs) * wt
+        rest = int(miss_empty[~hit].sum())
+        best_v, best_d = old, 0
+        for v in values:
+            if v == old:
+                continue
+            cost = int(miss_empty.sum()) if v == 0 else rest + int(((obs[hit] != v) * wt[hit]).sum())
+            delta = cost - base + block_penalty * (int(v != 0) - int(old != 0))
+            if delta < best_d:
+                best_v, best_d = v, delta
+        return best_v, best_d
+
+    dirty = np.zeros(len(model.rays_of), bool)
+    dirty[np.asarray(candidates, np.int64)] = True
     sweeps = 0
     for sweeps in range(1, max_sweeps + 1):  # noqa: B007
         changed = False
         for c in candidates:
             c = int(c)
-            if len(model.rays_of[c]) == 0:
+            # a cell none of whose rays (or its neighbours' rays) changed would find what it found last time
+            if not dirty[c] or len(model.rays_of[c]) == 0:
                 continue
+            dirty[c] = False
             best: tuple[int, list[int], list[int], I64 | None, I64 | None] = (0, [], [], None, None)
-            for v in values:
-                if v != hyp[c]:
-                    delta, rows, p = evaluate([c], [v])
-                    if delta < best[0]:
-                        best = (delta, [c], [v], rows, p)
+            v1, d1 = single(c)
+            if d1 < 0:
+                delta, rows, p = evaluate([c], [v1])
+                best = (delta, [c], [v1], rows, p)
             if hyp[c] != 0:  # move this block to an empty neighbour
                 for n in neighbours.get(c, []):
                     if n in cand_set and hyp[n] == 0:
@@ -459,6 +487,12 @@ def _refine(
                     hyp[cc] = v
                 pred[best[3]] = best[4]
                 changed = True
+                touched = model.idx[best[3]]
+                touched = np.unique(touched[touched >= 0])
+                dirty[touched] = True
+                for t in touched:
+                    for n in neighbours.get(int(t), []):
+                        dirty[n] = True
         if not changed:
             break
     return hyp, sweeps

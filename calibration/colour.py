@@ -181,9 +181,11 @@ class WhiteBalance:
         return np.asarray(a * np.array(self.gain) + np.array(self.offset), np.float64)
 
     @classmethod
-    def from_patches(cls, measured: Mapping[str, npt.ArrayLike]) -> WhiteBalance:
+    def from_patches(cls, measured: Mapping[str, npt.ArrayLike], fit_offset: bool = True) -> WhiteBalance:
         """Fit from measured linear RGB of neutral patches (``white``, ``grey``, ``black``, also
-        ``white2``...).  Needs a white or grey patch; with two or more levels the offset is fitted too."""
+        ``white2``...).  Needs a white or grey patch; with two or more levels (and ``fit_offset``) the
+        offset is fitted too.  A negative offset fitted from a black patch with glare on it turns
+        every shadow black, so colour classification of shadowed faces asks for gains only."""
         xs: list[F64] = []
         ys: list[float] = []
         for name, rgb in measured.items():
@@ -196,7 +198,7 @@ class WhiteBalance:
         x = np.stack(xs)
         y = np.array(ys)
         gain, offset = np.ones(3), np.zeros(3)
-        levels = len(set(ys))
+        levels = len(set(ys)) if fit_offset else 1
         for ch in range(3):
             if levels >= 2:
                 a = np.column_stack([x[:, ch], np.ones(len(x))])
@@ -449,7 +451,7 @@ class ColourModel:
     def with_white_balance(self, wb: WhiteBalance) -> ColourModel:
         return ColourModel(wb, dict(self.classes), self.date, self.mat)
 
-    def balanced_for(self, image: npt.NDArray[np.uint8], pose: MatPose) -> ColourModel:
+    def balanced_for(self, image: npt.NDArray[np.uint8], pose: MatPose, fit_offset: bool = True) -> ColourModel:
         """This model with the white balance fitted to ``image``'s patches (lighting may change).
 
         Patches hidden behind pieces (seen from the far side of the battlefield) are left out:
@@ -462,7 +464,7 @@ class ColourModel:
                 "white balance needs a white or grey patch of the mat in view, and every one is hidden "
                 "(behind pieces or outside the picture); turn the mat so that a patch shows"
             )
-        return self.with_white_balance(WhiteBalance.from_patches(measured))
+        return self.with_white_balance(WhiteBalance.from_patches(measured, fit_offset))
 
     # -- conversion and classification ---------------------------------------------
     def lab_of_bgr(self, bgr: npt.ArrayLike) -> F64:

@@ -27,6 +27,7 @@ from engine.ctrl.state import COLORS
 from engine.ctrl.validate import validate_state
 from vision.camera import ViewCamera
 from vision.classify import classify
+from vision.history import explain_turns
 from vision.locate import check_image, locate, self_calibrate_views
 from vision.reconstruct import ReconstructConfig, Reconstruction, ViewEvidence, reconstruct
 
@@ -55,6 +56,7 @@ class SceneResult:
     missing_sides: list[str]
     unobserved: list[tuple[Cell, str]]  # cell, which view would show it
     timings: dict[str, float] = field(default_factory=dict)
+    turns: list[str] = field(default_factory=list)  # with a previous state: the legal turns the pictures show
 
     @property
     def trusted(self) -> bool:
@@ -87,11 +89,12 @@ def score_images(
         camera = self_calibrate_views(images, spec)
     poses = [locate(img, name, spec, camera) for name, img in images]
     t_locate = time.perf_counter()
-    # white balance per view from its patches; a view whose patches are all hidden borrows the others'
+    # white balance per view from its patches (gains only: an offset fitted from a black patch with
+    # glare on it turns every shadowed face black); a view whose patches are all hidden borrows the others'
     balances: list[WhiteBalance | None] = []
     for (_, img), pose in zip(images, poses, strict=True):
         try:
-            balances.append(ColourModel().balanced_for(img, pose).white_balance)
+            balances.append(ColourModel().balanced_for(img, pose, fit_offset=False).white_balance)
         except ColourModelError:
             balances.append(None)
     good = [b for b in balances if b is not None]
@@ -142,8 +145,33 @@ def score_images(
                                     "assumed to be there (start blocks never move)", f"cell {cell[0]},{cell[1]},"
                                     f"{cell[2]}", 'CTRL rulebook, "Setup" 3', "warning"))
     inferred += _report_ignored(recon.ignored)
-    inferred += _infer_hidden_by_counts(blocks, recon.unobserved)
-    state = _to_state(blocks, recon.flags, previous)
+    turns: list[str] = []
+    if previous is not None and recon.scorer is not None:
+        # the pictures must show legal turns played from the previous state (issue 5, item 1)
+        expl = explain_turns(previous, recon.scorer, recon.flags, recon.blocks)
+        state = expl.state
+        blocks = dict(state.blocks)
+        turns = [str(t) for t in expl.turns]
+        hidden = set(recon.unobserved)
+        for t in expl.turns:
+            for c in (t.placement.cells if t.placement is not None else ()):
+                if c in hidden:
+                    inferred.append(Problem("inferred-history", "hidden from every picture; a block is assumed here "
+                                            "because the legal turn that best explains the pictures puts one here",
+                                            f"cell {c[0]},{c[1]},{c[2]}", 'CTRL rulebook, "Game Turn"', "warning"))
+        for note in expl.flag_notes:
+            inferred.append(Problem("flag-assumed", note, "flags", 'CTRL rulebook, "Flags"', "warning"))
+        slack = max(40, expl.free_cost // 20)
+        if expl.cost > expl.free_cost + slack:
+            inferred.append(Problem(
+                "not-a-legal-continuation",
+                f"the pictures do not look like legal turns played from the previous state: the best legal "
+                f"continuation ({'; '.join(turns) or 'no turn'}) leaves {expl.cost} sampled pixels unexplained, "
+                f"the unconstrained reading {expl.free_cost}", "previous state", 'CTRL rulebook, "Game Turn"'))
+        recon.unobserved[:] = [c for c in recon.unobserved if c not in blocks]
+    else:
+        inferred += _infer_hidden_by_counts(blocks, recon.unobserved)
+        state = _to_state(blocks, recon.flags, previous)
     problems = validate_state(state) + inferred
     for color in state.colors:
         if color not in state.flags:
@@ -165,7 +193,7 @@ def score_images(
                "validate_s": t_end - t_recon, "total_s": t_end - t0}
     timings.update({f"reconstruct.{k}": v for k, v in recon.timings.items()})
     return SceneResult(state, recon, reports, poses, [e.camera for e in evidence], labels, problems, missing,
-                       unobserved, timings)
+                       unobserved, timings, turns)
 
 
 def _report_ignored(ignored: Mapping[Cell, str]) -> list[Problem]:

@@ -90,6 +90,7 @@ class Reconstruction:
     iterations: int = 0
     first_hit_pixels: dict[Cell, list[int]] = field(default_factory=dict)
     ignored: dict[Cell, str] = field(default_factory=dict)  # colour seen where no block can be (floating)
+    scorer: RayScorer | None = None  # how well any other set of blocks explains the same pictures
 
 
 class _Volume:
@@ -351,7 +352,71 @@ def reconstruct(
         timings={"trace_s": t_trace - t0, "carve_s": t_carve - t_trace, "model_s": t_model - t_carve,
                  "refine_s": t_refine - t_model, "colour_s": t_color - t_refine, "flags_s": t_flags - t_color},
         iterations=iterations + sweeps, first_hit_pixels=first_hit_pixels, ignored=ignored,
+        scorer=RayScorer(model, vol),
     )
+
+
+class RayScorer:
+    """The reconstruct stage's measure of fit, for any set of blocks: how many sampled pixel rays
+    (all views) show something else than these blocks predict.  Used to choose, among the legal
+    continuations of a previous state, the one the pictures show (``score-images --previous``).
+
+    :meth:`set_base` fixes a set of blocks; :meth:`delta` then prices adding a few blocks to it
+    by re-predicting only the rays through them."""
+
+    def __init__(self, model: _RayModel, vol: _Volume) -> None:
+        self._model = model
+        self._vol = vol
+        self._hyp = np.zeros(vol.n, np.int64)
+        self._pred = model.predict(self._hyp)
+        self.base_cost = 0
+
+    def _index(self, cell: Cell) -> int:
+        return int(self._vol.index(np.array([cell], np.int64))[0])
+
+    def _hyp_of(self, blocks: Mapping[Cell, str]) -> I64:
+        hyp = np.zeros(self._vol.n, np.int64)
+        for c in CENTRAL_CUBE:
+            i = self._index(c)
+            if i >= 0:
+                hyp[i] = int(Label.CUBE)
+        for c, col in blocks.items():
+            i = self._index(c)
+            if i >= 0 and col in COLOR_LABELS:
+                hyp[i] = int(COLOR_LABELS[col])
+        return hyp
+
+    def cost(self, blocks: Mapping[Cell, str]) -> int:
+        """Mismatching rays (weighted) if exactly ``blocks`` stood on the battlefield."""
+        m = self._model
+        return int(((m.predict(self._hyp_of(blocks)) != m.obs) * m.weight).sum())
+
+    def set_base(self, blocks: Mapping[Cell, str]) -> int:
+        self._hyp = self._hyp_of(blocks)
+        self._pred = self._model.predict(self._hyp)
+        m = self._model
+        self.base_cost = int(((self._pred != m.obs) * m.weight).sum())
+        return self.base_cost
+
+    def delta(self, added: Mapping[Cell, str]) -> int:
+        """Change of :meth:`cost` when ``added`` blocks join the base set (cells outside the volume
+        change nothing)."""
+        idx = [(self._index(c), int(COLOR_LABELS[col])) for c, col in added.items()]
+        idx = [(i, v) for i, v in idx if i >= 0]
+        if not idx:
+            return 0
+        m = self._model
+        rows = np.unique(np.concatenate([m.rays_of[i] for i, _ in idx]))
+        if len(rows) == 0:
+            return 0
+        old = [int(self._hyp[i]) for i, _ in idx]
+        for i, v in idx:
+            self._hyp[i] = v
+        p = m.predict(self._hyp, rows)
+        for (i, _), v in zip(idx, old, strict=True):
+            self._hyp[i] = v
+        obs, wt = m.obs[rows], m.weight[rows]
+        return int(((p != obs) * wt).sum()) - int(((self._pred[rows] != obs) * wt).sum())
 
 
 def _floating(blocks: Mapping[Cell, str], hidden: set[Cell]) -> dict[Cell, str]:

@@ -1,0 +1,107 @@
+"""History stage: explain the pictures as legal turns played from a previous state (``--previous``).
+
+Chess recognisers gained most from using the game's history: a position seen by the camera must
+follow from the last known one by legal moves.  CTRL's turns are few per position (a placement of
+up to three blocks along one path, then the flag), so a beam search over legal turns, scored by
+the reconstruct stage's ray model (:class:`vision.reconstruct.RayScorer`: how many sampled pixel
+rays the blocks fail to explain), finds the continuation the pictures show.
+
+The flag of each turn is taken from the flags the reconstruct stage found when that spot is legal
+for the colour at that moment; otherwise the colour's flag stays where the rules leave it and the
+result says so.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+from engine.ctrl import State
+from engine.ctrl.moves import FlagSpot, NoFlag, Pass, Placement, Turn
+from vision.reconstruct import RayScorer
+
+
+@dataclass(frozen=True)
+class HistoryConfig:
+    beam: int = 4  # states kept per depth
+    max_turns: int = 12  # never search deeper than this
+    extra_turns: int = 2  # search this many turns beyond the block-count estimate
+    tolerance: int = 6  # rays: a deeper explanation must be better than this to be preferred
+
+
+@dataclass
+class Explanation:
+    state: State
+    turns: list[Turn]
+    cost: int  # rays the explained state fails to explain
+    free_cost: int  # the same for the unconstrained reconstruction
+    flag_notes: list[str] = field(default_factory=list)
+    considered: int = 0  # placements priced
+
+
+def explain_turns(
+    previous: State,
+    scorer: RayScorer,
+    seen_flags: Mapping[str, FlagSpot],
+    free_blocks: Mapping[str, object] | Mapping[tuple[int, int, int], str],
+    cfg: HistoryConfig | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> Explanation:
+    """The legal continuation of ``previous`` (0 or more whole turns) that best explains the rays."""
+    cfg = cfg or HistoryConfig()
+    free_cost = scorer.cost(free_blocks)  # type: ignore[arg-type]
+    est = max(0, math.ceil((len(free_blocks) - len(previous.blocks)) / 3))
+    depth_limit = min(cfg.max_turns, est + cfg.extra_turns)
+    start_cost = scorer.cost(previous.blocks)
+    beam: list[tuple[int, State, list[Turn], list[str]]] = [(start_cost, previous, [], [])]
+    best_per_depth: list[tuple[int, State, list[Turn], list[str]]] = [beam[0]]
+    considered = 0
+    for depth in range(1, depth_limit + 1):
+        if progress is not None:
+            progress(depth, depth_limit)
+        nxt: list[tuple[int, State, list[Turn], list[str]]] = []
+        for cost, st, turns, notes in beam:
+            if st.is_terminal() or st.to_move is None:
+                continue
+            color = st.to_move
+            scorer.set_base(st.blocks)
+            priced: list[tuple[int, Placement | Pass]] = []
+            for mv in st.legal_moves():
+                if isinstance(mv, Placement):
+                    priced.append((scorer.delta({c: color for c in mv.cells}), mv))
+                    considered += 1
+                elif isinstance(mv, Pass):
+                    priced.append((0, mv))
+            priced.sort(key=lambda t: t[0])
+            for delta, mv in priced[: cfg.beam]:
+                after = st.apply(mv)
+                flag_move, note = _flag_for(after, color, seen_flags)
+                after = after.apply(flag_move)
+                turn = Turn(mv if isinstance(mv, Placement) else None,
+                            flag_move if isinstance(flag_move, FlagSpot) else None)
+                nxt.append((cost + delta, after, [*turns, turn], [*notes, *([note] if note else [])]))
+        if not nxt:
+            break
+        nxt.sort(key=lambda t: t[0])
+        beam = nxt[: cfg.beam]
+        best_per_depth.append(beam[0])
+    lowest = min(c for c, *_ in best_per_depth)
+    # the shallowest depth that explains the pictures as well as any deeper one (hidden placements
+    # change no ray, so deeper searches can always add turns for free: the fewest turns win)
+    cost, state, turns, notes = next(b for b in best_per_depth if b[0] <= lowest + cfg.tolerance)
+    return Explanation(state, turns, cost, free_cost, notes, considered)
+
+
+def _flag_for(state: State, color: str, seen: Mapping[str, FlagSpot]) -> tuple[FlagSpot | NoFlag, str]:
+    """The flag half of the turn: the flag the pictures show, when that spot is legal now."""
+    spots = state.flag_spots()
+    if not spots:
+        return NoFlag(), ""
+    want = seen.get(color)
+    if want is not None and want in set(spots):
+        return want, ""
+    old = state.flags.get(color)
+    if old is not None and old in set(spots):
+        return old, f"the {color} flag was not found where the rules allow it; assumed unchanged at {old}"
+    return spots[0], f"the {color} flag was not found where the rules allow it; placed at {spots[0]} (a guess)"

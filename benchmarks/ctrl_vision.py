@@ -10,7 +10,11 @@ For every scene under fixtures/ctrl/ (five views each), runs the whole pipeline
 * time per stage and per scene.
 
 By default each view's camera intrinsics come from its truth file (as a user with a calibration
-file); ``--self-calibrate`` estimates them from the pictures instead.  Last line: one JSON object.
+file); ``--self-calibrate`` estimates them from the pictures instead.  ``--previous`` gives the
+pipeline the state one turn earlier (``engine.ctrl.record.one_turn_back`` of the truth: the position
+before the last colour's last placement), as ``score-images --previous`` would get it from a game
+being followed turn by turn; set-ups have no earlier state and are scored without.  Last line: one
+JSON object.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ import numpy as np
 from calibration.camera import CameraCalibration, read_image
 from calibration.mat import MatSpec
 from engine.ctrl import State
+from engine.ctrl.record import one_turn_back
 from vision.pipeline import score_images
 from vision.reconstruct import ReconstructConfig
 
@@ -40,6 +45,7 @@ def main() -> None:
     ap.add_argument("--fixtures", default=str(Path(__file__).resolve().parent.parent / "fixtures" / "ctrl"))
     ap.add_argument("--scenes", type=int, default=0, help="only the first N scenes (0 = all)")
     ap.add_argument("--self-calibrate", action="store_true")
+    ap.add_argument("--previous", action="store_true", help="give the state one turn earlier (see above)")
     args = ap.parse_args()
     root = Path(args.fixtures)
     scenes = sorted(p for p in root.glob("scene_*") if (p / "scene.json").exists())
@@ -66,7 +72,8 @@ def main() -> None:
                 cam = CameraCalibration(np.array(vt["K"]), np.array(vt["dist"]), tuple(vt["image_size"]), 0.0)
         t0 = time.perf_counter()
         try:
-            res = score_images(pics, spec, cam)
+            prev = one_turn_back(truth) if args.previous else None
+            res = score_images(pics, spec, cam, prev)
         except Exception as exc:  # a rejected scene counts as wrong, with its reason
             rows.append({"scene": sc.name, "error": str(exc)[:200]})
             print(f"{sc.name}: rejected: {exc}")
@@ -100,6 +107,7 @@ def main() -> None:
         "seconds_per_scene_median": round(statistics.median(r["seconds"] for r in ok), 2) if ok else None,
         "stage_seconds_median": {k: round(statistics.median(v), 3) for k, v in stage_times.items() if "." not in k},
         "calibration": "self" if args.self_calibrate else "from truth intrinsics",
+        "previous_state": "one turn back" if args.previous else "none",
         "targets": {"cell_error": 0.0005, "state_exact": 0.99, "sides_exact": 0.99, "winner": 1.0, "seconds": 0.5},
     }
     print(json.dumps(figures))

@@ -394,14 +394,16 @@ def score_images_cmd(
                                             "without it the camera is estimated from the pictures."),
     mat: Path | None = typer.Option(None, "--mat", help="Mat specification (mat.json from 'mat print'); "
                                     "default: the A3 CTRL mat with 22 mm blocks."),
-    previous: Path | None = typer.Option(None, "--previous", help="The last known state (colours in play, starts)."),
+    previous: Path | None = typer.Option(None, "--previous", help="The last known state (a state file): the "
+                                         "pictures must then show legal turns played from it, which are printed."),
     annotate: Path | None = typer.Option(None, "--annotate", help="Write annotated pictures and a 3D preview here."),
     json_out: bool = JSON_OPT,
 ) -> None:
-    """Score a physical game from pictures (WORK IN PROGRESS: accuracy below target, flags not read).
+    """Score a physical game from pictures of the battlefield on the mat (four sides and the top).
 
-    Exit code 0 when the reconstruction passes the rule checks, 1 when it does not (the sheet is then
-    printed as untrusted), 2 for unusable input.
+    Accuracy is below the project's targets without --previous (see docs/vision.md); cells no
+    picture shows are reported, never guessed silently.  Exit code 0 when the reconstruction passes
+    the rule checks, 1 when it does not (the sheet is then printed as NOT TRUSTED), 2 for unusable input.
     """
     from calibration.camera import CameraCalibration, read_image
     from calibration.mat import MatSpec
@@ -448,6 +450,7 @@ def report_scene(res: SceneResult, pics: list[tuple[str, Any]], annotate: Path |
             "trusted": res.trusted,
             "views": [vars(v) for v in res.views],
             "missing_sides": res.missing_sides,
+            "turns": res.turns,
             "unobserved": [{"cell": list(c), "would_show": h} for c, h in res.unobserved],
             "problems": [p.to_json() for p in res.problems],
             "timings": {k: round(v, 3) for k, v in res.timings.items()},
@@ -459,6 +462,10 @@ def report_scene(res: SceneResult, pics: list[tuple[str, Any]], annotate: Path |
                       f"({v.rms_px} px), white balance from {v.white_balance}")
         if res.missing_sides:
             out.print(f"[yellow]no picture shows side(s) {', '.join(res.missing_sides)}[/]")
+        if res.turns:
+            out.print("turns since the previous state (legal moves that best explain the pictures):")
+            for t in res.turns:
+                out.print(f"  {t}")
         print_score(state, "CTRL score sheet (from pictures)" + ("" if res.trusted else " -- NOT TRUSTED"))
         for p in res.problems:
             out.print(f"{p.severity}: {p}")

@@ -67,3 +67,42 @@ class GameRecord:
             except InvalidMoveError as exc:
                 raise InvalidStateError(f"turn {i}: {exc}") from None
         return cls(State.from_json(doc["initial"]), turns)
+
+
+def one_turn_back(state: State) -> State | None:
+    """A state one placement earlier: the position before the last colour to play placed its last
+    three blocks, with that colour to move and its flag not yet re-plugged (the flag's earlier spot
+    is not recorded in a position, so it is left out).  ``None`` when no colour's blocks can be taken
+    back as one legal placement.  Used to test ``score-images --previous`` on recorded positions.
+
+    Rulebook "Game Turn": a turn places three blocks along one path, then re-plugs the flag; the
+    position before it is the one in which those three cells were one of the mover's legal placements.
+    """
+    from itertools import combinations
+
+    from engine.ctrl.moves import Placement
+
+    doc = state.to_json()
+    order = list(state.colors)
+    if state.to_move in order:
+        i = order.index(state.to_move)
+        candidates = [order[(i - k) % len(order)] for k in range(1, len(order) + 1)]
+    else:
+        candidates = list(reversed(order))
+    for color in candidates:
+        mine = sorted(c for c, col in state.blocks.items() if col == color and c != state.starts.get(color))
+        for cells in combinations(mine, 3):
+            d = dict(doc)
+            d["blocks"] = [b for b in doc["blocks"] if tuple(b["cell"]) not in cells]
+            d["flags"] = [f for f in doc["flags"] if f["color"] != color]
+            d["to_move"] = color
+            d["terminal"] = False
+            d["phase"] = "place"
+            d["passes_in_row"] = 0
+            try:
+                before = State.from_json(d)
+            except ValueError:
+                continue
+            if Placement.of(cells) in set(before.legal_moves()):
+                return before
+    return None

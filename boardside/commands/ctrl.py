@@ -464,8 +464,8 @@ def report_scene(res: SceneResult, pics: list[tuple[str, Any]], annotate: Path |
             out.print(f"[yellow]no picture shows side(s) {', '.join(res.missing_sides)}[/]")
         if res.turns:
             out.print("turns since the previous state (legal moves that best explain the pictures):")
-            for t in res.turns:
-                out.print(f"  {t}")
+            for turn_text in res.turns:
+                out.print(f"  {turn_text}")
         print_score(state, "CTRL score sheet (from pictures)" + ("" if res.trusted else " -- NOT TRUSTED"))
         for p in res.problems:
             out.print(f"{p.severity}: {p}")

@@ -90,7 +90,40 @@ def explain_turns(
     # the shallowest depth that explains the pictures as well as any deeper one (hidden placements
     # change no ray, so deeper searches can always add turns for free: the fewest turns win)
     cost, state, turns, notes = next(b for b in best_per_depth if b[0] <= lowest + cfg.tolerance)
+    state, notes = _refit_flags(state, turns, scorer, notes)
     return Explanation(state, turns, cost, free_cost, notes, considered)
+
+
+def _refit_flags(state: State, turns: list[Turn], scorer: RayScorer, notes: list[str]) -> tuple[State, list[str]]:
+    """With the blocks settled, each colour that played picks the flag spot the pictures support best
+    among its legal spots now (the free reconstruction's flags were fitted to its own, partly wrong,
+    blocks).  A colour whose flag no spot's rays support keeps what the search chose, noted."""
+    movers = []
+    for t in turns:
+        for c in (t.placement.cells if t.placement is not None else ()):
+            col = state.blocks.get(c)
+            if col is not None and col not in movers:
+                movers.append(col)
+    if not movers:
+        return state, notes
+    doc = state.to_json()
+    flags = {f["color"]: f for f in doc["flags"]}
+    kept = list(notes)
+    for color in movers:
+        others = {k: v for k, v in flags.items() if k != color}
+        trial = State.from_json({**doc, "flags": list(others.values())})
+        spots = trial.flag_spots(color)
+        if not spots:
+            continue
+        scores = scorer.flag_scores(state.blocks, color, spots)
+        best = max(range(len(spots)), key=lambda i: scores[i])
+        if scores[best] > 0:
+            flags[color] = {"color": color, "cell": list(spots[best].cell), "points": spots[best].points}
+            kept = [n for n in kept if not n.startswith(f"the {color} flag")]
+        elif color in flags:
+            kept.append(f"the {color} flag: no picture shows its banner clearly; kept at "
+                        f"{flags[color]['cell']} {flags[color]['points']}")
+    return State.from_json({**doc, "flags": list(flags.values())}), kept
 
 
 def _flag_for(state: State, color: str, seen: Mapping[str, FlagSpot]) -> tuple[FlagSpot | NoFlag, str]:

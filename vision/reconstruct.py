@@ -352,7 +352,7 @@ def reconstruct(
         timings={"trace_s": t_trace - t0, "carve_s": t_carve - t_trace, "model_s": t_model - t_carve,
                  "refine_s": t_refine - t_model, "colour_s": t_color - t_refine, "flags_s": t_flags - t_color},
         iterations=iterations + sweeps, first_hit_pixels=first_hit_pixels, ignored=ignored,
-        scorer=RayScorer(model, vol),
+        scorer=RayScorer(model, vol, flag_geometry, cfg.flag_min_rays),
     )
 
 
@@ -364,9 +364,11 @@ class RayScorer:
     :meth:`set_base` fixes a set of blocks; :meth:`delta` then prices adding a few blocks to it
     by re-predicting only the rays through them."""
 
-    def __init__(self, model: _RayModel, vol: _Volume) -> None:
+    def __init__(self, model: _RayModel, vol: _Volume, geom: FlagGeometry = FLAG, flag_min_rays: int = 4) -> None:
         self._model = model
         self._vol = vol
+        self._geom = geom
+        self._flag_min_rays = flag_min_rays
         self._hyp = np.zeros(vol.n, np.int64)
         self._pred = model.predict(self._hyp)
         self.base_cost = 0
@@ -397,6 +399,15 @@ class RayScorer:
         m = self._model
         self.base_cost = int(((self._pred != m.obs) * m.weight).sum())
         return self.base_cost
+
+    def flag_scores(self, blocks: Mapping[Cell, str], color: str, spots: Sequence[FlagSpot]) -> list[float]:
+        """Evidence for ``color``'s flag at each of ``spots`` with exactly ``blocks`` on the battlefield
+        (``-inf`` where too few rays are for it)."""
+        hyp = self._hyp_of(blocks)
+        pred = self._model.predict(hyp)
+        lab = int(COLOR_LABELS[color])
+        return [_banner_score(self._model, hyp, pred, self._vol, sp, lab, self._geom, self._flag_min_rays)
+                for sp in spots]
 
     def delta(self, added: Mapping[Cell, str]) -> int:
         """Change of :meth:`cost` when ``added`` blocks join the base set (cells outside the volume
@@ -563,6 +574,56 @@ def _refine(
     return hyp, sweeps
 
 
+def _banner_score(model: _RayModel, hyp: I64, pred: I64, vol: _Volume, spot: FlagSpot, lab: int,
+                  geom: FlagGeometry, min_rays: int) -> float:
+    """Evidence for a flag of label ``lab`` at ``spot``: over the sides its banner may hang on, the
+    best (rays showing the colour that no block explains) - (rays showing free space or another colour
+    through the banner), all counted on rays that reach the flag's cell before any block; ``-inf`` when
+    fewer than ``min_rays`` rays are for it or no more are for than against."""
+    ci = int(vol.index(np.array([spot.cell], np.int64))[0])
+    if ci < 0:
+        return -np.inf
+    rows = model.rays_of[ci]
+    if len(rows) == 0:
+        return -np.inf
+    sub = model.idx[rows]
+    occ = (sub >= 0) & (hyp[np.maximum(sub, 0)] != 0)
+    pos = np.argmax(sub == ci, axis=1)
+    first_occ = np.where(occ.any(axis=1), np.argmax(occ, axis=1), sub.shape[1])
+    rows = rows[first_occ > pos]  # the ray reaches the flag's cell before any block
+    if len(rows) == 0:
+        return -np.inf
+    n = spot.normal
+    b = spot.block
+    o, d = model.origins[rows], model.dirs[rows]
+    obs = model.obs[rows]
+    nv = np.array(n, float)
+    base = np.array([b[0] + 0.5, b[1] + 0.5, b[2] + 0.5]) + 0.5 * nv
+    pos_obs = (pred[rows] != obs) & (model.weight[rows] > 0) & (obs == lab)
+    other_colour = (obs != lab) & (obs >= int(Label.BLUE)) & (obs <= int(Label.GREEN))
+    neg_obs = ((obs == int(Label.BACKGROUND)) | (obs == int(Label.CUBE)) | other_colour) & (model.weight[rows] > 0)
+    mid = 0.5 * (geom.banner_from + geom.banner_to)
+    half_along = 0.5 * (geom.banner_to - geom.banner_from)
+    half_side = 0.5 * geom.banner_width
+    best = -np.inf
+    for e in ALL_DIRS:
+        if e[0] * n[0] + e[1] * n[1] + e[2] * n[2] != 0 or (n[2] == 0 and e[2] < 0):
+            continue
+        ev = np.array(e, float)
+        centre = base + mid * nv + half_side * ev
+        normal = np.cross(nv, ev)
+        denom = d @ normal
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t = ((centre - o) @ normal) / denom
+        p = o + t[:, None] * d - centre
+        inside = (np.abs(denom) > 1e-6) & (t > 0) & (np.abs(p @ nv) <= half_along) & (np.abs(p @ ev) <= half_side)
+        npos = int((inside & pos_obs).sum())
+        nneg = int((inside & neg_obs).sum())
+        if npos >= min_rays and npos > nneg:
+            best = max(best, float(npos - nneg))
+    return best
+
+
 def _fit_flags_residual(
     model: _RayModel, hyp: I64, pred: I64, vol: _Volume, blocks: Mapping[Cell, str], cfg: ReconstructConfig,
     geom: FlagGeometry,
@@ -571,20 +632,11 @@ def _fit_flags_residual(
 
     Every legal flag spot of a colour (engine rules: a free cell in front of one of its blocks'
     faces, never pointing down) and every side its banner may hang on is a thin rectangle inside the
-    flag's cell.  The rays through that cell that reach the rectangle before any block are its
-    evidence: a ray showing the colour that no block explains counts for it, a ray showing free space
-    or another colour counts against it (a banner there would have hidden what the ray saw).  The best
-    spot of each colour with enough rays for it and more for than against wins."""
+    flag's cell, scored by :func:`_banner_score`; the best spot of each colour wins, no two flags in
+    one cell."""
     occupied = set(blocks) | set(CENTRAL_CUBE)
-    unexplained = (pred != model.obs) & (model.weight > 0)
-    free = (model.obs == int(Label.BACKGROUND)) | (model.obs == int(Label.CUBE))
-    flags: dict[str, FlagSpot] = {}
-    scores: dict[str, float] = {}
-    taken: set[Cell] = set()
-    mid = 0.5 * (geom.banner_from + geom.banner_to)
-    half_along = 0.5 * (geom.banner_to - geom.banner_from)
-    half_side = 0.5 * geom.banner_width
     candidates: list[tuple[float, str, FlagSpot]] = []
+    scores: dict[str, float] = {}
     for color in cfg.colors:
         lab = int(COLOR_LABELS[color])
         best = 0.0
@@ -595,50 +647,17 @@ def _fit_flags_residual(
                 cell = (b[0] + n[0], b[1] + n[1], b[2] + n[2])
                 if cell in occupied:
                     continue
-                ci = int(vol.index(np.array([cell], np.int64))[0])
-                if ci < 0:
-                    continue
-                rows = model.rays_of[ci]
-                if len(rows) == 0:
-                    continue
-                sub = model.idx[rows]
-                occ = (sub >= 0) & (hyp[np.maximum(sub, 0)] != 0)
-                pos = np.argmax(sub == ci, axis=1)
-                first_occ = np.where(occ.any(axis=1), np.argmax(occ, axis=1), sub.shape[1])
-                rows = rows[first_occ > pos]  # the ray reaches the flag's cell before any block
-                if len(rows) == 0:
-                    continue
-                o, d = model.origins[rows], model.dirs[rows]
-                nv = np.array(n, float)
-                base = np.array([b[0] + 0.5, b[1] + 0.5, b[2] + 0.5]) + 0.5 * nv
-                pos_obs = unexplained[rows] & (model.obs[rows] == lab)
-                neg_obs = (free[rows] | ((model.obs[rows] != lab) & (model.obs[rows] >= int(Label.BLUE))
-                                         & (model.obs[rows] <= int(Label.GREEN)))) & (model.weight[rows] > 0)
-                spot_score = -np.inf
-                for e in ALL_DIRS:
-                    if e[0] * n[0] + e[1] * n[1] + e[2] * n[2] != 0 or (n[2] == 0 and e[2] < 0):
-                        continue
-                    ev = np.array(e, float)
-                    centre = base + mid * nv + half_side * ev
-                    normal = np.cross(nv, ev)
-                    denom = d @ normal
-                    with np.errstate(divide="ignore", invalid="ignore"):
-                        t = ((centre - o) @ normal) / denom
-                    p = o + t[:, None] * d - centre
-                    inside = (np.abs(denom) > 1e-6) & (t > 0) & (np.abs(p @ nv) <= half_along) & (
-                        np.abs(p @ ev) <= half_side)
-                    npos = int((inside & pos_obs).sum())
-                    nneg = int((inside & neg_obs).sum())
-                    if npos >= cfg.flag_min_rays and npos > nneg:
-                        spot_score = max(spot_score, float(npos - nneg))
-                if spot_score > 0:
-                    candidates.append((spot_score, color, FlagSpot.on_block(b, n)))
-                    best = max(best, spot_score)
+                spot = FlagSpot.on_block(b, n)
+                score = _banner_score(model, hyp, pred, vol, spot, lab, geom, cfg.flag_min_rays)
+                if score > 0:
+                    candidates.append((score, color, spot))
+                    best = max(best, score)
         scores[color] = best
-    for score, color, spot in sorted(candidates, key=lambda c: -c[0]):
+    flags: dict[str, FlagSpot] = {}
+    taken: set[Cell] = set()
+    for _score, color, spot in sorted(candidates, key=lambda c: -c[0]):
         if color in flags or spot.cell in taken:
             continue
         flags[color] = spot
         taken.add(spot.cell)
-        del score
     return flags, scores

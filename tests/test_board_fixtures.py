@@ -84,6 +84,7 @@ def test_the_set_spans_what_the_issue_asks() -> None:
         "fossil",
         "quirky_flag",
         "pawn",
+        "king",
         "blocker",
     ):
         assert k in kinds, k
@@ -181,3 +182,21 @@ def test_detection_summary() -> None:
     assert float(np.median(ERRORS)) < 1.5
     found, visible = (sum(v) for v in zip(*SEEN, strict=True))
     assert found >= 0.6 * visible
+
+
+@pytest.mark.slow
+def test_tiny_board_render_is_consistent(tmp_path: Path) -> None:
+    """A 1-spp, low-resolution render of one scene of each game through the real renderer."""
+    from boardside.fixtures_render.board_sets import render_board_scene
+    from boardside.fixtures_render.mitsuba_backend import renderer_available
+
+    available, why = renderer_available()
+    if not available:
+        pytest.skip(f"fixture renderer not installed: {why}")
+    for game in GAMES:
+        scene = plan_board_scene(game, 4, ROOT)
+        doc = render_board_scene(scene, tmp_path / game, spp=1, supersample=0.3)
+        assert check_board_fixture(json.loads(json.dumps(doc)), ROOT) == []
+        img = cv2.imread(str(tmp_path / game / doc["file"]))
+        assert img is not None and img.shape == (720, 1280, 3)
+        assert any(c["visible"] for c in doc["cells"])

@@ -154,15 +154,20 @@ def _rng(seed: int, index: int, salt: int) -> np.random.Generator:
     return np.random.default_rng([seed, index, salt])
 
 
-def _play(state: Any, prng: random.Random, steps: int) -> Any:
-    """Random legal moves and sampled chance events (the engine's own), stopping at a decision point."""
+def _play(
+    state: Any, prng: random.Random, steps: int, prefer: Callable[[Any], bool] | None = None, bias: float = 0.0
+) -> Any:
+    """Random legal moves and sampled chance events (the engine's own), stopping at a decision point.
+    With ``prefer``, a legal move it accepts is chosen with probability ``bias`` when there is one."""
     for _ in range(steps):
         if state.is_terminal():
             break
         if state.is_chance_node():
             state = state.apply(state.sample_chance(prng))
             continue
-        state = state.apply(prng.choice(list(state.legal_moves())))
+        legal = list(state.legal_moves())
+        liked = [m for m in legal if prefer(m)] if prefer is not None else []
+        state = state.apply(prng.choice(liked if liked and prng.random() < bias else legal))
     while not state.is_terminal() and state.is_chance_node():
         state = state.apply(state.sample_chance(prng))
     return state
@@ -185,11 +190,20 @@ def _bandera(index: int, seed: int, rng: np.random.Generator) -> BoardScene:
         stage, doc = "setup", new_state(players).to_json()
     elif index < 10:
         stage = "mid"
-        doc = _play(
-            new_state(players, ("easy", "medium", "hard")[index % 3] if players == 2 else "easy"),
-            prng,
-            prng.randint(40, 400),
-        ).to_json()
+        level = ("easy", "medium", "hard")[index % 3] if players == 2 else "easy"
+        # random legal play that stacks whenever it may (a roll of 5 rarely allows it, so uniform play
+        # seldom builds the two-cube towers the reader must see), best of four games by towers:
+        # every position is one the engine reached by legal moves
+        from engine.bandera.moves import MoveKind
+
+        candidates = [
+            _play(new_state(players, level), prng, prng.randint(40, 400), lambda m: m.kind == MoveKind.STACK, 1.0)
+            for _ in range(4)
+        ]
+        doc = max(
+            (c.to_json() for c in candidates),
+            key=lambda d: sum(1 for e in d["board"] if e["cubes"] == 2 and not e.get("flag")),
+        )
     else:
         stage = "broken"
         doc = new_state(2 if index == 10 else 4).to_json()

@@ -52,7 +52,7 @@ class ReconstructConfig:
 
     bounds_min: tuple[int, int, int] = (-5, -5, 0)
     bounds_max: tuple[int, int, int] = (8, 8, 8)  # exclusive
-    pixel_stride: int = 4
+    pixel_stride: int = 6  # every 6th pixel: as accurate as every 4th on the fixtures, half the time
     carve_fraction: float = 0.6  # share of free labels among a cell's first-hit pixels in one view
     consistency: float = 0.7  # a cell whose main colour has less than this share of its coloured pixels is carved
     min_pixels: int = 6  # first-hit pixels a view needs to judge a cell
@@ -197,9 +197,11 @@ def _trace(view: ViewEvidence, vol: _Volume, cfg: ReconstructConfig) -> _Rays:
         pts = c[None, None, :] + mids[:, :, None] * dd[:, None, :]
         idx = vol.index(np.floor(pts).astype(np.int64))
         idx[~ok] = -1
-        order = np.argsort(idx < 0, axis=1, kind="stable")
-        idx = np.take_along_axis(idx, order, axis=1)
-        used = max(1, int((idx >= 0).sum(axis=1).max()) if idx.size else 1)
+        # the crossings are sorted, so the unused (infinite) ones are at the end of each row; a
+        # zero-length segment (a ray through an edge) leaves a -1 gap, which every reader skips
+        valid = idx >= 0
+        last = np.where(valid.any(axis=1), idx.shape[1] - np.argmax(valid[:, ::-1], axis=1), 0)
+        used = max(1, int(last.max()) if idx.size else 1)
         chunks.append(idx[:, :used])
         width = max(width, used)
     out = np.full((len(pix), width), -1, np.int64)

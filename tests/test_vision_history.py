@@ -89,3 +89,44 @@ def test_score_images_with_previous_on_rendered_pictures(tmp_path: Path, capsys:
     assert got.side_scores() == truth.side_scores()
     assert len(doc["turns"]) == 1
     assert code == 0
+
+
+def _score_with_previous(scene_name: str) -> tuple[State, State]:
+    from calibration.camera import read_image
+    from calibration.mat import MatSpec
+    from vision.pipeline import score_images
+
+    scene = FIXTURES / scene_name
+    doc = json.loads((scene / "scene.json").read_text())
+    truth = State.from_json(doc["state"])
+    before = one_turn_back(truth)
+    assert before is not None
+    cam = json.loads((scene / "px.json").read_text())["camera"]
+    calib = CameraCalibration(np.array(cam["K"]), np.array(cam["dist"]), tuple(cam["image_size"]), 0.0)
+    pics = [(v, read_image(scene / f"{v}.jpg")) for v in ("px", "mx", "py", "my", "top")]
+    res = score_images(pics, MatSpec.from_json(doc["mat"]), calib, before)
+    return truth, res.state
+
+
+# The hardest rendered conditions, each scene chosen by its recorded conditions (the first scene that
+# has them), not by how well it reads: scene_014 dim warm light (2962 K), the strongest lens distortion
+# (k1 = -0.20) and the tallest tower (z = 6); scene_001 hard shadows and a flag hiding a face;
+# scene_031 dim light and strong distortion.
+HARD = ["scene_014", "scene_001", "scene_031"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("scene", HARD)
+def test_hard_scenes_blocks_exact_with_previous(scene: str) -> None:
+    truth, got = _score_with_previous(scene)
+    assert got.blocks == truth.blocks
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("scene", [
+    pytest.param("scene_014", marks=pytest.mark.xfail(strict=True, reason="the last mover's (green) flag is read "
+                                                      "on the wrong face: 1,1,4 +z, truth 2,1,3 +x")),
+    "scene_001", "scene_031"])
+def test_hard_scenes_scores_exact_with_previous(scene: str) -> None:
+    truth, got = _score_with_previous(scene)
+    assert got.side_scores() == truth.side_scores()

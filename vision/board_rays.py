@@ -26,50 +26,48 @@ def segments_to_board(camera: F64, points: F64) -> F64:
     return np.asarray(camera[None, :] + s[:, None] * d, np.float64)
 
 
-def hits(camera: F64, ends: F64, solids: F64, t_min: float = 0.0, t_max: float = 1.0) -> B:
-    """``(N, M)``: does the segment ``camera + t (ends - camera)``, ``t_min <= t <= t_max``, meet solid m?
+def hits(camera: F64, ends: F64, solids: F64, t_min: float | F64 = 0.0, t_max: float | F64 = 1.0) -> B:
+    """Does the segment ``camera + t (end - camera)``, ``t_min <= t <= t_max``, meet each solid?
 
-    ``solids`` is ``(M, 6)``: kind (0 box, 1 vertical cylinder), centre x, centre y, half-size (box,
-    square footprint) or radius (cylinder), z0, z1."""
-    n, m = len(ends), len(solids)
-    if n == 0 or m == 0:
-        return np.zeros((n, m), bool)
-    o = camera[None, None, :]
-    d = (ends - camera[None, :])[:, None, :]  # (N, 1, 3)
-    cx, cy, r, z0, z1 = (solids[None, :, k] for k in range(1, 6))
-    kind = solids[None, :, 0]
-    lo = np.full((n, m), t_min)
-    hi = np.full((n, m), t_max)
-    # z slab
-    dz = d[..., 2]
+    ``ends`` is ``(..., 3)``, ``solids`` ``(..., M, 6)`` (broadcast against ``ends``' leading axes):
+    kind (0 box, 1 vertical cylinder), centre x, centre y, half-size (box, square footprint) or
+    radius (cylinder), z0, z1.  Returns ``(..., M)``; ``t_min``/``t_max`` broadcast like ``(..., 1)``."""
+    ends = np.asarray(ends, np.float64)
+    solids = np.asarray(solids, np.float64)
+    if ends.shape[-2:-1] == (0,) or solids.shape[-2] == 0:
+        shape = np.broadcast_shapes(ends.shape[:-1] + (1,), solids.shape[:-1])
+        return np.zeros(shape, bool)
+    o = camera.reshape(3)
+    d = (ends - o)[..., None, :]  # (..., 1, 3)
+    cx, cy, r, z0, z1 = (solids[..., k] for k in range(1, 6))
+    kind = solids[..., 0]
+    shape = np.broadcast_shapes(d.shape[:-1], cx.shape)
+    lo = np.broadcast_to(np.asarray(t_min, np.float64), shape).copy() if np.ndim(t_min) == 0 else \
+        np.broadcast_to(np.asarray(t_min, np.float64)[..., None], shape).copy()
+    hi = np.broadcast_to(np.asarray(t_max, np.float64), shape).copy() if np.ndim(t_max) == 0 else \
+        np.broadcast_to(np.asarray(t_max, np.float64)[..., None], shape).copy()
     with np.errstate(divide="ignore", invalid="ignore"):
-        ta = (z0 - o[..., 2]) / dz
-        tb = (z1 - o[..., 2]) / dz
-    lo = np.maximum(lo, np.minimum(ta, tb))
-    hi = np.minimum(hi, np.maximum(ta, tb))
-    # boxes: x and y slabs
-    for axis, c in ((0, cx), (1, cy)):
-        da = d[..., axis]
-        small = np.abs(da) < 1e-12
-        with np.errstate(divide="ignore", invalid="ignore"):
-            t1 = (c - r - o[..., axis]) / da
-            t2 = (c + r - o[..., axis]) / da
-        inside = (o[..., axis] >= c - r) & (o[..., axis] <= c + r)
-        blo = np.where(small, np.where(inside, -np.inf, np.inf), np.minimum(t1, t2))
-        bhi = np.where(small, np.where(inside, np.inf, -np.inf), np.maximum(t1, t2))
-        lo = np.where(kind == 0, np.maximum(lo, blo), lo)
-        hi = np.where(kind == 0, np.minimum(hi, bhi), hi)
-    # cylinders: |(o + t d)_xy - c| <= r
-    px, py = o[..., 0] - cx, o[..., 1] - cy
-    a = d[..., 0] ** 2 + d[..., 1] ** 2
-    b = 2 * (px * d[..., 0] + py * d[..., 1])
-    cc = px**2 + py**2 - r**2
-    disc = b * b - 4 * a * cc
-    ok = disc >= 0
-    sq = np.sqrt(np.where(ok, disc, 0.0))
-    a2 = np.where(a < 1e-12, 1e-12, 2 * a)
-    clo = np.where(ok, (-b - sq) / a2, np.inf)
-    chi = np.where(ok, (-b + sq) / a2, -np.inf)
-    lo = np.where(kind == 1, np.maximum(lo, clo), lo)
-    hi = np.where(kind == 1, np.minimum(hi, chi), hi)
+        dz = d[..., 2]
+        ta = (z0 - o[2]) / dz
+        tb = (z1 - o[2]) / dz
+        lo = np.maximum(lo, np.minimum(ta, tb))
+        hi = np.minimum(hi, np.maximum(ta, tb))
+        for axis, c in ((0, cx), (1, cy)):
+            da = d[..., axis]
+            t1 = (c - r - o[axis]) / da
+            t2 = (c + r - o[axis]) / da
+            lo = np.where(kind == 0, np.maximum(lo, np.minimum(t1, t2)), lo)
+            hi = np.where(kind == 0, np.minimum(hi, np.maximum(t1, t2)), hi)
+        px, py = o[0] - cx, o[1] - cy
+        a = d[..., 0] ** 2 + d[..., 1] ** 2
+        b = 2 * (px * d[..., 0] + py * d[..., 1])
+        cc = px**2 + py**2 - r**2
+        disc = b * b - 4 * a * cc
+        ok = disc >= 0
+        sq = np.sqrt(np.where(ok, disc, 0.0))
+        a2 = np.maximum(2 * a, 1e-12)
+        clo = np.where(ok, (-b - sq) / a2, np.inf)
+        chi = np.where(ok, (-b + sq) / a2, -np.inf)
+        lo = np.where(kind == 1, np.maximum(lo, clo), lo)
+        hi = np.where(kind == 1, np.minimum(hi, chi), hi)
     return np.asarray(lo <= hi, bool)

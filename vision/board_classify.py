@@ -262,6 +262,7 @@ def classify_sites(
         choice = new
     t4 = time.perf_counter()
     scores = _scores(pred, piece, weight)  # (K, S)
+    cand_set = {int(i) for i in cand}
     out: list[CellReading] = []
     used = weight.sum(axis=1) / weight.shape[1]
     for i, site in enumerate(sites):
@@ -269,7 +270,8 @@ def classify_sites(
         hyp = hyps[k]
         order = np.argsort(-scores[:, i])
         margin = float(scores[order[0], i] - scores[order[1], i]) if len(order) > 1 else 1.0
-        conf = float(np.clip(margin / 0.15, 0.0, 1.0) * np.clip(used[i] / 0.5, 0.0, 1.0))
+        seen = float(np.clip(used[i] / 0.5, 0.0, 1.0))
+        conf = float(np.clip(margin / 0.15, 0.0, 1.0)) * seen if i in cand_set else seen
         hi_probes = np.tile(above, n_l) & (weight[i] > 0)
         kind = hyp.kind
         if used[i] < cfg.min_weight:

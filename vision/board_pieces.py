@@ -79,7 +79,7 @@ def _bandera(g: PieceGeometry) -> list[Hypothesis]:
             Solid("box", g.flag_banner_half, top + g.flag_banner[0], top + g.flag_banner[1], "flag"))
     out.append(Hypothesis("royal_tower", (*tower, *flag), cubes=2))
     ch = Solid("cyl", g.character_radius, top, top + g.character_height, "character")
-    out.append(Hypothesis("character", (*tower, *flag, ch), cubes=2, character=True))
+    out.append(Hypothesis("royal_tower", (*tower, *flag, ch), cubes=2, character=True))
     return out
 
 

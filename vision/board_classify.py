@@ -252,9 +252,10 @@ def classify_sites(
             break
         owner = np.concatenate([np.full(len(r), i) for r, i in others if len(r)])
         allr = np.concatenate(rows_all)
-        hit = hits(cam, ends, allr)  # (S*P, G)
-        site_of_probe = np.repeat(np.arange(n_s), n_p)
-        blocked = (hit & (owner[None, :] != site_of_probe[:, None])).any(axis=1).reshape(n_s, -1)
+        # only candidate sites need it: the others saw nothing at all
+        hit = hits(cam, ends_s[cand], allr[None, None, :, :])  # (C, P, G)
+        blocked = np.zeros((n_s, n_p), bool)
+        blocked[cand] = (hit & (owner[None, None, :] != cand[:, None, None])).any(axis=2)
         weight = (valid & ~blocked).astype(np.float64)
         new = _choose(pred, piece, weight)
         if np.array_equal(new, choice):

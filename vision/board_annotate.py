@@ -41,7 +41,7 @@ def annotate_board(
     spec = pose.spec
     s = spec.cell_mm
     w, h = spec.grid_mm
-    grid = pose.project([[0, 0, 0], [w, 0, 0], [w, h, 0], [0, h, 0]])
+    grid = pose.project(np.array([[0, 0, 0], [w, 0, 0], [w, h, 0], [0, h, 0]], np.float64))
     cv2.polylines(out, [np.round(grid).astype(np.int32)], True, (255, 255, 255), 1, cv2.LINE_AA)
 
     def cell_poly(x: int, y: int, inset: float) -> npt.NDArray[np.int32]:

@@ -198,18 +198,18 @@ def classify_sites(
     probes = np.empty((n_s, n_l, n_z, 3))
     probes[..., :2] = centres[:, None, None, :2] + offs[:, :, None, :]
     probes[..., 2] = centres[:, None, None, 2] + zs[None, None, :]
-    probes = probes.reshape(n_s, n_l * n_z, 3)
-    flat = probes.reshape(-1, 3)
+    probes_s: F64 = probes.reshape(n_s, n_l * n_z, 3)
+    flat = probes_s.reshape(-1, 3)
     w, h = pose.image_size
     px = pose.project(flat)
     in_img = (px[:, 0] > 2) & (px[:, 0] < w - 3) & (px[:, 1] > 2) & (px[:, 1] < h - 3)
     ends = segments_to_board(cam, flat)
-    blurred = cv2.blur(image, (cfg.blur_px, cfg.blur_px)) if cfg.blur_px > 1 else image
+    blurred: U8 = np.asarray(cv2.blur(image, (cfg.blur_px, cfg.blur_px)), np.uint8) if cfg.blur_px > 1 else image
     obs = _sample(blurred, np.where(in_img[:, None], px, 0.0))
     app = _appearance(pose.spec, cfg.board_px_per_mm)
     exp, on_board = _expected(app, ends[:, :2])
     if structure is not None and len(structure):
-        on_struct = hits(cam, ends, structure).any(axis=1)
+        on_struct: npt.NDArray[np.bool_] = np.asarray(np.asarray(hits(cam, ends, structure), bool).any(axis=1))
         exp = np.where(on_struct[:, None], np.array([0.5, 0.5, 0.5]), exp)
     t1 = time.perf_counter()
     # white balance from the board's paper: probes low over the board, where the print is white
@@ -226,20 +226,20 @@ def classify_sites(
     cand = np.nonzero(((piece > 0.5) & valid).any(axis=1))[0]
     t2 = time.perf_counter()
     ends_s = ends.reshape(n_s, -1, 3)
-    n_p = probes.shape[1]
+    n_p = probes_s.shape[1]
     pred = np.zeros((len(hyps), n_s, n_p), bool)
     inside_role: list[dict[str, npt.NDArray[np.bool_]]] = []
     for k, hyp in enumerate(hyps):
         roles: dict[str, npt.NDArray[np.bool_]] = {}
         if hyp.solids and len(cand):
-            rows = np.stack([_solid_rows(hyp, sites[i]) for i in cand])  # (C, m, 6)
+            rows = np.stack([_solid_rows(hyp, sites[int(i)]) for i in cand])  # (C, m, 6)
             hit = hits(cam, ends_s[cand], rows[:, None, :, :])  # (C, P, m)
             pred[k, cand] = hit.any(axis=2)
             for j, sol in enumerate(hyp.solids):
                 if sol.role == "cube":
                     continue
                 ins = np.zeros((n_s, n_p), bool)
-                ins[cand] = _inside(probes[cand], rows[:, j, :])
+                ins[cand] = _inside(probes_s[cand], rows[:, j, :])
                 roles[sol.role] = roles.get(sol.role, np.zeros_like(ins)) | ins
         inside_role.append(roles)
     t3 = time.perf_counter()

@@ -110,7 +110,7 @@ class BoardPose:
 
     def elevation_deg(self) -> float:
         """Camera elevation above the board plane, seen from the board's centre."""
-        w, h = self.spec.size_mm
+        _w, _h = self.spec.size_mm
         c = self.camera_position
         cx, cy = self.spec.cols * self.spec.cell_mm / 2, self.spec.rows * self.spec.cell_mm / 2
         return math.degrees(math.atan2(c[2], math.hypot(c[0] - cx, c[1] - cy)))
@@ -169,7 +169,7 @@ def _self_intrinsics(obj: list[F64], img: list[F64], size: tuple[int, int], k1: 
         if k1:  # an implausible k1: the focal length alone
             return _self_intrinsics(obj, img, size, False)
         return k0, np.zeros(5)
-    return k, dist
+    return np.asarray(k, np.float64), dist
 
 
 def _solve(obj: F64, img: F64, K: F64, dist: F64) -> tuple[F64, F64]:

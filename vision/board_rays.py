@@ -35,7 +35,7 @@ def hits(camera: F64, ends: F64, solids: F64, t_min: float | F64 = 0.0, t_max: f
     ends = np.asarray(ends, np.float64)
     solids = np.asarray(solids, np.float64)
     if ends.shape[-2:-1] == (0,) or solids.shape[-2] == 0:
-        shape = np.broadcast_shapes(ends.shape[:-1] + (1,), solids.shape[:-1])
+        shape = np.broadcast_shapes((*ends.shape[:-1], 1), solids.shape[:-1])
         return np.zeros(shape, bool)
     o = camera.reshape(3)
     d = (ends - o)[..., None, :]  # (..., 1, 3)

@@ -64,9 +64,16 @@ class ClassifyBoardConfig:
     dab_hi: float = 16.0  # above = something standing there
     brighter_lo: float = 18.0  # L* above the print's by this much: something (a white piece on ink)
     brighter_hi: float = 35.0
+    darker_lo: float = 45.0  # L* below a light print's by this much: something dark (deeper than a shadow)
+    darker_hi: float = 62.0
+    dark_expected_min: float = 60.0
+    flag_min_share: float = 0.12  # share of the flag probes that must see a player's colour
+    token_match_de: float = 14.0  # CIELAB distance of a token's printed colour
+    token_min_share: float = 0.25  # share of a cell's token probes showing that colour
     occluded_share: float = 0.5  # share of the probes above the tallest piece that see something
     min_weight: float = 0.15  # share of a site's probes usable, below which it is "unseen"
     iterations: int = 2
+    margin_full: float = 0.15  # a winner this far ahead of the runner-up is sure
     min_chroma: float = 10.0  # below: a grey / white / black piece
     blur_px: int = 3
     board_px_per_mm: float = 2.0
@@ -143,6 +150,51 @@ def _sample(img: U8, px: F64) -> F64:
     return srgb8_to_linear(np.asarray(out, np.float64).reshape(-1, 3)[:, ::-1])
 
 
+@dataclass(frozen=True, eq=False)
+class _Scene:
+    """One picture prepared for probing: blurred image, board appearance, white balance, structure."""
+
+    image: U8
+    pose: BoardPose
+    app: _Appearance
+    gain: F64
+    structure: F64 | None
+    structure_lab: F64 | None  # observed CIELAB of each structure solid's top (its own colour)
+
+
+def _observe(sc: _Scene, pts: F64, cfg: ClassifyBoardConfig) -> tuple[F64, F64, npt.NDArray[np.bool_], F64]:
+    """For probe points (N, 3): (piece-ness (N,), observed CIELAB (N, 3), usable (N,), ray ends (N, 3))."""
+    cam = sc.pose.camera_position
+    w, h = sc.pose.image_size
+    px = sc.pose.project(pts)
+    in_img = (px[:, 0] > 2) & (px[:, 0] < w - 3) & (px[:, 1] > 2) & (px[:, 1] < h - 3)
+    ends = segments_to_board(cam, pts)
+    obs = _sample(sc.image, np.where(in_img[:, None], px, 0.0))
+    exp, on_board = _expected(sc.app, ends[:, :2])
+    lab_o = linear_to_lab(np.clip(obs / sc.gain[None, :], 0.0, None))
+    lab_e = linear_to_lab(exp)
+    if sc.structure is not None and sc.structure_lab is not None and len(sc.structure):
+        hit = np.asarray(hits(cam, ends, sc.structure), bool)  # (N, G)
+        top = np.where(hit, sc.structure[None, :, 5], -np.inf)
+        first = np.argmax(top, axis=1)  # rays come from above: the highest solid hit is met first
+        any_hit = hit.any(axis=1)
+        lab_e = np.where(any_hit[:, None], sc.structure_lab[first], lab_e)
+        on_board = on_board | any_hit
+    piece = _pieceness(lab_o, lab_e, cfg)
+    return piece, lab_o, in_img & on_board, ends
+
+
+def _pieceness(lab_o: F64, lab_e: F64, cfg: ClassifyBoardConfig) -> F64:
+    """0..1: how surely a colour seen is *not* the expected background (print, pad)."""
+    dab = np.hypot(lab_o[:, 1] - lab_e[:, 1], lab_o[:, 2] - lab_e[:, 2])
+    p_c = np.clip((dab - cfg.dab_lo) / (cfg.dab_hi - cfg.dab_lo), 0.0, 1.0)
+    dl = lab_o[:, 0] - lab_e[:, 0]
+    p_l = np.clip((dl - cfg.brighter_lo) / (cfg.brighter_hi - cfg.brighter_lo), 0.0, 1.0)
+    p_d = np.where(lab_e[:, 0] > cfg.dark_expected_min,
+                   np.clip((-dl - cfg.darker_lo) / (cfg.darker_hi - cfg.darker_lo), 0.0, 1.0), 0.0)
+    return np.asarray(np.maximum(np.maximum(p_c, p_l), p_d), np.float64)
+
+
 def _hue_name(lab: F64, cfg: ClassifyBoardConfig, allowed: Sequence[str] | None) -> str | None:
     a, b = float(lab[1]), float(lab[2])
     chroma = math.hypot(a, b)
@@ -170,16 +222,28 @@ def classify_sites(
     *,
     colours: Sequence[str] | None = None,
     structure: F64 | None = None,
+    token_kinds: Sequence[str] | None = None,
     config: ClassifyBoardConfig | None = None,
     timings: dict[str, float] | None = None,
 ) -> list[CellReading]:
     """Read every site of a located board: kind, colour, confidence (module docstring).
 
     ``colours`` limits the owner colours to expect (the players' colours); ``structure`` lists fixed
-    solids (rows as in :func:`vision.board_rays.hits`: Gridopolis pads and posts) that are part of
-    the background, not pieces."""
+    solids (rows as in :func:`vision.board_rays.hits`: Gridopolis pads) that are part of the
+    background, not pieces; ``token_kinds`` (Quirky) the token kinds the scenario uses."""
     cfg = config or ClassifyBoardConfig()
     t0 = time.perf_counter()
+    blurred: U8 = np.asarray(cv2.blur(image, (cfg.blur_px, cfg.blur_px)), np.uint8) if cfg.blur_px > 1 else image
+    app = _appearance(pose.spec, cfg.board_px_per_mm)
+    gain = _paper_gain(blurred, pose, app)
+    sc = _Scene(blurred, pose, app, gain, structure, None)
+    if structure is not None and len(structure):
+        sc = _Scene(blurred, pose, app, gain, structure, _structure_colours(sc))
+    if game == "quirky":
+        out = _classify_tokens(sc, sites, token_kinds, cfg)
+        if timings is not None:
+            timings["classify.tokens_s"] = time.perf_counter() - t0
+        return out
     hyps = hypotheses_for(game, cfg.geometry)
     widest = max(s.half for h in hyps for s in h.solids)
     tallest = max(s.z1 for h in hyps for s in h.solids)
@@ -199,34 +263,15 @@ def classify_sites(
     probes[..., :2] = centres[:, None, None, :2] + offs[:, :, None, :]
     probes[..., 2] = centres[:, None, None, 2] + zs[None, None, :]
     probes_s: F64 = probes.reshape(n_s, n_l * n_z, 3)
-    flat = probes_s.reshape(-1, 3)
-    w, h = pose.image_size
-    px = pose.project(flat)
-    in_img = (px[:, 0] > 2) & (px[:, 0] < w - 3) & (px[:, 1] > 2) & (px[:, 1] < h - 3)
-    ends = segments_to_board(cam, flat)
-    blurred: U8 = np.asarray(cv2.blur(image, (cfg.blur_px, cfg.blur_px)), np.uint8) if cfg.blur_px > 1 else image
-    obs = _sample(blurred, np.where(in_img[:, None], px, 0.0))
-    app = _appearance(pose.spec, cfg.board_px_per_mm)
-    exp, on_board = _expected(app, ends[:, :2])
-    if structure is not None and len(structure):
-        on_struct: npt.NDArray[np.bool_] = np.asarray(np.asarray(hits(cam, ends, structure), bool).any(axis=1))
-        exp = np.where(on_struct[:, None], np.array([0.5, 0.5, 0.5]), exp)
+    n_p = probes_s.shape[1]
+    piece_f, lab_f, valid_f, ends = _observe(sc, probes_s.reshape(-1, 3), cfg)
+    piece = piece_f.reshape(n_s, n_p)
+    valid = valid_f.reshape(n_s, n_p)
+    lab_o = lab_f.reshape(n_s, n_p, 3)
     t1 = time.perf_counter()
-    # white balance from the board's paper: probes low over the board, where the print is white
-    gain = _paper_gain(blurred, pose, app)
-    lab_o = linear_to_lab(np.clip(obs / gain[None, :], 0.0, None))
-    lab_e = linear_to_lab(exp)
-    dab = np.hypot(lab_o[:, 1] - lab_e[:, 1], lab_o[:, 2] - lab_e[:, 2])
-    p_c = np.clip((dab - cfg.dab_lo) / (cfg.dab_hi - cfg.dab_lo), 0.0, 1.0)
-    p_l = np.clip((lab_o[:, 0] - lab_e[:, 0] - cfg.brighter_lo) / (cfg.brighter_hi - cfg.brighter_lo), 0.0, 1.0)
-    piece = np.maximum(p_c, p_l).reshape(n_s, -1)
-    valid = (in_img & on_board).reshape(n_s, -1)
-    lab_o = lab_o.reshape(n_s, -1, 3)
     # sites where no probe sees anything are empty: only the others are weighed in detail
     cand = np.nonzero(((piece > 0.5) & valid).any(axis=1))[0]
-    t2 = time.perf_counter()
-    ends_s = ends.reshape(n_s, -1, 3)
-    n_p = probes_s.shape[1]
+    ends_s = ends.reshape(n_s, n_p, 3)
     pred = np.zeros((len(hyps), n_s, n_p), bool)
     inside_role: list[dict[str, npt.NDArray[np.bool_]]] = []
     for k, hyp in enumerate(hyps):
@@ -242,7 +287,7 @@ def classify_sites(
                 ins[cand] = _inside(probes_s[cand], rows[:, j, :])
                 roles[sol.role] = roles.get(sol.role, np.zeros_like(ins)) | ins
         inside_role.append(roles)
-    t3 = time.perf_counter()
+    t2 = time.perf_counter()
     weight = valid.astype(np.float64)
     choice = _choose(pred, piece, weight)
     for _ in range(cfg.iterations):
@@ -261,19 +306,21 @@ def classify_sites(
         if np.array_equal(new, choice):
             break
         choice = new
-    t4 = time.perf_counter()
+    t3 = time.perf_counter()
     scores = _scores(pred, piece, weight)  # (K, S)
     cand_set = {int(i) for i in cand}
+    used = weight.sum(axis=1) / n_p
+    above_p = np.tile(above, n_l)
+    solids_now = [_solid_rows(hyps[c], s) for c, s in zip(choice, sites, strict=True)]
     out: list[CellReading] = []
-    used = weight.sum(axis=1) / weight.shape[1]
     for i, site in enumerate(sites):
         k = int(choice[i])
         hyp = hyps[k]
         order = np.argsort(-scores[:, i])
         margin = float(scores[order[0], i] - scores[order[1], i]) if len(order) > 1 else 1.0
         seen = float(np.clip(used[i] / 0.5, 0.0, 1.0))
-        conf = float(np.clip(margin / 0.15, 0.0, 1.0)) * seen if i in cand_set else seen
-        hi_probes = np.tile(above, n_l) & (weight[i] > 0)
+        conf = float(np.clip(margin / cfg.margin_full, 0.0, 1.0)) * seen if i in cand_set else seen
+        hi_probes = above_p & (weight[i] > 0)
         kind = hyp.kind
         if used[i] < cfg.min_weight:
             kind, conf = "unseen", 0.0
@@ -284,25 +331,138 @@ def classify_sites(
         char_colour = None
         if kind not in ("unseen", "occluded"):
             for role, ins in inside_role[k].items():
-                sel = ins[i] & (weight[i] > 0)
+                sel = ins[i] & (weight[i] > 0) & (piece[i] > 0.5)
                 if not sel.any():
                     continue
-                lab = np.median(lab_o[i, sel], axis=0)
-                name = _hue_name(lab, cfg, None if role == "token" else colours)
+                name = _hue_name(np.median(lab_o[i, sel], axis=0), cfg, colours)
                 if role == "character":
                     char_colour = name
                 else:
                     colour = name
-        out.append(CellReading(site.key, kind, colour, hyp.cubes, hyp.character, conf, char_colour,
-                               {hyps[j].kind + (f"+{hyps[j].cubes}" if hyps[j].cubes else ""): float(scores[j, i])
-                                for j in range(len(hyps))}))
-    t5 = time.perf_counter()
+            if game == "bandera" and hyp.cubes == 2:
+                others_rows = [r for j, r in enumerate(solids_now) if j != i and len(r)]
+                flag = _flag_colour(sc, site, hyp, np.concatenate(others_rows) if others_rows else None,
+                                    colours, cfg)
+                if flag is not None:
+                    kind, colour = "royal_tower", flag
+        out.append(CellReading(site.key, kind, colour, hyp.cubes if kind not in ("unseen", "occluded") else 0,
+                               hyp.character and kind not in ("unseen", "occluded"), conf, char_colour,
+                               {f"{h.kind}{'+c' if h.character else ''}": float(scores[j, i])
+                                for j, h in enumerate(hyps)}))
+    t4 = time.perf_counter()
     if timings is not None:
         timings["classify.observe_s"] = t1 - t0
-        timings["classify.colour_s"] = t2 - t1
-        timings["classify.predict_s"] = t3 - t2
-        timings["classify.occlusion_s"] = t4 - t3
-        timings["classify.decide_s"] = t5 - t4
+        timings["classify.predict_s"] = t2 - t1
+        timings["classify.occlusion_s"] = t3 - t2
+        timings["classify.decide_s"] = t4 - t3
+    return out
+
+
+def _structure_colours(sc: _Scene) -> F64:
+    """Observed CIELAB of each structure solid's top (a ring near its edge, clear of the piece that
+    may stand in the middle): the background a probe ray meeting that solid should see."""
+    assert sc.structure is not None
+    ang = np.linspace(0, 2 * np.pi, 16, endpoint=False)
+    out = np.zeros((len(sc.structure), 3))
+    rows = sc.structure
+    r = 0.85 * rows[:, 3]
+    pts = np.stack([rows[:, None, 1] + r[:, None] * np.cos(ang)[None, :],
+                    rows[:, None, 2] + r[:, None] * np.sin(ang)[None, :],
+                    np.repeat(rows[:, 5:6], len(ang), axis=1)], axis=-1).reshape(-1, 3)
+    w, h = sc.pose.image_size
+    px = sc.pose.project(pts)
+    ok = (px[:, 0] > 2) & (px[:, 0] < w - 3) & (px[:, 1] > 2) & (px[:, 1] < h - 3)
+    lab = linear_to_lab(np.clip(_sample(sc.image, np.where(ok[:, None], px, 0.0)) / sc.gain[None, :], 0, None))
+    lab = lab.reshape(len(rows), len(ang), 3)
+    ok = ok.reshape(len(rows), len(ang))
+    for j in range(len(rows)):
+        out[j] = np.median(lab[j, ok[j]], axis=0) if ok[j].any() else np.array([60.0, 0.0, 0.0])
+    return out
+
+
+def _flag_colour(sc: _Scene, site: Site, hyp: Hypothesis, others: F64 | None, colours: Sequence[str] | None,
+                 cfg: ClassifyBoardConfig) -> str | None:
+    """The colour of the flag on a two-cube tower, or None: probes around the tower's top at the
+    banner's height whose rays meet neither this stack nor another piece, coloured like a player."""
+    g = cfg.geometry
+    top = site.floor_mm + hyp.cubes * g.cube_mm
+    radii = np.array([2.0, 5.0, 8.0, 11.0, 14.0]) * g.flag_reach / 14.0
+    ang = np.linspace(0, 2 * np.pi, 12, endpoint=False)
+    lo, hi = g.flag_banner
+    lo = max(lo, g.character_height + 1.5) if hyp.character else lo
+    zs = np.linspace(lo + 1.0, hi - 1.0, 4)
+    rr, aa, zz = np.meshgrid(radii, ang, zs, indexing="ij")
+    pts = np.column_stack([site.x_mm + (rr * np.cos(aa)).ravel(), site.y_mm + (rr * np.sin(aa)).ravel(),
+                           top + zz.ravel()])
+    piece, lab, ok, ends = _observe(sc, pts, cfg)
+    cam = sc.pose.camera_position
+    own = _solid_rows(hyp, site)
+    blocked = np.asarray(hits(cam, ends, own), bool).any(axis=1)
+    if others is not None and len(others):
+        blocked |= np.asarray(hits(cam, ends, others), bool).any(axis=1)
+    use = ok & ~blocked
+    if use.sum() < 8:
+        return None
+    chroma = np.hypot(lab[:, 1], lab[:, 2])
+    strong = use & (piece > 0.8) & (chroma > cfg.min_chroma * 2)
+    if strong.sum() < max(3, cfg.flag_min_share * use.sum()):
+        return None
+    names = [_hue_name(lab[j], cfg, colours) for j in np.nonzero(strong)[0]]
+    best = max(set(names), key=names.count)
+    return best
+
+
+def _classify_tokens(sc: _Scene, sites: Sequence[Site], kinds: Sequence[str] | None,
+                     cfg: ClassifyBoardConfig) -> list[CellReading]:
+    """Quirky Circuits: flat printed tokens.  For every cell a grid of probes on the token's top
+    (2.5 mm up) is compared with each token kind's printed colour (:data:`TOKEN_ART`); a kind
+    covering enough of the cell is there (two tokens may share a cell).  Probes well above any token
+    that still see something mark a covered cell (a hand; the robot, whose cell comes from its tag)."""
+    from vision.board_pieces import TOKEN_ART
+
+    names = [k for k in (kinds or TOKEN_ART) if k in TOKEN_ART]
+    art = linear_to_lab(srgb8_to_linear(np.array([TOKEN_ART[k] for k in names], np.float64)))
+    c = sc.pose.spec.cell_mm
+    g = np.linspace(-0.36, 0.36, 9) * c
+    gx, gy = np.meshgrid(g, g)
+    n_s, n_g = len(sites), gx.size
+    pts = np.zeros((n_s, n_g, 3))
+    pts[..., 0] = np.array([s.x_mm for s in sites])[:, None] + gx.ravel()[None, :]
+    pts[..., 1] = np.array([s.y_mm for s in sites])[:, None] + gy.ravel()[None, :]
+    pts[..., 2] = 2.5
+    piece, lab, ok, _ = _observe(sc, pts.reshape(-1, 3), cfg)
+    piece, ok, lab = piece.reshape(n_s, n_g), ok.reshape(n_s, n_g), lab.reshape(n_s, n_g, 3)
+    # covered: probes 30-60 mm up (above every token, below the robot's tag) that see something
+    hz = np.array([30.0, 45.0, 60.0])
+    hp = np.zeros((n_s, 5, len(hz), 3))
+    five = np.array([[0, 0], [-0.25, -0.25], [0.25, -0.25], [0.25, 0.25], [-0.25, 0.25]]) * c
+    hp[..., 0] = np.array([s.x_mm for s in sites])[:, None, None] + five[None, :, 0, None]
+    hp[..., 1] = np.array([s.y_mm for s in sites])[:, None, None] + five[None, :, 1, None]
+    hp[..., 2] = hz[None, None, :]
+    hpiece, _, hok, _ = _observe(sc, hp.reshape(-1, 3), cfg)
+    hpiece, hok = hpiece.reshape(n_s, -1), hok.reshape(n_s, -1)
+    # distance of every probe's colour to every kind's printed colour (hue and chroma weigh most)
+    d = np.sqrt(((lab[:, :, None, 1:] - art[None, None, :, 1:]) ** 2).sum(axis=-1)
+                + (0.35 * (lab[:, :, None, 0] - art[None, None, :, 0])) ** 2)
+    near = (d < cfg.token_match_de) & (piece[..., None] > 0.3) & ok[..., None]
+    out: list[CellReading] = []
+    for i, site in enumerate(sites):
+        used = ok[i].sum() / n_g
+        if used < cfg.min_weight:
+            out.append(CellReading(site.key, "unseen", None, 0, False, 0.0))
+            continue
+        if hok[i].sum() >= 3 and float(hpiece[i, hok[i]].mean()) > cfg.occluded_share:
+            out.append(CellReading(site.key, "occluded", None, 0, False, float(hpiece[i, hok[i]].mean())))
+            continue
+        share = near[i].sum(axis=0) / max(ok[i].sum(), 1)
+        found = [(names[j], float(share[j])) for j in np.argsort(-share) if share[j] >= cfg.token_min_share]
+        if not found:
+            busy = float((piece[i] * ok[i]).sum() / max(ok[i].sum(), 1))
+            out.append(CellReading(site.key, "empty", None, 0, False, float(np.clip(1 - 2 * busy, 0, 1)) * used))
+            continue
+        kinds_here = sorted(k for k, _ in found[:2])
+        conf = float(np.clip(min(v for _, v in found[:2]) / (2 * cfg.token_min_share), 0, 1))
+        out.append(CellReading(site.key, "+".join(kinds_here), None, 0, False, conf))
     return out
 
 

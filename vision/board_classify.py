@@ -59,7 +59,7 @@ class ClassifyBoardConfig:
 
     line_reach: float = 0.8  # probe lines off the centre, x the widest solid's half-size
     height_step_mm: float = 4.0
-    above_tallest_mm: float = 10.0  # probes this far above the tallest piece detect a covering hand
+    above_mm: tuple[float, ...] = (10.0, 25.0, 45.0)  # probes this far above the tallest piece: a hand?
     dab_lo: float = 7.0  # CIELAB a*b* difference from the print: below = board
     dab_hi: float = 16.0  # above = something standing there
     brighter_lo: float = 18.0  # L* above the print's by this much: something (a white piece on ink)
@@ -67,7 +67,9 @@ class ClassifyBoardConfig:
     darker_lo: float = 45.0  # L* below a light print's by this much: something dark (deeper than a shadow)
     darker_hi: float = 62.0
     dark_expected_min: float = 60.0
-    flag_min_share: float = 0.12  # share of the flag probes that must see a player's colour
+    flag_min_share: float = 0.03  # share of the flag probes that must see a player's colour
+    flag_min_probes: int = 4
+    character_min_share: float = 0.12  # share of the flag probes that must see a player's colour
     token_match_de: float = 14.0  # CIELAB distance of a token's printed colour
     token_min_share: float = 0.25  # share of a cell's token probes showing that colour
     occluded_share: float = 0.5  # share of the probes above the tallest piece that see something
@@ -160,10 +162,16 @@ class _Scene:
     gain: F64
     structure: F64 | None
     structure_lab: F64 | None  # observed CIELAB of each structure solid's top (its own colour)
+    table_lab: F64 | None = None  # what lies around the board (the table), median CIELAB
 
 
-def _observe(sc: _Scene, pts: F64, cfg: ClassifyBoardConfig) -> tuple[F64, F64, npt.NDArray[np.bool_], F64]:
-    """For probe points (N, 3): (piece-ness (N,), observed CIELAB (N, 3), usable (N,), ray ends (N, 3))."""
+def _observe(sc: _Scene, pts: F64, cfg: ClassifyBoardConfig, known: F64 | None = None,
+             known_lab: F64 | None = None) -> tuple[F64, F64, npt.NDArray[np.bool_], F64]:
+    """For probe points (N, 3): (piece-ness (N,), observed CIELAB (N, 3), usable (N,), ray ends (N, 3)).
+
+    The background a probe is compared with is what its ray meets after it: the print, a structure
+    solid (its observed colour) or one of the ``known`` solids (pieces already read, with colours
+    ``known_lab``)."""
     cam = sc.pose.camera_position
     w, h = sc.pose.image_size
     px = sc.pose.project(pts)
@@ -173,12 +181,18 @@ def _observe(sc: _Scene, pts: F64, cfg: ClassifyBoardConfig) -> tuple[F64, F64, 
     exp, on_board = _expected(sc.app, ends[:, :2])
     lab_o = linear_to_lab(np.clip(obs / sc.gain[None, :], 0.0, None))
     lab_e = linear_to_lab(exp)
-    if sc.structure is not None and sc.structure_lab is not None and len(sc.structure):
-        hit = np.asarray(hits(cam, ends, sc.structure), bool)  # (N, G)
-        top = np.where(hit, sc.structure[None, :, 5], -np.inf)
+    if sc.table_lab is not None:  # rays going past the board's edge meet the table
+        lab_e = np.where(on_board[:, None], lab_e, sc.table_lab[None, :])
+        on_board = np.ones_like(on_board)
+    for rows, labs in ((sc.structure, sc.structure_lab), (known, known_lab)):
+        if rows is None or labs is None or not len(rows):
+            continue
+        t0 = np.linalg.norm(pts - cam, axis=1) / np.maximum(np.linalg.norm(ends - cam, axis=1), 1e-9)
+        hit = np.asarray(hits(cam, ends, rows, t_min=t0 - 1e-6, t_max=1.0), bool)  # (N, G) beyond the probe
+        top = np.where(hit, rows[None, :, 5], -np.inf)
         first = np.argmax(top, axis=1)  # rays come from above: the highest solid hit is met first
-        any_hit = hit.any(axis=1)
-        lab_e = np.where(any_hit[:, None], sc.structure_lab[first], lab_e)
+        any_hit: npt.NDArray[np.bool_] = np.asarray(hit.any(axis=1), bool)
+        lab_e = np.where(any_hit[:, None], labs[first], lab_e)
         on_board = on_board | any_hit
     piece = _pieceness(lab_o, lab_e, cfg)
     return piece, lab_o, in_img & on_board, ends
@@ -237,18 +251,18 @@ def classify_sites(
     app = _appearance(pose.spec, cfg.board_px_per_mm)
     gain = _paper_gain(blurred, pose, app)
     sc = _Scene(blurred, pose, app, gain, structure, None)
-    if structure is not None and len(structure):
-        sc = _Scene(blurred, pose, app, gain, structure, _structure_colours(sc))
+    table = _table_colour(sc)
+    sc = _Scene(blurred, pose, app, gain, structure,
+                _structure_colours(sc) if structure is not None and len(structure) else None, table)
     if game == "quirky":
-        out = _classify_tokens(sc, sites, token_kinds, cfg)
+        tokens = _classify_tokens(sc, sites, token_kinds, cfg)
         if timings is not None:
             timings["classify.tokens_s"] = time.perf_counter() - t0
-        return out
+        return tokens
     hyps = hypotheses_for(game, cfg.geometry)
     widest = max(s.half for h in hyps for s in h.solids)
     tallest = max(s.z1 for h in hyps for s in h.solids)
-    zs = np.arange(cfg.height_step_mm / 2, tallest + cfg.above_tallest_mm, cfg.height_step_mm)
-    above = zs > tallest + 2.0
+    zs = np.arange(cfg.height_step_mm / 2, tallest + cfg.height_step_mm, cfg.height_step_mm)
     cam = pose.camera_position
     n_s, n_z = len(sites), len(zs)
     centres = np.array([[s.x_mm, s.y_mm, s.floor_mm] for s in sites])
@@ -310,8 +324,16 @@ def classify_sites(
     scores = _scores(pred, piece, weight)  # (K, S)
     cand_set = {int(i) for i in cand}
     used = weight.sum(axis=1) / n_p
-    above_p = np.tile(above, n_l)
     solids_now = [_solid_rows(hyps[c], s) for c, s in zip(choice, sites, strict=True)]
+    # covered sites: probes above the tallest piece of the game (flags included) that see something
+    hz = _tallest_piece(game, cfg.geometry) + np.array(cfg.above_mm)
+    hp = probes.reshape(n_s, n_l, n_z, 3)[:, :, :1, :].repeat(len(hz), axis=2)
+    hp[..., 2] = centres[:, None, None, 2] + hz[None, None, :]
+    hpiece, _, hok, hends = _observe(sc, hp.reshape(-1, 3), cfg)
+    all_rows = [r for r in solids_now if len(r)]
+    if all_rows:
+        hok &= ~np.asarray(hits(cam, hends, np.concatenate(all_rows)), bool).any(axis=1)
+    hpiece, hok = hpiece.reshape(n_s, -1), hok.reshape(n_s, -1)
     out: list[CellReading] = []
     for i, site in enumerate(sites):
         k = int(choice[i])
@@ -320,13 +342,12 @@ def classify_sites(
         margin = float(scores[order[0], i] - scores[order[1], i]) if len(order) > 1 else 1.0
         seen = float(np.clip(used[i] / 0.5, 0.0, 1.0))
         conf = float(np.clip(margin / cfg.margin_full, 0.0, 1.0)) * seen if i in cand_set else seen
-        hi_probes = above_p & (weight[i] > 0)
         kind = hyp.kind
         if used[i] < cfg.min_weight:
             kind, conf = "unseen", 0.0
-        elif hi_probes.sum() >= 3 and float(piece[i, hi_probes].mean()) > cfg.occluded_share:
+        elif hok[i].sum() >= 3 and float(hpiece[i, hok[i]].mean()) > cfg.occluded_share:
             kind = "occluded"
-            conf = float(piece[i, hi_probes].mean())
+            conf = float(hpiece[i, hok[i]].mean())
         colour = None
         char_colour = None
         if kind not in ("unseen", "occluded"):
@@ -339,14 +360,16 @@ def classify_sites(
                     char_colour = name
                 else:
                     colour = name
-            if game == "bandera" and hyp.cubes == 2:
-                others_rows = [r for j, r in enumerate(solids_now) if j != i and len(r)]
-                flag = _flag_colour(sc, site, hyp, np.concatenate(others_rows) if others_rows else None,
-                                    colours, cfg)
-                if flag is not None:
-                    kind, colour = "royal_tower", flag
+            if game == "bandera" and hyp.cubes > 0:
+                near = [r for j, r in enumerate(solids_now) if j != i and len(r)]
+                near_rows = np.concatenate(near) if near else None
+                char_colour = _character_colour(sc, site, hyp, near_rows, colours, cfg)
+                if hyp.cubes == 2:
+                    flag = _flag_colour(sc, site, hyp, char_colour is not None, near_rows, colours, cfg)
+                    if flag is not None:
+                        kind, colour = "royal_tower", flag
         out.append(CellReading(site.key, kind, colour, hyp.cubes if kind not in ("unseen", "occluded") else 0,
-                               hyp.character and kind not in ("unseen", "occluded"), conf, char_colour,
+                               char_colour is not None, conf, char_colour,
                                {f"{h.kind}{'+c' if h.character else ''}": float(scores[j, i])
                                 for j, h in enumerate(hyps)}))
     t4 = time.perf_counter()
@@ -356,6 +379,34 @@ def classify_sites(
         timings["classify.occlusion_s"] = t3 - t2
         timings["classify.decide_s"] = t4 - t3
     return out
+
+
+_DEBUG = False
+
+
+def _table_colour(sc: _Scene) -> F64 | None:
+    """Median CIELAB of the table around the board (a band 15-50 mm outside its printed edge)."""
+    x0, y0, x1, y1 = sc.pose.spec.extent_mm
+    pts = []
+    for d in (15.0, 30.0, 50.0):
+        xs = np.linspace(x0 - d, x1 + d, 24)
+        ys = np.linspace(y0 - d, y1 + d, 16)
+        pts += [(x, y0 - d) for x in xs] + [(x, y1 + d) for x in xs] + [(x0 - d, y) for y in ys] + \
+               [(x1 + d, y) for y in ys]
+    p3 = np.column_stack([np.array(pts), np.zeros(len(pts))])
+    w, h = sc.pose.image_size
+    px = sc.pose.project(p3)
+    ok = (px[:, 0] > 2) & (px[:, 0] < w - 3) & (px[:, 1] > 2) & (px[:, 1] < h - 3)
+    if ok.sum() < 10:
+        return None
+    lab = linear_to_lab(np.clip(_sample(sc.image, px[ok]) / sc.gain[None, :], 0, None))
+    return np.asarray(np.median(lab, axis=0), np.float64)
+
+
+def _tallest_piece(game: str, g: PieceGeometry) -> float:
+    if game == "bandera":
+        return 2 * g.cube_mm + max(g.flag_height, g.character_height)
+    return max(g.king_height, g.blocker_height, g.pawn_height)
 
 
 def _structure_colours(sc: _Scene) -> F64:
@@ -380,16 +431,55 @@ def _structure_colours(sc: _Scene) -> F64:
     return out
 
 
-def _flag_colour(sc: _Scene, site: Site, hyp: Hypothesis, others: F64 | None, colours: Sequence[str] | None,
-                 cfg: ClassifyBoardConfig) -> str | None:
+def _character_colour(sc: _Scene, site: Site, hyp: Hypothesis, others: F64 | None,
+                      colours: Sequence[str] | None, cfg: ClassifyBoardConfig) -> str | None:
+    """The colour of a character standing on a stack, or None.  The top cube's own colour is read
+    on its face towards the camera; probes over the top face at the character's body height whose
+    colour differs from it (and from the print where the ray goes past the stack) and looks like a
+    player's show a character."""
+    g = cfg.geometry
+    c, half = g.cube_mm, g.cube_mm / 2
+    top = site.floor_mm + hyp.cubes * c
+    cam = sc.pose.camera_position
+    u = np.array([site.x_mm - cam[0], site.y_mm - cam[1]])
+    u /= max(float(np.linalg.norm(u)), 1e-9)
+    v = np.array([-u[1], u[0]])
+    face = [(site.x_mm - 0.98 * half * u[0] + a * v[0], site.y_mm - 0.98 * half * u[1] + a * v[1], top - b)
+            for a in (-6.0, -3.0, 0.0, 3.0, 6.0) for b in (4.0, 8.0, 12.0, 16.0)]
+    own = _solid_rows(hyp, site)
+    _, flab, fok, fends = _observe(sc, np.array(face), cfg)
+    if others is not None and len(others):
+        fok &= ~np.asarray(hits(cam, fends, others), bool).any(axis=1)
+    if not fok.any():
+        return None
+    cube_lab = np.median(flab[fok], axis=0)
+    r = 0.8 * half
+    gx = np.linspace(-r, r, 5)
+    pts = np.array([(site.x_mm + a, site.y_mm + b, top + z) for a in gx for b in gx
+                    for z in np.linspace(3.0, 0.7 * g.character_height, 3)])
+    piece, lab, ok, ends = _observe(sc, pts, cfg, own, np.repeat(cube_lab[None, :], len(own), axis=0))
+    if others is not None and len(others):
+        ok &= ~np.asarray(hits(cam, ends, others), bool).any(axis=1)
+    if ok.sum() < 8:
+        return None
+    chroma = np.hypot(lab[:, 1], lab[:, 2])
+    strong = ok & (piece > 0.8) & (chroma > 2 * cfg.min_chroma)
+    names = [_hue_name(lab[j], cfg, colours) for j in np.nonzero(strong)[0]]
+    if len(names) < max(3, cfg.character_min_share * ok.sum()):
+        return None
+    return max(set(names), key=names.count)
+
+
+def _flag_colour(sc: _Scene, site: Site, hyp: Hypothesis, character: bool, others: F64 | None,
+                 colours: Sequence[str] | None, cfg: ClassifyBoardConfig) -> str | None:
     """The colour of the flag on a two-cube tower, or None: probes around the tower's top at the
     banner's height whose rays meet neither this stack nor another piece, coloured like a player."""
     g = cfg.geometry
     top = site.floor_mm + hyp.cubes * g.cube_mm
-    radii = np.array([2.0, 5.0, 8.0, 11.0, 14.0]) * g.flag_reach / 14.0
+    radii = np.linspace(0.08, 1.0, 7) * g.flag_reach
     ang = np.linspace(0, 2 * np.pi, 12, endpoint=False)
     lo, hi = g.flag_banner
-    lo = max(lo, g.character_height + 1.5) if hyp.character else lo
+    lo = max(lo, g.character_height + 1.5) if character else lo
     zs = np.linspace(lo + 1.0, hi - 1.0, 4)
     rr, aa, zz = np.meshgrid(radii, ang, zs, indexing="ij")
     pts = np.column_stack([site.x_mm + (rr * np.cos(aa)).ravel(), site.y_mm + (rr * np.sin(aa)).ravel(),
@@ -397,15 +487,20 @@ def _flag_colour(sc: _Scene, site: Site, hyp: Hypothesis, others: F64 | None, co
     piece, lab, ok, ends = _observe(sc, pts, cfg)
     cam = sc.pose.camera_position
     own = _solid_rows(hyp, site)
+    if character:  # wherever it stands on the top
+        own = np.vstack([own, [1.0, site.x_mm, site.y_mm, 0.5 * g.cube_mm, top, top + g.character_height]])
     blocked = np.asarray(hits(cam, ends, own), bool).any(axis=1)
     if others is not None and len(others):
         blocked |= np.asarray(hits(cam, ends, others), bool).any(axis=1)
     use = ok & ~blocked
-    if use.sum() < 8:
-        return None
     chroma = np.hypot(lab[:, 1], lab[:, 2])
     strong = use & (piece > 0.8) & (chroma > cfg.min_chroma * 2)
-    if strong.sum() < max(3, cfg.flag_min_share * use.sum()):
+    if _DEBUG:
+        print("flagdbg", site.key, int(ok.sum()), int(use.sum()), int(strong.sum()), int((use & (piece > 0.8)).sum()),
+              np.round(np.percentile(chroma[use], [50, 90]), 1) if use.any() else None)
+    if use.sum() < 8:
+        return None
+    if strong.sum() < max(cfg.flag_min_probes, cfg.flag_min_share * use.sum()):
         return None
     names = [_hue_name(lab[j], cfg, colours) for j in np.nonzero(strong)[0]]
     best = max(set(names), key=names.count)

@@ -48,7 +48,7 @@ class PieceGeometry:
     character_height: float = 17.5
     flag_height: float = 28.0  # a royal tower's flag: pole above the tower's top ...
     flag_banner: tuple[float, float] = (17.0, 27.0)  # ... with its banner between these heights
-    flag_reach: float = 16.0  # how far from the top's centre the pole and banner may stand
+    flag_reach: float = 26.0  # how far from the top's centre the pole and banner may reach
     marker_radius: float = 11.0  # a Gridopolis marker (pawn side up)
     pawn_height: float = 12.0
     king_height: float = 17.5  # the flipped marker: crown side up
@@ -80,16 +80,13 @@ TOKEN_ART: dict[str, tuple[int, int, int]] = {
 
 
 def _bandera(g: PieceGeometry) -> list[Hypothesis]:
-    """Cube stacks with or without a character on top; the royal tower's flag is looked for
-    separately on every two-cube stack (``vision.board_classify``: a thin pole and banner)."""
+    """Cube stacks; a character on top and a royal tower's flag are looked for separately on each
+    stack found (``vision.board_classify``: both are small next to the cubes)."""
     c = g.cube_mm
     h = c / 2
     out = [Hypothesis("empty", ())]
     for n, kind in ((1, "cube"), (2, "tower2")):
-        cubes = tuple(Solid("box", h, k * c, (k + 1) * c, "cube") for k in range(n))
-        out.append(Hypothesis(kind, cubes, cubes=n))
-        ch = Solid("cyl", g.character_radius, n * c, n * c + g.character_height, "character")
-        out.append(Hypothesis(kind, (*cubes, ch), cubes=n, character=True))
+        out.append(Hypothesis(kind, tuple(Solid("box", h, k * c, (k + 1) * c, "cube") for k in range(n)), cubes=n))
     return out
 
 

@@ -34,7 +34,9 @@ import numpy as np
 from calibration.boards import BoardSpec
 from calibration.camera import CameraCalibration, read_image
 from vision.board_classify import CellReading
+from engine.quirky import builtin_ids, builtin_scenario, parse_scenario
 from vision.board_pipeline import read_board
+from vision.board_reconstruct import ReconstructOptions
 from vision.locate import ImageRejectedError
 
 GAMES = ("bandera", "quirky", "gridopolis")
@@ -76,8 +78,7 @@ def label_of_entries(game: str, entries: list[dict[str, Any]]) -> str:
             if k in kinds:
                 return f"{k}:{kinds[k]}"
         return "empty"
-    k = sorted(kinds)[0]
-    return k
+    return "+".join(sorted(e["piece"] for e in entries))
 
 
 def reading_label(game: str, c: CellReading) -> str:
@@ -92,7 +93,13 @@ def reading_label(game: str, c: CellReading) -> str:
         return base
     if game == "gridopolis":
         return f"{c.kind}:{c.colour}"
-    return c.kind
+    if c.kind == "robot":
+        return "empty"
+    return "+".join(sorted(QUIRKY_PIECES.get(k, f"token:{k}") for k in c.kind.split("+")))
+
+
+#: Quirky scenario token kinds -> the fixtures' piece names (docs/boards.md, "Piece kinds")
+QUIRKY_PIECES = {"dust": "dust_bunny", "vase": "vase", "seed": "seed", "fossil": "fossil", "flag": "quirky_flag"}
 
 
 def main() -> None:
@@ -131,8 +138,13 @@ def main() -> None:
                 cam = CameraCalibration(np.array(c["K"], np.float64), np.array(c["dist"], np.float64),
                                         tuple(c["image_size"]), 0.0, source="scene truth")
             labels, hidden = truth_labels(doc)
+            opt = ReconstructOptions()
+            if game == "quirky":
+                ref = doc.get("scenario") or spec.name.split(":", 1)[1]
+                opt = ReconstructOptions(scenario=builtin_scenario(ref) if ref in builtin_ids() else
+                                         parse_scenario((root / ref).read_text(encoding="utf-8"), ref))
             try:
-                res = read_board([(sj.stem, img)], game, spec=spec, camera=cam)
+                res = read_board([(sj.stem, img)], game, spec=spec, camera=cam, options=opt)
             except ImageRejectedError as exc:
                 rejected += 1
                 n = spec.cols * spec.rows if game != "gridopolis" else len(labels)

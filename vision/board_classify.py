@@ -70,8 +70,9 @@ class ClassifyBoardConfig:
     flag_min_share: float = 0.03  # share of the flag probes that must see a player's colour
     flag_min_probes: int = 4
     character_min_share: float = 0.12  # share of the flag probes that must see a player's colour
-    token_match_de: float = 14.0  # CIELAB distance of a token's printed colour
-    token_min_share: float = 0.25  # share of a cell's token probes showing that colour
+    token_hue_deg: float = 28.0  # hue tolerance of a token's printed colour
+    token_light_tol: float = 22.0  # lightness tolerance (L*) of a token's printed colour
+    token_min_share: float = 0.1  # share of a cell's token probes showing that colour
     occluded_share: float = 0.5  # share of the probes above the tallest piece that see something
     min_weight: float = 0.15  # share of a site's probes usable, below which it is "unseen"
     iterations: int = 2
@@ -507,6 +508,25 @@ def _flag_colour(sc: _Scene, site: Site, hyp: Hypothesis, character: bool, other
     return best
 
 
+def _token_match(lab: F64, art: F64, piece: F64, darker: F64, cfg: ClassifyBoardConfig) -> npt.NDArray[np.bool_]:
+    """(..., K): does each probe's colour look like token kind k's printed face?  Printed card seen
+    through a camera keeps its hue but loses chroma (ink on card, light, denoising): a chromatic kind
+    matches by hue (within ``token_hue_deg``) with at least a third of the printed chroma and a
+    similar lightness; a grey kind matches a grey clearly darker than the paper around it."""
+    l_o, a_o, b_o = lab[..., 0, None], lab[..., 1, None], lab[..., 2, None]
+    c_o = np.hypot(a_o, b_o)
+    h_o = np.degrees(np.arctan2(b_o, a_o))
+    l_k, a_k, b_k = art[:, 0], art[:, 1], art[:, 2]
+    c_k = np.hypot(a_k, b_k)
+    h_k = np.degrees(np.arctan2(b_k, a_k))
+    dh = np.abs((h_o - h_k + 180.0) % 360.0 - 180.0)
+    chromatic = (c_k >= 15.0) & (dh <= cfg.token_hue_deg) & (c_o >= 0.33 * c_k) & (c_o <= 1.5 * c_k + 10) \
+        & (np.abs(l_o - l_k) <= cfg.token_light_tol) & (piece[..., None] > 0.3)
+    grey = (c_k < 15.0) & (c_o < 9.0) & (l_o <= l_k + 8.0) & (l_o >= l_k - cfg.token_light_tol) \
+        & (darker[..., None] > 10.0)
+    return np.asarray(chromatic | grey, bool)
+
+
 def _classify_tokens(sc: _Scene, sites: Sequence[Site], kinds: Sequence[str] | None,
                      cfg: ClassifyBoardConfig) -> list[CellReading]:
     """Quirky Circuits: flat printed tokens.  For every cell a grid of probes on the token's top
@@ -525,7 +545,9 @@ def _classify_tokens(sc: _Scene, sites: Sequence[Site], kinds: Sequence[str] | N
     pts[..., 0] = np.array([s.x_mm for s in sites])[:, None] + gx.ravel()[None, :]
     pts[..., 1] = np.array([s.y_mm for s in sites])[:, None] + gy.ravel()[None, :]
     pts[..., 2] = 2.5
-    piece, lab, ok, _ = _observe(sc, pts.reshape(-1, 3), cfg)
+    piece, lab, ok, ends = _observe(sc, pts.reshape(-1, 3), cfg)
+    exp, _ = _expected(sc.app, ends[:, :2])
+    darker = (linear_to_lab(exp)[:, 0] - lab[:, 0]).reshape(n_s, n_g)  # L* below the print's
     piece, ok, lab = piece.reshape(n_s, n_g), ok.reshape(n_s, n_g), lab.reshape(n_s, n_g, 3)
     # covered: probes 30-60 mm up (above every token, below the robot's tag) that see something
     hz = np.array([30.0, 45.0, 60.0])
@@ -536,10 +558,8 @@ def _classify_tokens(sc: _Scene, sites: Sequence[Site], kinds: Sequence[str] | N
     hp[..., 2] = hz[None, None, :]
     hpiece, _, hok, _ = _observe(sc, hp.reshape(-1, 3), cfg)
     hpiece, hok = hpiece.reshape(n_s, -1), hok.reshape(n_s, -1)
-    # distance of every probe's colour to every kind's printed colour (hue and chroma weigh most)
-    d = np.sqrt(((lab[:, :, None, 1:] - art[None, None, :, 1:]) ** 2).sum(axis=-1)
-                + (0.35 * (lab[:, :, None, 0] - art[None, None, :, 0])) ** 2)
-    near = (d < cfg.token_match_de) & (piece[..., None] > 0.3) & ok[..., None]
+    near = _token_match(lab, art, piece, darker, cfg) & ok[..., None]
+    grey_kind = np.hypot(art[:, 1], art[:, 2]) < 15.0
     out: list[CellReading] = []
     for i, site in enumerate(sites):
         used = ok[i].sum() / n_g
@@ -550,6 +570,10 @@ def _classify_tokens(sc: _Scene, sites: Sequence[Site], kinds: Sequence[str] | N
             out.append(CellReading(site.key, "occluded", None, 0, False, float(hpiece[i, hok[i]].mean())))
             continue
         share = near[i].sum(axis=0) / max(ok[i].sum(), 1)
+        # a grey token also shows its printed dark centre (a shadow on the paper does not)
+        dark = int((ok[i] & (lab[i, :, 0] < 55.0) & (darker[i] > 30.0)
+                    & (np.hypot(lab[i, :, 1], lab[i, :, 2]) < 12.0)).sum())
+        share = np.where(grey_kind & (dark < 1), 0.0, share)
         found = [(names[j], float(share[j])) for j in np.argsort(-share) if share[j] >= cfg.token_min_share]
         if not found:
             busy = float((piece[i] * ok[i]).sum() / max(ok[i].sum(), 1))

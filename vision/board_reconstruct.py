@@ -32,10 +32,6 @@ from vision.board_classify import CellReading
 
 __all__ = ["BoardReconstruction", "ReconstructOptions", "reconstruct_board"]
 
-#: Quirky scenario token kinds -> the fixtures' piece kinds (docs/boards.md)
-QUIRKY_KIND = {"dust": "dust_bunny", "flag": "quirky_flag"}
-
-
 class ReconstructOptionError(BoardsideInputError):
     """An option that does not fit the game (unknown level, bad player count)."""
 
@@ -169,7 +165,9 @@ def _quirky(cells: Sequence[CellReading], opt: ReconstructOptions) -> tuple[dict
         raise ReconstructOptionError(f"scenario {scn.id!r} is for {sorted(scn.hands)} players, not {players!r}")
     doc = new_state(scn, players).to_json()
     extra: list[Problem] = []
-    seen = [c for c in cells if c.kind not in ("empty", "occluded", "unseen")]
+    # a cell may hold two tokens ("seed+vase"): one reading per token
+    seen = [CellReading(c.key, k, None, 0, False, c.confidence) for c in cells
+            if c.kind not in ("empty", "occluded", "unseen", "robot") for k in c.kind.split("+")]
     free = {id(c): c for c in seen}
     tokens = []
     for t in doc["tokens"]:
@@ -177,7 +175,7 @@ def _quirky(cells: Sequence[CellReading], opt: ReconstructOptions) -> tuple[dict
         if spec.fixed:  # printed on the board (docs/boards.md): always where it starts
             tokens.append(t)
             continue
-        want = QUIRKY_KIND.get(spec.kind, spec.kind)
+        want = spec.kind
         cands = [c for c in free.values() if c.kind == want]
         if cands:
             best = min(cands, key=lambda c: abs(c.key[0] - spec.at[0]) + abs(c.key[1] - spec.at[1]))

@@ -60,8 +60,8 @@ class ClassifyBoardConfig:
     line_reach: float = 0.8  # probe lines off the centre, x the widest solid's half-size
     height_step_mm: float = 4.0
     above_mm: tuple[float, ...] = (10.0, 25.0, 45.0)  # probes this far above the tallest piece: a hand?
-    dab_lo: float = 7.0  # CIELAB a*b* difference from the print: below = board
-    dab_hi: float = 16.0  # above = something standing there
+    dab_lo: float = 5.0  # CIELAB a*b* difference from the print: below = board
+    dab_hi: float = 11.0  # above = something standing there
     brighter_lo: float = 18.0  # L* above the print's by this much: something (a white piece on ink)
     brighter_hi: float = 35.0
     darker_lo: float = 45.0  # L* below a light print's by this much: something dark (deeper than a shadow)
@@ -69,7 +69,8 @@ class ClassifyBoardConfig:
     dark_expected_min: float = 60.0
     flag_min_share: float = 0.03  # share of the flag probes that must see a player's colour
     flag_min_probes: int = 4
-    character_min_share: float = 0.12  # share of the flag probes that must see a player's colour
+    character_min_share: float = 0.12  # share of the probes over a stack that must see a player's colour
+    character_hue_deg: float = 35.0  # a character's hue differs from its cube's by more than this
     token_hue_deg: float = 28.0  # hue tolerance of a token's printed colour
     token_light_tol: float = 22.0  # lightness tolerance (L*) of a token's printed colour
     token_min_share: float = 0.1  # share of a cell's token probes showing that colour
@@ -167,7 +168,7 @@ class _Scene:
 
 
 def _observe(sc: _Scene, pts: F64, cfg: ClassifyBoardConfig, known: F64 | None = None,
-             known_lab: F64 | None = None) -> tuple[F64, F64, npt.NDArray[np.bool_], F64]:
+             known_lab: F64 | None = None, chroma_only: bool = False) -> tuple[F64, F64, npt.NDArray[np.bool_], F64]:
     """For probe points (N, 3): (piece-ness (N,), observed CIELAB (N, 3), usable (N,), ray ends (N, 3)).
 
     The background a probe is compared with is what its ray meets after it: the print, a structure
@@ -185,24 +186,32 @@ def _observe(sc: _Scene, pts: F64, cfg: ClassifyBoardConfig, known: F64 | None =
     if sc.table_lab is not None:  # rays going past the board's edge meet the table
         lab_e = np.where(on_board[:, None], lab_e, sc.table_lab[None, :])
         on_board = np.ones_like(on_board)
+    t0 = np.linalg.norm(pts - cam, axis=1) / np.maximum(np.linalg.norm(ends - cam, axis=1), 1e-9)
+    hidden = np.zeros(len(pts), bool)
+    if sc.structure is not None and len(sc.structure):
+        # a structure solid (an upper pad) between the camera and the probe hides it
+        before = np.asarray(hits(cam, ends, sc.structure, t_min=0.0, t_max=t0 - 1e-3), bool)
+        hidden = before.any(axis=1)
     for rows, labs in ((sc.structure, sc.structure_lab), (known, known_lab)):
         if rows is None or labs is None or not len(rows):
             continue
-        t0 = np.linalg.norm(pts - cam, axis=1) / np.maximum(np.linalg.norm(ends - cam, axis=1), 1e-9)
         hit = np.asarray(hits(cam, ends, rows, t_min=t0 - 1e-6, t_max=1.0), bool)  # (N, G) beyond the probe
         top = np.where(hit, rows[None, :, 5], -np.inf)
         first = np.argmax(top, axis=1)  # rays come from above: the highest solid hit is met first
         any_hit: npt.NDArray[np.bool_] = np.asarray(hit.any(axis=1), bool)
         lab_e = np.where(any_hit[:, None], labs[first], lab_e)
         on_board = on_board | any_hit
-    piece = _pieceness(lab_o, lab_e, cfg)
-    return piece, lab_o, in_img & on_board, ends
+    piece = _pieceness(lab_o, lab_e, cfg, chroma_only)
+    return piece, lab_o, in_img & on_board & ~hidden, ends
 
 
-def _pieceness(lab_o: F64, lab_e: F64, cfg: ClassifyBoardConfig) -> F64:
-    """0..1: how surely a colour seen is *not* the expected background (print, pad)."""
+def _pieceness(lab_o: F64, lab_e: F64, cfg: ClassifyBoardConfig, chroma_only: bool = False) -> F64:
+    """0..1: how surely a colour seen is *not* the expected background (print, pad).  With
+    ``chroma_only`` lightness is ignored (a piece's own faces differ in shading, not in colour)."""
     dab = np.hypot(lab_o[:, 1] - lab_e[:, 1], lab_o[:, 2] - lab_e[:, 2])
     p_c = np.clip((dab - cfg.dab_lo) / (cfg.dab_hi - cfg.dab_lo), 0.0, 1.0)
+    if chroma_only:
+        return np.asarray(p_c, np.float64)
     dl = lab_o[:, 0] - lab_e[:, 0]
     p_l = np.clip((dl - cfg.brighter_lo) / (cfg.brighter_hi - cfg.brighter_lo), 0.0, 1.0)
     p_d = np.where(lab_e[:, 0] > cfg.dark_expected_min,
@@ -458,13 +467,21 @@ def _character_colour(sc: _Scene, site: Site, hyp: Hypothesis, others: F64 | Non
     gx = np.linspace(-r, r, 5)
     pts = np.array([(site.x_mm + a, site.y_mm + b, top + z) for a in gx for b in gx
                     for z in np.linspace(3.0, 0.7 * g.character_height, 3)])
-    piece, lab, ok, ends = _observe(sc, pts, cfg, own, np.repeat(cube_lab[None, :], len(own), axis=0))
+    piece, lab, ok, ends = _observe(sc, pts, cfg)
     if others is not None and len(others):
         ok &= ~np.asarray(hits(cam, ends, others), bool).any(axis=1)
     if ok.sum() < 8:
         return None
     chroma = np.hypot(lab[:, 1], lab[:, 2])
-    strong = ok & (piece > 0.8) & (chroma > 2 * cfg.min_chroma)
+    # where the ray goes on to the stack's own top, a character shows as another hue than the cube's
+    # (the cube's faces differ from each other in shading, hardly in hue)
+    on_stack = np.asarray(hits(cam, ends, own), bool).any(axis=1)
+    c_cube = float(np.hypot(cube_lab[1], cube_lab[2]))
+    h_cube = math.degrees(math.atan2(cube_lab[2], cube_lab[1]))
+    dh = np.abs((np.degrees(np.arctan2(lab[:, 2], lab[:, 1])) - h_cube + 180.0) % 360.0 - 180.0)
+    other_hue = (dh > cfg.character_hue_deg) if c_cube >= cfg.min_chroma else np.ones(len(lab), bool)
+    differs = np.where(on_stack, other_hue, piece > 0.8)
+    strong = ok & differs & (chroma > 2 * cfg.min_chroma)
     names = [_hue_name(lab[j], cfg, colours) for j in np.nonzero(strong)[0]]
     if len(names) < max(3, cfg.character_min_share * ok.sum()):
         return None

@@ -60,12 +60,12 @@ class ClassifyBoardConfig:
     line_reach: float = 0.8  # probe lines off the centre, x the widest solid's half-size
     height_step_mm: float = 4.0
     above_mm: tuple[float, ...] = (10.0, 25.0, 45.0)  # probes this far above the tallest piece: a hand?
-    dab_lo: float = 5.0  # CIELAB a*b* difference from the print: below = board
-    dab_hi: float = 11.0  # above = something standing there
+    dab_lo: float = 4.0  # CIELAB a*b* difference from the print: below = board
+    dab_hi: float = 9.0  # above = something standing there
     brighter_lo: float = 18.0  # L* above the print's by this much: something (a white piece on ink)
     brighter_hi: float = 35.0
-    darker_lo: float = 45.0  # L* below a light print's by this much: something dark (deeper than a shadow)
-    darker_hi: float = 62.0
+    shade_gain_max: float = 2.5  # shading undone up to this factor before comparing colours
+    black_lightness: float = 45.0  # L* below this where the print is light: a black piece, not a shadow
     dark_expected_min: float = 60.0
     flag_min_share: float = 0.03  # share of the flag probes that must see a player's colour
     flag_min_probes: int = 4
@@ -206,16 +206,25 @@ def _observe(sc: _Scene, pts: F64, cfg: ClassifyBoardConfig, known: F64 | None =
 
 
 def _pieceness(lab_o: F64, lab_e: F64, cfg: ClassifyBoardConfig, chroma_only: bool = False) -> F64:
-    """0..1: how surely a colour seen is *not* the expected background (print, pad).  With
-    ``chroma_only`` lightness is ignored (a piece's own faces differ in shading, not in colour)."""
-    dab = np.hypot(lab_o[:, 1] - lab_e[:, 1], lab_o[:, 2] - lab_e[:, 2])
+    """0..1: how surely a colour seen is *not* the expected background (print, pad, table).
+
+    * colour: the a*b* difference after undoing shading (the observed a*b* scaled by the expected
+      over the observed lightness, at most ``shade_gain_max``): a shadow darkens the print but keeps
+      its colour, a piece brings its own;
+    * brighter than the print by far (a light piece over ink);
+    * black where the print is light: darker than any shadow (``black_lightness``).
+    With ``chroma_only`` only the colour counts (a piece's own faces differ in shading)."""
+    k = np.clip(lab_e[:, 0] / np.maximum(lab_o[:, 0], 1.0), 1.0, cfg.shade_gain_max)
+    if chroma_only:
+        k = np.ones_like(k)
+    dab = np.hypot(k * lab_o[:, 1] - lab_e[:, 1], k * lab_o[:, 2] - lab_e[:, 2])
     p_c = np.clip((dab - cfg.dab_lo) / (cfg.dab_hi - cfg.dab_lo), 0.0, 1.0)
     if chroma_only:
         return np.asarray(p_c, np.float64)
     dl = lab_o[:, 0] - lab_e[:, 0]
     p_l = np.clip((dl - cfg.brighter_lo) / (cfg.brighter_hi - cfg.brighter_lo), 0.0, 1.0)
     p_d = np.where(lab_e[:, 0] > cfg.dark_expected_min,
-                   np.clip((-dl - cfg.darker_lo) / (cfg.darker_hi - cfg.darker_lo), 0.0, 1.0), 0.0)
+                   np.clip((cfg.black_lightness - lab_o[:, 0]) / 10.0, 0.0, 1.0), 0.0)
     return np.asarray(np.maximum(np.maximum(p_c, p_l), p_d), np.float64)
 
 

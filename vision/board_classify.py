@@ -59,7 +59,6 @@ class ClassifyBoardConfig:
 
     line_reach: float = 0.8  # probe lines off the centre, x the widest solid's half-size
     height_step_mm: float = 4.0
-    above_mm: tuple[float, ...] = (10.0, 25.0, 45.0)  # probes this far above the tallest piece: a hand?
     dab_lo: float = 4.0  # CIELAB a*b* difference from the print: below = board
     dab_hi: float = 9.0  # above = something standing there
     brighter_lo: float = 18.0  # L* above the print's by this much: something (a white piece on ink)
@@ -74,7 +73,11 @@ class ClassifyBoardConfig:
     token_hue_deg: float = 28.0  # hue tolerance of a token's printed colour
     token_light_tol: float = 22.0  # lightness tolerance (L*) of a token's printed colour
     token_min_share: float = 0.1  # share of a cell's token probes showing that colour
-    occluded_share: float = 0.5  # share of the probes above the tallest piece that see something
+    cover_scale: int = 4  # the skin search works on the picture shrunk this much
+    skin_hue: tuple[float, float] = (15.0, 80.0)  # CIELAB hue angles of skin
+    skin_chroma: tuple[float, float] = (8.0, 42.0)
+    cover_cells: float = 2.5  # a skin blob larger than this many cells is a hand / an arm
+    cover_share: float = 0.25  # share of a site's view on such a blob: the site is covered
     min_weight: float = 0.15  # share of a site's probes usable, below which it is "unseen"
     iterations: int = 2
     margin_full: float = 0.15  # a winner this far ahead of the runner-up is sure
@@ -140,18 +143,26 @@ def _appearance(spec: BoardSpec, px_per_mm: float) -> _Appearance:
 def _expected(app: _Appearance, xy: F64) -> tuple[F64, npt.NDArray[np.bool_]]:
     x0, y0, x1, y1 = app.bi_region
     inside = (xy[:, 0] > x0 + 1) & (xy[:, 0] < x1 - 1) & (xy[:, 1] > y0 + 1) & (xy[:, 1] < y1 - 1)
-    col = ((xy[:, 0] - x0) * app.k - 0.5).astype(np.float32).reshape(1, -1)
-    row = ((y1 - xy[:, 1]) * app.k - 0.5).astype(np.float32).reshape(1, -1)
-    out = cv2.remap(app.lin, col, row, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    return np.asarray(out, np.float64).reshape(-1, 3), inside
+    col = (xy[:, 0] - x0) * app.k - 0.5
+    row = (y1 - xy[:, 1]) * app.k - 0.5
+    return _remap_points(app.lin, col, row), inside
 
 
 def _sample(img: U8, px: F64) -> F64:
     """Linear RGB of a BGR image at pixels (N, 2), bilinear."""
-    m = px.astype(np.float32)
-    out = cv2.remap(img, m[:, 0].reshape(1, -1), m[:, 1].reshape(1, -1), cv2.INTER_LINEAR,
-                    borderMode=cv2.BORDER_REPLICATE)
-    return srgb8_to_linear(np.asarray(out, np.float64).reshape(-1, 3)[:, ::-1])
+    return srgb8_to_linear(_remap_points(img, px[:, 0], px[:, 1])[:, ::-1])
+
+
+def _remap_points(src: npt.NDArray[np.generic], xs: F64, ys: F64) -> F64:
+    """Bilinear samples (N, channels) of ``src`` at points (OpenCV's remap, in rows of 1024)."""
+    n = len(xs)
+    width = 1024
+    rows = max(1, -(-n // width))
+    pad = rows * width - n
+    mx = np.concatenate([xs, np.zeros(pad)]).astype(np.float32).reshape(rows, width)
+    my = np.concatenate([ys, np.zeros(pad)]).astype(np.float32).reshape(rows, width)
+    out = cv2.remap(src, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return np.asarray(out, np.float64).reshape(rows * width, -1)[:n]
 
 
 @dataclass(frozen=True, eq=False)
@@ -256,6 +267,7 @@ def classify_sites(
     colours: Sequence[str] | None = None,
     structure: F64 | None = None,
     token_kinds: Sequence[str] | None = None,
+    obstacles: F64 | None = None,
     config: ClassifyBoardConfig | None = None,
     timings: dict[str, float] | None = None,
 ) -> list[CellReading]:
@@ -263,7 +275,8 @@ def classify_sites(
 
     ``colours`` limits the owner colours to expect (the players' colours); ``structure`` lists fixed
     solids (rows as in :func:`vision.board_rays.hits`: Gridopolis pads) that are part of the
-    background, not pieces; ``token_kinds`` (Quirky) the token kinds the scenario uses."""
+    background, not pieces; ``token_kinds`` (Quirky) the token kinds the scenario uses; ``obstacles``
+    solids that are no piece and hide what is behind them (the robot's body)."""
     cfg = config or ClassifyBoardConfig()
     t0 = time.perf_counter()
     blurred: U8 = np.asarray(cv2.blur(image, (cfg.blur_px, cfg.blur_px)), np.uint8) if cfg.blur_px > 1 else image
@@ -274,7 +287,7 @@ def classify_sites(
     sc = _Scene(blurred, pose, app, gain, structure,
                 _structure_colours(sc) if structure is not None and len(structure) else None, table)
     if game == "quirky":
-        tokens = _classify_tokens(sc, sites, token_kinds, cfg)
+        tokens = _classify_tokens(sc, sites, token_kinds, obstacles, cfg)
         if timings is not None:
             timings["classify.tokens_s"] = time.perf_counter() - t0
         return tokens
@@ -344,15 +357,7 @@ def classify_sites(
     cand_set = {int(i) for i in cand}
     used = weight.sum(axis=1) / n_p
     solids_now = [_solid_rows(hyps[c], s) for c, s in zip(choice, sites, strict=True)]
-    # covered sites: probes above the tallest piece of the game (flags included) that see something
-    hz = _tallest_piece(game, cfg.geometry) + np.array(cfg.above_mm)
-    hp = probes.reshape(n_s, n_l, n_z, 3)[:, :, :1, :].repeat(len(hz), axis=2)
-    hp[..., 2] = centres[:, None, None, 2] + hz[None, None, :]
-    hpiece, _, hok, hends = _observe(sc, hp.reshape(-1, 3), cfg)
-    all_rows = [r for r in solids_now if len(r)]
-    if all_rows:
-        hok &= ~np.asarray(hits(cam, hends, np.concatenate(all_rows)), bool).any(axis=1)
-    hpiece, hok = hpiece.reshape(n_s, -1), hok.reshape(n_s, -1)
+    covered = _covered_sites(sc, sites, _tallest_piece(game, cfg.geometry), cfg)
     out: list[CellReading] = []
     for i, site in enumerate(sites):
         k = int(choice[i])
@@ -364,9 +369,8 @@ def classify_sites(
         kind = hyp.kind
         if used[i] < cfg.min_weight:
             kind, conf = "unseen", 0.0
-        elif hok[i].sum() >= 3 and float(hpiece[i, hok[i]].mean()) > cfg.occluded_share:
-            kind = "occluded"
-            conf = float(hpiece[i, hok[i]].mean())
+        elif covered[i] > 0:
+            kind, conf = "occluded", float(covered[i])
         colour = None
         char_colour = None
         if kind not in ("unseen", "occluded"):
@@ -401,6 +405,67 @@ def classify_sites(
 
 
 _DEBUG = False
+
+
+def _covered_sites(sc: _Scene, sites: Sequence[Site], tallest: float, cfg: ClassifyBoardConfig) -> F64:
+    """Share (0..1) of each site's view that a hand or arm covers.  Skin is told from the pieces by
+    colour (skin hues, moderate chroma) *and* size: a hand is a blob many cells large in the picture,
+    a cube or token is not.  The picture is examined at a quarter of its size."""
+    img = sc.image
+    f = cfg.cover_scale
+    small: U8 = np.asarray(cv2.resize(img, (img.shape[1] // f, img.shape[0] // f), interpolation=cv2.INTER_AREA),
+                           np.uint8)
+    lab = linear_to_lab(np.clip(srgb8_to_linear(small[..., ::-1].astype(np.float64)) / sc.gain, 0, None))
+    chroma = np.hypot(lab[..., 1], lab[..., 2])
+    hue = np.degrees(np.arctan2(lab[..., 2], lab[..., 1]))
+    skin = ((hue >= cfg.skin_hue[0]) & (hue <= cfg.skin_hue[1]) & (chroma >= cfg.skin_chroma[0])
+            & (chroma <= cfg.skin_chroma[1]) & (lab[..., 0] >= 12) & (lab[..., 0] <= 88)).astype(np.uint8)
+    # not the print itself (zone C's pink is a skin hue): only where the picture differs from it
+    hh, ww = small.shape[:2]
+    gy, gx = np.mgrid[0:hh, 0:ww]
+    full = np.column_stack([(gx.ravel() + 0.5) * f - 0.5, (gy.ravel() + 0.5) * f - 0.5])
+    xy = sc.pose.pixel_to_plane(full, 0.0)[:, :2]
+    exp, _ = _expected(sc.app, xy)
+    differs = (_pieceness(lab.reshape(-1, 3), linear_to_lab(exp), cfg) > 0.5).reshape(hh, ww)
+    skin &= differs.astype(np.uint8)
+    # only over the board: the table around it may be any colour (wood is skin-coloured)
+    x0, y0, x1, y1 = sc.pose.spec.extent_mm
+    outline = sc.pose.project(np.array([[x0, y0, 0.0], [x1, y0, 0.0], [x1, y1, 0.0], [x0, y1, 0.0]])) / f
+    board = np.zeros(skin.shape, np.uint8)
+    cv2.fillConvexPoly(board, np.round(outline).astype(np.int32), 1)
+    skin = cv2.morphologyEx(skin & board, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    n, comp, stats, _ = cv2.connectedComponentsWithStats(skin, connectivity=8)
+    if _DEBUG:
+        cv2.imwrite("/tmp/br/skinmask.png", skin * 255)
+        print("skin comps", n, sorted(stats[1:, cv2.CC_STAT_AREA])[-5:] if n > 1 else [])
+    out = np.zeros(len(sites))
+    if n <= 1:
+        return out
+    c = sc.pose.spec.cell_mm
+    mid = sites[len(sites) // 2]
+    quad = sc.pose.project(np.array([[mid.x_mm - c / 2, mid.y_mm - c / 2, mid.floor_mm],
+                                     [mid.x_mm + c / 2, mid.y_mm - c / 2, mid.floor_mm],
+                                     [mid.x_mm + c / 2, mid.y_mm + c / 2, mid.floor_mm],
+                                     [mid.x_mm - c / 2, mid.y_mm + c / 2, mid.floor_mm]])) / f
+    cell_area = max(float(cv2.contourArea(quad.astype(np.float32))), 1.0)
+    big = np.zeros(n, bool)
+    big[1:] = stats[1:, cv2.CC_STAT_AREA] > cfg.cover_cells * cell_area
+    if _DEBUG:
+        print("cell area", cell_area, "big", big.sum())
+    if not big.any():
+        return out
+    mask = big[comp]
+    zs = np.linspace(0.0, tallest, 6)
+    offs = np.array([[0, 0], [-0.3, -0.3], [0.3, -0.3], [0.3, 0.3], [-0.3, 0.3]]) * c
+    pts = np.array([[s.x_mm + ox, s.y_mm + oy, s.floor_mm + z] for s in sites for ox, oy in offs for z in zs])
+    px = sc.pose.project(pts) / f
+    h, w = mask.shape
+    xi, yi = np.round(px[:, 0]).astype(int), np.round(px[:, 1]).astype(int)
+    inside = (xi >= 0) & (xi < w) & (yi >= 0) & (yi < h)
+    hit = np.zeros(len(pts), bool)
+    hit[inside] = mask[yi[inside], xi[inside]]
+    share = hit.reshape(len(sites), -1).mean(axis=1)
+    return np.where(share >= cfg.cover_share, share, 0.0)
 
 
 def _table_colour(sc: _Scene) -> F64 | None:
@@ -554,7 +619,7 @@ def _token_match(lab: F64, art: F64, piece: F64, darker: F64, cfg: ClassifyBoard
 
 
 def _classify_tokens(sc: _Scene, sites: Sequence[Site], kinds: Sequence[str] | None,
-                     cfg: ClassifyBoardConfig) -> list[CellReading]:
+                     obstacles: F64 | None, cfg: ClassifyBoardConfig) -> list[CellReading]:
     """Quirky Circuits: flat printed tokens.  For every cell a grid of probes on the token's top
     (2.5 mm up) is compared with each token kind's printed colour (:data:`TOKEN_ART`); a kind
     covering enough of the cell is there (two tokens may share a cell).  Probes well above any token
@@ -575,15 +640,9 @@ def _classify_tokens(sc: _Scene, sites: Sequence[Site], kinds: Sequence[str] | N
     exp, _ = _expected(sc.app, ends[:, :2])
     darker = (linear_to_lab(exp)[:, 0] - lab[:, 0]).reshape(n_s, n_g)  # L* below the print's
     piece, ok, lab = piece.reshape(n_s, n_g), ok.reshape(n_s, n_g), lab.reshape(n_s, n_g, 3)
-    # covered: probes 30-60 mm up (above every token, below the robot's tag) that see something
-    hz = np.array([30.0, 45.0, 60.0])
-    hp = np.zeros((n_s, 5, len(hz), 3))
-    five = np.array([[0, 0], [-0.25, -0.25], [0.25, -0.25], [0.25, 0.25], [-0.25, 0.25]]) * c
-    hp[..., 0] = np.array([s.x_mm for s in sites])[:, None, None] + five[None, :, 0, None]
-    hp[..., 1] = np.array([s.y_mm for s in sites])[:, None, None] + five[None, :, 1, None]
-    hp[..., 2] = hz[None, None, :]
-    hpiece, _, hok, _ = _observe(sc, hp.reshape(-1, 3), cfg)
-    hpiece, hok = hpiece.reshape(n_s, -1), hok.reshape(n_s, -1)
+    if obstacles is not None and len(obstacles):  # the robot's body hides what is behind it
+        ok &= ~np.asarray(hits(sc.pose.camera_position, ends, obstacles), bool).any(axis=1).reshape(n_s, n_g)
+    covered = _covered_sites(sc, sites, 5.0, cfg)
     near = _token_match(lab, art, piece, darker, cfg) & ok[..., None]
     grey_kind = np.hypot(art[:, 1], art[:, 2]) < 15.0
     out: list[CellReading] = []
@@ -592,8 +651,8 @@ def _classify_tokens(sc: _Scene, sites: Sequence[Site], kinds: Sequence[str] | N
         if used < cfg.min_weight:
             out.append(CellReading(site.key, "unseen", None, 0, False, 0.0))
             continue
-        if hok[i].sum() >= 3 and float(hpiece[i, hok[i]].mean()) > cfg.occluded_share:
-            out.append(CellReading(site.key, "occluded", None, 0, False, float(hpiece[i, hok[i]].mean())))
+        if covered[i] > 0:
+            out.append(CellReading(site.key, "occluded", None, 0, False, float(covered[i])))
             continue
         share = near[i].sum(axis=0) / max(ok[i].sum(), 1)
         # a grey token also shows its printed dark centre (a shadow on the paper does not)

@@ -18,6 +18,7 @@ import numpy.typing as npt
 
 from calibration.boards import (
     GRIDOPOLIS_PAD_MM,
+    RobotTag,
     GRIDOPOLIS_PAD_THICK_MM,
     BoardSpec,
     board_spec,
@@ -39,6 +40,9 @@ __all__ = ["BoardReading", "ImageReading", "read_board", "sites_for"]
 
 U8 = npt.NDArray[np.uint8]
 F64 = npt.NDArray[np.float64]
+
+#: half the width of a toy robot's body around its tag's centre (mm)
+ROBOT_BODY_HALF_MM = 22.0
 
 #: owner colours each game's pieces come in
 PLAYER_COLOURS: dict[str, tuple[str, ...]] = {
@@ -142,17 +146,20 @@ def read_board(
         a = time.perf_counter()
         pose = locate_board(img, spec, camera, name=name, config=locate_config, timings=tm)
         b = time.perf_counter()
+        seen = robot_from_tag(pose) if game == "quirky" else None
+        body = None
+        if seen is not None:  # the robot's body: a box under its tag (docs/boards.md, "The robot tag")
+            tag = RobotTag(seen.tag_id)
+            body = np.array([[0.0, seen.x_mm, seen.y_mm, ROBOT_BODY_HALF_MM, 0.0, tag.height_mm]])
         cells = classify_sites(img, pose, sites, game, colours=colours, structure=structure,
-                               token_kinds=token_kinds, config=classify_config, timings=tm)
+                               token_kinds=token_kinds, obstacles=body, config=classify_config, timings=tm)
         c = time.perf_counter()
         tm["locate_s"] = b - a
         tm["classify_s"] = c - b
-        if game == "quirky":
-            seen = robot_from_tag(pose)
-            if seen is not None and seen.cell is not None:
-                robot = robot or seen
-                cells = [CellReading(r.key, "robot", None, 0, False, 1.0) if r.key[:2] == seen.cell else r
-                         for r in cells]
+        if seen is not None and seen.cell is not None:
+            robot = robot or seen
+            cells = [CellReading(r.key, "robot", None, 0, False, 1.0) if r.key[:2] == seen.cell else r
+                     for r in cells]
         readings.append(ImageReading(name, pose, cells, tm))
     t1 = time.perf_counter()
     merged = list(readings[0].cells)

@@ -9,6 +9,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from calibration.boards import gridopolis_pad_top_mm
 from engine.core import Problem
 from vision.board_classify import CellReading
 from vision.board_locate import BoardPose
@@ -44,10 +45,13 @@ def annotate_board(
     grid = pose.project(np.array([[0, 0, 0], [w, 0, 0], [w, h, 0], [0, h, 0]], np.float64))
     cv2.polylines(out, [np.round(grid).astype(np.int32)], True, (255, 255, 255), 1, cv2.LINE_AA)
 
-    def cell_poly(x: int, y: int, inset: float) -> npt.NDArray[np.int32]:
-        pts = [[x * s + inset, y * s + inset, 0], [(x + 1) * s - inset, y * s + inset, 0],
-               [(x + 1) * s - inset, (y + 1) * s - inset, 0], [x * s + inset, (y + 1) * s - inset, 0]]
+    def cell_poly(x: int, y: int, inset: float, z: float = 0.0) -> npt.NDArray[np.int32]:
+        pts = np.array([[x * s + inset, y * s + inset, z], [(x + 1) * s - inset, y * s + inset, z],
+                        [(x + 1) * s - inset, (y + 1) * s - inset, z], [x * s + inset, (y + 1) * s - inset, z]])
         return np.asarray(np.round(pose.project(pts)), np.int32)
+
+    def floor(key: tuple[int, ...]) -> float:
+        return gridopolis_pad_top_mm(key[2]) if len(key) > 2 else 0.0
 
     for c in cells:
         if c.kind == "empty" or len(c.key) < 2:
@@ -56,7 +60,7 @@ def annotate_board(
         colour = _BGR.get(c.colour or "", (255, 255, 255))
         if c.kind in ("occluded", "unseen"):
             colour = (0, 165, 255)
-        poly = cell_poly(x, y, 0.12 * s) if len(c.key) == 2 else cell_poly(x, y, 0.2 * s)
+        poly = cell_poly(x, y, 0.12 * s) if len(c.key) == 2 else cell_poly(x, y, 0.2 * s, floor(c.key))
         cv2.polylines(out, [poly], True, colour, 2, cv2.LINE_AA)
         cx, cy = poly.mean(axis=0)
         text = _label(c)

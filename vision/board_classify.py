@@ -43,7 +43,7 @@ from vision.board_locate import BoardPose
 from vision.board_pieces import Hypothesis, PieceGeometry, hypotheses_for
 from vision.board_rays import hits, segments_to_board
 
-__all__ = ["CellReading", "ClassifyBoardConfig", "Site", "classify_sites", "flat_sites"]
+__all__ = ["CellReading", "ClassifyBoardConfig", "Site", "classify_sites", "config_for", "flat_sites"]
 
 F64 = npt.NDArray[np.float64]
 U8 = npt.NDArray[np.uint8]
@@ -85,6 +85,14 @@ class ClassifyBoardConfig:
     blur_px: int = 3
     board_px_per_mm: float = 2.0
     geometry: PieceGeometry = field(default_factory=PieceGeometry)
+
+
+def config_for(game: str) -> ClassifyBoardConfig:
+    """The classify thresholds for ``game``: Gridopolis has no black piece, so nothing is read as
+    one there (the shade under the grid-set's upper levels is deep)."""
+    if game == "gridopolis":
+        return ClassifyBoardConfig(black_lightness=0.0)
+    return ClassifyBoardConfig()
 
 
 @dataclass(frozen=True)
@@ -153,7 +161,7 @@ def _sample(img: U8, px: F64) -> F64:
     return srgb8_to_linear(_remap_points(img, px[:, 0], px[:, 1])[:, ::-1])
 
 
-def _remap_points(src: npt.NDArray[np.generic], xs: F64, ys: F64) -> F64:
+def _remap_points(src: npt.NDArray[np.uint8] | npt.NDArray[np.float32], xs: F64, ys: F64) -> F64:
     """Bilinear samples (N, channels) of ``src`` at points (OpenCV's remap, in rows of 1024)."""
     n = len(xs)
     width = 1024
@@ -198,11 +206,11 @@ def _observe(sc: _Scene, pts: F64, cfg: ClassifyBoardConfig, known: F64 | None =
         lab_e = np.where(on_board[:, None], lab_e, sc.table_lab[None, :])
         on_board = np.ones_like(on_board)
     t0 = np.linalg.norm(pts - cam, axis=1) / np.maximum(np.linalg.norm(ends - cam, axis=1), 1e-9)
-    hidden = np.zeros(len(pts), bool)
+    hidden: npt.NDArray[np.bool_] = np.zeros(len(pts), bool)
     if sc.structure is not None and len(sc.structure):
         # a structure solid (an upper pad) between the camera and the probe hides it
         before = np.asarray(hits(cam, ends, sc.structure, t_min=0.0, t_max=t0 - 1e-3), bool)
-        hidden = before.any(axis=1)
+        hidden = np.asarray(before.any(axis=1), bool)
     for rows, labs in ((sc.structure, sc.structure_lab), (known, known_lab)):
         if rows is None or labs is None or not len(rows):
             continue
@@ -277,7 +285,7 @@ def classify_sites(
     solids (rows as in :func:`vision.board_rays.hits`: Gridopolis pads) that are part of the
     background, not pieces; ``token_kinds`` (Quirky) the token kinds the scenario uses; ``obstacles``
     solids that are no piece and hide what is behind them (the robot's body)."""
-    cfg = config or ClassifyBoardConfig()
+    cfg = config or config_for(game)
     t0 = time.perf_counter()
     blurred: U8 = np.asarray(cv2.blur(image, (cfg.blur_px, cfg.blur_px)), np.uint8) if cfg.blur_px > 1 else image
     app = _appearance(pose.spec, cfg.board_px_per_mm)
@@ -433,7 +441,7 @@ def _covered_sites(sc: _Scene, sites: Sequence[Site], tallest: float, cfg: Class
     outline = sc.pose.project(np.array([[x0, y0, 0.0], [x1, y0, 0.0], [x1, y1, 0.0], [x0, y1, 0.0]])) / f
     board = np.zeros(skin.shape, np.uint8)
     cv2.fillConvexPoly(board, np.round(outline).astype(np.int32), 1)
-    skin = cv2.morphologyEx(skin & board, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    skin = np.asarray(cv2.morphologyEx(skin & board, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)), np.uint8)
     n, comp, stats, _ = cv2.connectedComponentsWithStats(skin, connectivity=8)
     if _DEBUG:
         cv2.imwrite("/tmp/br/skinmask.png", skin * 255)

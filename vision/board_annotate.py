@@ -80,10 +80,19 @@ def annotate_board(
               enumerate(problems, start=1)]
     if not problems:
         lines.append("OK: no problem found")
-    band = 18 * len(lines) + 8
-    overlay = out.copy()
-    cv2.rectangle(overlay, (0, 0), (out.shape[1], band), (255, 255, 255), -1)
-    out = np.asarray(cv2.addWeighted(overlay, 0.75, out, 0.25, 0), np.uint8)
-    for i, line in enumerate(lines):
-        cv2.putText(out, line[:150], (8, 18 + 18 * i), cv2.FONT_HERSHEY_SIMPLEX, 0.45, (20, 20, 20), 1, cv2.LINE_AA)
-    return out
+    lines.append("labels: 1/2 cubes, R royal tower, C character, P pawn, K king, bl blocker, ? covered, - unseen")
+    # the list goes on a white panel under the picture, so that no part of the board is hidden
+    wrapped: list[str] = []
+    for line in lines:
+        while len(line) > 150:
+            cut = line.rfind(" ", 0, 150)
+            cut = cut if cut > 40 else 150
+            wrapped.append(line[:cut])
+            line = "    " + line[cut:].lstrip()
+        wrapped.append(line)
+    panel = np.full((18 * len(wrapped) + 10, out.shape[1], 3), 255, np.uint8)
+    for i, line in enumerate(wrapped):
+        bad = line[:12].split(" ")[1:2] == ["error:"]
+        cv2.putText(panel, line, (8, 18 + 18 * i), cv2.FONT_HERSHEY_SIMPLEX, 0.45,
+                    (0, 0, 200) if bad else (20, 20, 20), 1, cv2.LINE_AA)
+    return np.asarray(np.vstack([out, panel]), np.uint8)

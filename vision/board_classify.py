@@ -67,7 +67,7 @@ class ClassifyBoardConfig:
     black_lightness: float = 45.0  # L* below this where the print is light: a black piece, not a shadow
     dark_expected_min: float = 60.0
     flag_min_share: float = 0.03  # share of the flag probes that must see a player's colour
-    flag_min_probes: int = 4
+    flag_min_probes: int = 5
     character_min_share: float = 0.12  # share of the probes over a stack that must see a player's colour
     character_hue_deg: float = 35.0  # a character's hue differs from its cube's by more than this
     token_hue_deg: float = 28.0  # hue tolerance of a token's printed colour
@@ -82,6 +82,8 @@ class ClassifyBoardConfig:
     iterations: int = 2
     margin_full: float = 0.15  # a winner this far ahead of the runner-up is sure
     min_chroma: float = 10.0  # below: a grey / white / black piece
+    player_chroma: float = 25.0  # a flag's or character's plastic is at least this colourful (print is not)
+    flag_agree: float = 0.6  # share of a flag's probes that must agree on its colour
     blur_px: int = 3
     board_px_per_mm: float = 2.0
     geometry: PieceGeometry = field(default_factory=PieceGeometry)
@@ -366,6 +368,20 @@ def classify_sites(
     used = weight.sum(axis=1) / n_p
     solids_now = [_solid_rows(hyps[c], s) for c, s in zip(choice, sites, strict=True)]
     covered = _covered_sites(sc, sites, _tallest_piece(game, cfg.geometry), cfg)
+    char_of: dict[int, str | None] = {}
+    flag_of: dict[int, str | None] = {}
+    if game == "bandera":
+        g_rows = [r for r in solids_now if len(r)]
+        rows_g = np.concatenate(g_rows) if g_rows else np.zeros((0, 6))
+        owner_g = np.concatenate([np.full(len(r), j) for j, r in enumerate(solids_now) if len(r)]) \
+            if g_rows else np.zeros(0, np.int64)
+        stacks = np.array([i for i in range(n_s) if hyps[int(choice[i])].cubes > 0 and not covered[i]], np.int64)
+        heights = np.array([hyps[int(choice[i])].cubes for i in stacks], np.int64)
+        char_of = dict(zip(stacks.tolist(), _characters(sc, sites, stacks, heights, rows_g, owner_g, colours, cfg),
+                           strict=True))
+        towers = stacks[heights == 2]
+        flag_of = dict(zip(towers.tolist(), _flags(sc, sites, towers, [char_of[int(i)] is not None for i in towers],
+                                                   rows_g, owner_g, colours, cfg), strict=True))
     out: list[CellReading] = []
     for i, site in enumerate(sites):
         k = int(choice[i])
@@ -392,13 +408,9 @@ def classify_sites(
                 else:
                     colour = name
             if game == "bandera" and hyp.cubes > 0:
-                near = [r for j, r in enumerate(solids_now) if j != i and len(r)]
-                near_rows = np.concatenate(near) if near else None
-                char_colour = _character_colour(sc, site, hyp, near_rows, colours, cfg)
-                if hyp.cubes == 2:
-                    flag = _flag_colour(sc, site, hyp, char_colour is not None, near_rows, colours, cfg)
-                    if flag is not None:
-                        kind, colour = "royal_tower", flag
+                char_colour = char_of.get(i)
+                if flag_of.get(i) is not None:
+                    kind, colour = "royal_tower", flag_of[i]
         out.append(CellReading(site.key, kind, colour, hyp.cubes if kind not in ("unseen", "occluded") else 0,
                                char_colour is not None, conf, char_colour,
                                {f"{h.kind}{'+c' if h.character else ''}": float(scores[j, i])
@@ -523,88 +535,124 @@ def _structure_colours(sc: _Scene) -> F64:
     return out
 
 
-def _character_colour(sc: _Scene, site: Site, hyp: Hypothesis, others: F64 | None,
-                      colours: Sequence[str] | None, cfg: ClassifyBoardConfig) -> str | None:
-    """The colour of a character standing on a stack, or None.  The top cube's own colour is read
-    on its face towards the camera; probes over the top face at the character's body height whose
-    colour differs from it (and from the print where the ray goes past the stack) and looks like a
-    player's show a character."""
+def _not_blocked(cam: F64, ends: F64, rows: F64, owner: npt.NDArray[np.int64], sites_idx: npt.NDArray[np.int64]
+                 ) -> npt.NDArray[np.bool_]:
+    """(T, P): the rays of probes ``ends`` (T, P, 3) of sites ``sites_idx`` meet no solid ``rows``
+    (G, 6) belonging to another site (``owner`` (G,))."""
+    if not len(rows):
+        return np.ones(ends.shape[:2], bool)
+    hit = np.asarray(hits(cam, ends, rows[None, None, :, :]), bool)  # (T, P, G)
+    return np.asarray(~(hit & (owner[None, None, :] != sites_idx[:, None, None])).any(axis=2), bool)
+
+
+def _characters(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], cubes: npt.NDArray[np.int64],
+                rows: F64, owner: npt.NDArray[np.int64], colours: Sequence[str] | None,
+                cfg: ClassifyBoardConfig) -> list[str | None]:
+    """The colour of the character standing on each stack ``idx`` (``cubes`` high), or None.
+
+    The top cube's own colour is read on its face towards the camera.  Probes over the top face at
+    the character's body height then show a character where they see a player's colour: another
+    hue than the cube's where the ray goes on to the stack's top (the cube's faces differ from each
+    other in shading, hardly in hue), another colour than the print where it goes past the stack."""
     g = cfg.geometry
     c, half = g.cube_mm, g.cube_mm / 2
-    top = site.floor_mm + hyp.cubes * c
     cam = sc.pose.camera_position
-    u = np.array([site.x_mm - cam[0], site.y_mm - cam[1]])
-    u /= max(float(np.linalg.norm(u)), 1e-9)
-    v = np.array([-u[1], u[0]])
-    face = [(site.x_mm - 0.98 * half * u[0] + a * v[0], site.y_mm - 0.98 * half * u[1] + a * v[1], top - b)
-            for a in (-6.0, -3.0, 0.0, 3.0, 6.0) for b in (4.0, 8.0, 12.0, 16.0)]
-    own = _solid_rows(hyp, site)
-    _, flab, fok, fends = _observe(sc, np.array(face), cfg)
-    if others is not None and len(others):
-        fok &= ~np.asarray(hits(cam, fends, others), bool).any(axis=1)
-    if not fok.any():
-        return None
-    cube_lab = np.median(flab[fok], axis=0)
+    n_t = len(idx)
+    if n_t == 0:
+        return []
+    cx = np.array([sites[i].x_mm for i in idx])
+    cy = np.array([sites[i].y_mm for i in idx])
+    top = np.array([sites[i].floor_mm for i in idx]) + cubes * c
+    u = np.column_stack([cx - cam[0], cy - cam[1]])
+    u /= np.maximum(np.linalg.norm(u, axis=1, keepdims=True), 1e-9)
+    v = np.column_stack([-u[:, 1], u[:, 0]])
+    fa, fb = np.meshgrid(np.array([-6.0, -3.0, 0.0, 3.0, 6.0]), np.array([4.0, 8.0, 12.0, 16.0]))
+    fa, fb = fa.ravel(), fb.ravel()
+    face = np.stack([cx[:, None] - 0.98 * half * u[:, None, 0] + fa[None, :] * v[:, None, 0],
+                     cy[:, None] - 0.98 * half * u[:, None, 1] + fa[None, :] * v[:, None, 1],
+                     top[:, None] - fb[None, :]], axis=-1)  # (T, 20, 3)
+    _, flab, fok, fends = _observe(sc, face.reshape(-1, 3), cfg)
+    fok = fok.reshape(n_t, -1) & _not_blocked(cam, fends.reshape(n_t, -1, 3), rows, owner, idx)
+    flab = flab.reshape(n_t, -1, 3)
     r = 0.8 * half
     gx = np.linspace(-r, r, 5)
-    pts = np.array([(site.x_mm + a, site.y_mm + b, top + z) for a in gx for b in gx
-                    for z in np.linspace(3.0, 0.7 * g.character_height, 3)])
-    piece, lab, ok, ends = _observe(sc, pts, cfg)
-    if others is not None and len(others):
-        ok &= ~np.asarray(hits(cam, ends, others), bool).any(axis=1)
-    if ok.sum() < 8:
-        return None
-    chroma = np.hypot(lab[:, 1], lab[:, 2])
-    # where the ray goes on to the stack's own top, a character shows as another hue than the cube's
-    # (the cube's faces differ from each other in shading, hardly in hue)
-    on_stack = np.asarray(hits(cam, ends, own), bool).any(axis=1)
-    c_cube = float(np.hypot(cube_lab[1], cube_lab[2]))
-    h_cube = math.degrees(math.atan2(cube_lab[2], cube_lab[1]))
-    dh = np.abs((np.degrees(np.arctan2(lab[:, 2], lab[:, 1])) - h_cube + 180.0) % 360.0 - 180.0)
-    other_hue = (dh > cfg.character_hue_deg) if c_cube >= cfg.min_chroma else np.ones(len(lab), bool)
-    differs = np.where(on_stack, other_hue, piece > 0.8)
-    strong = ok & differs & (chroma > 2 * cfg.min_chroma)
-    names = [_hue_name(lab[j], cfg, colours) for j in np.nonzero(strong)[0]]
-    if len(names) < max(3, cfg.character_min_share * ok.sum()):
-        return None
-    return max(set(names), key=names.count)
+    zz = np.linspace(3.0, 0.7 * g.character_height, 3)
+    ga, gb, gz = (m.ravel() for m in np.meshgrid(gx, gx, zz, indexing="ij"))
+    pts = np.stack([cx[:, None] + ga[None, :], cy[:, None] + gb[None, :], top[:, None] + gz[None, :]], axis=-1)
+    n_p = pts.shape[1]
+    piece, lab, ok, ends = _observe(sc, pts.reshape(-1, 3), cfg)
+    ends = ends.reshape(n_t, n_p, 3)
+    piece, lab = piece.reshape(n_t, n_p), lab.reshape(n_t, n_p, 3)
+    ok = ok.reshape(n_t, n_p) & _not_blocked(cam, ends, rows, owner, idx)
+    own = np.stack([np.array([0.0, cx[t], cy[t], half, top[t] - cubes[t] * c, top[t]]) for t in range(n_t)])
+    on_stack = np.asarray(hits(cam, ends, own[:, None, None, :]), bool)[..., 0]  # (T, P)
+    chroma = np.hypot(lab[..., 1], lab[..., 2])
+    hue = np.degrees(np.arctan2(lab[..., 2], lab[..., 1]))
+    out: list[str | None] = []
+    for t in range(n_t):
+        if not fok[t].any() or ok[t].sum() < 8:
+            out.append(None)
+            continue
+        cube_lab = np.median(flab[t, fok[t]], axis=0)
+        c_cube = float(np.hypot(cube_lab[1], cube_lab[2]))
+        h_cube = math.degrees(math.atan2(cube_lab[2], cube_lab[1]))
+        dh = np.abs((hue[t] - h_cube + 180.0) % 360.0 - 180.0)
+        other_hue = (dh > cfg.character_hue_deg) if c_cube >= cfg.min_chroma else np.ones(n_p, bool)
+        differs = np.where(on_stack[t], other_hue, piece[t] > 0.8)
+        strong = ok[t] & differs & (chroma[t] > cfg.player_chroma)
+        names = [_hue_name(lab[t, j], cfg, colours) for j in np.nonzero(strong)[0]]
+        if len(names) < max(3, cfg.character_min_share * ok[t].sum()):
+            out.append(None)
+            continue
+        out.append(max(set(names), key=names.count))
+    return out
 
 
-def _flag_colour(sc: _Scene, site: Site, hyp: Hypothesis, character: bool, others: F64 | None,
-                 colours: Sequence[str] | None, cfg: ClassifyBoardConfig) -> str | None:
-    """The colour of the flag on a two-cube tower, or None: probes around the tower's top at the
-    banner's height whose rays meet neither this stack nor another piece, coloured like a player."""
+def _flags(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], character: Sequence[bool], rows: F64,
+           owner: npt.NDArray[np.int64], colours: Sequence[str] | None, cfg: ClassifyBoardConfig) -> list[str | None]:
+    """The colour of the flag on each two-cube tower ``idx``, or None: probes around the tower's top
+    at the banner's height whose rays meet neither this stack (nor its character) nor another
+    piece, showing one player's colour."""
     g = cfg.geometry
-    top = site.floor_mm + hyp.cubes * g.cube_mm
+    n_t = len(idx)
+    if n_t == 0:
+        return []
+    cam = sc.pose.camera_position
+    c, half = g.cube_mm, g.cube_mm / 2
+    cx = np.array([sites[i].x_mm for i in idx])
+    cy = np.array([sites[i].y_mm for i in idx])
+    floor = np.array([sites[i].floor_mm for i in idx])
+    top = floor + 2 * c
     radii = np.linspace(0.08, 1.0, 7) * g.flag_reach
     ang = np.linspace(0, 2 * np.pi, 12, endpoint=False)
     lo, hi = g.flag_banner
-    lo = max(lo, g.character_height + 1.5) if character else lo
-    zs = np.linspace(lo + 1.0, hi - 1.0, 4)
-    rr, aa, zz = np.meshgrid(radii, ang, zs, indexing="ij")
-    pts = np.column_stack([site.x_mm + (rr * np.cos(aa)).ravel(), site.y_mm + (rr * np.sin(aa)).ravel(),
-                           top + zz.ravel()])
-    piece, lab, ok, ends = _observe(sc, pts, cfg)
-    cam = sc.pose.camera_position
-    own = _solid_rows(hyp, site)
-    if character:  # wherever it stands on the top
-        own = np.vstack([own, [1.0, site.x_mm, site.y_mm, 0.5 * g.cube_mm, top, top + g.character_height]])
-    blocked = np.asarray(hits(cam, ends, own), bool).any(axis=1)
-    if others is not None and len(others):
-        blocked |= np.asarray(hits(cam, ends, others), bool).any(axis=1)
+    lo_c = max(lo, g.character_height + 1.5)
+    rr, aa, kk = (m.ravel() for m in np.meshgrid(radii, ang, np.linspace(0.0, 1.0, 4), indexing="ij"))
+    lo_t = np.where(np.asarray(character, bool), lo_c, lo)
+    zz = lo_t[:, None] + 1.0 + kk[None, :] * (hi - 1.0 - (lo_t[:, None] + 1.0))
+    pts = np.stack([np.broadcast_to(cx[:, None] + rr * np.cos(aa), zz.shape),
+                    np.broadcast_to(cy[:, None] + rr * np.sin(aa), zz.shape), top[:, None] + zz], axis=-1)
+    n_p = pts.shape[1]
+    piece, lab, ok, ends = _observe(sc, pts.reshape(-1, 3), cfg)
+    ends = ends.reshape(n_t, n_p, 3)
+    piece, lab = piece.reshape(n_t, n_p), lab.reshape(n_t, n_p, 3)
+    ok = ok.reshape(n_t, n_p) & _not_blocked(cam, ends, rows, owner, idx)
+    own = np.stack([np.stack([np.array([0.0, cx[t], cy[t], half, floor[t], top[t]]),
+                              np.array([1.0, cx[t], cy[t], half if character[t] else 0.0, top[t],
+                                        top[t] + g.character_height])]) for t in range(n_t)])  # (T, 2, 6)
+    blocked = np.asarray(hits(cam, ends, own[:, None, :, :]), bool).any(axis=2)
     use = ok & ~blocked
-    chroma = np.hypot(lab[:, 1], lab[:, 2])
-    strong = use & (piece > 0.8) & (chroma > cfg.min_chroma * 2)
-    if _DEBUG:
-        print("flagdbg", site.key, int(ok.sum()), int(use.sum()), int(strong.sum()), int((use & (piece > 0.8)).sum()),
-              np.round(np.percentile(chroma[use], [50, 90]), 1) if use.any() else None)
-    if use.sum() < 8:
-        return None
-    if strong.sum() < max(cfg.flag_min_probes, cfg.flag_min_share * use.sum()):
-        return None
-    names = [_hue_name(lab[j], cfg, colours) for j in np.nonzero(strong)[0]]
-    best = max(set(names), key=names.count)
-    return best
+    chroma = np.hypot(lab[..., 1], lab[..., 2])
+    strong = use & (piece > 0.8) & (chroma > cfg.player_chroma)
+    out: list[str | None] = []
+    for t in range(n_t):
+        if use[t].sum() < 8 or strong[t].sum() < max(cfg.flag_min_probes, cfg.flag_min_share * use[t].sum()):
+            out.append(None)
+            continue
+        names = [_hue_name(lab[t, j], cfg, colours) for j in np.nonzero(strong[t])[0]]
+        best = max(set(names), key=names.count)
+        out.append(best if names.count(best) >= cfg.flag_agree * len(names) else None)
+    return out
 
 
 def _token_match(lab: F64, art: F64, piece: F64, darker: F64, cfg: ClassifyBoardConfig) -> npt.NDArray[np.bool_]:

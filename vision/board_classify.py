@@ -73,7 +73,7 @@ class ClassifyBoardConfig:
     token_hue_deg: float = 28.0  # hue tolerance of a token's printed colour
     token_light_tol: float = 22.0  # lightness tolerance (L*) of a token's printed colour
     token_min_share: float = 0.1  # share of a cell's token probes showing that colour
-    cover_scale: int = 4  # the skin search works on the picture shrunk this much
+    cover_scale: int = 8  # the skin search works on the picture shrunk this much
     skin_hue: tuple[float, float] = (15.0, 80.0)  # CIELAB hue angles of skin
     skin_chroma: tuple[float, float] = (8.0, 42.0)
     cover_cells: float = 2.5  # a skin blob larger than this many cells is a hand / an arm
@@ -354,9 +354,8 @@ def classify_sites(
         owner = np.concatenate([np.full(len(r), i) for r, i in others if len(r)])
         allr = np.concatenate(rows_all)
         # only candidate sites need it: the others saw nothing at all
-        hit = hits(cam, ends_s[cand], allr[None, None, :, :])  # (C, P, G)
         blocked = np.zeros((n_s, n_p), bool)
-        blocked[cand] = (hit & (owner[None, None, :] != cand[:, None, None])).any(axis=2)
+        blocked[cand] = ~_not_blocked(cam, ends_s[cand], allr, owner, cand, centres[cand, :2])
         weight = (valid & ~blocked).astype(np.float64)
         new = _choose(pred, piece, weight)
         if np.array_equal(new, choice):
@@ -535,14 +534,31 @@ def _structure_colours(sc: _Scene) -> F64:
     return out
 
 
-def _not_blocked(cam: F64, ends: F64, rows: F64, owner: npt.NDArray[np.int64], sites_idx: npt.NDArray[np.int64]
-                 ) -> npt.NDArray[np.bool_]:
+def _nearest_solids(rows: F64, owner: npt.NDArray[np.int64], centres: F64, k: int
+                    ) -> tuple[F64, npt.NDArray[np.int64]]:
+    """For each centre (T, 2): its ``k`` nearest solids (T, k, 6) and their owners (T, k) (rays of a
+    site's probes only ever pass near it; padded with empty solids when there are fewer)."""
+    if len(rows) <= k:
+        pad = k - len(rows)
+        r = np.vstack([rows, np.tile([[0.0, 1e9, 1e9, 0.0, 0.0, 0.0]], (pad, 1))]) if pad else rows
+        o = np.concatenate([owner, np.full(pad, -1)]) if pad else owner
+        return np.broadcast_to(r, (len(centres), k, 6)), np.broadcast_to(o, (len(centres), k))
+    d = np.hypot(rows[None, :, 1] - centres[:, None, 0], rows[None, :, 2] - centres[:, None, 1])
+    near = np.argpartition(d, k - 1, axis=1)[:, :k]
+    return rows[near], owner[near]
+
+
+def _not_blocked(cam: F64, ends: F64, rows: F64, owner: npt.NDArray[np.int64], sites_idx: npt.NDArray[np.int64],
+                 centres: F64 | None = None, k: int = 16) -> npt.NDArray[np.bool_]:
     """(T, P): the rays of probes ``ends`` (T, P, 3) of sites ``sites_idx`` meet no solid ``rows``
-    (G, 6) belonging to another site (``owner`` (G,))."""
+    (G, 6) belonging to another site (``owner`` (G,)); only the ``k`` solids nearest each site
+    (``centres`` (T, 2), else the probes' mean) are tried."""
     if not len(rows):
         return np.ones(ends.shape[:2], bool)
-    hit = np.asarray(hits(cam, ends, rows[None, None, :, :]), bool)  # (T, P, G)
-    return np.asarray(~(hit & (owner[None, None, :] != sites_idx[:, None, None])).any(axis=2), bool)
+    ctr = centres if centres is not None else ends[..., :2].mean(axis=1)
+    near, own = _nearest_solids(rows, owner, ctr, k)
+    hit = np.asarray(hits(cam, ends, near[:, None, :, :]), bool)  # (T, P, k)
+    return np.asarray(~(hit & (own[:, None, :] != sites_idx[:, None, None])).any(axis=2), bool)
 
 
 def _characters(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], cubes: npt.NDArray[np.int64],
@@ -572,7 +588,8 @@ def _characters(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], c
                      cy[:, None] - 0.98 * half * u[:, None, 1] + fa[None, :] * v[:, None, 1],
                      top[:, None] - fb[None, :]], axis=-1)  # (T, 20, 3)
     _, flab, fok, fends = _observe(sc, face.reshape(-1, 3), cfg)
-    fok = fok.reshape(n_t, -1) & _not_blocked(cam, fends.reshape(n_t, -1, 3), rows, owner, idx)
+    ctr = np.column_stack([cx, cy])
+    fok = fok.reshape(n_t, -1) & _not_blocked(cam, fends.reshape(n_t, -1, 3), rows, owner, idx, ctr)
     flab = flab.reshape(n_t, -1, 3)
     r = 0.8 * half
     gx = np.linspace(-r, r, 5)
@@ -583,7 +600,7 @@ def _characters(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], c
     piece, lab, ok, ends = _observe(sc, pts.reshape(-1, 3), cfg)
     ends = ends.reshape(n_t, n_p, 3)
     piece, lab = piece.reshape(n_t, n_p), lab.reshape(n_t, n_p, 3)
-    ok = ok.reshape(n_t, n_p) & _not_blocked(cam, ends, rows, owner, idx)
+    ok = ok.reshape(n_t, n_p) & _not_blocked(cam, ends, rows, owner, idx, ctr)
     own = np.stack([np.array([0.0, cx[t], cy[t], half, top[t] - cubes[t] * c, top[t]]) for t in range(n_t)])
     on_stack = np.asarray(hits(cam, ends, own[:, None, None, :]), bool)[..., 0]  # (T, P)
     chroma = np.hypot(lab[..., 1], lab[..., 2])
@@ -636,7 +653,7 @@ def _flags(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], charac
     piece, lab, ok, ends = _observe(sc, pts.reshape(-1, 3), cfg)
     ends = ends.reshape(n_t, n_p, 3)
     piece, lab = piece.reshape(n_t, n_p), lab.reshape(n_t, n_p, 3)
-    ok = ok.reshape(n_t, n_p) & _not_blocked(cam, ends, rows, owner, idx)
+    ok = ok.reshape(n_t, n_p) & _not_blocked(cam, ends, rows, owner, idx, np.column_stack([cx, cy]))
     own = np.stack([np.stack([np.array([0.0, cx[t], cy[t], half, floor[t], top[t]]),
                               np.array([1.0, cx[t], cy[t], half if character[t] else 0.0, top[t],
                                         top[t] + g.character_height])]) for t in range(n_t)])  # (T, 2, 6)

@@ -182,7 +182,7 @@ class _Scene:
     image: U8
     pose: BoardPose
     app: _Appearance
-    gain: F64
+    gain: GainField
     structure: F64 | None
     structure_lab: F64 | None  # observed CIELAB of each structure solid's top (its own colour)
     table_lab: F64 | None = None  # what lies around the board (the table), median CIELAB
@@ -202,7 +202,7 @@ def _observe(sc: _Scene, pts: F64, cfg: ClassifyBoardConfig, known: F64 | None =
     ends = segments_to_board(cam, pts)
     obs = _sample(sc.image, np.where(in_img[:, None], px, 0.0))
     exp, on_board = _expected(sc.app, ends[:, :2])
-    lab_o = linear_to_lab(np.clip(obs / sc.gain[None, :], 0.0, None))
+    lab_o = linear_to_lab(np.clip(obs / sc.gain.at(ends[:, :2]), 0.0, None))
     lab_e = linear_to_lab(exp)
     if sc.table_lab is not None:  # rays going past the board's edge meet the table
         lab_e = np.where(on_board[:, None], lab_e, sc.table_lab[None, :])
@@ -291,7 +291,7 @@ def classify_sites(
     t0 = time.perf_counter()
     blurred: U8 = np.asarray(cv2.blur(image, (cfg.blur_px, cfg.blur_px)), np.uint8) if cfg.blur_px > 1 else image
     app = _appearance(pose.spec, cfg.board_px_per_mm)
-    gain = _paper_gain(blurred, pose, app)
+    gain = _gain_field(blurred, pose, app, constant=structure is not None)
     sc = _Scene(blurred, pose, app, gain, structure, None)
     table = _table_colour(sc)
     sc = _Scene(blurred, pose, app, gain, structure,
@@ -434,16 +434,17 @@ def _covered_sites(sc: _Scene, sites: Sequence[Site], tallest: float, cfg: Class
     f = cfg.cover_scale
     small: U8 = np.asarray(cv2.resize(img, (img.shape[1] // f, img.shape[0] // f), interpolation=cv2.INTER_AREA),
                            np.uint8)
-    lab = linear_to_lab(np.clip(srgb8_to_linear(small[..., ::-1].astype(np.float64)) / sc.gain, 0, None))
+    lin = srgb8_to_linear(small[..., ::-1].astype(np.float64))
+    hh, ww = small.shape[:2]
+    gy, gx = np.mgrid[0:hh, 0:ww]
+    full = np.column_stack([(gx.ravel() + 0.5) * f - 0.5, (gy.ravel() + 0.5) * f - 0.5])
+    xy = sc.pose.pixel_to_plane(full, 0.0)[:, :2]
+    lab = linear_to_lab(np.clip(lin.reshape(-1, 3) / sc.gain.at(xy), 0, None)).reshape(hh, ww, 3)
     chroma = np.hypot(lab[..., 1], lab[..., 2])
     hue = np.degrees(np.arctan2(lab[..., 2], lab[..., 1]))
     skin = ((hue >= cfg.skin_hue[0]) & (hue <= cfg.skin_hue[1]) & (chroma >= cfg.skin_chroma[0])
             & (chroma <= cfg.skin_chroma[1]) & (lab[..., 0] >= 12) & (lab[..., 0] <= 88)).astype(np.uint8)
     # not the print itself (zone C's pink is a skin hue): only where the picture differs from it
-    hh, ww = small.shape[:2]
-    gy, gx = np.mgrid[0:hh, 0:ww]
-    full = np.column_stack([(gx.ravel() + 0.5) * f - 0.5, (gy.ravel() + 0.5) * f - 0.5])
-    xy = sc.pose.pixel_to_plane(full, 0.0)[:, :2]
     exp, _ = _expected(sc.app, xy)
     differs = (_pieceness(lab.reshape(-1, 3), linear_to_lab(exp), cfg) > 0.5).reshape(hh, ww)
     skin &= differs.astype(np.uint8)
@@ -502,7 +503,7 @@ def _table_colour(sc: _Scene) -> F64 | None:
     ok = (px[:, 0] > 2) & (px[:, 0] < w - 3) & (px[:, 1] > 2) & (px[:, 1] < h - 3)
     if ok.sum() < 10:
         return None
-    lab = linear_to_lab(np.clip(_sample(sc.image, px[ok]) / sc.gain[None, :], 0, None))
+    lab = linear_to_lab(np.clip(_sample(sc.image, px[ok]) / sc.gain.at(p3[ok, :2]), 0, None))
     return np.asarray(np.median(lab, axis=0), np.float64)
 
 
@@ -526,7 +527,7 @@ def _structure_colours(sc: _Scene) -> F64:
     w, h = sc.pose.image_size
     px = sc.pose.project(pts)
     ok = (px[:, 0] > 2) & (px[:, 0] < w - 3) & (px[:, 1] > 2) & (px[:, 1] < h - 3)
-    lab = linear_to_lab(np.clip(_sample(sc.image, np.where(ok[:, None], px, 0.0)) / sc.gain[None, :], 0, None))
+    lab = linear_to_lab(np.clip(_sample(sc.image, np.where(ok[:, None], px, 0.0)) / sc.gain.at(pts[:, :2]), 0, None))
     lab = lab.reshape(len(rows), len(ang), 3)
     ok = ok.reshape(len(rows), len(ang))
     for j in range(len(rows)):
@@ -765,22 +766,57 @@ def _choose(pred: npt.NDArray[np.bool_], piece: F64, weight: F64) -> npt.NDArray
     return np.asarray(np.argmax(_scores(pred, piece, weight), axis=0), np.int64)
 
 
-def _paper_gain(img: U8, pose: BoardPose, app: _Appearance) -> F64:
-    """Per-channel gain mapping the board's white paper to its printed white (robust median over
-    a grid of board points whose print is white; pieces and shadows on a few of them do not matter)."""
+@dataclass(frozen=True, eq=False)
+class GainField:
+    """The light on the board: per-channel gain (camera value / printed reflectance) varying
+    smoothly over the board (a quadratic in board coordinates, in log space), so that a warm lamp on
+    one side, vignetting or a darker corner are not mistaken for colour."""
+
+    coef: F64  # (3, 6): log gain = coef @ [1, u, v, u^2, uv, v^2]
+    extent: tuple[float, float, float, float]
+
+    def _basis(self, xy: F64) -> F64:
+        x0, y0, x1, y1 = self.extent
+        u = np.clip((xy[:, 0] - (x0 + x1) / 2) / ((x1 - x0) / 2), -1.2, 1.2)
+        v = np.clip((xy[:, 1] - (y0 + y1) / 2) / ((y1 - y0) / 2), -1.2, 1.2)
+        return np.column_stack([np.ones_like(u), u, v, u * u, u * v, v * v])
+
+    def at(self, xy: F64) -> F64:
+        """Gain (N, 3) at board points (N, 2)."""
+        return np.asarray(np.exp(self._basis(xy) @ self.coef.T), np.float64)
+
+
+def _gain_field(img: U8, pose: BoardPose, app: _Appearance, constant: bool = False) -> GainField:
+    """Fit :class:`GainField` to the board's light print (paper and pale zones) seen in the picture.
+    Pieces and shadows on some of the sample points are outliers (darker, or another colour): the
+    fit is repeated without the points far from it (robust, median absolute deviation)."""
     x0, y0, x1, y1 = pose.spec.extent_mm
     gx, gy = np.meshgrid(np.linspace(x0 + 2, x1 - 2, 40), np.linspace(y0 + 2, y1 - 2, 30))
     xy = np.column_stack([gx.ravel(), gy.ravel()])
     exp, _ = _expected(app, xy)
-    white = exp.min(axis=1) > 0.8
-    pts = np.column_stack([xy[white], np.zeros(int(white.sum()))])
-    px = pose.project(pts)
+    light = exp.min(axis=1) > 0.3
+    xy, exp = xy[light], exp[light]
+    px = pose.project(np.column_stack([xy, np.zeros(len(xy))]))
     w, h = pose.image_size
     ok = (px[:, 0] > 2) & (px[:, 0] < w - 3) & (px[:, 1] > 2) & (px[:, 1] < h - 3)
-    if ok.sum() < 10:
-        return np.ones(3)
-    obs = _sample(img, px[ok])
-    lum = obs.mean(axis=1)
-    bright = lum >= np.percentile(lum, 40)  # shadows and pieces are darker than the lit paper
-    g = np.median(obs[bright] / exp[white][ok][bright], axis=0)
-    return np.asarray(np.maximum(g, 1e-3), np.float64)
+    field = GainField(np.zeros((3, 6)), pose.spec.extent_mm)
+    if ok.sum() < 20:
+        return field
+    xy, exp = xy[ok], exp[ok]
+    r = np.log(np.maximum(_sample(img, px[ok]), 1e-4) / np.maximum(exp, 1e-4))  # (N, 3)
+    basis = field._basis(xy)
+    keep = r.mean(axis=1) >= np.percentile(r.mean(axis=1), 30)  # start from the lit paper
+    coef = np.zeros((3, 6))
+    for _ in range(4):
+        if keep.sum() < 12:
+            break
+        coef = np.linalg.lstsq(basis[keep], r[keep], rcond=None)[0].T
+        res = r - basis @ coef.T
+        dev = np.abs(res - np.median(res[keep], axis=0)).max(axis=1)
+        mad = float(np.median(dev[keep])) + 1e-3
+        keep = dev < 3.0 * mad
+    if constant:  # most of the print hidden (a Gridopolis grid-set): one gain for all
+        lit = r.mean(axis=1) >= np.percentile(r.mean(axis=1), 40)
+        coef = np.zeros((3, 6))
+        coef[:, 0] = np.median(r[lit], axis=0)
+    return GainField(np.asarray(coef, np.float64), pose.spec.extent_mm)

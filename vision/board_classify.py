@@ -67,8 +67,9 @@ class ClassifyBoardConfig:
     black_lightness: float = 45.0  # L* below this where the print is light: a black piece, not a shadow
     dark_expected_min: float = 60.0
     flag_min_share: float = 0.03  # share of the flag probes that must see a player's colour
-    flag_min_probes: int = 5
+    flag_min_probes: int = 4
     character_min_share: float = 0.12  # share of the probes over a stack that must see a player's colour
+    character_reach: float = 0.8  # probes for a character cover this share of the top face (half-size)
     character_hue_deg: float = 35.0  # a character's hue differs from its cube's by more than this
     token_hue_deg: float = 28.0  # hue tolerance of a token's printed colour
     token_light_tol: float = 22.0  # lightness tolerance (L*) of a token's printed colour
@@ -84,6 +85,7 @@ class ClassifyBoardConfig:
     min_chroma: float = 10.0  # below: a grey / white / black piece
     player_chroma: float = 25.0  # a flag's or character's plastic is at least this colourful (print is not)
     flag_agree: float = 0.6  # share of a flag's probes that must agree on its colour
+    flag_chroma: float = 15.0  # a flag's banner seen on camera (thin: mixed with what is behind it)
     blur_px: int = 3
     board_px_per_mm: float = 2.0
     geometry: PieceGeometry = field(default_factory=PieceGeometry)
@@ -592,7 +594,7 @@ def _characters(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], c
     ctr = np.column_stack([cx, cy])
     fok = fok.reshape(n_t, -1) & _not_blocked(cam, fends.reshape(n_t, -1, 3), rows, owner, idx, ctr)
     flab = flab.reshape(n_t, -1, 3)
-    r = 0.8 * half
+    r = cfg.character_reach * half
     gx = np.linspace(-r, r, 5)
     zz = np.linspace(3.0, 0.7 * g.character_height, 3)
     ga, gb, gz = (m.ravel() for m in np.meshgrid(gx, gx, zz, indexing="ij"))
@@ -661,8 +663,12 @@ def _flags(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], charac
     blocked = np.asarray(hits(cam, ends, own[:, None, :, :]), bool).any(axis=2)
     use = ok & ~blocked
     chroma = np.hypot(lab[..., 1], lab[..., 2])
-    strong = use & (piece > 0.8) & (chroma > cfg.player_chroma)
+    strong = use & (piece > 0.8) & (chroma > cfg.flag_chroma)
     out: list[str | None] = []
+    if _DEBUG:
+        for t in range(n_t):
+            print("flag", sites[int(idx[t])].key, "ok", int(ok[t].sum()), "use", int(use[t].sum()), "piece", int((use[t] & (piece[t] > 0.8)).sum()),
+                  "strong", int(strong[t].sum()), "chroma90", round(float(np.percentile(chroma[t][use[t]], 90)), 1) if use[t].any() else None)
     for t in range(n_t):
         if use[t].sum() < 8 or strong[t].sum() < max(cfg.flag_min_probes, cfg.flag_min_share * use[t].sum()):
             out.append(None)

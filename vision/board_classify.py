@@ -85,6 +85,7 @@ class ClassifyBoardConfig:
     min_chroma: float = 10.0  # below: a grey / white / black piece
     player_chroma: float = 25.0  # a flag's or character's plastic is at least this colourful (print is not)
     flag_agree: float = 0.6  # share of a flag's probes that must agree on its colour
+    flag_margin: float = 2.5  # rays this close to the tower (bevels, a cube set slightly askew) are left out
     flag_chroma: float = 15.0  # a flag's banner seen on camera (thin: mixed with what is behind it)
     blur_px: int = 3
     board_px_per_mm: float = 2.0
@@ -657,7 +658,7 @@ def _flags(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], charac
     ends = ends.reshape(n_t, n_p, 3)
     piece, lab = piece.reshape(n_t, n_p), lab.reshape(n_t, n_p, 3)
     ok = ok.reshape(n_t, n_p) & _not_blocked(cam, ends, rows, owner, idx, np.column_stack([cx, cy]))
-    own = np.stack([np.stack([np.array([0.0, cx[t], cy[t], half, floor[t], top[t]]),
+    own = np.stack([np.stack([np.array([0.0, cx[t], cy[t], half + cfg.flag_margin, floor[t], top[t] + 1.0]),
                               np.array([1.0, cx[t], cy[t], half if character[t] else 0.0, top[t],
                                         top[t] + g.character_height])]) for t in range(n_t)])  # (T, 2, 6)
     blocked = np.asarray(hits(cam, ends, own[:, None, :, :]), bool).any(axis=2)

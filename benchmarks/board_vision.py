@@ -181,6 +181,13 @@ def main() -> None:
                     if args.verbose:
                         print(f"{game} {sj.stem} {key}: truth {want}, read {got} ({cr.confidence:.2f})",
                               file=sys.stderr)
+            read_keys = {cr.key if game == "gridopolis" else cr.key[:2] for cr in res.cells}
+            for key, want in labels.items():  # pieces where the reader has no site (pads added in play)
+                if key not in read_keys:
+                    cells += 1
+                    wrong += 1
+                    scene_wrong += 1
+                    confusions[f"{want} -> (no site)"] = confusions.get(f"{want} -> (no site)", 0) + 1
             exact += scene_wrong == 0
             tot_scenes += 1
         tot_cells += cells

@@ -663,6 +663,9 @@ def _flags(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], charac
                                         top[t] + g.character_height])]) for t in range(n_t)])  # (T, 2, 6)
     blocked = np.asarray(hits(cam, ends, own[:, None, :, :]), bool).any(axis=2)
     use = ok & ~blocked
+    if n_t > 1:  # a probe nearer another tower belongs to that tower's flag, if any
+        d = np.hypot(pts[..., 0, None] - cx[None, None, :], pts[..., 1, None] - cy[None, None, :])  # (T, P, T)
+        use &= d.argmin(axis=2) == np.arange(n_t)[:, None]
     chroma = np.hypot(lab[..., 1], lab[..., 2])
     strong = use & (piece > 0.8) & (chroma > cfg.flag_chroma)
     out: list[str | None] = []

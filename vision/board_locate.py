@@ -62,7 +62,8 @@ class BoardLocateConfig:
     """Thresholds of the locate stage (one place; no per-scene constants)."""
 
     picture: LocateConfig = field(default_factory=LocateConfig)
-    max_bit_errors: int = 1  # bits a marker's code may differ by (4x4 codes: 16 bits)
+    max_bit_errors: int = 0  # bits a code may differ by: 0, as every id of the dictionary is looked for
+    min_other_markers: int = 3  # another game's markers needed to call it that game's board
     min_side_px: float = 10.0  # smallest marker side looked for
     min_markers: int = 2  # one square alone has two mirror-image poses
     marker_outlier_px: float = 3.0  # a marker's RMS above max(this, 4 x median) is dropped
@@ -236,7 +237,7 @@ def locate_board(
             others.setdefault(g, []).append(i)
     if others:
         g, ids = max(others.items(), key=lambda kv: len(kv[1]))
-        if len(ids) >= cfg.min_markers and len(ids) > len(own):
+        if len(ids) >= cfg.min_other_markers and len(ids) > len(own):
             raise WrongBoardError(
                 f"{name!r} shows a {g} board (markers {_describe_ids(ids)}), not the {spec.game} board "
                 f"{spec.name!r}"

@@ -35,8 +35,8 @@ import numpy as np
 
 from calibration.boards import BoardSpec
 from calibration.camera import CameraCalibration, read_image
-from vision.board_classify import CellReading
 from engine.quirky import builtin_ids, builtin_scenario, parse_scenario
+from vision.board_classify import CellReading
 from vision.board_pipeline import read_board
 from vision.board_reconstruct import ReconstructOptions
 from vision.locate import ImageRejectedError

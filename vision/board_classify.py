@@ -426,9 +426,6 @@ def classify_sites(
     return out
 
 
-_DEBUG = False
-
-
 def _covered_sites(sc: _Scene, sites: Sequence[Site], tallest: float, cfg: ClassifyBoardConfig) -> F64:
     """Share (0..1) of each site's view that a hand or arm covers.  Skin is told from the pieces by
     colour (skin hues, moderate chroma) *and* size: a hand is a blob many cells large in the picture,
@@ -458,9 +455,6 @@ def _covered_sites(sc: _Scene, sites: Sequence[Site], tallest: float, cfg: Class
     cv2.fillConvexPoly(board, np.round(outline).astype(np.int32), 1)
     skin = np.asarray(cv2.morphologyEx(skin & board, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)), np.uint8)
     n, comp, stats, _ = cv2.connectedComponentsWithStats(skin, connectivity=8)
-    if _DEBUG:
-        cv2.imwrite("/tmp/br/skinmask.png", skin * 255)
-        print("skin comps", n, sorted(stats[1:, cv2.CC_STAT_AREA])[-5:] if n > 1 else [])
     out = np.zeros(len(sites))
     if n <= 1:
         return out
@@ -473,8 +467,6 @@ def _covered_sites(sc: _Scene, sites: Sequence[Site], tallest: float, cfg: Class
     cell_area = max(float(cv2.contourArea(quad.astype(np.float32))), 1.0)
     big = np.zeros(n, bool)
     big[1:] = stats[1:, cv2.CC_STAT_AREA] > cfg.cover_cells * cell_area
-    if _DEBUG:
-        print("cell area", cell_area, "big", big.sum())
     if not big.any():
         return out
     mask = big[comp]
@@ -669,10 +661,6 @@ def _flags(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], charac
     chroma = np.hypot(lab[..., 1], lab[..., 2])
     strong = use & (piece > 0.8) & (chroma > cfg.flag_chroma)
     out: list[str | None] = []
-    if _DEBUG:
-        for t in range(n_t):
-            print("flag", sites[int(idx[t])].key, "ok", int(ok[t].sum()), "use", int(use[t].sum()), "piece", int((use[t] & (piece[t] > 0.8)).sum()),
-                  "strong", int(strong[t].sum()), "chroma90", round(float(np.percentile(chroma[t][use[t]], 90)), 1) if use[t].any() else None)
     for t in range(n_t):
         if use[t].sum() < 8 or strong[t].sum() < max(cfg.flag_min_probes, cfg.flag_min_share * use[t].sum()):
             out.append(None)

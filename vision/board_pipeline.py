@@ -18,9 +18,9 @@ import numpy.typing as npt
 
 from calibration.boards import (
     GRIDOPOLIS_PAD_MM,
-    RobotTag,
     GRIDOPOLIS_PAD_THICK_MM,
     BoardSpec,
+    RobotTag,
     board_spec,
     gridopolis_pad_centre_mm,
     gridopolis_pads,

@@ -12,8 +12,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-import numpy as np
-
 from calibration.boards import ROBOT_TAG_IDS, RobotTag
 from engine.motion import Heading
 from vision.board_locate import BoardPose
@@ -46,6 +44,6 @@ def robot_from_tag(pose: BoardPose, tag: RobotTag | None = None) -> TagReading |
     centre = corners.mean(axis=0)
     up = (corners[0] + corners[1]) / 2 - (corners[2] + corners[3]) / 2  # printed top edge: the heading
     deg = math.degrees(math.atan2(up[1], up[0])) % 360.0
-    snap = int(round(deg / 90.0)) % 4 * 90
+    snap = round(deg / 90.0) % 4 * 90
     x, y = float(centre[0]), float(centre[1])
     return TagReading(x, y, deg, pose.spec.cell_of_mm(x, y), _HEADINGS[snap], mid)

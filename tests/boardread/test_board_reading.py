@@ -192,7 +192,8 @@ def _calib_file(tmp_path: Path, game: str, n: int) -> Path:
 
 def test_cli_reads_pictures_writes_annotations_and_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     img = ROOT / "bandera" / "scene_010.jpg"
-    code = main(["validate", "bandera", "--images", str(img), "--calibration", str(_calib_file(tmp_path, "bandera", 10)),
+    cam = _calib_file(tmp_path, "bandera", 10)
+    code = main(["validate", "bandera", "--images", str(img), "--calibration", str(cam),
                  "--annotate", str(tmp_path / "checked"), "--json"])
     out = json.loads(capsys.readouterr().out)
     assert code == (0 if out["valid"] else 1)

@@ -76,7 +76,7 @@ def label_of_entries(game: str, entries: list[dict[str, Any]]) -> str:
             base += f"+char:{kinds['character']}"
         return base or "empty"
     if game == "gridopolis":
-        for k in ("king", "pawn"):
+        for k in ("king", "pawn", "blocker"):
             if k in kinds:
                 return f"{k}:{kinds[k]}"
         return "empty"

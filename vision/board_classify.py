@@ -413,6 +413,8 @@ def classify_sites(
                 char_colour = char_of.get(i)
                 if flag_of.get(i) is not None:
                     kind, colour = "royal_tower", flag_of[i]
+        if game == "gridopolis" and kind in ("pawn", "king", "blocker") and colour not in (colours or HUES):
+            kind, colour, conf = "empty", None, 0.0  # markers and blockers are a player's colour: not these
         out.append(CellReading(site.key, kind, colour, hyp.cubes if kind not in ("unseen", "occluded") else 0,
                                char_colour is not None, conf, char_colour,
                                {f"{h.kind}{'+c' if h.character else ''}": float(scores[j, i])

@@ -430,36 +430,19 @@ def classify_sites(
 
 def _covered_sites(sc: _Scene, sites: Sequence[Site], tallest: float, cfg: ClassifyBoardConfig) -> F64:
     """Share (0..1) of each site's view that a hand or arm covers.  Skin is told from the pieces by
-    colour (skin hues, moderate chroma) *and* size: a hand is a blob many cells large in the picture,
-    a cube or token is not.  The picture is examined at a quarter of its size."""
+    colour (skin hues, moderate chroma, and not the print there) *and* size: a hand is a blob several
+    cells large in the picture, a cube or token is not.  Only the board's part of the picture is
+    examined (the table around it may be any colour: wood is skin-coloured), at 1/``cover_scale``."""
     img = sc.image
     f = cfg.cover_scale
+    out = np.zeros(len(sites))
     small: U8 = np.asarray(cv2.resize(img, (img.shape[1] // f, img.shape[0] // f), interpolation=cv2.INTER_AREA),
                            np.uint8)
-    lin = srgb8_to_linear(small[..., ::-1].astype(np.float64))
     hh, ww = small.shape[:2]
-    gy, gx = np.mgrid[0:hh, 0:ww]
-    full = np.column_stack([(gx.ravel() + 0.5) * f - 0.5, (gy.ravel() + 0.5) * f - 0.5])
-    xy = sc.pose.pixel_to_plane(full, 0.0)[:, :2]
-    lab = linear_to_lab(np.clip(lin.reshape(-1, 3) / sc.gain.at(xy), 0, None)).reshape(hh, ww, 3)
-    chroma = np.hypot(lab[..., 1], lab[..., 2])
-    hue = np.degrees(np.arctan2(lab[..., 2], lab[..., 1]))
-    skin = ((hue >= cfg.skin_hue[0]) & (hue <= cfg.skin_hue[1]) & (chroma >= cfg.skin_chroma[0])
-            & (chroma <= cfg.skin_chroma[1]) & (lab[..., 0] >= 12) & (lab[..., 0] <= 88)).astype(np.uint8)
-    # not the print itself (zone C's pink is a skin hue): only where the picture differs from it
-    exp, _ = _expected(sc.app, xy)
-    differs = (_pieceness(lab.reshape(-1, 3), linear_to_lab(exp), cfg) > 0.5).reshape(hh, ww)
-    skin &= differs.astype(np.uint8)
-    # only over the board: the table around it may be any colour (wood is skin-coloured)
     x0, y0, x1, y1 = sc.pose.spec.extent_mm
     outline = sc.pose.project(np.array([[x0, y0, 0.0], [x1, y0, 0.0], [x1, y1, 0.0], [x0, y1, 0.0]])) / f
-    board = np.zeros(skin.shape, np.uint8)
+    board = np.zeros((hh, ww), np.uint8)
     cv2.fillConvexPoly(board, np.round(outline).astype(np.int32), 1)
-    skin = np.asarray(cv2.morphologyEx(skin & board, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)), np.uint8)
-    n, comp, stats, _ = cv2.connectedComponentsWithStats(skin, connectivity=8)
-    out = np.zeros(len(sites))
-    if n <= 1:
-        return out
     c = sc.pose.spec.cell_mm
     mid = sites[len(sites) // 2]
     quad = sc.pose.project(np.array([[mid.x_mm - c / 2, mid.y_mm - c / 2, mid.floor_mm],
@@ -467,8 +450,32 @@ def _covered_sites(sc: _Scene, sites: Sequence[Site], tallest: float, cfg: Class
                                      [mid.x_mm + c / 2, mid.y_mm + c / 2, mid.floor_mm],
                                      [mid.x_mm - c / 2, mid.y_mm + c / 2, mid.floor_mm]])) / f
     cell_area = max(float(cv2.contourArea(quad.astype(np.float32))), 1.0)
+    min_area = cfg.cover_cells * cell_area
+    rows_i, cols_i = np.nonzero(board)
+    if len(rows_i) < min_area:
+        return out
+    full = np.column_stack([(cols_i + 0.5) * f - 0.5, (rows_i + 0.5) * f - 0.5])
+    xy = sc.pose.pixel_to_plane(full, 0.0)[:, :2]
+    lin = srgb8_to_linear(small[rows_i, cols_i, ::-1].astype(np.float64))
+    lab = linear_to_lab(np.clip(lin / sc.gain.at(xy), 0, None))
+    chroma = np.hypot(lab[:, 1], lab[:, 2])
+    hue = np.degrees(np.arctan2(lab[:, 2], lab[:, 1]))
+    cand = ((hue >= cfg.skin_hue[0]) & (hue <= cfg.skin_hue[1]) & (chroma >= cfg.skin_chroma[0])
+            & (chroma <= cfg.skin_chroma[1]) & (lab[:, 0] >= 12) & (lab[:, 0] <= 88))
+    if cand.sum() < min_area:
+        return out
+    # not the print itself (zone C's pink is a skin hue): only where the picture differs from it
+    j = np.nonzero(cand)[0]
+    exp, _ = _expected(sc.app, xy[j])
+    keep = _pieceness(lab[j], linear_to_lab(exp), cfg) > 0.5
+    skin = np.zeros((hh, ww), np.uint8)
+    skin[rows_i[j[keep]], cols_i[j[keep]]] = 1
+    skin = np.asarray(cv2.morphologyEx(skin, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)), np.uint8)
+    n, comp, stats, _ = cv2.connectedComponentsWithStats(skin, connectivity=8)
+    if n <= 1:
+        return out
     big = np.zeros(n, bool)
-    big[1:] = stats[1:, cv2.CC_STAT_AREA] > cfg.cover_cells * cell_area
+    big[1:] = stats[1:, cv2.CC_STAT_AREA] > min_area
     if not big.any():
         return out
     mask = big[comp]
@@ -476,9 +483,8 @@ def _covered_sites(sc: _Scene, sites: Sequence[Site], tallest: float, cfg: Class
     offs = np.array([[0, 0], [-0.3, -0.3], [0.3, -0.3], [0.3, 0.3], [-0.3, 0.3]]) * c
     pts = np.array([[s.x_mm + ox, s.y_mm + oy, s.floor_mm + z] for s in sites for ox, oy in offs for z in zs])
     px = sc.pose.project(pts) / f
-    h, w = mask.shape
     xi, yi = np.round(px[:, 0]).astype(int), np.round(px[:, 1]).astype(int)
-    inside = (xi >= 0) & (xi < w) & (yi >= 0) & (yi < h)
+    inside = (xi >= 0) & (xi < ww) & (yi >= 0) & (yi < hh)
     hit = np.zeros(len(pts), bool)
     hit[inside] = mask[yi[inside], xi[inside]]
     share = hit.reshape(len(sites), -1).mean(axis=1)
@@ -547,7 +553,7 @@ def _nearest_solids(rows: F64, owner: npt.NDArray[np.int64], centres: F64, k: in
 
 
 def _not_blocked(cam: F64, ends: F64, rows: F64, owner: npt.NDArray[np.int64], sites_idx: npt.NDArray[np.int64],
-                 centres: F64 | None = None, k: int = 16) -> npt.NDArray[np.bool_]:
+                 centres: F64 | None = None, k: int = 10) -> npt.NDArray[np.bool_]:
     """(T, P): the rays of probes ``ends`` (T, P, 3) of sites ``sites_idx`` meet no solid ``rows``
     (G, 6) belonging to another site (``owner`` (G,)); only the ``k`` solids nearest each site
     (``centres`` (T, 2), else the probes' mean) are tried."""
@@ -638,11 +644,11 @@ def _flags(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], charac
     cy = np.array([sites[i].y_mm for i in idx])
     floor = np.array([sites[i].floor_mm for i in idx])
     top = floor + 2 * c
-    radii = np.linspace(0.08, 1.0, 7) * g.flag_reach
-    ang = np.linspace(0, 2 * np.pi, 12, endpoint=False)
+    radii = np.linspace(0.08, 1.0, 6) * g.flag_reach
+    ang = np.linspace(0, 2 * np.pi, 10, endpoint=False)
     lo, hi = g.flag_banner
     lo_c = max(lo, g.character_height + 1.5)
-    rr, aa, kk = (m.ravel() for m in np.meshgrid(radii, ang, np.linspace(0.0, 1.0, 4), indexing="ij"))
+    rr, aa, kk = (m.ravel() for m in np.meshgrid(radii, ang, np.linspace(0.0, 1.0, 3), indexing="ij"))
     lo_t = np.where(np.asarray(character, bool), lo_c, lo)
     zz = lo_t[:, None] + 1.0 + kk[None, :] * (hi - 1.0 - (lo_t[:, None] + 1.0))
     pts = np.stack([np.broadcast_to(cx[:, None] + rr * np.cos(aa), zz.shape),

@@ -11,7 +11,8 @@ reconstruct + the engine's validator) and compares each cell with the recorded t
   (``abstained_cells``, and ``abstained_on_visible_pieces`` when the truth shows a piece there);
 * whole-board exact: scenes where no cell is read wrong and no visible piece is declined;
 * time per frame (locate + classify of one 1280x720 picture) and per stage, median and 95th
-  percentile, per game.
+  percentile, per game; also the CPU time per frame (``time.process_time``: less sensitive to other
+  jobs on a shared machine) and the load average while it ran.
 
 By default the camera intrinsics come from each scene's truth (a user with a calibration file);
 ``--self-calibrate`` estimates them from the board's markers instead.  The robot pose error is
@@ -23,8 +24,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -116,6 +119,7 @@ def main() -> None:
     out: dict[str, Any] = {"simulated": "rendered photographs", "intrinsics":
                            "self-estimated" if args.self_calibrate else "calibration (scene truth)"}
     all_frames: list[float] = []
+    all_cpu: list[float] = []
     tot_cells = tot_wrong = tot_scenes = tot_exact = 0
     per_game: dict[str, Any] = {}
     for game in [g for g in args.games.split(",") if g]:
@@ -125,6 +129,7 @@ def main() -> None:
         if not scenes:
             continue
         frames: list[float] = []
+        cpu: list[float] = []
         stages: dict[str, list[float]] = {}
         cells = wrong = exact = rejected = abstain = missed = 0
         confusions: dict[str, int] = {}
@@ -146,7 +151,9 @@ def main() -> None:
                 opt = ReconstructOptions(scenario=builtin_scenario(ref) if ref in builtin_ids() else
                                          parse_scenario((root / ref).read_text(encoding="utf-8"), ref))
             try:
+                c0 = time.process_time()
                 res = read_board([(sj.stem, img)], game, spec=spec, camera=cam, options=opt)
+                cpu.append(time.process_time() - c0)
             except ImageRejectedError as exc:
                 rejected += 1
                 n = spec.cols * spec.rows if game != "gridopolis" else len(labels)
@@ -194,6 +201,7 @@ def main() -> None:
         tot_wrong += wrong
         tot_exact += exact
         all_frames += frames
+        all_cpu += cpu
         per_game[game] = {
             "scenes": len(scenes),
             "rejected": rejected,
@@ -205,6 +213,7 @@ def main() -> None:
             "whole_board_exact": round(exact / len(scenes), 4),
             "frame_ms_median": round(1000 * statistics.median(frames), 1) if frames else None,
             "frame_ms_p95": round(1000 * float(np.percentile(frames, 95)), 1) if frames else None,
+            "frame_cpu_ms_median": round(1000 * statistics.median(cpu), 1) if cpu else None,
             "stage_ms_median": {k: round(1000 * statistics.median(v), 2) for k, v in sorted(stages.items())},
             "confusions": dict(sorted(confusions.items(), key=lambda kv: -kv[1])[:8]),
         }
@@ -216,6 +225,9 @@ def main() -> None:
         "frame_ms_median": round(1000 * statistics.median(all_frames), 1) if all_frames else None,
         "frame_ms_p95": round(1000 * float(np.percentile(all_frames, 95)), 1) if all_frames else None,
         "frame_ms_target": 50.0,
+        "frame_cpu_ms_median": round(1000 * statistics.median(all_cpu), 1) if all_cpu else None,
+        "load_average_1min": round(os.getloadavg()[0], 2),
+        "cores": os.cpu_count(),
         "scenes": tot_scenes,
         "cells": tot_cells,
         "robot_pose": "not measured here (robot-tracking module)",

@@ -811,7 +811,12 @@ def _gain_field(img: U8, pose: BoardPose, app: _Appearance, constant: bool = Fal
     xy, exp = xy[ok], exp[ok]
     r = np.log(np.maximum(_sample(img, px[ok]), 1e-4) / np.maximum(exp, 1e-4))  # (N, 3)
     basis = field._basis(xy)
-    keep = r.mean(axis=1) >= np.percentile(r.mean(axis=1), 30)  # start from the lit paper
+    # start from the largest group of samples that agree (the lit paper and print), whatever covers
+    # the rest (pieces, shadows, a hand): the sample with the most neighbours in log-gain space
+    sub = r[:: max(1, len(r) // 400)]
+    near_count = (np.abs(sub[:, None, :] - sub[None, :, :]).max(axis=2) < 0.08).sum(axis=1)
+    mode = sub[int(np.argmax(near_count))]
+    keep = np.abs(r - mode).max(axis=1) < 0.2
     coef = np.zeros((3, 6))
     for _ in range(4):
         if keep.sum() < 12:

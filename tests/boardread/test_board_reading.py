@@ -299,3 +299,22 @@ def test_quirky_tokens_are_matched_to_the_scenario() -> None:
     assert at["bunny1"] == [0, 3] and at["bunny3"] == [4, 2] and at["bunny2"] == [1, 1]
     assert any(p.code == "extra-token" for p in rec.problems)  # there is no vase in this scenario
     assert any(p.code == "robot-not-read" for p in rec.problems)
+
+
+def test_several_pictures_fill_in_what_one_does_not_show() -> None:
+    """A picture with a (painted: synthetic) skin-coloured blob over part of the board reads those
+    cells as covered; together with an unobstructed picture of the same board every cell is read,
+    as from the unobstructed one alone."""
+    doc = _doc("bandera", 3)
+    img = np.asarray(cv2.imread(str(ROOT / "bandera" / "scene_003.jpg")), np.uint8)
+    covered = img.copy()
+    # skin under this picture's light: the brightest (paper) colour times a skin reflectance (B, G, R)
+    paper = np.percentile(img.reshape(-1, 3), 95, axis=0)
+    skin = tuple(float(v) for v in paper * np.array([0.38, 0.52, 0.78]))
+    cv2.ellipse(covered, (640, 420), (200, 90), 20, 0, 360, skin, -1)
+    spec, cam = BoardSpec.from_json(doc["board"]), _camera(doc)
+    alone = read_board([("covered", covered)], "bandera", spec=spec, camera=cam)
+    assert any(c.kind == "occluded" for c in alone.cells)
+    both = read_board([("covered", covered), ("clear", img)], "bandera", spec=spec, camera=cam)
+    clear = _read("bandera", 3)
+    assert [(c.key, c.kind, c.cubes) for c in both.cells] == [(c.key, c.kind, c.cubes) for c in clear.cells]

@@ -657,7 +657,10 @@ def _flags(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], charac
     piece, lab, ok, ends = _observe(sc, pts.reshape(-1, 3), cfg)
     ends = ends.reshape(n_t, n_p, 3)
     piece, lab = piece.reshape(n_t, n_p), lab.reshape(n_t, n_p, 3)
-    ok = ok.reshape(n_t, n_p) & _not_blocked(cam, ends, rows, owner, idx, np.column_stack([cx, cy]))
+    # the room every other tower's flag may take: a ray through it may be seeing that flag
+    flag_rooms = np.column_stack([np.ones(n_t), cx, cy, np.full(n_t, g.flag_reach), top + lo, top + g.flag_height])
+    ok = ok.reshape(n_t, n_p) & _not_blocked(cam, ends, np.vstack([rows, flag_rooms]),
+                                             np.concatenate([owner, idx]), idx, np.column_stack([cx, cy]))
     own = np.stack([np.stack([np.array([0.0, cx[t], cy[t], half + cfg.flag_margin, floor[t], top[t] + 1.0]),
                               np.array([1.0, cx[t], cy[t], half if character[t] else 0.0, top[t],
                                         top[t] + g.character_height])]) for t in range(n_t)])  # (T, 2, 6)

@@ -85,6 +85,7 @@ class ClassifyBoardConfig:
     min_chroma: float = 10.0  # below: a grey / white / black piece
     player_chroma: float = 25.0  # a flag's or character's plastic is at least this colourful (print is not)
     flag_agree: float = 0.6  # share of a flag's probes that must agree on its colour
+    crown_min_share: float = 0.15  # share of the probes over a marker that must show its gold crown
     flag_margin: float = 2.5  # rays this close to the tower (bevels, a cube set slightly askew) are left out
     flag_chroma: float = 15.0  # a flag's banner seen on camera (thin: mixed with what is behind it)
     blur_px: int = 3
@@ -415,6 +416,8 @@ def classify_sites(
                     kind, colour = "royal_tower", flag_of[i]
         if game == "gridopolis" and kind in ("pawn", "king", "blocker") and colour not in (colours or HUES):
             kind, colour, conf = "empty", None, 0.0  # markers and blockers are a player's colour: not these
+        if game == "gridopolis" and kind in ("pawn", "king") and colour in HUES and colour != "yellow":
+            kind = "king" if _crowned(sc, site, colour, cfg) else "pawn"
         out.append(CellReading(site.key, kind, colour, hyp.cubes if kind not in ("unseen", "occluded") else 0,
                                char_colour is not None, conf, char_colour,
                                {f"{h.kind}{'+c' if h.character else ''}": float(scores[j, i])
@@ -627,6 +630,24 @@ def _characters(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], c
             continue
         out.append(max(set(names), key=names.count))
     return out
+
+
+def _crowned(sc: _Scene, site: Site, colour: str, cfg: ClassifyBoardConfig) -> bool:
+    """Is the marker on ``site`` a king (flipped: its gold crown up)?  Probes just above the pawn's
+    top that show gold -- a yellow hue unlike the marker's own colour -- are the crown.  (A yellow
+    player's crown is not told this way: the shape alone decides.)"""
+    g = cfg.geometry
+    r = 0.8 * g.crown_radius
+    gx = np.linspace(-r, r, 4)
+    pts = np.array([(site.x_mm + a, site.y_mm + b, site.floor_mm + g.pawn_height + z)
+                    for a in gx for b in gx for z in (1.5, 3.0, 4.5)])
+    _, lab, ok, _ = _observe(sc, pts, cfg)
+    if ok.sum() < 8:
+        return False
+    chroma = np.hypot(lab[:, 1], lab[:, 2])
+    hue = np.degrees(np.arctan2(lab[:, 2], lab[:, 1]))
+    gold = ok & (chroma > cfg.player_chroma) & (np.abs((hue - HUES["yellow"] + 180) % 360 - 180) < 25.0)
+    return bool(gold.sum() >= max(3, cfg.crown_min_share * ok.sum()))
 
 
 def _flags(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], character: Sequence[bool], rows: F64,

@@ -837,8 +837,11 @@ def _gain_field(img: U8, pose: BoardPose, app: _Appearance, constant: bool = Fal
     basis = field._basis(xy)
     # start from the largest group of samples that agree (the lit paper and print), whatever covers
     # the rest (pieces, shadows, a hand): the sample with the most neighbours in log-gain space
-    sub = r[:: max(1, len(r) // 400)]
-    near_count = (np.abs(sub[:, None, :] - sub[None, :, :]).max(axis=2) < 0.08).sum(axis=1)
+    sub = r[:: max(1, len(r) // 250)]
+    dist = np.abs(sub[:, None, 0] - sub[None, :, 0])
+    for ch in (1, 2):
+        np.maximum(dist, np.abs(sub[:, None, ch] - sub[None, :, ch]), out=dist)
+    near_count = (dist < 0.08).sum(axis=1)
     mode = sub[int(np.argmax(near_count))]
     keep = np.abs(r - mode).max(axis=1) < 0.2
     coef = np.zeros((3, 6))

@@ -82,6 +82,7 @@ class ClassifyBoardConfig:
     min_weight: float = 0.15  # share of a site's probes usable, below which it is "unseen"
     iterations: int = 2
     margin_full: float = 0.15  # a winner this far ahead of the runner-up is sure
+    empty_bias: float = 0.0  # added to the empty hypothesis' score
     min_chroma: float = 10.0  # below: a grey / white / black piece
     player_chroma: float = 25.0  # a flag's or character's plastic is at least this colourful (print is not)
     flag_agree: float = 0.6  # share of a flag's probes that must agree on its colour
@@ -349,7 +350,7 @@ def classify_sites(
         inside_role.append(roles)
     t2 = time.perf_counter()
     weight = valid.astype(np.float64)
-    choice = _choose(pred, piece, weight)
+    choice = _choose(pred, piece, weight, cfg.empty_bias)
     for _ in range(cfg.iterations):
         others = [(_solid_rows(hyps[c], s), i) for i, (c, s) in enumerate(zip(choice, sites, strict=True))]
         rows_all = [r for r, _ in others if len(r)]
@@ -361,12 +362,12 @@ def classify_sites(
         blocked = np.zeros((n_s, n_p), bool)
         blocked[cand] = ~_not_blocked(cam, ends_s[cand], allr, owner, cand, centres[cand, :2])
         weight = (valid & ~blocked).astype(np.float64)
-        new = _choose(pred, piece, weight)
+        new = _choose(pred, piece, weight, cfg.empty_bias)
         if np.array_equal(new, choice):
             break
         choice = new
     t3 = time.perf_counter()
-    scores = _scores(pred, piece, weight)  # (K, S)
+    scores = _scores(pred, piece, weight, cfg.empty_bias)  # (K, S)
     cand_set = {int(i) for i in cand}
     used = weight.sum(axis=1) / n_p
     solids_now = [_solid_rows(hyps[c], s) for c, s in zip(choice, sites, strict=True)]
@@ -786,14 +787,18 @@ def _inside(probes: F64, rows: F64) -> npt.NDArray[np.bool_]:
     return np.asarray(inz & np.where(rows[:, None, 0] == 0, box, cyl), bool)
 
 
-def _scores(pred: npt.NDArray[np.bool_], piece: F64, weight: F64) -> F64:
+def _scores(pred: npt.NDArray[np.bool_], piece: F64, weight: F64, empty_bias: float = 0.0) -> F64:
+    """(K, S): share of each site's usable probes that hypothesis k explains (``empty_bias`` added
+    to the empty hypothesis, the first: a piece must explain clearly more than nothing does)."""
     agree = np.where(pred, piece[None], 1.0 - piece[None])  # (K, S, P)
     wsum = np.maximum(weight.sum(axis=1), 1e-9)
-    return np.asarray((agree * weight[None]).sum(axis=2) / wsum[None], np.float64)
+    out = np.asarray((agree * weight[None]).sum(axis=2) / wsum[None], np.float64)
+    out[0] += empty_bias
+    return out
 
 
-def _choose(pred: npt.NDArray[np.bool_], piece: F64, weight: F64) -> npt.NDArray[np.int64]:
-    return np.asarray(np.argmax(_scores(pred, piece, weight), axis=0), np.int64)
+def _choose(pred: npt.NDArray[np.bool_], piece: F64, weight: F64, empty_bias: float = 0.0) -> npt.NDArray[np.int64]:
+    return np.asarray(np.argmax(_scores(pred, piece, weight, empty_bias), axis=0), np.int64)
 
 
 @dataclass(frozen=True, eq=False)

@@ -83,6 +83,7 @@ class ClassifyBoardConfig:
     iterations: int = 2
     margin_full: float = 0.15  # a winner this far ahead of the runner-up is sure
     empty_bias: float = 0.0  # added to the empty hypothesis' score
+    pad_ring: float = 0.85  # a pad's own colour is read on a ring this far out (x its half-size)
     min_chroma: float = 10.0  # below: a grey / white / black piece
     player_chroma: float = 25.0  # a flag's or character's plastic is at least this colourful (print is not)
     flag_agree: float = 0.6  # share of a flag's probes that must agree on its colour
@@ -300,7 +301,7 @@ def classify_sites(
     sc = _Scene(blurred, pose, app, gain, structure, None)
     table = _table_colour(sc)
     sc = _Scene(blurred, pose, app, gain, structure,
-                _structure_colours(sc) if structure is not None and len(structure) else None, table)
+                _structure_colours(sc, cfg) if structure is not None and len(structure) else None, table)
     if game == "quirky":
         tokens = _classify_tokens(sc, sites, token_kinds, obstacles, cfg)
         if timings is not None:
@@ -520,14 +521,14 @@ def _tallest_piece(game: str, g: PieceGeometry) -> float:
     return max(g.king_height, g.blocker_height, g.pawn_height)
 
 
-def _structure_colours(sc: _Scene) -> F64:
+def _structure_colours(sc: _Scene, cfg: ClassifyBoardConfig) -> F64:
     """Observed CIELAB of each structure solid's top (a ring near its edge, clear of the piece that
     may stand in the middle): the background a probe ray meeting that solid should see."""
     assert sc.structure is not None
     ang = np.linspace(0, 2 * np.pi, 16, endpoint=False)
     out = np.zeros((len(sc.structure), 3))
     rows = sc.structure
-    r = 0.85 * rows[:, 3]
+    r = cfg.pad_ring * rows[:, 3]
     pts = np.stack([rows[:, None, 1] + r[:, None] * np.cos(ang)[None, :],
                     rows[:, None, 2] + r[:, None] * np.sin(ang)[None, :],
                     np.repeat(rows[:, 5:6], len(ang), axis=1)], axis=-1).reshape(-1, 3)

@@ -9,7 +9,7 @@ the engine's validator on it (:mod:`vision.board_reconstruct`).  Each stage's ti
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -119,11 +119,13 @@ def read_board(
     options: ReconstructOptions | None = None,
     locate_config: BoardLocateConfig | None = None,
     classify_config: ClassifyBoardConfig | None = None,
+    on_image: Callable[[str], None] | None = None,
 ) -> BoardReading:
     """Read the board of ``game`` from ``images`` ((name, BGR image) pairs of the same board).
 
-    Raises the locate stage's errors (:class:`vision.locate.ImageRejectedError` and subclasses) for
-    a picture that cannot be used, with the reason."""
+    ``on_image(name)`` is called after each picture is read (progress).  Raises the locate stage's
+    errors (:class:`vision.locate.ImageRejectedError` and subclasses) for a picture that cannot be
+    used, with the reason."""
     t0 = time.perf_counter()
     spec = spec or board_spec(game, scenario=scenario)
     sites, structure = sites_for(spec)
@@ -161,6 +163,8 @@ def read_board(
             cells = [CellReading(r.key, "robot", None, 0, False, 1.0) if r.key[:2] == seen.cell else r
                      for r in cells]
         readings.append(ImageReading(name, pose, cells, tm))
+        if on_image is not None:
+            on_image(name)
     t1 = time.perf_counter()
     merged = list(readings[0].cells)
     for r in readings[1:]:

@@ -43,8 +43,16 @@ def _validate_images(
             parse_scenario(Path(scenario).read_text(encoding="utf-8"), scenario)
     camera = CameraCalibration.load(calibration) if calibration is not None else None
     images = [(str(p), read_image(p)) for p in paths]
-    result = read_board(images, game, spec=spec, camera=camera,
-                        options=ReconstructOptions(level=level, players=players, scenario=scn, setup=setup))
+    opts = ReconstructOptions(level=level, players=players, scenario=scn, setup=setup)
+    if len(images) > 1 and not json_out:
+        from rich.progress import Progress
+
+        with Progress(transient=True, console=Console(stderr=True)) as bar:
+            task = bar.add_task("reading the pictures", total=len(images))
+            result = read_board(images, game, spec=spec, camera=camera, options=opts,
+                                on_image=lambda _name: bar.advance(task))
+    else:
+        result = read_board(images, game, spec=spec, camera=camera, options=opts)
     recon = result.reconstruction
     if annotate is not None:
         import cv2

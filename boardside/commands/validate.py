@@ -67,8 +67,10 @@ def _validate_images(
         emit_json(result.to_json())
     else:
         out = Console()
-        seen = [c for c in recon.cells if c.kind not in ("empty",)]
-        out.print(f"read {len(images)} picture(s) of the {spec.name} board: {len(seen)} occupied cell(s)")
+        seen = [c for c in recon.cells if c.kind not in ("empty", "occluded", "unseen", "robot")]
+        declined = [c for c in recon.cells if c.kind in ("occluded", "unseen")]
+        out.print(f"read {len(images)} picture(s) of the {spec.name} board: {len(seen)} occupied cell(s)"
+                  + (f", {len(declined)} not visible" if declined else ""))
         if not recon.problems:
             out.print(f"OK: the {game} set-up follows the rules")
         for p in recon.problems:

@@ -1,0 +1,314 @@
+"""The robot's pose from its printed ArUco tag: board millimetres, heading, cell, confidence.
+
+The robot carries a :class:`calibration.boards.RobotTag`: an ArUco marker of the boards' dictionary
+with an id from ``ROBOT_TAG_IDS``, ``tag_mm`` wide, lying flat on top of the robot ``height_mm``
+above the board, centred over the robot's turning axis, its printed top edge pointing the robot's
+heading (docs/robot_tracking.md).
+
+From one image, the board's pose (its printed fiducials, :func:`locate_board`) and the camera's
+intrinsics, the tag's four corners are turned into rays and intersected with the horizontal plane
+``z = height_mm`` -- the plane the tag really lies in, so the tag is *not* projected onto the board
+(which would shift it away from the camera by ``height * tan(view angle)``, several centimetres from
+a low camera).  A square of the tag's size is then fitted to the four points (rotation and
+translation, least squares): its centre is the robot's position, its top edge the heading.
+
+Headings are compass degrees: 0 = north (+y), 90 = east (+x), clockwise; the nearest of N/E/S/W is
+the engine's heading (:class:`engine.motion.Heading`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from calibration.boards import ROBOT_TAG_IDS, BoardSpec, RobotTag
+from calibration.camera import CameraCalibration
+from calibration.markers import FastMarkerDetector
+from engine.errors import BoardsideInputError
+from engine.motion import Heading, Pose
+
+__all__ = [
+    "BoardNotFoundError",
+    "BoardPose",
+    "MarkerSighting",
+    "RobotNotFoundError",
+    "RobotReading",
+    "detect_markers",
+    "locate_board",
+    "read_robot",
+    "read_robot_in_image",
+]
+
+U8 = npt.NDArray[np.uint8]
+F64 = npt.NDArray[np.float64]
+
+_HEADINGS = (Heading.N, Heading.E, Heading.S, Heading.W)
+
+
+class BoardNotFoundError(BoardsideInputError):
+    """Too few of the board's printed markers are visible to know where the board is."""
+
+    exit_code = 1
+
+
+class RobotNotFoundError(BoardsideInputError):
+    """The robot's tag is not visible (or ambiguous) in the image."""
+
+    exit_code = 1
+
+
+# ---------------------------------------------------------------------------- markers
+@dataclass(frozen=True, eq=False)
+class MarkerSighting:
+    """Markers found in one image: ids ``(N,)`` and corners ``(N, 4, 2)`` pixels, OpenCV order."""
+
+    ids: npt.NDArray[np.int32]
+    corners: F64
+
+    def of(self, marker_id: int) -> F64 | None:
+        hit = np.nonzero(self.ids == marker_id)[0]
+        return None if len(hit) == 0 else np.asarray(self.corners[int(hit[0])], np.float64)
+
+
+@lru_cache(maxsize=16)
+def _detector(dictionary: str, ids: tuple[int, ...]) -> FastMarkerDetector:
+    d = cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, dictionary))
+    return FastMarkerDetector(d, ids, max_errors=1, min_side_px=8.0)
+
+
+def _grey(image: npt.NDArray[Any]) -> U8:
+    if image.ndim == 3:
+        return np.asarray(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), np.uint8)
+    return np.asarray(image, np.uint8)
+
+
+def detect_markers(image: npt.NDArray[Any], dictionary: str, ids: Iterable[int]) -> MarkerSighting:
+    """The markers with the given ids in an image (BGR or grey), sub-pixel corners."""
+    corners, found = _detector(dictionary, tuple(sorted(set(int(i) for i in ids)))).detect(_grey(image))
+    if not corners:
+        return MarkerSighting(np.zeros(0, np.int32), np.zeros((0, 4, 2)))
+    return MarkerSighting(np.asarray(found, np.int32), np.stack([c.reshape(4, 2) for c in corners]).astype(np.float64))
+
+
+# ---------------------------------------------------------------------------- board pose
+@dataclass(frozen=True, eq=False)
+class BoardPose:
+    """Where the board is: ``rvec``, ``tvec`` map board mm to camera (``x_cam = R x_board + t``)."""
+
+    spec: BoardSpec
+    camera: CameraCalibration
+    rvec: F64
+    tvec: F64
+    rms_px: float
+    markers_seen: int
+    markers_total: int
+
+    @property
+    def rotation(self) -> F64:
+        r, _ = cv2.Rodrigues(self.rvec)
+        return np.asarray(r, np.float64)
+
+    @property
+    def camera_position(self) -> F64:
+        """The camera's centre in board mm."""
+        return np.asarray(-self.rotation.T @ self.tvec.reshape(3), np.float64)
+
+    def project(self, points_mm: npt.ArrayLike) -> F64:
+        """Board mm ``(N, 3)`` -> pixels ``(N, 2)`` (with the lens distortion)."""
+        p = np.asarray(points_mm, np.float64).reshape(-1, 1, 3)
+        px, _ = cv2.projectPoints(p, self.rvec, self.tvec, self.camera.camera_matrix, self.camera.dist_coeffs)
+        return np.asarray(px, np.float64).reshape(-1, 2)
+
+    def pixel_to_plane(self, pixels: npt.ArrayLike, z_mm: float = 0.0) -> F64:
+        """Pixels ``(N, 2)`` -> board mm ``(N, 3)`` where their rays meet the plane ``z = z_mm``."""
+        p = np.asarray(pixels, np.float64).reshape(-1, 1, 2)
+        und = cv2.undistortPoints(p, self.camera.camera_matrix, self.camera.dist_coeffs).reshape(-1, 2)
+        rays = np.column_stack([und, np.ones(len(und))]) @ self.rotation  # R^T d for row vectors
+        c = self.camera_position
+        s = (z_mm - c[2]) / rays[:, 2]
+        return np.asarray(c[None, :] + s[:, None] * rays, np.float64)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "rvec": [round(float(v), 8) for v in self.rvec.reshape(3)],
+            "tvec": [round(float(v), 4) for v in self.tvec.reshape(3)],
+            "rms_px": round(self.rms_px, 4),
+            "markers_seen": self.markers_seen,
+            "markers_total": self.markers_total,
+        }
+
+
+def locate_board(
+    image: npt.NDArray[Any] | None,
+    spec: BoardSpec,
+    camera: CameraCalibration,
+    markers: MarkerSighting | None = None,
+    *,
+    min_markers: int = 2,
+) -> BoardPose:
+    """The board's pose from its printed fiducials (all corners of every marker seen, PnP).
+
+    Minimal on purpose: the board-reading stage (``boardread``) owns the full locate step; this is the
+    one place the robot tracker finds the board, so it can be swapped for it.
+    """
+    if markers is None:
+        if image is None:
+            raise ValueError("give an image or its markers")
+        markers = detect_markers(image, spec.dictionary, [f.id for f in spec.fiducials])
+    obj: list[tuple[float, float, float]] = []
+    img: list[F64] = []
+    seen = 0
+    for f in spec.fiducials:
+        c = markers.of(f.id)
+        if c is None:
+            continue
+        seen += 1
+        obj += [(x, y, 0.0) for x, y in f.corners_mm]
+        img.append(c)
+    if seen < min_markers:
+        raise BoardNotFoundError(
+            f"the {spec.name!r} board is not in view: {seen} of its {len(spec.fiducials)} printed markers "
+            f"seen (need {min_markers})"
+        )
+    o = np.asarray(obj, np.float64)
+    p = np.concatenate(img).astype(np.float64)
+    k, d = camera.camera_matrix, camera.dist_coeffs
+    ok, rvec, tvec = cv2.solvePnP(o, p, k, d, flags=cv2.SOLVEPNP_IPPE)
+    if not ok:
+        raise BoardNotFoundError(f"the {spec.name!r} board's pose cannot be solved from {seen} markers")
+    rvec, tvec = cv2.solvePnPRefineLM(o, p, k, d, rvec, tvec)
+    proj, _ = cv2.projectPoints(o, rvec, tvec, k, d)
+    rms = float(np.sqrt(np.mean(np.sum((proj.reshape(-1, 2) - p) ** 2, axis=1))))
+    return BoardPose(spec, camera, np.asarray(rvec, np.float64).reshape(3), np.asarray(tvec, np.float64).reshape(3),
+                     rms, seen, len(spec.fiducials))
+
+
+# ---------------------------------------------------------------------------- the robot
+def heading_of(deg: float) -> Heading:
+    """The compass heading nearest to ``deg`` (0 = N, 90 = E)."""
+    return _HEADINGS[round((deg % 360.0) / 90.0) % 4]
+
+
+@dataclass(frozen=True)
+class RobotReading:
+    """The robot as the camera sees it (board frame, docs/coordinates.md "Flat boards").
+
+    ``cell`` is None when the robot stands off the grid.  ``confidence`` (0..1) falls with the fit
+    residual of the tag's square, a tag too small in the image and a poor board pose
+    (docs/robot_tracking.md); ``side_mm`` is the tag's measured side (far from ``tag_mm``: the
+    configured tag size or height is wrong).
+    """
+
+    x_mm: float
+    y_mm: float
+    heading_deg: float
+    cell: tuple[int, int] | None
+    heading: Heading
+    confidence: float
+    tag_id: int
+    side_mm: float
+    residual_mm: float
+    side_px: float
+    corners_px: tuple[tuple[float, float], ...]
+
+    @property
+    def pose(self) -> Pose | None:
+        """The engine's grid pose (None off the grid)."""
+        return None if self.cell is None else Pose(self.cell[0], self.cell[1], self.heading)
+
+    def __str__(self) -> str:
+        where = f"cell {self.cell[0]},{self.cell[1]}" if self.cell else "off the grid"
+        return (f"robot at ({self.x_mm:.1f}, {self.y_mm:.1f}) mm heading {self.heading_deg:.1f} deg "
+                f"({where}, {self.heading.name}), confidence {self.confidence:.2f}")
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "x_mm": round(self.x_mm, 2),
+            "y_mm": round(self.y_mm, 2),
+            "heading_deg": round(self.heading_deg, 2),
+            "cell": None if self.cell is None else list(self.cell),
+            "heading": self.heading.name,
+            "confidence": round(self.confidence, 3),
+            "tag_id": self.tag_id,
+            "side_mm": round(self.side_mm, 2),
+            "residual_mm": round(self.residual_mm, 3),
+            "side_px": round(self.side_px, 1),
+        }
+
+
+def fit_square(points_mm: F64, model_mm: F64) -> tuple[float, float, float, float]:
+    """Rigid 2D fit of ``model_mm`` (4, 2: robot frame, x = heading, y = left) onto ``points_mm`` (4, 2).
+
+    Returns (x, y, compass heading in degrees, RMS residual in mm)."""
+    pc = points_mm.mean(axis=0)
+    mc = model_mm.mean(axis=0)
+    p = points_mm - pc
+    m = model_mm - mc
+    phi = math.atan2(float(np.sum(m[:, 0] * p[:, 1] - m[:, 1] * p[:, 0])), float(np.sum(m[:, 0] * p[:, 0] + m[:, 1] * p[:, 1])))
+    r = np.array([[math.cos(phi), -math.sin(phi)], [math.sin(phi), math.cos(phi)]])
+    centre = pc - r @ mc
+    resid = points_mm - (model_mm @ r.T + centre)
+    rms = float(np.sqrt(np.mean(np.sum(resid**2, axis=1))))
+    return float(centre[0]), float(centre[1]), (90.0 - math.degrees(phi)) % 360.0, rms
+
+
+def read_robot(
+    markers: MarkerSighting,
+    board: BoardPose,
+    tag: RobotTag | None = None,
+) -> RobotReading:
+    """The robot's pose from the tag's corners in ``markers`` and the board's pose.
+
+    ``tag``: the robot's tag (id, size, height); None accepts any id of ``ROBOT_TAG_IDS`` with the
+    default size and height (an error when several are in view)."""
+    spec = board.spec
+    if tag is None:
+        ids = [int(i) for i in markers.ids if int(i) in ROBOT_TAG_IDS]
+        if len(ids) > 1:
+            raise RobotNotFoundError(f"several robot tags in view (ids {ids!r}): say which robot with its tag id")
+        tag = RobotTag(ids[0]) if ids else RobotTag()
+    corners = markers.of(tag.id)
+    if corners is None:
+        raise RobotNotFoundError(f"robot tag {tag.id!r} not seen on the {spec.name!r} board")
+    pts = board.pixel_to_plane(corners, tag.height_mm)[:, :2]
+    model = np.asarray(tag.corners_local_mm(), np.float64)
+    x, y, hdg, resid = fit_square(pts, model)
+    sides = np.linalg.norm(pts - np.roll(pts, -1, axis=0), axis=1)
+    side_mm = float(sides.mean())
+    side_px = float(np.linalg.norm(corners - np.roll(corners, -1, axis=0), axis=1).mean())
+    # confidence: the square fit (a bent or misdetected tag), a tag too small to measure, a poor board pose
+    conf = math.exp(-((resid / (0.04 * tag.tag_mm)) ** 2))
+    conf *= min(1.0, side_px / 16.0)
+    conf *= math.exp(-((board.rms_px / 2.0) ** 2))
+    conf *= math.exp(-((side_mm / tag.tag_mm - 1.0) / 0.08) ** 2)
+    return RobotReading(
+        x_mm=x, y_mm=y, heading_deg=hdg, cell=spec.cell_of_mm(x, y), heading=heading_of(hdg),
+        confidence=float(conf), tag_id=tag.id, side_mm=side_mm, residual_mm=resid, side_px=side_px,
+        corners_px=tuple((float(a), float(b)) for a, b in corners),
+    )
+
+
+def read_robot_in_image(
+    image: npt.NDArray[Any],
+    spec: BoardSpec,
+    camera: CameraCalibration,
+    tag: RobotTag | None = None,
+    *,
+    board: BoardPose | None = None,
+) -> tuple[RobotReading, BoardPose]:
+    """Find the board (unless ``board`` is given: a fixed camera) and the robot in one image.
+
+    One marker detection serves both: the board's fiducials and the robot tag ids."""
+    tag_ids: Sequence[int] = (tag.id,) if tag is not None else ROBOT_TAG_IDS
+    ids = list(tag_ids) if board is not None else [f.id for f in spec.fiducials] + list(tag_ids)
+    markers = detect_markers(image, spec.dictionary, ids)
+    if board is None:
+        board = locate_board(None, spec, camera, markers)
+    return read_robot(markers, board, tag), board

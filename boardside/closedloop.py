@@ -31,7 +31,7 @@ from typing import Any, Literal, Protocol
 from engine.errors import BoardsideError, BoardsideInputError
 from engine.motion import Pose
 from hardware.executor import LinkTiming, execute_async
-from hardware.link import Command
+from hardware.link import BoardsideDriver, Command, make_driver
 from hardware.transport import Transport
 
 __all__ = [
@@ -68,7 +68,7 @@ class Sighting(Protocol):
     def confidence(self) -> float: ...
 
 
-Watch = Callable[[str], Sighting]  # label of the moment -> what the camera sees (RobotNotSeenError)
+Watch = Callable[[str, Pose], Sighting]  # (moment, expected pose) -> what the camera sees (RobotNotSeenError)
 
 
 @dataclass(frozen=True)
@@ -310,6 +310,19 @@ class _Stop(Exception):
     pass
 
 
+class CellSizeMismatchError(BoardsideInputError):
+    """The robot's step (its cell length setting) differs from the board's cell size."""
+
+
+async def robot_cell_mm(transport: Transport, timeout: float = 5.0) -> float | None:
+    """The robot's cell length setting (``K c``), None for a dialect without settings (the Root)."""
+    drv = make_driver(transport)
+    if not isinstance(drv, BoardsideDriver):
+        return None
+    await drv.connect("", 0, 0, timeout)
+    return await drv.configure("c", None, timeout)
+
+
 async def run_closed_loop(
     result: Any,
     transport: Transport,
@@ -321,10 +334,11 @@ async def run_closed_loop(
     timing: LinkTiming | None = None,
     on_check: Callable[[Check], None] | None = None,
     on_card: Callable[[int, int, str], None] | None = None,
+    check_cell: bool = True,
 ) -> LoopReport:
     """Drive ``result`` (a resolved Quirky program, ``engine.quirky.ExecutionResult``) with the loop.
 
-    ``watch(label)`` captures a frame and returns the robot seen in it (or raises
+    ``watch(label, expected)`` captures a frame and returns the robot seen in it (or raises
     :class:`RobotNotSeenError`).  Returns the report; a stop is a report with ``status="stopped"``
     and a ``message`` (the robot is then standing still, nothing more is sent).
     """
@@ -337,7 +351,7 @@ async def run_closed_loop(
 
     async def segment(commands: Sequence[Command]) -> None:
         kept.next_run()
-        await execute_async([], None, robot_log_db, transport=kept, commands=list(commands), resume=False,
+        await execute_async([], None, Path(robot_log_db), transport=kept, commands=list(commands), resume=False,
                             timing=timing)
 
     def record(check: Check) -> None:
@@ -349,10 +363,10 @@ async def run_closed_loop(
     async def check_and_correct(step: str, card: int | None, expected: Pose) -> None:
         attempt = 0
         while True:
-            label = step if attempt == 0 else f"{step}, after correction {attempt}"
+            label = step if attempt == 0 else f"{step}, look {attempt + 1}"
             t = time.perf_counter()
             try:
-                seen = watch(label)
+                seen = watch(label, expected)
             except RobotNotSeenError as exc:
                 record(Check(label, card, expected, expected_mm(expected, settings.cell_mm), None, None, None,
                              None, None, None, "unseen", read_ms=(time.perf_counter() - t) * 1000, note=str(exc)))
@@ -393,6 +407,15 @@ async def run_closed_loop(
             attempt += 1
 
     try:
+        if check_cell:
+            kept.next_run()
+            cell = await robot_cell_mm(kept, (timing or LinkTiming()).connect_timeout)
+            if cell is not None and abs(cell - settings.cell_mm) > 0.01 * settings.cell_mm:
+                raise CellSizeMismatchError(
+                    f"the robot drives {cell:g} mm per cell but the board's cells are {settings.cell_mm:g} mm: "
+                    f"print the board with --cell-mm {cell:g} (and run with --cell-mm {cell:g}), or set the "
+                    f"robot's step with `boardside robot calibrate -r URL --board-cell-mm {settings.cell_mm:g}`"
+                )
         try:
             await check_and_correct("start", None, result.start.pose)
             for n, trace in enumerate(cards, start=1):

@@ -251,7 +251,9 @@ def fit_square(points_mm: F64, model_mm: F64) -> tuple[float, float, float, floa
     mc = model_mm.mean(axis=0)
     p = points_mm - pc
     m = model_mm - mc
-    phi = math.atan2(float(np.sum(m[:, 0] * p[:, 1] - m[:, 1] * p[:, 0])), float(np.sum(m[:, 0] * p[:, 0] + m[:, 1] * p[:, 1])))
+    cross = float(np.sum(m[:, 0] * p[:, 1] - m[:, 1] * p[:, 0]))
+    dot = float(np.sum(m[:, 0] * p[:, 0] + m[:, 1] * p[:, 1]))
+    phi = math.atan2(cross, dot)
     r = np.array([[math.cos(phi), -math.sin(phi)], [math.sin(phi), math.cos(phi)]])
     centre = pc - r @ mc
     resid = points_mm - (model_mm @ r.T + centre)

@@ -26,6 +26,7 @@ __all__ = ["SimCameraSettings", "SimulatedCamera"]
 
 U8 = npt.NDArray[np.uint8]
 F64 = npt.NDArray[np.float64]
+F32 = npt.NDArray[np.float32]
 
 _TABLE_RGB = (150, 112, 78)
 
@@ -120,13 +121,18 @@ class SimulatedCamera:
         pad = 0.02 * max(max(xs) - min(xs), max(ys) - min(ys))
         return min(xs) - pad, min(ys) - pad, max(xs) + pad, max(ys) + pad
 
-    def _plane(self, norm: npt.NDArray[np.float32], z: float) -> tuple[F64, npt.NDArray[np.bool_]]:
+    def _plane(self, norm: npt.NDArray[np.float32], z: float) -> tuple[F32, npt.NDArray[np.bool_]]:
         """Normalised image points (..., 2) -> where their rays meet ``z`` (..., 2) and whether they do."""
-        d = norm[..., 0:1] * self.R[0] + norm[..., 1:2] * self.R[1] + self.R[2]  # R^T [x, y, 1]
-        t = (z - self.C[2]) / np.where(np.abs(d[..., 2]) < 1e-12, -1e-12, d[..., 2])
+        nx, ny = norm[..., 0], norm[..., 1]
+        r = self.R.astype(np.float32)
+        dx = nx * r[0, 0] + ny * r[1, 0] + r[2, 0]  # R^T [x, y, 1]
+        dy = nx * r[0, 1] + ny * r[1, 1] + r[2, 1]
+        dz = nx * r[0, 2] + ny * r[1, 2] + r[2, 2]
+        dz[np.abs(dz) < 1e-9] = -1e-9
+        t = np.float32(z - self.C[2]) / dz
         hit = t > 0
-        pts = self.C[:2] + t[..., None] * d[..., :2]
-        return np.asarray(pts, np.float64), hit
+        pts = np.stack([np.float32(self.C[0]) + t * dx, np.float32(self.C[1]) + t * dy], axis=-1)
+        return pts.astype(np.float32, copy=False), hit
 
     def project(self, points_mm: npt.ArrayLike) -> F64:
         p = np.asarray(points_mm, np.float64).reshape(-1, 1, 3)
@@ -136,22 +142,20 @@ class SimulatedCamera:
 
     # ------------------------------------------------------------------ drawing
     def _render_board(self) -> U8:
-        w, h = self.settings.size
         ppm = self.settings.size[0] * self.SS / max(1.0, self._extent()[2] - self._extent()[0]) * 1.5
         ppm = float(np.clip(ppm, 1.0, 8.0))
         bi = render_board(self.spec, ppm)
         pts, hit = self._plane(self._norm, 0.0)
-        px = bi.mm_to_px(pts).astype(np.float32)
-        px[~hit] = -1e6
+        rx0, _, _, ry1 = bi.region_mm
+        k = np.float32(bi.px_per_mm)
+        mx = (pts[..., 0] - np.float32(rx0)) * k - np.float32(0.5)
+        my = (np.float32(ry1) - pts[..., 1]) * k - np.float32(0.5)
+        mx[~hit] = -1e6
         # a wooden table: smooth grain
-        table = np.empty((*self._grid_shape, 3), np.uint8)
-        grain = (np.sin(pts[..., 1] * 0.05 + 3 * np.sin(pts[..., 0] * 0.004)) * 10).astype(np.float32)
-        for c in range(3):
-            table[..., c] = np.clip(_TABLE_RGB[c] + grain, 0, 255).astype(np.uint8)
-        board = cv2.remap(bi.image, px[..., 0], px[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
-                          borderValue=(0, 0, 0))
-        inside = ((px[..., 0] >= 0) & (px[..., 1] >= 0) & (px[..., 0] <= bi.image.shape[1] - 1)
-                  & (px[..., 1] <= bi.image.shape[0] - 1))
+        grain = np.sin(pts[..., 1] * np.float32(0.05) + 3 * np.sin(pts[..., 0] * np.float32(0.004))) * 10
+        table = np.stack([np.clip(c + grain, 0, 255) for c in _TABLE_RGB], axis=-1).astype(np.uint8)
+        board = cv2.remap(bi.image, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0))
+        inside = (mx >= 0) & (my >= 0) & (mx <= bi.image.shape[1] - 1) & (my <= bi.image.shape[0] - 1)
         return np.where(inside[..., None], board, table)
 
     def frame(self, robot: tuple[float, float, float] | None = None) -> U8:
@@ -160,13 +164,13 @@ class SimulatedCamera:
         if robot is not None:
             self._draw_robot(img, *robot)
         w, h = self.settings.size
-        out = cv2.resize(img, (w, h), interpolation=cv2.INTER_AREA).astype(np.float32)
+        out: F32 = cv2.resize(img, (w, h), interpolation=cv2.INTER_AREA).astype(np.float32)
         s = self.settings
         if s.blur > 0:
-            out = cv2.GaussianBlur(out, (0, 0), s.blur)
-        out *= s.gain
+            out = np.asarray(cv2.GaussianBlur(out, (0, 0), s.blur), np.float32)
+        out = out * np.float32(s.gain)
         if s.noise > 0:
-            out += self.rng.normal(0.0, s.noise, out.shape).astype(np.float32)
+            out = out + self.rng.normal(0.0, s.noise, out.shape).astype(np.float32)
         rgb = np.clip(out + 0.5, 0, 255).astype(np.uint8)
         return np.ascontiguousarray(rgb[..., ::-1])
 
@@ -210,7 +214,7 @@ class SimulatedCamera:
         if tx1 <= tx0 or ty1 <= ty0:
             return
         pts, hit = self._plane(self._norm[ty0:ty1, tx0:tx1], hgt)
-        rel = pts - np.array([x, y])
+        rel = pts.astype(np.float64) - np.array([x, y])
         u = rel @ fwd  # along the heading (toward the sticker's printed top)
         v = rel @ left
         half = self.sticker_mm / 2

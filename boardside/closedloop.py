@@ -394,8 +394,7 @@ async def run_closed_loop(
                        else "and correcting is off (--no-correct)" if not settings.correct
                        else f"still off after {attempt} correction(s)")
                 record(Check(**base, verdict="off", note=why))  # type: ignore[arg-type]
-                raise _Stop(f"{label}: {where}: {why}; the robot is stopped -- put it on {expected} "
-                            "and run the rest of the program")
+                raise _Stop(f"{label}: {where}: {why}; the robot is stopped where it is")
             cmds = plan_correction(seen, expected, settings)
             record(Check(**base, verdict="correct",  # type: ignore[arg-type]
                          correction=tuple(f"{c.op} {c.arg}" for c in cmds)))

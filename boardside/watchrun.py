@@ -55,10 +55,12 @@ def run_watched(
     frames_dir: Path | None = None,
     quiet: bool = False,
     sim_camera: Any = None,
+    sim_robot: Any = None,
     timing: LinkTiming | None = None,
 ) -> LoopReport:
-    """Run the closed loop for a resolved program; see the module docs.  ``sim_camera`` overrides
-    the simulated camera's settings (``vision.sim_camera.SimCameraSettings``)."""
+    """Run the closed loop for a resolved program; see the module docs.  With ``--camera sim``:
+    ``sim_camera`` overrides the simulated camera's settings (``vision.sim_camera.SimCameraSettings``)
+    and ``sim_robot`` is the ``hardware.sim.SimulatedRobot`` to use (a test looks at its true pose)."""
     if (camera is None) == (video is None):
         raise BoardsideInputError("give the closed loop one picture source: --camera N, --camera sim or --video FILE")
     url = RobotURL.parse(robot_url)
@@ -80,7 +82,7 @@ def run_watched(
             raise BoardsideInputError(
                 f"--camera sim draws the simulated robot: it needs --robot sim://..., not {robot_url!r}"
             )
-        robot = SimulatedRobot(
+        robot = sim_robot or SimulatedRobot(
             time_factor=float(url.options.get("time", "1")),
             queue_size=int(float(url.options.get("queue", "8"))),
             flash=SimFlash(url.options.get("state")),
@@ -161,7 +163,7 @@ def loop_table(report: LoopReport) -> Table:
         sx, sy, sh = c.seen_mm
         cell = f"{c.seen_cell[0]},{c.seen_cell[1]},{c.seen_heading}" if c.seen_cell else f"off/{c.seen_heading}"
         colour = {"ok": "green", "correct": "yellow", "off": "red"}.get(c.verdict, "white")
-        action = {"ok": "ok", "correct": "jog " + " ".join(c.correction), "off": f"stop: {c.note}"}.get(
+        action = {"ok": "ok", "correct": "jog " + " ".join(c.correction), "off": "[red]stop[/]"}.get(
             c.verdict, c.verdict)
         t.add_row(c.step, str(c.expected), expected, cell, f"{sx:.0f},{sy:.0f} {round(sh) % 360:.0f}°",
                   f"[{colour}]{c.error_mm:.1f} mm {c.error_deg:+.1f}°[/]", f"{c.confidence:.2f}", action)

@@ -1,0 +1,125 @@
+"""Reading the robot's tag on simulated-camera frames: position, heading, cell, confidence, bad input."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from calibration.boards import RobotTag, board_spec
+from engine.motion import Heading
+from vision.robot_tag import (
+    BoardNotFoundError,
+    RobotNotFoundError,
+    detect_markers,
+    fit_square,
+    heading_of,
+    locate_board,
+    read_robot,
+    read_robot_in_image,
+)
+from vision.sim_camera import SimCameraSettings, SimulatedCamera
+
+SPEC = board_spec("quirky", scenario="first-dance")
+
+
+@pytest.fixture(scope="module")
+def cam() -> SimulatedCamera:
+    return SimulatedCamera(SPEC, RobotTag(), SimCameraSettings(seed=1))
+
+
+@pytest.fixture(scope="module")
+def side_cam() -> SimulatedCamera:
+    # low and from the east-north-east: the tag's height matters most here
+    return SimulatedCamera(SPEC, RobotTag(), SimCameraSettings(elevation_deg=40, azimuth_deg=70, seed=2, k1=-0.1))
+
+
+def angle_diff(a: float, b: float) -> float:
+    return abs((a - b + 180.0) % 360.0 - 180.0)
+
+
+POSES = [(25.0, 25.0, 0.0), (137.0, 81.0, 97.0), (275.0, 225.0, 181.5), (160.0, 190.0, 271.0), (88.0, 140.0, 33.0)]
+
+
+@pytest.mark.parametrize("truth", POSES)
+def test_pose_within_a_few_millimetres_and_a_degree(cam: SimulatedCamera, side_cam: SimulatedCamera,
+                                                    truth: tuple[float, float, float]) -> None:
+    for c in (cam, side_cam):
+        frame = c.frame(truth)
+        r, board = read_robot_in_image(frame, SPEC, c.calibration)
+        assert math.hypot(r.x_mm - truth[0], r.y_mm - truth[1]) < 2.0, (r, truth)
+        assert angle_diff(r.heading_deg, truth[2]) < 1.0, (r, truth)
+        assert r.cell == SPEC.cell_of_mm(truth[0], truth[1])
+        assert r.heading is heading_of(truth[2])
+        assert r.confidence > 0.8
+        assert abs(r.side_mm - 30.0) < 1.0
+        assert board.markers_seen >= board.markers_total - 2  # the robot may hide one
+
+
+def test_cell_and_heading_in_engine_terms(cam: SimulatedCamera) -> None:
+    r, _ = read_robot_in_image(cam.frame((125.0, 225.0, 88.0)), SPEC, cam.calibration)
+    assert r.cell == (2, 4)
+    assert r.heading is Heading.E
+    assert str(r.pose) == "2,4,E"
+    doc = r.to_json()
+    assert doc["cell"] == [2, 4] and doc["heading"] == "E"
+
+
+def test_the_tag_height_is_accounted_for(side_cam: SimulatedCamera) -> None:
+    """Reading the tag as if it lay on the board (height 0) puts the robot centimetres away from
+    the camera; the measured tag size then disagrees with the printed one and confidence drops."""
+    truth = (137.0, 81.0, 97.0)
+    frame = side_cam.frame(truth)
+    good, board = read_robot_in_image(frame, SPEC, side_cam.calibration)
+    markers = detect_markers(frame, SPEC.dictionary, [230])
+    flat = read_robot(markers, board, RobotTag(230, 30.0, 0.0))
+    assert math.hypot(good.x_mm - truth[0], good.y_mm - truth[1]) < 2.0
+    assert math.hypot(flat.x_mm - truth[0], flat.y_mm - truth[1]) > 20.0
+    assert flat.side_mm > 32.0
+    assert flat.confidence < 0.5 < good.confidence
+
+
+def test_fit_square_recovers_a_rotated_square() -> None:
+    tag = RobotTag()
+    model = np.asarray(tag.corners_local_mm())
+    for hdg in (0.0, 45.0, 90.0, 200.0, 359.0):
+        th = math.radians(hdg)
+        fwd, left = np.array([math.sin(th), math.cos(th)]), np.array([-math.cos(th), math.sin(th)])
+        pts = np.array([10.0, -5.0]) + model[:, :1] * fwd + model[:, 1:] * left
+        x, y, h, rms = fit_square(pts, model)
+        assert (x, y) == pytest.approx((10.0, -5.0))
+        assert angle_diff(h, hdg) < 1e-9
+        assert rms < 1e-9
+
+
+def test_heading_of_rounds_to_the_nearest_compass_point() -> None:
+    assert [heading_of(a).name for a in (0, 44, 46, 134, 136, 224, 226, 314, 316, -10)] == list("NNEESSWWNN")
+
+
+def test_no_robot_in_view(cam: SimulatedCamera) -> None:
+    with pytest.raises(RobotNotFoundError, match="robot tag 230 not seen"):
+        read_robot_in_image(cam.frame(None), SPEC, cam.calibration)
+
+
+def test_another_robots_tag_is_not_taken_for_ours(cam: SimulatedCamera) -> None:
+    with pytest.raises(RobotNotFoundError, match="robot tag 231 not seen"):
+        read_robot_in_image(cam.frame((125.0, 125.0, 0.0)), SPEC, cam.calibration, RobotTag(231))
+
+
+def test_no_board_in_view(cam: SimulatedCamera) -> None:
+    blank = np.full((720, 1280, 3), 128, np.uint8)
+    with pytest.raises(BoardNotFoundError, match="board is not in view: 0 of its 14 printed markers"):
+        read_robot_in_image(blank, SPEC, cam.calibration)
+
+
+def test_the_wrong_games_board_is_not_found(cam: SimulatedCamera) -> None:
+    bandera = board_spec("bandera")
+    with pytest.raises(BoardNotFoundError, match="'bandera"):
+        locate_board(cam.frame((125.0, 125.0, 0.0)), bandera, cam.calibration)
+
+
+def test_a_dark_frame_finds_nothing(cam: SimulatedCamera) -> None:
+    dark = (cam.frame((125.0, 125.0, 0.0)) // 40).astype(np.uint8)
+    with pytest.raises(BoardNotFoundError):
+        read_robot_in_image(dark, SPEC, cam.calibration)

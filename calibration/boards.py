@@ -85,7 +85,7 @@ _GAP_MM = 2.0
 _OUTER_MM = 5.0
 _EDGE_SPACING_MM = 100.0  # target distance between markers along an edge
 _INTERIOR_ABOVE_MM = 380.0  # grids larger than this (either way) get interior markers
-_INTERIOR_PITCH_MM = 150.0
+_INTERIOR_PITCH_MM = 130.0  # at most: a sheet (>= 184 mm of board) always holds a lattice line
 
 
 class BoardSpecError(CalibrationError):
@@ -306,7 +306,7 @@ def _layout_fiducials(
     game: str, cols: int, rows: int, cell: float, marker_mm: float, interior: bool
 ) -> tuple[tuple[Fiducial, ...], float]:
     """Margin markers (corners, then along the edges) and optional interior ones; returns (fiducials, margin)."""
-    margin = _LABEL_BAND_MM + _GAP_MM + marker_mm + max(_OUTER_MM, marker_mm / 6 + 1.0)  # quiet zone fits
+    margin = _LABEL_BAND_MM + _GAP_MM + marker_mm + max(_OUTER_MM, math.ceil(marker_mm / 6 + 1.0))  # quiet zone fits
     d = _LABEL_BAND_MM + _GAP_MM + marker_mm / 2  # marker centre's distance from the grid edge
     w, h = cols * cell, rows * cell
     spacing = max(_EDGE_SPACING_MM, 4 * marker_mm)
@@ -316,14 +316,19 @@ def _layout_fiducials(
         (w + d, h + d, marker_mm),
         (-d, h + d, marker_mm),
     ]
-    nx = max(0, math.ceil((w + 2 * d) / spacing) - 1)
-    ny = max(0, math.ceil((h + 2 * d) / spacing) - 1)
-    centres += [(x, -d, marker_mm) for x in _between(nx, -d, w + d)]  # south
-    centres += [(w + d, y, marker_mm) for y in _between(ny, -d, h + d)]  # east
-    centres += [(x, h + d, marker_mm) for x in reversed(_between(nx, -d, w + d))]  # north
-    centres += [(-d, y, marker_mm) for y in reversed(_between(ny, -d, h + d))]  # west
+    k = max(1, math.floor(_INTERIOR_PITCH_MM / cell + 1e-9))
+    if interior:  # edge markers in line with the interior lattice: any sheet holding a lattice row and
+        # column (or a margin) holds the marker where they cross
+        along_x = [i * cell for i in range(k, cols, k)]
+        along_y = [j * cell for j in range(k, rows, k)]
+    else:
+        along_x = _between(max(0, math.ceil((w + 2 * d) / spacing) - 1), -d, w + d)
+        along_y = _between(max(0, math.ceil((h + 2 * d) / spacing) - 1), -d, h + d)
+    centres += [(x, -d, marker_mm) for x in along_x]  # south
+    centres += [(w + d, y, marker_mm) for y in along_y]  # east
+    centres += [(x, h + d, marker_mm) for x in reversed(along_x)]  # north
+    centres += [(-d, y, marker_mm) for y in reversed(along_y)]  # west
     if interior:
-        k = max(1, round(_INTERIOR_PITCH_MM / cell))
         side = min(marker_mm, 0.3 * cell)
         for j in range(k, rows, k):
             for i in range(k, cols, k):

@@ -19,7 +19,7 @@ import numpy.typing as npt
 from calibration.errors import MatSpecError
 from calibration.mat import MatSpec, render_mat
 
-__all__ = ["write_mat", "write_pdf", "write_png"]
+__all__ = ["write_mat", "write_pdf", "write_pdf_pages", "write_png"]
 
 MM_PER_INCH = 25.4
 
@@ -61,6 +61,32 @@ def write_pdf(
     pdf.viewer_preferences = ViewerPreferences(print_scaling="None")
     pdf.add_page()
     pdf.image(io.BytesIO(_png_bytes(image, dpi)), x=0, y=0, w=w, h=h)
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    tmp = p.with_name(f".{p.name}.tmp")
+    pdf.output(str(tmp))
+    os.replace(tmp, p)
+
+
+def write_pdf_pages(
+    path: str | os.PathLike[str],
+    pages: list[tuple[npt.NDArray[np.uint8], tuple[float, float]]],
+    title: str,
+    dpi: float,
+) -> None:
+    """A PDF with one page per ``(image, (width_mm, height_mm))``, each image edge to edge at true size
+    (tiled boards: :mod:`calibration.board_print`)."""
+    from fpdf import FPDF, ViewerPreferences
+
+    pdf = FPDF(unit="mm")
+    pdf.set_auto_page_break(False)
+    pdf.set_margin(0)
+    pdf.set_title(title)
+    pdf.set_creator("Boardside")
+    pdf.viewer_preferences = ViewerPreferences(print_scaling="None")
+    for image, (w, h) in pages:
+        pdf.add_page(orientation="L" if w >= h else "P", format=(min(w, h), max(w, h)))
+        pdf.image(io.BytesIO(_png_bytes(image, dpi)), x=0, y=0, w=w, h=h)
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
     tmp = p.with_name(f".{p.name}.tmp")

@@ -116,6 +116,7 @@ def test_too_large_an_error_stops_with_a_message(tmp_path: Path, capsys: pytest.
                "--loop-log", str(log), "--robot-log", str(tmp_path / "r.db")])
     out = capsys.readouterr().out
     assert rc == 1
+    out = " ".join(out.split())  # (rich wraps lines)
     assert "card 3 RR" in out and "more than the loop corrects" in out
     events = LoopLog.read(log)
     assert events[-1]["event"] == "end" and events[-1]["status"] == "stopped"

@@ -97,10 +97,12 @@ def test_a_video_that_ends_early_stops_the_loop(recorded: tuple[Path, Path, Any]
     cap = cv2.VideoCapture(str(video))
     short = tmp_path / "short.avi"
     ok, f = cap.read()
+    assert ok
     out = cv2.VideoWriter(str(short), cv2.VideoWriter_fourcc(*"MJPG"), 2.0, (f.shape[1], f.shape[0]))
     for _ in range(2):
         out.write(f)
         ok, f = cap.read()
+        assert ok
     out.release()
     rc = main(["quirky", "run", SCN, "-p", PROG, "--robot", URL, "--video", str(short), "--calibration", str(cal),
                "--cell-mm", "150", "--tag-id", "231", "--tag-mm", "60", "--tag-height-mm", "80",

@@ -38,7 +38,11 @@ class SimCameraSettings:
     ``azimuth_deg``: compass direction from the board's centre to the camera (180: south of the
     board, looking north); ``elevation_deg`` above the table; the distance is chosen so the board
     fills ``fill`` of the frame.  ``noise`` is the sensor noise's standard deviation in grey levels,
-    ``blur`` the Gaussian blur in pixels (focus, motion), ``k1`` the radial lens distortion."""
+    ``blur`` the Gaussian blur in pixels (focus, motion), ``k1`` the radial lens distortion.
+    ``calibration_error``: the calibration handed to the vision code is off from the true camera
+    like a real calibration file (focal length by that relative standard deviation, the principal
+    point by ``calibration_error * width / 2`` pixels, ``k1`` by ``2 * calibration_error``);
+    0 hands over the exact intrinsics."""
 
     size: tuple[int, int] = (1280, 720)
     hfov_deg: float = 65.0
@@ -49,6 +53,7 @@ class SimCameraSettings:
     blur: float = 0.6
     k1: float = -0.06
     gain: float = 1.0
+    calibration_error: float = 0.0
     seed: int = 0
 
 
@@ -79,7 +84,19 @@ class SimulatedCamera:
         fx = (w / 2) / math.tan(math.radians(s.hfov_deg) / 2)
         k = np.array([[fx, 0, (w - 1) / 2], [0, fx, (h - 1) / 2], [0, 0, 1.0]])
         dist = np.array([s.k1, 0.25 * s.k1 * s.k1, 0.0, 0.0, 0.0])
-        self.calibration = CameraCalibration(k, dist, (w, h), 0.0, source="simulated camera (exact intrinsics)")
+        self.true_calibration = CameraCalibration(k, dist, (w, h), 0.0, source="simulated camera (exact intrinsics)")
+        self.calibration = self.true_calibration
+        if s.calibration_error > 0:
+            e = s.calibration_error
+            rng = np.random.default_rng(s.seed + 1)
+            k2 = k.copy()
+            k2[0, 0] *= 1 + rng.normal(0, e)
+            k2[1, 1] = k2[0, 0] * (1 + rng.normal(0, e / 10))
+            k2[0, 2] += rng.normal(0, e * w / 2)
+            k2[1, 2] += rng.normal(0, e * w / 2)
+            d2 = dist.copy()
+            d2[0] += rng.normal(0, 2 * e)
+            self.calibration = CameraCalibration(k2, d2, (w, h), 0.3, source="simulated camera (calibration with error)")
         sticker = render_robot_tag(self.tag, px_per_mm=12.0)
         n = int(cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, self.tag.dictionary)).markerSize) + 2
         side_px = max(n, round(self.tag.tag_mm * 12.0))
@@ -136,8 +153,8 @@ class SimulatedCamera:
 
     def project(self, points_mm: npt.ArrayLike) -> F64:
         p = np.asarray(points_mm, np.float64).reshape(-1, 1, 3)
-        px, _ = cv2.projectPoints(p, self.rvec, self.tvec, self.calibration.camera_matrix,
-                                  self.calibration.dist_coeffs)
+        px, _ = cv2.projectPoints(p, self.rvec, self.tvec, self.true_calibration.camera_matrix,
+                                  self.true_calibration.dist_coeffs)
         return np.asarray(px, np.float64).reshape(-1, 2)
 
     # ------------------------------------------------------------------ drawing
@@ -231,6 +248,7 @@ class SimulatedCamera:
         return {
             "simulated": "simulated camera (ray-traced board and robot)",
             "calibration": self.calibration.to_json(),
+            "true_calibration": self.true_calibration.to_json(),
             "rvec": [float(v) for v in self.rvec],
             "tvec": [float(v) for v in self.tvec],
             "settings": {k: getattr(self.settings, k) for k in self.settings.__dataclass_fields__},

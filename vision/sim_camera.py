@@ -96,7 +96,8 @@ class SimulatedCamera:
             k2[1, 2] += rng.normal(0, e * w / 2)
             d2 = dist.copy()
             d2[0] += rng.normal(0, 2 * e)
-            self.calibration = CameraCalibration(k2, d2, (w, h), 0.3, source="simulated camera (calibration with error)")
+            self.calibration = CameraCalibration(k2, d2, (w, h), 0.3,
+                                                 source="simulated camera (calibration with error)")
         sticker = render_robot_tag(self.tag, px_per_mm=12.0)
         n = int(cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, self.tag.dictionary)).markerSize) + 2
         side_px = max(n, round(self.tag.tag_mm * 12.0))

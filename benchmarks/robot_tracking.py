@@ -115,9 +115,10 @@ def fixtures() -> dict[str, Any]:
         cal = CameraCalibration(np.asarray(cam["K"], float), np.asarray(cam["dist"], float), (int(w), int(h)), 0.0)
         tdoc = truth.get("tag") or {}
         tag = RobotTag(int(tdoc.get("id", 230)), float(tdoc.get("tag_mm", 30.0)), float(tdoc.get("height_mm", 45.0)))
-        img = cv2.imread(str(doc_path.with_suffix(".jpg")))
+        img = cv2.imread(str(doc_path.with_name(doc.get("file", doc_path.stem + ".jpg"))))
         if img is None:
-            img = cv2.imread(str(doc_path.with_name(doc.get("file", doc_path.stem + ".png"))))
+            missed.append(f"{doc_path.parent.name}/{doc_path.stem}: image not readable")
+            continue
         t = time.perf_counter()
         try:
             r, _ = read_robot_in_image(img, spec, cal, tag)

@@ -1,4 +1,5 @@
-"""``boardside validate GAME STATE.json``: check a table set-up against a game's rules."""
+"""``boardside validate GAME STATE.json`` / ``boardside validate GAME --images IMG...``: check a table
+set-up against a game's rules, from a state file or from photos of the board."""
 
 from __future__ import annotations
 
@@ -9,21 +10,103 @@ from rich.console import Console
 
 from boardside.games import GAMES, validator
 from boardside.io import emit_json, read_json
+from engine.errors import BoardsideInputError
+
+BOARD_GAMES = ("bandera", "quirky", "gridopolis")
+
+
+class ValidateUsageError(BoardsideInputError):
+    """The validate command was given the wrong mix of arguments."""
+
+
+def _validate_images(
+    game: str, paths: list[Path], calibration: Path | None, annotate: Path | None, json_out: bool,
+    scenario: str | None, level: str, players: int | None,
+) -> None:
+    from calibration.boards import board_spec
+    from calibration.camera import CameraCalibration, read_image
+    from vision.board_annotate import annotate_board
+    from vision.board_pipeline import read_board
+    from vision.board_reconstruct import ReconstructOptions
+
+    if game not in BOARD_GAMES:
+        raise ValidateUsageError(f"reading {game!r} from pictures is not supported here "
+                                 f"(boards: {', '.join(BOARD_GAMES)}; CTRL: boardside ctrl score-images)")
+    if game == "quirky" and scenario is None:
+        raise ValidateUsageError("a Quirky Circuits board needs --scenario ID (or a scenario .toml file)")
+    spec = board_spec(game, scenario=scenario)  # checks the scenario too
+    scn = None
+    if scenario is not None:
+        from engine.quirky import builtin_ids, builtin_scenario, parse_scenario
+
+        scn = builtin_scenario(scenario) if scenario in builtin_ids() else \
+            parse_scenario(Path(scenario).read_text(encoding="utf-8"), scenario)
+    camera = CameraCalibration.load(calibration) if calibration is not None else None
+    images = [(str(p), read_image(p)) for p in paths]
+    result = read_board(images, game, spec=spec, camera=camera,
+                        options=ReconstructOptions(level=level, players=players, scenario=scn))
+    recon = result.reconstruction
+    if annotate is not None:
+        import cv2
+
+        annotate.mkdir(parents=True, exist_ok=True)
+        for (name, img), r in zip(images, result.images, strict=True):
+            pic = annotate_board(img, r.pose, r.cells, recon.problems, recon.problem_cells,
+                                 f"{Path(name).name}: {spec.name}")
+            cv2.imwrite(str(annotate / f"{Path(name).stem}_checked.png"), pic)
+    errors = [p for p in recon.problems if p.severity == "error"]
+    if json_out:
+        emit_json(result.to_json())
+    else:
+        out = Console()
+        seen = [c for c in recon.cells if c.kind not in ("empty",)]
+        out.print(f"read {len(images)} picture(s) of the {spec.name} board: {len(seen)} occupied cell(s)")
+        if not recon.problems:
+            out.print(f"OK: the {game} set-up follows the rules")
+        for p in recon.problems:
+            out.print(f"{p.severity}: {p}")
+        if annotate is not None:
+            out.print(f"annotated pictures in {annotate}")
+    if errors:
+        raise typer.Exit(1)
 
 
 def register(root: typer.Typer) -> None:
     @root.command("validate")
     def validate(
         game: str = typer.Argument(..., help=f"One of: {', '.join(GAMES)}."),
-        state_file: Path = typer.Argument(..., help="The game's state file (JSON)."),
+        files: list[Path] = typer.Argument(None, help="The game's state file (JSON), or with --images the "
+                                                     "pictures of the board.", show_default=False),
+        images: bool = typer.Option(False, "--images", help="FILES are photos of the board (bandera, quirky, "
+                                    "gridopolis): read the pieces and check them."),
+        calibration: Path = typer.Option(None, "--calibration", help="Camera calibration (JSON from "
+                                         "'boardside calibrate'); without it the camera is estimated "
+                                         "from the board's markers."),
+        annotate: Path = typer.Option(None, "--annotate", help="Write each picture, marked with what was read "
+                                      "and where each problem is, into this folder."),
+        scenario: str = typer.Option(None, "--scenario", help="Quirky: the scenario id or .toml file."),
+        level: str = typer.Option("easy", "--level", help="Bandera: easy (22 cubes), medium (18) or hard (14)."),
+        players: int = typer.Option(None, "--players", help="Number of players (default: from the colours seen)."),
         json_out: bool = typer.Option(False, "--json", help="Print machine-readable JSON."),
     ) -> None:
-        """Check a table set-up (a state file) against the rules and list each problem in words.
+        """Check a table set-up against the rules and list each problem in words.
 
-        Exit code 0 when the set-up is right, 1 when it is not, 2 when the file is unreadable.
+        From a state file: ``boardside validate bandera table.json``.  From photos:
+        ``boardside validate bandera --images top.jpg side.jpg --annotate checked/``.
+
+        Exit code 0 when the set-up is right, 1 when it is not, 2 for bad input (an unreadable file,
+        a picture too dark or blurred, the board not in the picture, another game's board).
         """
+        paths = list(files or [])
+        if images:
+            if not paths:
+                raise ValidateUsageError("--images needs at least one picture of the board")
+            _validate_images(game.strip().lower(), paths, calibration, annotate, json_out, scenario, level, players)
+            return
+        if len(paths) != 1:
+            raise ValidateUsageError(f"give one state file (or --images with pictures), got {len(paths)} files")
         check = validator(game)
-        doc = read_json(state_file, "state file")
+        doc = read_json(paths[0], "state file")
         problems = check(doc)
         errors = [p for p in problems if p.severity == "error"]
         if json_out:

@@ -1,0 +1,156 @@
+"""Read a flat board game from pictures: locate -> classify -> reconstruct -> validate.
+
+:func:`read_board` takes one or more pictures of the same board (BGR), finds the board in each
+(:mod:`vision.board_locate`), reads every cell or Gridopolis pad (:mod:`vision.board_classify`),
+keeps for each cell the most confident reading over the pictures, builds the engine's state and runs
+the engine's validator on it (:mod:`vision.board_reconstruct`).  Each stage's time is recorded.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from calibration.boards import (
+    GRIDOPOLIS_PAD_MM,
+    GRIDOPOLIS_PAD_THICK_MM,
+    BoardSpec,
+    board_spec,
+    gridopolis_pad_centre_mm,
+    gridopolis_pads,
+)
+from calibration.camera import CameraCalibration
+from vision.board_classify import CellReading, ClassifyBoardConfig, Site, classify_sites, flat_sites
+from vision.board_locate import BoardLocateConfig, BoardPose, locate_board
+from vision.board_reconstruct import BoardReconstruction, ReconstructOptions, reconstruct_board
+
+__all__ = ["BoardReading", "ImageReading", "read_board", "sites_for"]
+
+U8 = npt.NDArray[np.uint8]
+F64 = npt.NDArray[np.float64]
+
+#: owner colours each game's pieces come in
+PLAYER_COLOURS: dict[str, tuple[str, ...]] = {
+    "bandera": ("blue", "red", "green", "yellow"),
+    "gridopolis": ("green", "red", "blue", "yellow"),
+    "quirky": (),
+}
+
+
+@dataclass
+class ImageReading:
+    name: str
+    pose: BoardPose
+    cells: list[CellReading]
+    timings: dict[str, float]
+
+
+@dataclass
+class BoardReading:
+    game: str
+    spec: BoardSpec
+    images: list[ImageReading]
+    reconstruction: BoardReconstruction
+    timings: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def cells(self) -> list[CellReading]:
+        return self.reconstruction.cells
+
+    def to_json(self) -> dict[str, Any]:
+        errors = [p for p in self.reconstruction.problems if p.severity == "error"]
+        return {
+            "game": self.game,
+            "board": self.spec.name,
+            "valid": not errors,
+            "problems": [p.to_json() for p in self.reconstruction.problems],
+            "state": self.reconstruction.doc,
+            "cells": [c.to_json() for c in self.cells if c.kind != "empty"],
+            "images": [{"name": r.name, "pose": r.pose.to_json(),
+                        "timings_ms": {k: round(v * 1000, 2) for k, v in r.timings.items()}} for r in self.images],
+        }
+
+
+def sites_for(spec: BoardSpec) -> tuple[list[Site], F64 | None]:
+    """The places a piece can stand on ``spec`` and the fixed structure around them (Gridopolis:
+    the pads of the four-player grid-set, as thin boxes)."""
+    if spec.game != "gridopolis":
+        return flat_sites(spec), None
+    sites = []
+    rows = []
+    for x, y, lv in gridopolis_pads(4):
+        cx, cy, top = gridopolis_pad_centre_mm(spec, x, y, lv)
+        sites.append(Site((x, y, lv), cx, cy, top))
+        rows.append([0.0, cx, cy, GRIDOPOLIS_PAD_MM / 2, top - GRIDOPOLIS_PAD_THICK_MM, top])
+    return sites, np.array(rows)
+
+
+def _better(a: CellReading, b: CellReading) -> CellReading:
+    """The more trustworthy of two readings of one site from two pictures."""
+    rank = {"unseen": 0, "occluded": 1}
+    ra, rb = rank.get(a.kind, 2), rank.get(b.kind, 2)
+    if ra != rb:
+        return a if ra > rb else b
+    return a if a.confidence >= b.confidence else b
+
+
+def read_board(
+    images: Sequence[tuple[str, U8]],
+    game: str,
+    *,
+    spec: BoardSpec | None = None,
+    scenario: str | None = None,
+    camera: CameraCalibration | None = None,
+    options: ReconstructOptions | None = None,
+    locate_config: BoardLocateConfig | None = None,
+    classify_config: ClassifyBoardConfig | None = None,
+) -> BoardReading:
+    """Read the board of ``game`` from ``images`` ((name, BGR image) pairs of the same board).
+
+    Raises the locate stage's errors (:class:`vision.locate.ImageRejectedError` and subclasses) for
+    a picture that cannot be used, with the reason."""
+    t0 = time.perf_counter()
+    spec = spec or board_spec(game, scenario=scenario)
+    sites, structure = sites_for(spec)
+    colours = PLAYER_COLOURS.get(game) or None
+    readings: list[ImageReading] = []
+    for name, img in images:
+        tm: dict[str, float] = {}
+        a = time.perf_counter()
+        pose = locate_board(img, spec, camera, name=name, config=locate_config, timings=tm)
+        b = time.perf_counter()
+        cells = classify_sites(img, pose, sites, game, colours=colours, structure=structure,
+                               config=classify_config, timings=tm)
+        c = time.perf_counter()
+        tm["locate_s"] = b - a
+        tm["classify_s"] = c - b
+        readings.append(ImageReading(name, pose, cells, tm))
+    t1 = time.perf_counter()
+    merged = list(readings[0].cells)
+    for r in readings[1:]:
+        merged = [_better(m, c) for m, c in zip(merged, r.cells, strict=True)]
+    opt = options or ReconstructOptions()
+    if game == "quirky" and opt.scenario is None:
+        from engine.quirky import builtin_scenario
+
+        sid = spec.name.split(":", 1)[1] if ":" in spec.name else scenario
+        if sid is not None:
+            opt = ReconstructOptions(opt.level, opt.players, builtin_scenario(sid), opt.robot, opt.min_confidence)
+    recon = reconstruct_board(game, spec, merged, opt)
+    t2 = time.perf_counter()
+    timings = {
+        "locate_s": sum(r.timings["locate_s"] for r in readings),
+        "classify_s": sum(r.timings["classify_s"] for r in readings),
+        "reconstruct_s": t2 - t1,
+        "total_s": t2 - t0,
+    }
+    for r in readings:
+        for k, v in r.timings.items():
+            if "." in k:
+                timings[k] = timings.get(k, 0.0) + v
+    return BoardReading(game, spec, readings, recon, timings)

@@ -1,0 +1,249 @@
+"""Board reconstruct stage: per-cell readings -> the game engine's interchange state, checked by the
+engine's own validator (rule checks return :class:`engine.core.Problem`).
+
+What a picture cannot show is taken from the set-up or from options, and said so (docs/boards_vision.md):
+
+* **Captura la Bandera**: the level (cube count) is an option (default ``easy``); the players are the
+  colours seen on flags and characters (or ``players``).  A table whose only cubes are royal towers is
+  checked as the set-up (phase ``start``); any other table as a game in progress (phase ``move_roll``,
+  turn 1, first player to move -- the dice and whose turn it is are not on the table).
+* **Quirky Circuits**: the scenario is given; tokens seen are matched to the scenario's tokens of the
+  same kind (nearest to where each starts); a token not seen is "not on the board" (held or lost --
+  the validator says which is allowed); the robot's pose comes from its tag when a reading is given,
+  else the scenario's start is kept and a warning says so.  Battery, cards: the set-up's.
+* **Gridopolis**: the standard grid-set of ``players`` players (default: as many seats as colours
+  seen, at least two); markers as read (pawn or king, colour).
+
+Cells the reader could not see (a hand over them) or read with low confidence become warnings, so a
+state with them is never reported as right without saying so.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from calibration.boards import BoardSpec
+from engine.core import Problem
+from engine.errors import BoardsideInputError
+from vision.board_classify import CellReading
+
+__all__ = ["BoardReconstruction", "ReconstructOptions", "reconstruct_board"]
+
+#: Quirky scenario token kinds -> the fixtures' piece kinds (docs/boards.md)
+QUIRKY_KIND = {"dust": "dust_bunny", "flag": "quirky_flag"}
+
+
+class ReconstructOptionError(BoardsideInputError):
+    """An option that does not fit the game (unknown level, bad player count)."""
+
+
+@dataclass(frozen=True)
+class ReconstructOptions:
+    level: str = "easy"  # bandera
+    players: int | None = None  # bandera, gridopolis, quirky (hand size)
+    scenario: Any = None  # quirky: engine.quirky.Scenario
+    robot: Any = None  # quirky: an object with ``cell`` (x, y) and ``heading`` (engine.motion.Heading)
+    min_confidence: float = 0.3
+
+
+@dataclass
+class BoardReconstruction:
+    game: str
+    doc: dict[str, Any]
+    problems: list[Problem]
+    cells: list[CellReading]
+    #: problem index -> board cells (x, y) it concerns (for the annotated picture)
+    problem_cells: list[list[tuple[int, int]]] = field(default_factory=list)
+
+    @property
+    def trusted(self) -> bool:
+        return not any(p.severity == "error" for p in self.problems)
+
+
+_CELL_RE = re.compile(r"\((-?\d+)\s*,\s*(-?\d+)\)|\[(-?\d+),\s*(-?\d+)\]|(?<![\d.])(-?\d+),(-?\d+)(?:,(-?\d+))?")
+
+
+def cells_of_problem(p: Problem) -> list[tuple[int, int]]:
+    """The board cells named in a problem's ``where`` and message: ``(3,4)``, ``[3, 4]``, ``3,4,0``."""
+    out: list[tuple[int, int]] = []
+    for text in (p.where, p.message):
+        for m in _CELL_RE.finditer(text):
+            g = m.groups()
+            xy = (g[0], g[1]) if g[0] is not None else (g[2], g[3]) if g[2] is not None else (g[4], g[5])
+            c = (int(xy[0]), int(xy[1]))
+            if c not in out:
+                out.append(c)
+        if out:
+            break
+    return out
+
+
+def _reader_problems(cells: Sequence[CellReading], min_conf: float) -> list[Problem]:
+    out: list[Problem] = []
+    for c in cells:
+        where = "cell (" + ",".join(str(v) for v in c.key[:2]) + ")" + (f" level {c.key[2]}" if len(c.key) > 2 else "")
+        if c.kind == "occluded":
+            out.append(Problem("cell-covered", "something covers this cell (a hand?): it could not be read", where,
+                               "", "warning"))
+        elif c.kind == "unseen":
+            out.append(Problem("cell-unseen", "this cell is outside the picture or hidden: it could not be read",
+                               where, "", "warning"))
+        elif c.confidence < min_conf:
+            out.append(Problem("cell-unsure", f"read as {c.kind} with low confidence ({c.confidence:.2f})", where,
+                               "", "warning"))
+    return out
+
+
+# ----------------------------------------------------------------------------------------- bandera
+def _bandera(cells: Sequence[CellReading], opt: ReconstructOptions) -> tuple[dict[str, Any], list[Problem]]:
+    from engine.bandera import LEVELS
+    from engine.bandera.board import DEFAULT_NAMES, TWO_PLAYER_NAMES
+    from engine.bandera.state import parse_level
+
+    try:
+        level = parse_level(opt.level)
+    except BoardsideInputError as exc:
+        raise ReconstructOptionError(str(exc)) from None
+    extra: list[Problem] = []
+    board: list[dict[str, Any]] = []
+    chars: dict[str, dict[str, int]] = {}
+    seen: set[str] = set()
+    for c in cells:
+        if c.cubes <= 0 or c.kind in ("occluded", "unseen"):
+            continue
+        x, y = c.key[0], c.key[1]
+        entry: dict[str, Any] = {"x": x, "y": y, "cubes": c.cubes}
+        if c.kind == "royal_tower":
+            flag = c.colour or "unknown"
+            entry["flag"] = flag
+            seen.add(flag)
+        board.append(entry)
+        if c.character:
+            who = c.character_colour or "unknown"
+            seen.add(who)
+            if who in chars:
+                extra.append(Problem("character-twice", f"two {who} characters: at ({chars[who]['x']},"
+                                     f"{chars[who]['y']}) and ({x},{y})", f"character at ({x},{y})",
+                                     "Captura la Bandera, \"Componentes necesarios\"", "error"))
+            else:
+                chars[who] = {"x": x, "y": y}
+    if opt.players is not None:
+        if opt.players not in (2, 3, 4):
+            raise ReconstructOptionError(f"Captura la Bandera is for 2 to 4 players, got {opt.players!r}")
+        players = list(TWO_PLAYER_NAMES if opt.players == 2 else DEFAULT_NAMES[: opt.players])
+    else:
+        players = [p for p in DEFAULT_NAMES if p in seen]
+        if len(players) < 2:
+            players = list(TWO_PLAYER_NAMES)
+    for p in sorted(seen - set(players) - {"unknown"}):
+        extra.append(Problem("colour-not-playing", f"a {p} flag or character is on the board but {p} is not "
+                             f"one of the players {players!r}", f"{p} pieces", "", "error"))
+    on_board = sum(int(e["cubes"]) for e in board)
+    supply = max(0, LEVELS[level] - on_board)
+    setup = all("flag" in e for e in board)
+    doc: dict[str, Any] = {
+        "game": "bandera", "format": 1, "players": players, "level": level, "cubes": LEVELS[level],
+        "supply": supply, "board": board, "characters": chars, "captures": [],
+    }
+    if setup:
+        doc |= {"phase": "start", "turn": 0, "to_move": None}
+    else:
+        doc |= {"phase": "move_roll", "turn": 1, "to_move": players[0]}
+    return doc, extra
+
+
+# ----------------------------------------------------------------------------------------- quirky
+def _quirky(cells: Sequence[CellReading], opt: ReconstructOptions) -> tuple[dict[str, Any], list[Problem]]:
+    from engine.quirky import new_state
+
+    scn = opt.scenario
+    if scn is None:
+        raise ReconstructOptionError("reading a Quirky Circuits board needs its scenario")
+    players = opt.players
+    if players is None:
+        players = 3 if 3 in scn.hands else min(scn.hands)
+    if players not in scn.hands:
+        raise ReconstructOptionError(f"scenario {scn.id!r} is for {sorted(scn.hands)} players, not {players!r}")
+    doc = new_state(scn, players).to_json()
+    extra: list[Problem] = []
+    seen = [c for c in cells if c.kind not in ("empty", "occluded", "unseen")]
+    free = {id(c): c for c in seen}
+    tokens = []
+    for t in doc["tokens"]:
+        spec = next(s for s in scn.tokens if s.id == t["id"])
+        if spec.fixed:  # printed on the board (docs/boards.md): always where it starts
+            tokens.append(t)
+            continue
+        want = QUIRKY_KIND.get(spec.kind, spec.kind)
+        cands = [c for c in free.values() if c.kind == want]
+        if cands:
+            best = min(cands, key=lambda c: abs(c.key[0] - spec.at[0]) + abs(c.key[1] - spec.at[1]))
+            del free[id(best)]
+            tokens.append(t | {"at": [best.key[0], best.key[1]]})
+        else:
+            tokens.append(t | {"at": None})
+    doc["tokens"] = tokens
+    for c in free.values():
+        extra.append(Problem("extra-token", f"a {c.kind} stands here but scenario {scn.id!r} has no other token "
+                             "of that kind", f"cell ({c.key[0]},{c.key[1]})", "Quirky rulebook, Preparar 5",
+                             "error"))
+    if opt.robot is not None and getattr(opt.robot, "cell", None) is not None:
+        doc["robot"] = {"at": [int(opt.robot.cell[0]), int(opt.robot.cell[1])], "facing": opt.robot.heading.name}
+    else:
+        extra.append(Problem("robot-not-read", "the robot's tag was not read: its start pose is assumed", "robot",
+                             "", "warning"))
+    return doc, extra
+
+
+# ----------------------------------------------------------------------------------------- gridopolis
+def _gridopolis(cells: Sequence[CellReading], opt: ReconstructOptions) -> tuple[dict[str, Any], list[Problem]]:
+    from engine.gridopolis import new_state, state_to_json
+    from engine.gridopolis.layout import seats_for
+
+    colours_seen = {c.colour for c in cells if c.kind in ("pawn", "king") and c.colour}
+    n = opt.players
+    if n is None:
+        n = 2
+        for k in (2, 3, 4):
+            if colours_seen <= {s.colour for s in seats_for(k)}:
+                n = k
+                break
+        else:
+            n = 4
+    if n not in (2, 3, 4):
+        raise ReconstructOptionError(f"Gridopolis is for 2, 3 or 4 players, got {n!r}")
+    doc = state_to_json(new_state(n))
+    doc["markers"] = [{"pad": list(c.key), "player": c.colour or "unknown", "king": c.kind == "king"}
+                      for c in cells if c.kind in ("pawn", "king")]
+    return doc, []
+
+
+def reconstruct_board(
+    game: str, spec: BoardSpec, cells: Sequence[CellReading], options: ReconstructOptions | None = None
+) -> BoardReconstruction:
+    """The engine state for the cells read, every rule problem (the engine's validator) and the
+    reader's own warnings (covered, unseen or unsure cells)."""
+    opt = options or ReconstructOptions()
+    del spec
+    if game == "bandera":
+        from engine.bandera import validate_state as vb
+
+        doc, extra = _bandera(cells, opt)
+        problems = vb(doc)
+    elif game == "quirky":
+        from engine.quirky import validate_state as vq
+
+        doc, extra = _quirky(cells, opt)
+        problems = vq(doc, opt.scenario)
+    elif game == "gridopolis":
+        from engine.gridopolis import validate_state as vg
+
+        doc, extra = _gridopolis(cells, opt)
+        problems = vg(doc)
+    else:
+        raise ReconstructOptionError(f"no board reading for game {game!r} (bandera, quirky, gridopolis)")
+    problems = problems + extra + _reader_problems(cells, opt.min_confidence)
+    return BoardReconstruction(game, doc, problems, list(cells), [cells_of_problem(p) for p in problems])

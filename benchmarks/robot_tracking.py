@@ -36,7 +36,7 @@ sys.path.insert(0, str(ROOT))
 
 from calibration.boards import BoardSpec, RobotTag, board_spec  # noqa: E402
 from calibration.camera import CameraCalibration  # noqa: E402
-from vision.robot_tag import BoardNotFoundError, RobotNotFoundError, read_robot_in_image  # noqa: E402
+from vision.robot_tag import ImageRejectedError, RobotNotFoundError, read_robot_in_image  # noqa: E402
 from vision.sim_camera import SimCameraSettings, SimulatedCamera  # noqa: E402
 
 
@@ -83,7 +83,7 @@ def simulated(frames: int, seed: int, calibration_error: float = 0.0) -> dict[st
                 t = time.perf_counter()
                 try:
                     r, _ = read_robot_in_image(frame, spec, cam.calibration, tag)
-                except (BoardNotFoundError, RobotNotFoundError):
+                except (ImageRejectedError, RobotNotFoundError):
                     times.append(time.perf_counter() - t)
                     missed += 1
                     continue
@@ -122,7 +122,7 @@ def fixtures() -> dict[str, Any]:
         t = time.perf_counter()
         try:
             r, _ = read_robot_in_image(img, spec, cal, tag)
-        except (BoardNotFoundError, RobotNotFoundError) as exc:
+        except (ImageRejectedError, RobotNotFoundError) as exc:
             times.append(time.perf_counter() - t)
             missed.append(f"{doc_path.parent.name}/{doc_path.stem}: {exc}")
             continue

@@ -20,7 +20,14 @@ from calibration.boards import BoardSpec, RobotTag
 from calibration.camera import CameraCalibration
 from engine.errors import BoardsideInputError
 from engine.motion import Pose
-from vision.robot_tag import BoardNotFoundError, RobotNotFoundError, RobotReading, read_robot_in_image
+from vision.robot_tag import (
+    BoardPose,
+    ImageRejectedError,
+    RobotNotFoundError,
+    RobotReading,
+    locate_board,
+    read_robot_in_image,
+)
 
 __all__ = [
     "CameraFrames",
@@ -112,22 +119,16 @@ class SimulatedFrames:
 
 
 # ---------------------------------------------------------------------------- the watcher
-def _calibration_for(cal: CameraCalibration, frame: U8) -> CameraCalibration:
-    h, w = frame.shape[:2]
-    if (w, h) == tuple(cal.image_size):
-        return cal
-    return cal.scaled_to((w, h))
-
-
 @dataclass
 class Watcher:
     """Reads the robot in frames from ``source``: up to ``tries`` frames per look (a hand in the way,
     a blurred frame); a reading below ``min_confidence`` counts as not seen.  ``frames_dir``: save
-    each looked-at frame annotated with the expected and the seen pose."""
+    each looked-at frame annotated with the expected and the seen pose.  ``calibration`` None: the
+    camera's intrinsics are estimated from the board in every frame (less accurate)."""
 
     source: FrameSource
     spec: BoardSpec
-    calibration: CameraCalibration
+    calibration: CameraCalibration | None
     tag: RobotTag | None
     settings: LoopSettings
     min_confidence: float = 0.3
@@ -141,44 +142,41 @@ class Watcher:
         problem = ""
         for _ in range(max(1, self.tries)):
             frame = self.source.read()
-            cal = _calibration_for(self.calibration, frame)
             t = time.perf_counter()
+            board = None
             try:
-                reading, _board = read_robot_in_image(frame, self.spec, cal, self.tag)
-            except (BoardNotFoundError, RobotNotFoundError) as exc:
+                board = locate_board(frame, self.spec, self.calibration, label)
+                reading, _ = read_robot_in_image(frame, self.spec, self.calibration, self.tag, board=board)
+            except (ImageRejectedError, RobotNotFoundError) as exc:
                 self.last_ms = (time.perf_counter() - t) * 1000
                 problem = str(exc)
-                self._save(frame, label, expected, None, cal)
+                self._save(frame, label, expected, None, board)
                 continue
             self.last_ms = (time.perf_counter() - t) * 1000
-            self._save(frame, label, expected, reading, cal)
+            self._save(frame, label, expected, reading, board)
             if reading.confidence >= self.min_confidence:
                 return reading
             problem = f"tag seen with low confidence {reading.confidence:.2f} ({reading})"
         raise RobotNotSeenError(problem)
 
     def _save(self, frame: U8, label: str, expected: Pose, reading: RobotReading | None,
-              cal: CameraCalibration) -> None:
+              board: BoardPose | None) -> None:
         if self.frames_dir is None:
             return
         self.frames_dir.mkdir(parents=True, exist_ok=True)
-        try:
-            pic = annotate_reading(frame, self.spec, cal, expected, reading, self.tag or RobotTag(), label,
-                                   self.settings.cell_mm)
-        except BoardNotFoundError:
-            pic = frame.copy()
+        pic = annotate_reading(frame, board, expected, reading, self.tag or RobotTag(), label, self.settings.cell_mm)
         safe = "".join(c if c.isalnum() else "-" for c in label).strip("-")
         cv2.imwrite(str(self.frames_dir / f"{self.looks:03d}-{safe}.jpg"), pic)
 
 
-def annotate_reading(frame: U8, spec: BoardSpec, cal: CameraCalibration, expected: Pose,
-                     reading: RobotReading | None, tag: RobotTag, label: str, cell_mm: float) -> U8:
+def annotate_reading(frame: U8, board: BoardPose | None, expected: Pose, reading: RobotReading | None,
+                     tag: RobotTag, label: str, cell_mm: float) -> U8:
     """The frame with the expected pose (green: cell outline and arrow at the tag's height) and the
-    seen pose (orange: the tag's outline and heading arrow) drawn on it."""
-    from vision.robot_tag import locate_board
-
+    seen pose (orange: the tag's outline and heading arrow) drawn on it (text only without a board)."""
     pic = frame.copy()
-    board = locate_board(frame, spec, cal)
+    if board is None:
+        _caption(pic, f"{label}: board not found; expected {expected}")
+        return pic
     ex, ey, eh = expected_mm(expected, cell_mm)
     c = cell_mm
     cell = [(expected.x * c, expected.y * c, 0.0), ((expected.x + 1) * c, expected.y * c, 0.0),
@@ -201,9 +199,13 @@ def annotate_reading(frame: U8, spec: BoardSpec, cal: CameraCalibration, expecte
                 f"expected {expected} ({ex:.0f},{ey:.0f}) {eh:.0f} deg")
     else:
         text = f"{label}: robot not seen; expected {expected}"
+    _caption(pic, text)
+    return pic
+
+
+def _caption(pic: U8, text: str) -> None:
     (tw, th), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, 0.55, 1)
     cv2.rectangle(pic, (6, 8), (18 + tw, 20 + th), (30, 30, 30), -1)
     cv2.putText(pic, text, (12, 14 + th), cv2.FONT_HERSHEY_SIMPLEX, 0.55, (255, 255, 255), 1, cv2.LINE_AA)
     legend = "green: expected cell and heading   orange: tag seen"
     cv2.putText(pic, legend, (12, pic.shape[0] - 12), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (255, 255, 255), 1, cv2.LINE_AA)
-    return pic

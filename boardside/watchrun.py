@@ -73,6 +73,7 @@ def run_watched(
     tag = tag or RobotTag()
     console = Console(stderr=True, quiet=quiet)
     source: Any
+    cal: CameraCalibration | None
     if camera == "sim":
         from boardside.camerafeed import SimulatedFrames
         from hardware.sim import SimFlash, SimTransport, SimulatedRobot, body_from_url
@@ -97,12 +98,10 @@ def run_watched(
         cal = simcam.calibration
         source = SimulatedFrames(simcam, lambda: robot.body.pose if robot.body.placed else None)
     else:
-        if calibration is None:
-            raise BoardsideInputError(
-                "the closed loop needs the camera's calibration: --calibration cam.json "
-                "(make one with `boardside calibrate`)"
-            )
-        cal = CameraCalibration.load(calibration)
+        cal = CameraCalibration.load(calibration) if calibration is not None else None
+        if cal is None:
+            console.print("[yellow]no --calibration: the camera's focal length is estimated from the board in "
+                          "every frame (less accurate; make a calibration with `boardside calibrate`)[/]")
         transport = make_transport(url)
         if video is not None:
             from boardside.camerafeed import VideoFrames
@@ -118,6 +117,7 @@ def run_watched(
     watcher = Watcher(source, spec, cal, tag, settings, frames_dir=frames_dir)
     log = LoopLog(loop_log or default_loop_log())
     log.write("setup", board=spec.name, cell_mm=spec.cell_mm, source=source.name,
+              calibration=str(calibration) if calibration else ("simulated" if camera == "sim" else None),
               tag={"id": tag.id, "tag_mm": tag.tag_mm, "height_mm": tag.height_mm},
               robot={"x_mm": None} if camera != "sim" else {"simulated": True, "url": str(url)})
     try:

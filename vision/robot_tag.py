@@ -33,15 +33,21 @@ from calibration.camera import CameraCalibration
 from calibration.markers import FastMarkerDetector
 from engine.errors import BoardsideInputError
 from engine.motion import Heading, Pose
+from vision.board_locate import BoardNotVisibleError, BoardPose, WrongBoardError
+from vision.board_locate import locate_board as _locate
+from vision.locate import ImageRejectedError
 
 __all__ = [
-    "BoardNotFoundError",
+    "BoardNotVisibleError",
     "BoardPose",
+    "ImageRejectedError",
     "MarkerSighting",
     "RobotNotFoundError",
     "RobotReading",
+    "WrongBoardError",
     "detect_markers",
     "locate_board",
+    "pixel_to_plane",
     "read_robot",
     "read_robot_in_image",
 ]
@@ -50,12 +56,6 @@ U8 = npt.NDArray[np.uint8]
 F64 = npt.NDArray[np.float64]
 
 _HEADINGS = (Heading.N, Heading.E, Heading.S, Heading.W)
-
-
-class BoardNotFoundError(BoardsideInputError):
-    """Too few of the board's printed markers are visible to know where the board is."""
-
-    exit_code = 1
 
 
 class RobotNotFoundError(BoardsideInputError):
@@ -98,96 +98,22 @@ def detect_markers(image: npt.NDArray[Any], dictionary: str, ids: Iterable[int])
 
 
 # ---------------------------------------------------------------------------- board pose
-@dataclass(frozen=True, eq=False)
-class BoardPose:
-    """Where the board is: ``rvec``, ``tvec`` map board mm to camera (``x_cam = R x_board + t``)."""
-
-    spec: BoardSpec
-    camera: CameraCalibration
-    rvec: F64
-    tvec: F64
-    rms_px: float
-    markers_seen: int
-    markers_total: int
-
-    @property
-    def rotation(self) -> F64:
-        r, _ = cv2.Rodrigues(self.rvec)
-        return np.asarray(r, np.float64)
-
-    @property
-    def camera_position(self) -> F64:
-        """The camera's centre in board mm."""
-        return np.asarray(-self.rotation.T @ self.tvec.reshape(3), np.float64)
-
-    def project(self, points_mm: npt.ArrayLike) -> F64:
-        """Board mm ``(N, 3)`` -> pixels ``(N, 2)`` (with the lens distortion)."""
-        p = np.asarray(points_mm, np.float64).reshape(-1, 1, 3)
-        px, _ = cv2.projectPoints(p, self.rvec, self.tvec, self.camera.camera_matrix, self.camera.dist_coeffs)
-        return np.asarray(px, np.float64).reshape(-1, 2)
-
-    def pixel_to_plane(self, pixels: npt.ArrayLike, z_mm: float = 0.0) -> F64:
-        """Pixels ``(N, 2)`` -> board mm ``(N, 3)`` where their rays meet the plane ``z = z_mm``."""
-        p = np.asarray(pixels, np.float64).reshape(-1, 1, 2)
-        und = cv2.undistortPoints(p, self.camera.camera_matrix, self.camera.dist_coeffs).reshape(-1, 2)
-        rays = np.column_stack([und, np.ones(len(und))]) @ self.rotation  # R^T d for row vectors
-        c = self.camera_position
-        s = (z_mm - c[2]) / rays[:, 2]
-        return np.asarray(c[None, :] + s[:, None] * rays, np.float64)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "rvec": [round(float(v), 8) for v in self.rvec.reshape(3)],
-            "tvec": [round(float(v), 4) for v in self.tvec.reshape(3)],
-            "rms_px": round(self.rms_px, 4),
-            "markers_seen": self.markers_seen,
-            "markers_total": self.markers_total,
-        }
+def locate_board(image: npt.NDArray[Any], spec: BoardSpec, camera: CameraCalibration | None,
+                 name: str = "frame") -> BoardPose:
+    """The board's pose in one picture: the board-reading locate stage
+    (:func:`vision.board_locate.locate_board`: picture checks, the printed fiducials, a wrong
+    game's board recognised, intrinsics estimated from the board when ``camera`` is None)."""
+    return _locate(image, spec, camera, name=name)
 
 
-def locate_board(
-    image: npt.NDArray[Any] | None,
-    spec: BoardSpec,
-    camera: CameraCalibration,
-    markers: MarkerSighting | None = None,
-    *,
-    min_markers: int = 2,
-) -> BoardPose:
-    """The board's pose from its printed fiducials (all corners of every marker seen, PnP).
-
-    Minimal on purpose: the board-reading stage (``boardread``) owns the full locate step; this is the
-    one place the robot tracker finds the board, so it can be swapped for it.
-    """
-    if markers is None:
-        if image is None:
-            raise ValueError("give an image or its markers")
-        markers = detect_markers(image, spec.dictionary, [f.id for f in spec.fiducials])
-    obj: list[tuple[float, float, float]] = []
-    img: list[F64] = []
-    seen = 0
-    for f in spec.fiducials:
-        c = markers.of(f.id)
-        if c is None:
-            continue
-        seen += 1
-        obj += [(x, y, 0.0) for x, y in f.corners_mm]
-        img.append(c)
-    if seen < min_markers:
-        raise BoardNotFoundError(
-            f"the {spec.name!r} board is not in view: {seen} of its {len(spec.fiducials)} printed markers "
-            f"seen (need {min_markers})"
-        )
-    o = np.asarray(obj, np.float64)
-    p = np.concatenate(img).astype(np.float64)
-    k, d = camera.camera_matrix, camera.dist_coeffs
-    ok, rvec, tvec = cv2.solvePnP(o, p, k, d, flags=cv2.SOLVEPNP_IPPE)
-    if not ok:
-        raise BoardNotFoundError(f"the {spec.name!r} board's pose cannot be solved from {seen} markers")
-    rvec, tvec = cv2.solvePnPRefineLM(o, p, k, d, rvec, tvec)
-    proj, _ = cv2.projectPoints(o, rvec, tvec, k, d)
-    rms = float(np.sqrt(np.mean(np.sum((proj.reshape(-1, 2) - p) ** 2, axis=1))))
-    return BoardPose(spec, camera, np.asarray(rvec, np.float64).reshape(3), np.asarray(tvec, np.float64).reshape(3),
-                     rms, seen, len(spec.fiducials))
+def pixel_to_plane(board: BoardPose, pixels: npt.ArrayLike, z_mm: float = 0.0) -> F64:
+    """Pixels ``(N, 2)`` -> board mm ``(N, 3)`` where their rays meet the plane ``z = z_mm``."""
+    p = np.asarray(pixels, np.float64).reshape(-1, 1, 2)
+    und = cv2.undistortPoints(p, board.K, board.dist).reshape(-1, 2)
+    rays = np.column_stack([und, np.ones(len(und))]) @ board.R  # R^T d for row vectors
+    c = board.camera_position
+    s = (z_mm - c[2]) / rays[:, 2]
+    return np.asarray(c[None, :] + s[:, None] * rays, np.float64)
 
 
 # ---------------------------------------------------------------------------- the robot
@@ -279,7 +205,7 @@ def read_robot(
     corners = markers.of(tag.id)
     if corners is None:
         raise RobotNotFoundError(f"robot tag {tag.id!r} not seen on the {spec.name!r} board")
-    pts = board.pixel_to_plane(corners, tag.height_mm)[:, :2]
+    pts = pixel_to_plane(board, corners, tag.height_mm)[:, :2]
     model = np.asarray(tag.corners_local_mm(), np.float64)
     x, y, hdg, resid = fit_square(pts, model)
     sides = np.linalg.norm(pts - np.roll(pts, -1, axis=0), axis=1)
@@ -300,17 +226,20 @@ def read_robot(
 def read_robot_in_image(
     image: npt.NDArray[Any],
     spec: BoardSpec,
-    camera: CameraCalibration,
+    camera: CameraCalibration | None,
     tag: RobotTag | None = None,
     *,
     board: BoardPose | None = None,
+    name: str = "frame",
 ) -> tuple[RobotReading, BoardPose]:
-    """Find the board (unless ``board`` is given: a fixed camera) and the robot in one image.
+    """Find the board (unless ``board`` is given: a camera known not to have moved) and the robot in one
+    picture.  ``camera`` None: intrinsics estimated from the board's markers (less accurate).
 
-    One marker detection serves both: the board's fiducials and the robot tag ids."""
-    tag_ids: Sequence[int] = (tag.id,) if tag is not None else ROBOT_TAG_IDS
-    ids = list(tag_ids) if board is not None else [f.id for f in spec.fiducials] + list(tag_ids)
-    markers = detect_markers(image, spec.dictionary, ids)
+    Raises :class:`vision.locate.ImageRejectedError` (a dark, over-exposed or blurred picture; the board
+    not in view: ``BoardNotVisibleError``; another game's board: ``WrongBoardError``) or
+    :class:`RobotNotFoundError`."""
     if board is None:
-        board = locate_board(None, spec, camera, markers)
+        board = locate_board(image, spec, camera, name)
+    tag_ids: Sequence[int] = (tag.id,) if tag is not None else ROBOT_TAG_IDS
+    markers = detect_markers(image, spec.dictionary, tag_ids)
     return read_robot(markers, board, tag), board

@@ -186,7 +186,7 @@ class SimulatedCamera:
         s = self.settings
         if s.blur > 0:
             out = np.asarray(cv2.GaussianBlur(out, (0, 0), s.blur), np.float32)
-        out = out * np.float32(s.gain)
+        out = out * np.float32(0.86 * s.gain) + np.float32(12.0)  # exposure: white paper is not clipped
         if s.noise > 0:
             out = out + self.rng.normal(0.0, s.noise, out.shape).astype(np.float32)
         rgb = np.clip(out + 0.5, 0, 255).astype(np.uint8)

@@ -257,7 +257,7 @@ def test_bad_settings(kwargs: dict[str, Any], needle: str) -> None:
     [
         (["--camera", "sim"], "give --robot URL too"),
         (["--camera", "sim", "--robot", "serial:///dev/ttyUSB0"], "needs --robot sim://"),
-        (["--camera", "0", "--robot", "sim://"], "needs the camera's calibration"),
+        (["--camera", "7", "--calibration", "CAL", "--robot", "sim://"], "cannot open camera 7"),
         (["--camera", "sim", "--video", "x.avi", "--robot", "sim://"], "one picture source"),
         (["--video", "missing.avi", "--calibration", "CAL", "--robot", "sim://"], "video file not found"),
         (["--camera", "front", "--calibration", "CAL", "--robot", "sim://"], "neither a camera number"),

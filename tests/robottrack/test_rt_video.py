@@ -65,7 +65,7 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Any]
     assert report.status == "finished" and report.corrections >= 1
     video = tmp / "run.avi"
     h, w = rec.frames[0].shape[:2]
-    out = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 2.0, (w, h))
+    out = cv2.VideoWriter(str(video), cv2.VideoWriter.fourcc(*"MJPG"), 2.0, (w, h))
     assert out.isOpened()
     for f in rec.frames:
         out.write(f)
@@ -98,7 +98,7 @@ def test_a_video_that_ends_early_stops_the_loop(recorded: tuple[Path, Path, Any]
     short = tmp_path / "short.avi"
     ok, f = cap.read()
     assert ok
-    out = cv2.VideoWriter(str(short), cv2.VideoWriter_fourcc(*"MJPG"), 2.0, (f.shape[1], f.shape[0]))
+    out = cv2.VideoWriter(str(short), cv2.VideoWriter.fourcc(*"MJPG"), 2.0, (f.shape[1], f.shape[0]))
     for _ in range(2):
         out.write(f)
         ok, f = cap.read()

@@ -185,3 +185,48 @@ def relabel_cmd(
 
         n = relabel_set(sdef, root, RenderSettings(supersample=supersample), on_view)
     typer.echo(f"relabelled {n} views; manifest: {root / sdef.name / 'manifest.json'}")
+
+
+@app.command("render-boards")
+def render_boards_cmd(
+    games: list[str] | None = typer.Argument(None, help="Games to render: bandera, quirky, gridopolis (default all)."),
+    root: Path = typer.Option(DEFAULT_ROOT / "boards", "--root", help="Board fixtures directory."),
+    scenes: str | None = typer.Option(None, "--scenes", help="Only these scene numbers, e.g. '0-4,7'."),
+    spp: int = typer.Option(6, "--spp", min=1, max=4096, help="Path-tracing samples per pixel (before denoising)."),
+    supersample: float = typer.Option(
+        0.75, "--supersample", min=0.3, max=3.0, help="Render resolution relative to the 1280x720 output."
+    ),
+    force: bool = typer.Option(False, "--force", help="Re-render scenes that already exist."),
+) -> None:
+    """Render the board-reading fixtures (fixtures/boards/<game>/scene_NNN.jpg + .json) from their seeds:
+    positions played by the engines, printed boards, pieces, hands, light, cameras (docs/boards.md).
+    Existing scenes are skipped (an interrupted run resumes); one scene is rendered at a time."""
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+    from boardside.fixtures_render.board_sets import GAMES, SCENES, render_boards
+    from boardside.fixtures_render.errors import FixtureSetError
+    from boardside.fixtures_render.mitsuba_backend import load_mitsuba
+
+    chosen = [g.lower() for g in games] if games else list(GAMES)
+    for g in chosen:
+        if g not in GAMES:
+            raise FixtureSetError(f"unknown board fixture game {g!r} (expected one of {', '.join(GAMES)})")
+    only = _parse_scenes(scenes)
+    for i in only or []:
+        if not 0 <= i < SCENES:
+            raise FixtureSetError(f"scene {i!r} is out of range 0-{SCENES - 1}")
+    load_mitsuba()
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TextColumn("{task.completed}/{task.total}"),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+    ) as progress:
+        task = progress.add_task("rendering board scenes", total=len(chosen) * len(only or range(SCENES)))
+
+        def on_scene(label: str, seconds: float) -> None:
+            progress.update(task, advance=1, description=f"{label} ({seconds:.0f} s)")
+
+        done = render_boards(root, chosen, only, spp, supersample, force, on_scene)
+    typer.echo(f"rendered {done} board scenes under {root}")

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from boardside.fixtures_render.board_pieces import EXTRA_KINDS, add_extra_piece
 from boardside.fixtures_render.geometry import (
     DIRECTIONS,
     TriMesh,
@@ -469,6 +470,13 @@ class BoardPiece:
     stack: int = 1  # cubes stacked at this spot
     heading_deg: float = 0.0
     size_mm: float = 20.0
+    # added for the board-reading fixtures (board_pieces.py): base height, piece height, a texture
+    # name in SceneSpec.textures, the index of the truth entry it belongs to, a robot tag's side
+    z_mm: float = 0.0
+    height_mm: float = 0.0
+    texture: str | None = None
+    truth: int = -1
+    tag_mm: float = 30.0
 
 
 def add_board(
@@ -478,12 +486,16 @@ def add_board(
     height_mm: float,
     pieces: list[BoardPiece],
     rng: np.random.Generator,
+    origin_mm: tuple[float, float] = (0.0, 0.0),
 ) -> None:
     """A flat printed board (its image, fiducials printed on it) with its origin at the board's
-    south-west corner (board x east, y north, docs/coordinates.md "Flat boards"), and pieces on it."""
+    south-west corner (board x east, y north, docs/coordinates.md "Flat boards"), and pieces on it.
+    ``origin_mm`` is where the image's south-west corner lies (negative when the board frame's origin
+    is the grid's corner inside a printed margin, as in :mod:`calibration.boards`)."""
     srgb = image_srgb.astype(np.float32) / 255.0
     spec.textures["board"] = np.where(srgb <= 0.04045, srgb / 12.92, ((srgb + 0.055) / 1.055) ** 2.4).astype(np.float32)
-    sheet = grid_sheet(width_mm, height_mm, 8, 8).transformed(np.eye(3), (width_mm / 2, height_mm / 2, 0.0))
+    ox, oy = origin_mm
+    sheet = grid_sheet(width_mm, height_mm, 8, 8).transformed(np.eye(3), (ox + width_mm / 2, oy + height_mm / 2, 0.0))
     spec.add(Part("board", Material("paper", (1, 1, 1), 0.3, "board"), mesh=sheet, label={"kind": "board"}))
     _ensure_socket_textures(spec)
     for i, p in enumerate(pieces):
@@ -493,12 +505,14 @@ def add_board(
         rot = np.array([[math.cos(yaw), -math.sin(yaw), 0], [math.sin(yaw), math.cos(yaw), 0], [0, 0, 1]])
         if p.kind == "cube":
             box = rounded_box((p.size_mm - 0.4,) * 3, 1.2)
+            if p.truth >= 0:
+                label["truth"] = p.truth
             for k in range(p.stack):
                 spec.add(
                     Part(
                         f"piece_{i}_{k}",
                         Material("plastic", colour, 0.2, "socket1_shade", "socket1_normal"),
-                        mesh=box.transformed(rot, (p.x_mm, p.y_mm, (k + 0.5) * p.size_mm)),
+                        mesh=box.transformed(rot, (p.x_mm, p.y_mm, p.z_mm + (k + 0.5) * p.size_mm)),
                         label=label,
                     )
                 )
@@ -538,8 +552,12 @@ def add_board(
                         label=label,
                     )
                 )
+        elif p.kind in EXTRA_KINDS:
+            add_extra_piece(spec, i, p, colour)
         else:
-            raise ValueError(f"unknown board piece kind {p.kind!r}; expected cube, token or robot")
+            raise ValueError(
+                f"unknown board piece kind {p.kind!r}; expected cube, token, robot or one of {', '.join(EXTRA_KINDS)}"
+            )
 
 
 __all__ = [

@@ -186,7 +186,7 @@ def annotate_reading(frame: U8, board: BoardPose | None, expected: Pose, reading
     def arrow(x: float, y: float, hdg: float, colour: tuple[int, int, int]) -> None:
         r = math.radians(hdg)
         a = board.project([(x, y, tag.height_mm)])[0]
-        b = board.project([(x + 0.45 * c * math.sin(r), y + 0.45 * c * math.cos(r), tag.height_mm)])[0]
+        b = board.project([(x + 0.45 * c * math.cos(r), y + 0.45 * c * math.sin(r), tag.height_mm)])[0]
         cv2.arrowedLine(pic, tuple(int(v) for v in a), tuple(int(v) for v in b), colour, 2, cv2.LINE_AA,
                         tipLength=0.3)
 

@@ -106,8 +106,9 @@ class LoopSettings:
 
 # ---------------------------------------------------------------------------- geometry
 def expected_mm(pose: Pose, cell_mm: float) -> tuple[float, float, float]:
-    """The engine's grid pose as board mm: the cell centre and the compass heading (N 0, E 90 ...)."""
-    return ((pose.x + 0.5) * cell_mm, (pose.y + 0.5) * cell_mm, 90.0 * "NESW".index(pose.heading.name))
+    """The engine's grid pose as board mm: the cell centre and the heading in degrees counter-clockwise
+    from east (E 0, N 90, W 180, S 270)."""
+    return ((pose.x + 0.5) * cell_mm, (pose.y + 0.5) * cell_mm, 90.0 * "ENWS".index(pose.heading.name))
 
 
 def wrap_deg(a: float) -> float:
@@ -116,7 +117,8 @@ def wrap_deg(a: float) -> float:
 
 
 def pose_error(seen: Sighting, expected: Pose, cell_mm: float) -> tuple[float, float]:
-    """(distance in mm from the expected cell centre, heading error in degrees, seen minus expected)."""
+    """(distance in mm from the expected cell centre, heading error in degrees: seen minus expected,
+    positive when the robot is turned counter-clockwise of the expected heading)."""
     ex, ey, eh = expected_mm(expected, cell_mm)
     return math.hypot(seen.x_mm - ex, seen.y_mm - ey), wrap_deg(seen.heading_deg - eh)
 
@@ -126,7 +128,8 @@ def plan_correction(seen: Sighting, expected: Pose, settings: LoopSettings) -> l
 
     Off the centre by more than the tolerance: turn toward the centre (or away from it and drive
     backwards, whichever turns less), drive there, turn to the expected heading.  Otherwise only
-    turn.  Every command keeps the robot's idea of its grid pose (``expected``), as jogs do.
+    turn.  Every command keeps the robot's idea of its grid pose (``expected``), as jogs do.  The
+    protocol's ``T`` turns clockwise, headings here count counter-clockwise: hence the minus signs.
     """
     ex, ey, eh = expected_mm(expected, settings.cell_mm)
     dx, dy = ex - seen.x_mm, ey - seen.y_mm
@@ -134,21 +137,21 @@ def plan_correction(seen: Sighting, expected: Pose, settings: LoopSettings) -> l
     heading = seen.heading_deg
     cmds: list[Command] = []
     if dist > settings.tolerance_mm:
-        bearing = math.degrees(math.atan2(dx, dy))  # compass bearing to the centre
-        turn = wrap_deg(bearing - heading)
+        bearing = math.degrees(math.atan2(dy, dx))  # direction to the centre
+        turn = wrap_deg(bearing - heading)  # counter-clockwise
         sign = 1
         if abs(turn) > 90.0:  # back up instead of turning round
             turn = wrap_deg(turn + 180.0)
             sign = -1
         if round(turn) != 0:
-            cmds.append(Command("T", str(round(turn)), expected, f"correct: turn {round(turn):+d} deg"))
+            cmds.append(Command("T", str(-round(turn)), expected, f"correct: turn {-round(turn):+d} deg clockwise"))
         heading += turn
         mm = sign * round(dist)
         if mm != 0:
             cmds.append(Command("J", str(mm), expected, f"correct: drive {mm:+d} mm"))
-    last = round(wrap_deg(eh - heading))
+    last = -round(wrap_deg(eh - heading))  # clockwise
     if last != 0 and (cmds or abs(wrap_deg(eh - heading)) > settings.tolerance_deg / 2):
-        cmds.append(Command("T", str(last), expected, f"correct: turn {last:+d} deg"))
+        cmds.append(Command("T", str(last), expected, f"correct: turn {last:+d} deg clockwise"))
     return cmds
 
 

@@ -33,8 +33,8 @@ from hardware.transport import QueueReader, RobotURL, Transport
 
 class SimBody:
     """The *simulated* robot's true pose on the board: ``x_mm``, ``y_mm`` (board frame,
-    docs/coordinates.md "Flat boards") and ``heading_deg`` (compass: 0 = north, 90 = east,
-    clockwise), moved by wheel segments with a systematic error.
+    docs/coordinates.md "Flat boards") and ``heading_deg`` (counter-clockwise from east: E 0, N 90,
+    W 180, S 270, as the board fixtures' truth), moved by wheel segments with a systematic error.
 
     * ``slip``: fraction of every drive's distance lost (0.05: 5 % short; negative: overshoot);
     * ``drift``: degrees of extra rotation per 90 degrees turned (3: a quarter turn is 93 degrees;
@@ -51,7 +51,7 @@ class SimBody:
         self.veer = veer
         self.x_mm = 0.0
         self.y_mm = 0.0
-        self.heading_deg = 0.0
+        self.heading_deg = 90.0
         self.placed = False
         self.path: list[tuple[float, float, float]] = []  # every pose after a segment (for pictures)
 
@@ -67,7 +67,7 @@ class SimBody:
 
     def place_on_cell(self, x: int, y: int, heading: str, cell_mm: float) -> None:
         """Put the robot exactly on cell ``(x, y)``'s centre facing ``heading`` (N, E, S or W)."""
-        self.place((x + 0.5) * cell_mm, (y + 0.5) * cell_mm, 90.0 * "NESW".index(heading))
+        self.place((x + 0.5) * cell_mm, (y + 0.5) * cell_mm, 90.0 * "ENWS".index(heading))
 
     @property
     def pose(self) -> tuple[float, float, float]:
@@ -78,13 +78,13 @@ class SimBody:
         if not self.placed:
             return
         ds = (left_mm + right_mm) / 2.0 * (1.0 - self.slip)
-        turn = math.degrees((left_mm - right_mm) / wheel_base_mm)  # clockwise
-        turn *= 1.0 + self.drift / 90.0
-        turn += self.veer * abs(ds) / 100.0
-        mid = math.radians(self.heading_deg + turn / 2.0)
-        self.x_mm += ds * math.sin(mid)
-        self.y_mm += ds * math.cos(mid)
-        self.heading_deg = (self.heading_deg + turn) % 360.0
+        cw = math.degrees((left_mm - right_mm) / wheel_base_mm)  # the left wheel ahead: a clockwise turn
+        cw *= 1.0 + self.drift / 90.0
+        cw += self.veer * abs(ds) / 100.0
+        mid = math.radians(self.heading_deg - cw / 2.0)
+        self.x_mm += ds * math.cos(mid)
+        self.y_mm += ds * math.sin(mid)
+        self.heading_deg = (self.heading_deg - cw) % 360.0
         self.path.append(self.pose)
 
 

@@ -12,8 +12,9 @@ intrinsics, the tag's four corners are turned into rays and intersected with the
 a low camera).  A square of the tag's size is then fitted to the four points (rotation and
 translation, least squares): its centre is the robot's position, its top edge the heading.
 
-Headings are compass degrees: 0 = north (+y), 90 = east (+x), clockwise; the nearest of N/E/S/W is
-the engine's heading (:class:`engine.motion.Heading`).
+Headings are degrees counter-clockwise from east (+x): E 0, N 90, W 180, S 270 (as the board
+fixtures' truth, docs/boards.md); the nearest of N/E/S/W is the engine's heading
+(:class:`engine.motion.Heading`).
 """
 
 from __future__ import annotations
@@ -55,7 +56,7 @@ __all__ = [
 U8 = npt.NDArray[np.uint8]
 F64 = npt.NDArray[np.float64]
 
-_HEADINGS = (Heading.N, Heading.E, Heading.S, Heading.W)
+_HEADINGS = (Heading.E, Heading.N, Heading.W, Heading.S)  # 0, 90, 180, 270 degrees
 
 
 class RobotNotFoundError(BoardsideInputError):
@@ -118,7 +119,7 @@ def pixel_to_plane(board: BoardPose, pixels: npt.ArrayLike, z_mm: float = 0.0) -
 
 # ---------------------------------------------------------------------------- the robot
 def heading_of(deg: float) -> Heading:
-    """The compass heading nearest to ``deg`` (0 = N, 90 = E)."""
+    """The compass heading nearest to ``deg`` (counter-clockwise from east: E 0, N 90)."""
     return _HEADINGS[round((deg % 360.0) / 90.0) % 4]
 
 
@@ -172,7 +173,7 @@ class RobotReading:
 def fit_square(points_mm: F64, model_mm: F64) -> tuple[float, float, float, float]:
     """Rigid 2D fit of ``model_mm`` (4, 2: robot frame, x = heading, y = left) onto ``points_mm`` (4, 2).
 
-    Returns (x, y, compass heading in degrees, RMS residual in mm)."""
+    Returns (x, y, heading in degrees counter-clockwise from east, RMS residual in mm)."""
     pc = points_mm.mean(axis=0)
     mc = model_mm.mean(axis=0)
     p = points_mm - pc
@@ -184,7 +185,7 @@ def fit_square(points_mm: F64, model_mm: F64) -> tuple[float, float, float, floa
     centre = pc - r @ mc
     resid = points_mm - (model_mm @ r.T + centre)
     rms = float(np.sqrt(np.mean(np.sum(resid**2, axis=1))))
-    return float(centre[0]), float(centre[1]), (90.0 - math.degrees(phi)) % 360.0, rms
+    return float(centre[0]), float(centre[1]), math.degrees(phi) % 360.0, rms
 
 
 def read_robot(

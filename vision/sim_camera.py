@@ -177,7 +177,8 @@ class SimulatedCamera:
         return np.where(inside[..., None], board, table)
 
     def frame(self, robot: tuple[float, float, float] | None = None) -> U8:
-        """A BGR frame with the robot at ``robot`` = (x_mm, y_mm, compass heading deg), or no robot."""
+        """A BGR frame with the robot at ``robot`` = (x_mm, y_mm, heading deg counter-clockwise from east),
+        or no robot."""
         img = self._static.copy()
         if robot is not None:
             self._draw_robot(img, *robot)
@@ -197,8 +198,8 @@ class SimulatedCamera:
         hgt = self.tag.height_mm
         b = self.body_mm / 2
         th = math.radians(heading_deg)
-        fwd = np.array([math.sin(th), math.cos(th)])
-        left = np.array([-math.cos(th), math.sin(th)])
+        fwd = np.array([math.cos(th), math.sin(th)])
+        left = np.array([-math.sin(th), math.cos(th)])
         foot = [np.array([x, y]) + fwd * u + left * v for u, v in ((b, b), (b, -b), (-b, -b), (-b, b))]
         box = np.array([[p[0], p[1], z] for z in (0.0, hgt) for p in foot])
         px = self.project(box) * ss + (ss - 1) / 2  # supersampled pixel coordinates

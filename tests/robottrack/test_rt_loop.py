@@ -233,7 +233,7 @@ def test_planned_jogs_bring_an_exact_robot_home(dx: float, dy: float, dh: float,
 
 def test_backs_up_rather_than_turning_round() -> None:
     target = Pose.parse("1,1,N")
-    seen = _Seen(75.0, 75.0 + 30.0, 0.0)  # 30 mm beyond the centre, facing away from it... facing north
+    seen = _Seen(75.0, 75.0 + 30.0, 90.0)  # 30 mm north of the centre, facing north
     cmds = plan_correction(seen, target, LoopSettings(cell_mm=CELL))
     assert [(c.op, c.arg) for c in cmds] == [("J", "-30")]
 

@@ -27,23 +27,23 @@ def test_an_exact_robot_drives_a_square_back_to_its_start(tmp_path: Path) -> Non
     run(robot, tmp_path)
     b = robot.body
     assert b.placed  # put down by the first set-pose command, on the start cell's centre
-    # default cell 150 mm: start cell (0, 0) centre is (75, 75)
-    assert b.path[0] == pytest.approx((75.0, 75.0, 0.0))
+    # default cell 150 mm: start cell (0, 0) centre is (75, 75); facing north is 90 degrees
+    assert b.path[0] == pytest.approx((75.0, 75.0, 90.0))
     assert (b.x_mm, b.y_mm) == pytest.approx((75.0, 75.0), abs=1e-6)
-    assert min(b.heading_deg, 360 - b.heading_deg) == pytest.approx(0.0, abs=1e-6)
-    # after the first F it was one cell north, after the first R facing east
-    assert b.path[2] == pytest.approx((75.0, 225.0, 0.0), abs=1e-6)
-    assert b.path[3][2] == pytest.approx(90.0, abs=1e-6)
+    assert b.heading_deg == pytest.approx(90.0, abs=1e-6)
+    # after the first F it was one cell north, after the first R facing east (0 degrees)
+    assert b.path[2] == pytest.approx((75.0, 225.0, 90.0), abs=1e-6)
+    assert min(b.path[3][2], 360 - b.path[3][2]) == pytest.approx(0.0, abs=1e-6)
 
 
 def test_slip_and_drift_leave_the_robot_off_its_start(tmp_path: Path) -> None:
     robot = SimulatedRobot(time_factor=0.002, body=SimBody(slip=0.05, drift=3.0))
     run(robot, tmp_path)
     b = robot.body
-    # four quarter turns of 93 degrees each
-    assert b.heading_deg == pytest.approx(12.0, abs=1e-6)
+    # four clockwise quarter turns of 93 degrees each
+    assert b.heading_deg == pytest.approx(90.0 - 12.0, abs=1e-6)
     # the first step: 5 % short, straight north
-    assert b.path[2] == pytest.approx((75.0, 75.0 + 0.95 * 150.0, 0.0), abs=1e-6)
+    assert b.path[2] == pytest.approx((75.0, 75.0 + 0.95 * 150.0, 90.0), abs=1e-6)
     assert math.hypot(b.x_mm - 75.0, b.y_mm - 75.0) > 10.0
     # the firmware's dead reckoning never sees the error
     assert robot.core.pose == (0, 0, 0)
@@ -51,9 +51,9 @@ def test_slip_and_drift_leave_the_robot_off_its_start(tmp_path: Path) -> None:
 
 def test_veer_bends_a_straight_drive(tmp_path: Path) -> None:
     robot = SimulatedRobot(time_factor=0.002, body=SimBody(veer=2.0))
-    robot.body.place(0.0, 0.0, 0.0)
+    robot.body.place(0.0, 0.0, 90.0)
     run(robot, tmp_path, "F>0,1,N F>0,2,N")
-    assert robot.body.heading_deg == pytest.approx(6.0, abs=1e-6)  # 300 mm at 2 deg / 100 mm
+    assert robot.body.heading_deg == pytest.approx(90.0 - 6.0, abs=1e-6)  # 300 mm at 2 deg / 100 mm clockwise
     assert robot.body.x_mm > 5.0  # curved to the east
 
 
@@ -61,15 +61,15 @@ def test_jogs_move_the_body_but_not_the_grid_pose(tmp_path: Path) -> None:
     from hardware.link import Command
 
     robot = SimulatedRobot(time_factor=0.002)
-    robot.body.place(100.0, 100.0, 90.0)
+    robot.body.place(100.0, 100.0, 0.0)  # facing east
     from engine.motion import Pose
 
     p = Pose.parse("0,0,E")
-    cmds = [Command.set_pose(p), Command("T", "-30", p), Command("J", "40", p)]
+    cmds = [Command.set_pose(p), Command("T", "-30", p), Command("J", "40", p)]  # T: degrees clockwise
     execute([], "sim://", tmp_path / "l.db", inject={"sim_robot": robot}, timing=FAST, commands=cmds)
-    assert robot.body.heading_deg == pytest.approx(60.0, abs=1e-6)
-    assert robot.body.x_mm == pytest.approx(100.0 + 40.0 * math.sin(math.radians(60)), abs=1e-6)
-    assert robot.body.y_mm == pytest.approx(100.0 + 40.0 * math.cos(math.radians(60)), abs=1e-6)
+    assert robot.body.heading_deg == pytest.approx(30.0, abs=1e-6)
+    assert robot.body.x_mm == pytest.approx(100.0 + 40.0 * math.cos(math.radians(30)), abs=1e-6)
+    assert robot.body.y_mm == pytest.approx(100.0 + 40.0 * math.sin(math.radians(30)), abs=1e-6)
     assert robot.core.pose == (0, 0, 1)
 
 

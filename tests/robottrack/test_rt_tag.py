@@ -67,7 +67,7 @@ def test_without_a_calibration_the_camera_is_estimated_from_the_board(cam: Simul
 
 
 def test_cell_and_heading_in_engine_terms(cam: SimulatedCamera) -> None:
-    r, _ = read_robot_in_image(cam.frame((125.0, 225.0, 88.0)), SPEC, cam.calibration)
+    r, _ = read_robot_in_image(cam.frame((125.0, 225.0, 2.0)), SPEC, cam.calibration)
     assert r.cell == (2, 4)
     assert r.heading is Heading.E
     assert str(r.pose) == "2,4,E"
@@ -94,7 +94,7 @@ def test_fit_square_recovers_a_rotated_square() -> None:
     model = np.asarray(tag.corners_local_mm())
     for hdg in (0.0, 45.0, 90.0, 200.0, 359.0):
         th = math.radians(hdg)
-        fwd, left = np.array([math.sin(th), math.cos(th)]), np.array([-math.cos(th), math.sin(th)])
+        fwd, left = np.array([math.cos(th), math.sin(th)]), np.array([-math.sin(th), math.cos(th)])
         pts = np.array([10.0, -5.0]) + model[:, :1] * fwd + model[:, 1:] * left
         x, y, h, rms = fit_square(pts, model)
         assert (x, y) == pytest.approx((10.0, -5.0))
@@ -103,7 +103,8 @@ def test_fit_square_recovers_a_rotated_square() -> None:
 
 
 def test_heading_of_rounds_to_the_nearest_compass_point() -> None:
-    assert [heading_of(a).name for a in (0, 44, 46, 134, 136, 224, 226, 314, 316, -10)] == list("NNEESSWWNN")
+    # degrees counter-clockwise from east
+    assert [heading_of(a).name for a in (0, 44, 46, 134, 136, 224, 226, 314, 316, -10)] == list("EENNWWSSEE")
 
 
 def test_no_robot_in_view(cam: SimulatedCamera) -> None:

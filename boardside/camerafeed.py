@@ -20,14 +20,7 @@ from calibration.boards import BoardSpec, RobotTag
 from calibration.camera import CameraCalibration
 from engine.errors import BoardsideInputError
 from engine.motion import Pose
-from vision.robot_tag import (
-    BoardPose,
-    ImageRejectedError,
-    RobotNotFoundError,
-    RobotReading,
-    locate_board,
-    read_robot_in_image,
-)
+from vision.robot_tag import BoardPose, ImageRejectedError, RobotNotFoundError, RobotReading, RobotTracker
 
 __all__ = [
     "CameraFrames",
@@ -137,6 +130,9 @@ class Watcher:
     looks: int = 0
     last_ms: float = 0.0
 
+    def __post_init__(self) -> None:
+        self._tracker = RobotTracker(self.spec, self.calibration, self.tag)
+
     def __call__(self, label: str, expected: Pose) -> RobotReading:
         self.looks += 1
         problem = ""
@@ -145,9 +141,13 @@ class Watcher:
             t = time.perf_counter()
             board = None
             try:
-                board = locate_board(frame, self.spec, self.calibration, label)
-                reading, _ = read_robot_in_image(frame, self.spec, self.calibration, self.tag, board=board)
-            except (ImageRejectedError, RobotNotFoundError) as exc:
+                reading, board = self._tracker.read(frame, label)
+            except RobotNotFoundError as exc:
+                self.last_ms = (time.perf_counter() - t) * 1000
+                problem = str(exc)
+                self._save(frame, label, expected, None, self._tracker.board)
+                continue
+            except ImageRejectedError as exc:
                 self.last_ms = (time.perf_counter() - t) * 1000
                 problem = str(exc)
                 self._save(frame, label, expected, None, board)

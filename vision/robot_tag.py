@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
@@ -45,6 +45,7 @@ __all__ = [
     "MarkerSighting",
     "RobotNotFoundError",
     "RobotReading",
+    "RobotTracker",
     "WrongBoardError",
     "detect_markers",
     "locate_board",
@@ -244,3 +245,63 @@ def read_robot_in_image(
     tag_ids: Sequence[int] = (tag.id,) if tag is not None else ROBOT_TAG_IDS
     markers = detect_markers(image, spec.dictionary, tag_ids)
     return read_robot(markers, board, tag), board
+
+
+class RobotTracker:
+    """Reads the robot frame after frame from a camera that stays where it is (the closed loop).
+
+    The first frame goes through the full locate stage (:func:`locate_board`: picture checks, wrong
+    board, intrinsics estimated once when there is no calibration).  Later frames need one marker
+    detection for both the board's markers and the tag: the board's pose is solved again from its
+    markers with the intrinsics of the first frame.  When too few of them are seen or they no
+    longer fit (``max_rms_px``: the camera or the board moved, a misread), the full locate stage
+    runs again -- and reports why the frame is unusable if it is.
+    """
+
+    def __init__(self, spec: BoardSpec, camera: CameraCalibration | None, tag: RobotTag | None = None,
+                 *, max_rms_px: float = 2.0, min_markers: int = 2) -> None:
+        self.spec = spec
+        self.camera = camera
+        self.tag = tag
+        self.max_rms_px = max_rms_px
+        self.min_markers = min_markers
+        self.board: BoardPose | None = None
+        self.relocates = 0
+        self._world = {f.id: np.array([[x, y, 0.0] for x, y in f.corners_mm], np.float64) for f in spec.fiducials}
+        self._tag_ids: tuple[int, ...] = (tag.id,) if tag is not None else ROBOT_TAG_IDS
+
+    def read(self, image: npt.NDArray[Any], name: str = "frame") -> tuple[RobotReading, BoardPose]:
+        h, w = image.shape[:2]
+        prev = self.board
+        if prev is None or prev.image_size != (w, h):
+            return self._full(image, name)
+        markers = detect_markers(image, self.spec.dictionary, list(self._world) + list(self._tag_ids))
+        ids = [int(i) for i in markers.ids if int(i) in self._world]
+        if len(ids) < self.min_markers:
+            return self._full(image, name)
+        seen = {i: markers.corners[k] for k, i in enumerate(int(v) for v in markers.ids) if i in self._world}
+        obj = np.concatenate([self._world[i] for i in ids])
+        img = np.concatenate([seen[i] for i in ids])
+        ok, rvec, tvec = cv2.solvePnP(obj, img, prev.K, prev.dist, prev.rvec.copy(), prev.tvec.copy(),
+                                      useExtrinsicGuess=True, flags=cv2.SOLVEPNP_ITERATIVE)
+        if not ok:
+            return self._full(image, name)
+        proj, _ = cv2.projectPoints(obj, rvec, tvec, prev.K, prev.dist)
+        rms = float(np.sqrt(np.mean(np.sum((proj.reshape(-1, 2) - img) ** 2, axis=1))))
+        if rms > self.max_rms_px:
+            return self._full(image, name)
+        board = replace(prev, rvec=np.asarray(rvec, np.float64).reshape(3),
+                        tvec=np.asarray(tvec, np.float64).reshape(3), markers_seen=tuple(ids), markers_dropped=(),
+                        rms_px=rms, marker_px=seen)
+        self.board = board
+        return read_robot(markers, board, self.tag), board
+
+    def _full(self, image: npt.NDArray[Any], name: str) -> tuple[RobotReading, BoardPose]:
+        self.relocates += 1
+        board = locate_board(image, self.spec, self.camera, name)
+        self.board = board
+        if self.camera is None:  # estimated once; later frames keep these intrinsics
+            self.camera = CameraCalibration(board.K, board.dist, board.image_size, board.rms_px,
+                                            source="estimated from the board")
+        markers = detect_markers(image, self.spec.dictionary, self._tag_ids)
+        return read_robot(markers, board, self.tag), board

@@ -13,6 +13,7 @@ from vision.robot_tag import (
     BoardNotVisibleError,
     ImageRejectedError,
     RobotNotFoundError,
+    RobotTracker,
     WrongBoardError,
     detect_markers,
     fit_square,
@@ -134,3 +135,33 @@ def test_a_dark_frame_finds_nothing(cam: SimulatedCamera) -> None:
     dark = (cam.frame((125.0, 125.0, 0.0)) // 40).astype(np.uint8)
     with pytest.raises(ImageRejectedError, match="too dark"):
         read_robot_in_image(dark, SPEC, cam.calibration)
+
+
+def test_the_tracker_follows_the_board_and_relocates_when_it_is_lost(
+    cam: SimulatedCamera, side_cam: SimulatedCamera
+) -> None:
+    tracker = RobotTracker(SPEC, cam.calibration)
+    for truth in POSES[:3]:
+        r, _ = tracker.read(cam.frame(truth))
+        full, _ = read_robot_in_image(cam.frame(truth), SPEC, cam.calibration)
+        assert math.hypot(r.x_mm - truth[0], r.y_mm - truth[1]) < 2.0
+        assert math.hypot(r.x_mm - full.x_mm, r.y_mm - full.y_mm) < 0.5
+    assert tracker.relocates == 1
+    # the camera was moved: the board's pose is solved again from its markers
+    truth = POSES[3]
+    r, _ = tracker.read(side_cam.frame(truth))
+    assert math.hypot(r.x_mm - truth[0], r.y_mm - truth[1]) < 3.0
+    # the board out of sight: the full locate stage runs again and says so
+    rng = np.random.default_rng(1)
+    with pytest.raises(BoardNotVisibleError):
+        tracker.read(rng.integers(60, 200, (720, 1280, 3)).astype(np.uint8))
+    assert tracker.relocates == 2
+
+
+def test_the_tracker_reports_an_unusable_frame(cam: SimulatedCamera) -> None:
+    tracker = RobotTracker(SPEC, None)
+    tracker.read(cam.frame(POSES[1]))
+    assert tracker.camera is not None and tracker.camera.source == "estimated from the board"
+    dark = (cam.frame(POSES[1]) // 40).astype(np.uint8)
+    with pytest.raises(ImageRejectedError, match="too dark"):
+        tracker.read(dark)

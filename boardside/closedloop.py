@@ -5,7 +5,7 @@ printed tag (:mod:`vision.robot_tag`).  The seen pose is compared with the pose 
 (the centre of the expected cell, facing the expected heading):
 
 * within the tolerance (default 15 mm, 10 degrees): carry on;
-* off by more, but not more than the loop is allowed to correct (default 60 mm, 35 degrees): send a
+* off by more, but not more than the loop is allowed to correct (default 0.6 cell, 35 degrees): send a
   few *jog* moves (protocol ``T`` turn by degrees, ``J`` drive millimetres: turn toward the cell
   centre, drive, turn to the expected heading), look again, up to ``attempts`` times;
 * off by more than that, or still off after the attempts, or not seen at all: stop with a message
@@ -77,7 +77,7 @@ class LoopSettings:
 
     tolerance_mm: float = 15.0
     tolerance_deg: float = 10.0
-    max_correction_mm: float = 60.0  # farther off than this: stop instead of correcting
+    max_correction_mm: float | None = None  # farther off than this: stop (None: 0.6 x the cell)
     max_correction_deg: float = 35.0
     attempts: int = 3  # corrections per check before giving up
     correct: bool = True  # False: only watch, stop when off
@@ -86,9 +86,12 @@ class LoopSettings:
     def __post_init__(self) -> None:
         for name in ("tolerance_mm", "tolerance_deg", "max_correction_mm", "max_correction_deg", "cell_mm"):
             v = getattr(self, name)
+            if v is None and name == "max_correction_mm":
+                continue
             if not (isinstance(v, (int, float)) and math.isfinite(v) and v > 0):
                 raise BoardsideInputError(f"{name.replace('_', '-')} must be a positive number, got {v!r}")
-        if self.max_correction_mm < self.tolerance_mm or self.max_correction_deg < self.tolerance_deg:
+        if (self.max_correction_mm is not None and self.max_correction_mm < self.tolerance_mm) \
+                or self.max_correction_deg < self.tolerance_deg:
             raise BoardsideInputError(
                 f"the correction limits ({self.max_correction_mm!r} mm, {self.max_correction_deg!r} deg) "
                 f"must not be below the tolerance ({self.tolerance_mm!r} mm, {self.tolerance_deg!r} deg)"
@@ -96,10 +99,17 @@ class LoopSettings:
         if self.attempts < 0:
             raise BoardsideInputError(f"attempts must be >= 0, got {self.attempts!r}")
 
+    @property
+    def correction_limit_mm(self) -> float:
+        """``max_correction_mm``, by default 0.6 x the cell (never below the tolerance)."""
+        if self.max_correction_mm is not None:
+            return self.max_correction_mm
+        return max(0.6 * self.cell_mm, self.tolerance_mm)
+
     def to_json(self) -> dict[str, Any]:
         return {
             "tolerance_mm": self.tolerance_mm, "tolerance_deg": self.tolerance_deg,
-            "max_correction_mm": self.max_correction_mm, "max_correction_deg": self.max_correction_deg,
+            "max_correction_mm": self.correction_limit_mm, "max_correction_deg": self.max_correction_deg,
             "attempts": self.attempts, "correct": self.correct, "cell_mm": self.cell_mm,
         }
 
@@ -390,10 +400,10 @@ async def run_closed_loop(
             if dist <= settings.tolerance_mm and abs(dh) <= settings.tolerance_deg:
                 record(Check(**base, verdict="ok"))  # type: ignore[arg-type]
                 return
-            too_far = dist > settings.max_correction_mm or abs(dh) > settings.max_correction_deg
+            too_far = dist > settings.correction_limit_mm or abs(dh) > settings.max_correction_deg
             if too_far or not settings.correct or attempt >= settings.attempts:
                 why = ("more than the loop corrects "
-                       f"({settings.max_correction_mm:g} mm / {settings.max_correction_deg:g} deg)" if too_far
+                       f"({settings.correction_limit_mm:g} mm / {settings.max_correction_deg:g} deg)" if too_far
                        else "and correcting is off (--no-correct)" if not settings.correct
                        else f"still off after {attempt} correction(s)")
                 record(Check(**base, verdict="off", note=why))  # type: ignore[arg-type]

@@ -10,6 +10,7 @@ with the URL's ``slip=`` / ``drift=`` / ``veer=``), placed on the start cell lik
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -69,7 +70,7 @@ def run_watched(
     except BoardSpecError as exc:
         raise BoardsideInputError(str(exc)) from None
     base = settings or LoopSettings()
-    settings = LoopSettings(**{**base.to_json(), "cell_mm": spec.cell_mm})
+    settings = replace(base, cell_mm=spec.cell_mm)
     tag = tag or RobotTag()
     console = Console(stderr=True, quiet=quiet)
     source: Any

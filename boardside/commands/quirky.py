@@ -215,8 +215,9 @@ def run_cmd(
     tag_height_mm: float = typer.Option(45.0, "--tag-height-mm", help="height of the tag above the board, mm"),
     tolerance_mm: float = typer.Option(15.0, "--tolerance-mm", help="closed loop: allowed position error"),
     tolerance_deg: float = typer.Option(10.0, "--tolerance-deg", help="closed loop: allowed heading error"),
-    max_correction_mm: float = typer.Option(60.0, "--max-correction-mm",
-                                            help="closed loop: farther off than this, stop instead of correcting"),
+    max_correction_mm: float | None = typer.Option(
+        None, "--max-correction-mm",
+        help="closed loop: farther off than this, stop instead of correcting (default 0.6 x the cell)"),
     max_correction_deg: float = typer.Option(35.0, "--max-correction-deg",
                                              help="closed loop: turned more than this, stop instead of correcting"),
     attempts: int = typer.Option(3, "--attempts", help="closed loop: corrections per card before stopping"),

@@ -16,6 +16,7 @@ from vision.robot_tag import (
     RobotTracker,
     WrongBoardError,
     detect_markers,
+    detect_tag_upsampled,
     fit_square,
     heading_of,
     read_robot,
@@ -165,3 +166,15 @@ def test_the_tracker_reports_an_unusable_frame(cam: SimulatedCamera) -> None:
     dark = (cam.frame(POSES[1]) // 40).astype(np.uint8)
     with pytest.raises(ImageRejectedError, match="too dark"):
         tracker.read(dark)
+
+
+def test_the_upsampled_search_maps_corners_back_to_the_frame(cam: SimulatedCamera) -> None:
+    """The fallback for a small or blurred tag (found in the rendered fixtures: a tag at the far edge
+    of the board) looks again in the board's area upsampled 2x; its corners land where a direct
+    detection puts them."""
+    frame = cam.frame(POSES[2])
+    _, board = read_robot_in_image(frame, SPEC, cam.calibration)
+    direct = detect_markers(frame, SPEC.dictionary, [230]).of(230)
+    up = detect_tag_upsampled(frame, board, [230], 45.0).of(230)
+    assert direct is not None and up is not None
+    assert np.abs(direct - up).max() < 0.3

@@ -171,8 +171,9 @@ class Watcher:
 
 def annotate_reading(frame: U8, board: BoardPose | None, expected: Pose, reading: RobotReading | None,
                      tag: RobotTag, label: str, cell_mm: float) -> U8:
-    """The frame with the expected pose (green: cell outline and arrow at the tag's height) and the
-    seen pose (orange: the tag's outline and heading arrow) drawn on it (text only without a board)."""
+    """The frame with the expected pose (green: the cell's outline on the board, and the tag's outline
+    and heading arrow at the tag's height as a robot standing right would show them) and the seen
+    pose (orange: the tag's outline and heading arrow) drawn on it (text only without a board)."""
     pic = frame.copy()
     if board is None:
         _caption(pic, f"{label}: board not found; expected {expected}")
@@ -190,7 +191,14 @@ def annotate_reading(frame: U8, board: BoardPose | None, expected: Pose, reading
         cv2.arrowedLine(pic, tuple(int(v) for v in a), tuple(int(v) for v in b), colour, 2, cv2.LINE_AA,
                         tipLength=0.3)
 
-    cv2.polylines(pic, [np.round(board.project(cell)).astype(np.int32)], True, green, 2, cv2.LINE_AA)
+    cv2.polylines(pic, [np.round(board.project(cell)).astype(np.int32)], True, green, 1, cv2.LINE_AA)
+    # where the tag would be, at its height, on a robot standing right: compare with the orange outline
+    r = math.radians(eh)
+    fx, fy, lx, ly = math.cos(r), math.sin(r), -math.sin(r), math.cos(r)
+    h = tag.tag_mm / 2
+    square = [(ex + fx * u * h + lx * v * h, ey + fy * u * h + ly * v * h, tag.height_mm)
+              for u, v in ((1, 1), (1, -1), (-1, -1), (-1, 1))]
+    cv2.polylines(pic, [np.round(board.project(square)).astype(np.int32)], True, green, 2, cv2.LINE_AA)
     arrow(ex, ey, eh, green)
     if reading is not None:
         cv2.polylines(pic, [np.round(np.array(reading.corners_px)).astype(np.int32)], True, orange, 2, cv2.LINE_AA)
@@ -207,5 +215,8 @@ def _caption(pic: U8, text: str) -> None:
     (tw, th), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, 0.55, 1)
     cv2.rectangle(pic, (6, 8), (18 + tw, 20 + th), (30, 30, 30), -1)
     cv2.putText(pic, text, (12, 14 + th), cv2.FONT_HERSHEY_SIMPLEX, 0.55, (255, 255, 255), 1, cv2.LINE_AA)
-    legend = "green: expected cell and heading   orange: tag seen"
-    cv2.putText(pic, legend, (12, pic.shape[0] - 12), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (255, 255, 255), 1, cv2.LINE_AA)
+    legend = "green: expected cell (on the board), tag and heading (at the tag's height)   orange: tag seen"
+    (lw, lh), _ = cv2.getTextSize(legend, cv2.FONT_HERSHEY_SIMPLEX, 0.5, 1)
+    y = pic.shape[0] - 12
+    cv2.rectangle(pic, (6, y - lh - 6), (18 + lw, y + 6), (30, 30, 30), -1)
+    cv2.putText(pic, legend, (12, y), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (255, 255, 255), 1, cv2.LINE_AA)

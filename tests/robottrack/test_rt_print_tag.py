@@ -55,3 +55,43 @@ def test_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str], args: lis
 def test_bad_dpi() -> None:
     with pytest.raises(BoardSpecError, match="dpi must be between 50 and 1200"):
         render_tag_sheet(RobotTag(), "A4", 10.0)
+
+
+FIX = Path(__file__).resolve().parents[2] / "fixtures" / "boards"
+
+
+def _scene(n: str) -> tuple[Path, dict[str, object]]:
+    doc = json.loads((FIX / "quirky" / f"scene_{n}.json").read_text())
+    return FIX / "quirky" / f"scene_{n}.jpg", doc
+
+
+def _scenario(doc: dict[str, object]) -> str:
+    s = str(doc["scenario"])
+    return str(FIX / s) if s.endswith(".toml") else s
+
+
+def test_read_robot_from_a_photo(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    img, doc = _scene("003")
+    robot = doc["robot"]
+    assert isinstance(robot, dict)
+    out = tmp_path / "a.png"
+    rc = main(["board", "read-robot", str(img), "-s", _scenario(doc), "--tag-id", str(robot["tag"]["id"]),
+               "--annotate", str(out), "--json"])
+    assert rc == 0
+    got = json.loads(capsys.readouterr().out)
+    assert got["robot"]["cell"] == robot["cell"] and got["robot"]["heading"] == robot["heading"]
+    assert abs(got["robot"]["x_mm"] - robot["x_mm"]) < 3 and abs(got["robot"]["y_mm"] - robot["y_mm"]) < 3
+    assert out.read_bytes().startswith(b"\x89PNG")
+
+
+def test_read_robot_not_seen_exits_1(capsys: pytest.CaptureFixture[str]) -> None:
+    img, doc = _scene("002")  # the tag is hidden in this scene
+    assert main(["board", "read-robot", str(img), "-s", _scenario(doc)]) == 1
+    assert "not seen" in capsys.readouterr().out
+
+
+def test_read_robot_on_another_games_board(capsys: pytest.CaptureFixture[str]) -> None:
+    img = FIX / "bandera" / "scene_000.jpg"
+    assert main(["board", "read-robot", str(img), "-s", "first-dance"]) == 2
+    err = capsys.readouterr().err
+    assert "bandera board" in err and len(err.strip().splitlines()) == 1

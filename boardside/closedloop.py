@@ -348,18 +348,25 @@ async def run_closed_loop(
     on_check: Callable[[Check], None] | None = None,
     on_card: Callable[[int, int, str], None] | None = None,
     check_cell: bool = True,
+    from_card: int = 1,
 ) -> LoopReport:
     """Drive ``result`` (a resolved Quirky program, ``engine.quirky.ExecutionResult``) with the loop.
 
     ``watch(label, expected)`` captures a frame and returns the robot seen in it (or raises
     :class:`RobotNotSeenError`).  Returns the report; a stop is a report with ``status="stopped"``
-    and a ``message`` (the robot is then standing still, nothing more is sent).
+    and a ``message`` (the robot is then standing still, nothing more is sent).  ``from_card``: go on
+    from that card (1-based) of the program, the robot standing where the card begins (after a stop).
     """
+    total = len(result.cards)
+    if not 1 <= from_card <= max(1, total):
+        raise BoardsideInputError(f"--from-card must be 1..{max(1, total)} (the program resolves {total} "
+                                  f"card(s)), got {from_card!r}")
     report = LoopReport(log_path=str(log.path))
     kept = KeptOpen(transport)
     t0 = time.monotonic()
-    cards = [t for t in result.cards if t.motions]
-    log.write("start", start=str(result.start.pose), cards=[str(t.card) for t in result.cards],
+    cards = [t for t in result.cards if t.motions and t.index + 1 >= from_card]
+    start = next((t.before.pose for t in result.cards if t.index + 1 >= from_card), result.start.pose)
+    log.write("start", start=str(start), from_card=from_card, cards=[str(t.card) for t in result.cards],
               settings=settings.to_json(), url=str(transport.url))
 
     async def segment(commands: Sequence[Command]) -> None:
@@ -373,7 +380,10 @@ async def run_closed_loop(
         if on_check is not None:
             on_check(check)
 
-    async def check_and_correct(step: str, card: int | None, expected: Pose) -> None:
+    async def check_and_correct(step: str, card: int | None, expected: Pose, go_on: int) -> None:
+        """Look, correct up to ``settings.attempts`` times, or stop (``go_on``: the card to go on from)."""
+        more = (f"; put it on {expected} by hand and go on with --from-card {go_on}" if go_on <= total
+                else f"; put it on {expected} by hand: that was the last card")
         attempt = 0
         while True:
             label = step if attempt == 0 else f"{step}, look {attempt + 1}"
@@ -384,7 +394,7 @@ async def run_closed_loop(
                 record(Check(label, card, expected, expected_mm(expected, settings.cell_mm), None, None, None,
                              None, None, None, "unseen", read_ms=(time.perf_counter() - t) * 1000, note=str(exc)))
                 raise _Stop(f"{label}: the camera cannot see the robot ({exc}); the robot is stopped "
-                            f"where it is (it should be at {expected})") from None
+                            f"where it is{more}") from None
             ms = (time.perf_counter() - t) * 1000
             dist, dh = pose_error(seen, expected, settings.cell_mm)
             cell = getattr(seen, "cell", None)
@@ -407,7 +417,7 @@ async def run_closed_loop(
                        else "and correcting is off (--no-correct)" if not settings.correct
                        else f"still off after {attempt} correction(s)")
                 record(Check(**base, verdict="off", note=why))  # type: ignore[arg-type]
-                raise _Stop(f"{label}: {where}: {why}; the robot is stopped where it is")
+                raise _Stop(f"{label}: {where}: {why}; the robot is stopped where it is{more}")
             cmds = plan_correction(seen, expected, settings)
             record(Check(**base, verdict="correct",  # type: ignore[arg-type]
                          correction=tuple(f"{c.op} {c.arg}" for c in cmds)))
@@ -429,7 +439,8 @@ async def run_closed_loop(
                     f"robot's step with `boardside robot calibrate -r URL --board-cell-mm {settings.cell_mm:g}`"
                 )
         try:
-            await check_and_correct("start", None, result.start.pose)
+            await check_and_correct("start" if from_card == 1 else f"start at card {from_card}", None, start,
+                                    from_card)
             for n, trace in enumerate(cards, start=1):
                 name = f"card {trace.index + 1} {trace.card}"
                 if on_card is not None:
@@ -440,7 +451,7 @@ async def run_closed_loop(
                 log.write("card", step=name, motions=[str(m) for m in trace.motions])
                 await segment(cmds)
                 report.cards_done = n
-                await check_and_correct(name, trace.index + 1, trace.after.pose)
+                await check_and_correct(name, trace.index + 1, trace.after.pose, trace.index + 2)
             report.status = "finished"
             report.message = (f"{len(cards)} card(s) done, robot on {result.final.pose}; "
                               f"{report.corrections} correction(s)")

@@ -58,6 +58,7 @@ def run_watched(
     sim_camera: Any = None,
     sim_robot: Any = None,
     timing: LinkTiming | None = None,
+    from_card: int = 1,
 ) -> LoopReport:
     """Run the closed loop for a resolved program; see the module docs.  With ``--camera sim``:
     ``sim_camera`` overrides the simulated camera's settings (``vision.sim_camera.SimCameraSettings``)
@@ -91,8 +92,9 @@ def run_watched(
             body=body_from_url(url),
         )
         robot.core.config["c"] = spec.cell_mm  # a simulated robot calibrated to the printed board
-        start = result.start.pose
-        robot.body.place_on_cell(start.x, start.y, start.heading.name, spec.cell_mm)
+        start = next((t.before.pose for t in result.cards if t.index + 1 >= from_card), result.start.pose)
+        if not robot.body.placed:
+            robot.body.place_on_cell(start.x, start.y, start.heading.name, spec.cell_mm)
         transport: Any = SimTransport(url, robot=robot)
         with console.status("setting up the simulated camera ..."):
             simcam = SimulatedCamera(spec, tag, sim_camera)
@@ -136,7 +138,7 @@ def run_watched(
                               f"{c.error_deg:+.0f} deg" + (f" -> {' '.join(c.correction)}" if c.correction else ""))
 
             coro = run_closed_loop(result, transport, watcher, settings, log, robot_log or default_log_path(),
-                                   timing=timing, on_card=on_card, on_check=on_check)
+                                   timing=timing, on_card=on_card, on_check=on_check, from_card=from_card)
             try:
                 report = asyncio.run(coro)
             except KeyboardInterrupt:

@@ -227,6 +227,9 @@ def run_cmd(
                                               "(default ~/.boardside/loop-logs/<time>.jsonl)"),
     frames: Path | None = typer.Option(None, "--frames", metavar="DIR",
                                        help="closed loop: save every looked-at frame, annotated, here"),
+    from_card: int = typer.Option(1, "--from-card", metavar="N",
+                                  help="closed loop: go on from card N, the robot standing where it begins "
+                                       "(after a stop)"),
 ) -> None:
     """Resolve a program from the scenario's set-up: print the motion trace and the outcome.
 
@@ -251,7 +254,7 @@ def run_cmd(
                                 not no_correct)
         loop = run_watched(result, scenario, robot, camera=camera, video=video, calibration=calibration,
                            cell_mm=cell_mm, tag=tag, settings=settings, loop_log=loop_log, robot_log=robot_log,
-                           frames_dir=frames, quiet=json_out)
+                           frames_dir=frames, quiet=json_out, from_card=from_card)
         _print_loop(scn, result, loop, json_out)
         return
     if robot is not None:  # the robot run (issue 7): hardware/executor.py through boardside/robotrun.py

@@ -277,3 +277,28 @@ def test_cli_bad_input_one_line_exit_2(tmp_path: Path, capsys: pytest.CaptureFix
     assert rc == 2
     assert needle in err
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_after_a_stop_the_run_goes_on_from_a_card(tmp_path: Path) -> None:
+    _scn, result = run_program(SCN, PROG)
+    robot = drifting_robot(slip=0.0, drift=40.0)
+    report = run_watched(result, SCN, "sim://?time=0.003", camera="sim", sim_robot=robot,
+                         loop_log=tmp_path / "a.jsonl", robot_log=tmp_path / "r.db", quiet=True, timing=FAST)
+    assert report.status == "stopped" and report.checks[-1].step == "card 3 RR"
+    assert "put it on 0,4,E by hand and go on with --from-card 4" in report.message
+    # the person puts the robot right (and its turns are fixed), then goes on from card 4
+    robot.body.place_on_cell(0, 4, "E", CELL)
+    robot.body.drift = 0.0
+    report = run_watched(result, SCN, "sim://?time=0.003", camera="sim", sim_robot=robot, from_card=4,
+                         loop_log=tmp_path / "b.jsonl", robot_log=tmp_path / "r.db", quiet=True, timing=FAST)
+    assert report.status == "finished", report.message
+    assert [c.step for c in report.checks] == ["start at card 4", "card 4 F2", "card 5 F2", "card 6 RL"]
+    mm, deg = true_error(robot, result.final.pose)
+    assert mm < 5 and deg < 3
+
+
+def test_from_card_out_of_range(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rc = main(["quirky", "run", SCN, "-p", "F1 F2", "--robot", "sim://?time=0.003", "--camera", "sim",
+               "--from-card", "3", "--loop-log", str(tmp_path / "l.jsonl"), "--robot-log", str(tmp_path / "r.db")])
+    assert rc == 2
+    assert "--from-card must be 1..2" in capsys.readouterr().err

@@ -35,6 +35,7 @@ from calibration.camera import CameraCalibration
 from engine.errors import BoardsideInputError
 from engine.motion import Pose
 from hardware.executor import LinkTiming, execute
+from hardware.link import Command
 from hardware.sim import SimBody, SimTransport, SimulatedRobot
 from hardware.transport import RobotURL
 from vision.sim_camera import SimCameraSettings, SimulatedCamera
@@ -302,3 +303,41 @@ def test_from_card_out_of_range(tmp_path: Path, capsys: pytest.CaptureFixture[st
                "--from-card", "3", "--loop-log", str(tmp_path / "l.jsonl"), "--robot-log", str(tmp_path / "r.db")])
     assert rc == 2
     assert "--from-card must be 1..2" in capsys.readouterr().err
+
+
+class SeveredOnce(CountingSim):
+    """A link that drops once, in the middle of a later card."""
+
+    writes = 0
+    cut_at = 12
+
+    async def write(self, data: bytes) -> None:
+        SeveredOnce.writes += 1
+        if SeveredOnce.writes == SeveredOnce.cut_at:
+            self.sever()
+        await super().write(data)
+
+
+def test_a_link_dropped_mid_card_is_reopened_and_the_run_finishes(tmp_path: Path) -> None:
+    spec = board_spec("quirky", scenario=SCN)
+    cam = SimulatedCamera(spec, RobotTag(), SimCameraSettings(seed=5))
+    robot = drifting_robot(slip=0.05, drift=2.0)
+    robot.body.place_on_cell(0, 0, "N", CELL)
+    st_ = LoopSettings(cell_mm=spec.cell_mm)
+    watcher = Watcher(SimulatedFrames(cam, lambda: robot.body.pose), spec, cam.calibration, RobotTag(), st_)
+    _scn, result = run_program(SCN, PROG)
+    log = LoopLog(tmp_path / "l.jsonl")
+    CountingSim.opens = 0
+    SeveredOnce.writes = 0
+    transport = SeveredOnce(RobotURL.parse("sim://"), robot=robot)
+    try:
+        report = asyncio.run(run_closed_loop(result, transport, watcher, st_, log, tmp_path / "r.db", timing=FAST))
+    finally:
+        log.close()
+    assert report.status == "finished", report.message
+    assert CountingSim.opens == 2  # opened once, reopened once after the drop
+    # every move ran exactly once across the drop
+    moves = [op for _, op, _ in robot.executed if op not in ("O", "T", "J")]
+    assert moves == [Command.from_motion(m).op for m in result.motions]
+    mm, deg = true_error(robot, result.final.pose)
+    assert mm <= 15 and deg <= 10

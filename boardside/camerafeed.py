@@ -75,10 +75,10 @@ class VideoFrames:
 
     def __init__(self, path: str | Path) -> None:
         self.name = f"video {str(path)!r}"
-        p = Path(path)
-        if not p.exists():
+        is_stream = "://" in str(path)  # rtsp://, http://: a network camera's stream
+        if not is_stream and not Path(path).exists():
             raise BoardsideInputError(f"video file not found: {str(path)!r}")
-        self.cap = cv2.VideoCapture(str(p))
+        self.cap = cv2.VideoCapture(str(path))
         if not self.cap.isOpened():
             raise BoardsideInputError(f"cannot read video {str(path)!r} (not a video OpenCV can open)")
         self.count = 0

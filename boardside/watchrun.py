@@ -46,7 +46,7 @@ def run_watched(
     robot_url: str,
     *,
     camera: str | None = None,
-    video: Path | None = None,
+    video: str | Path | None = None,
     calibration: Path | None = None,
     cell_mm: float | None = None,
     tag: RobotTag | None = None,

@@ -203,9 +203,9 @@ def run_cmd(
         help="with --robot: watch the robot with camera N after each card and correct it (closed loop, "
              "docs/robot_tracking.md); 'sim' is the simulated camera over a sim:// robot",
     ),
-    video: Path | None = typer.Option(None, "--video", metavar="FILE",
-                                      help="with --robot: the closed loop reads its frames from this video, "
-                                           "one per look"),
+    video: str | None = typer.Option(None, "--video", metavar="FILE",
+                                     help="with --robot: the closed loop reads its frames from this video "
+                                          "(or stream URL), one per look"),
     calibration: Path | None = typer.Option(None, "--calibration", "-c", metavar="cam.json",
                                             help="camera calibration for --camera N / --video"),
     cell_mm: float | None = typer.Option(None, "--cell-mm",

@@ -207,7 +207,8 @@ def run_cmd(
                                      help="with --robot: the closed loop reads its frames from this video "
                                           "(or stream URL), one per look"),
     calibration: Path | None = typer.Option(None, "--calibration", "-c", metavar="cam.json",
-                                            help="camera calibration for --camera N / --video"),
+                                            help="camera calibration for --camera N / --video "
+                                                 "(default: the focal length estimated from the board)"),
     cell_mm: float | None = typer.Option(None, "--cell-mm",
                                          help="printed board's cell size = the robot's step (default 50)"),
     tag_id: int = typer.Option(230, "--tag-id", help="the robot's tag id (230-249)"),

@@ -11,6 +11,10 @@ Two sets of pictures:
 * **rendered fixtures** (``fixtures/boards/*/scene_*.json`` with a ``"robot"`` truth, Mitsuba renders
   by the board fixtures), when present.
 
+And the closed loop itself (``--loops``): drifting simulated robots (random slip, turn drift, veer)
+drive two solved programs (a table robot, a floor robot) once blind and once watched by the
+simulated camera; the figures are the robots' TRUE final distance from the expected cell centre.
+
 Per frame the whole reading is timed: marker detection, the board's pose, the tag's pose
 (``vision.robot_tag.read_robot_in_image``: a frame on its own, the locate stage's picture checks
 included); and, apart, the closed loop's way (``RobotTracker``: the camera stays put, one marker
@@ -161,17 +165,73 @@ def fixtures(root: Path) -> dict[str, Any]:
             "_raw": (err_mm, err_deg, times)}
 
 
+def closed_loops(runs: int, seed: int) -> dict[str, Any]:
+    """Drifting simulated robots driving solved programs: the TRUE final error without and with the loop."""
+    import tempfile
+
+    from boardside.closedloop import LoopSettings, expected_mm
+    from boardside.commands.quirky import run_program
+    from boardside.watchrun import run_watched
+    from hardware.executor import LinkTiming, execute
+    from hardware.sim import SimBody, SimulatedRobot
+
+    timing = LinkTiming(heartbeat=0.02, ack_timeout=0.2, dead_after=1.0, connect_timeout=2.0, reconnect_for=5,
+                        backoff=0.01)
+    programs = [
+        ("first-dance", "F1 F2 RR F2 F2 RL", 50.0, RobotTag(230, 30.0, 45.0)),
+        ("fetch", "MT:ball>robot MT:ball>robot RL F1 RR F3 PK U F3 RR F2 DR", 150.0, RobotTag(232, 60.0, 80.0)),
+    ]
+    rng = np.random.default_rng(seed)
+    open_mm: list[float] = []
+    closed_mm: list[float] = []
+    closed_deg: list[float] = []
+    corrections: list[int] = []
+    stopped = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for k in range(runs):
+            scn, prog, cell, tag = programs[k % len(programs)]
+            slip, drift, veer = float(rng.uniform(0.02, 0.08)), float(rng.uniform(-4, 4)), float(rng.uniform(-1, 1))
+            _s, result = run_program(scn, prog)
+            ex, ey, eh = expected_mm(result.final.pose, cell)
+
+            def robot(slip: float, drift: float, veer: float, cell: float, start: Any) -> SimulatedRobot:
+                r = SimulatedRobot(time_factor=0.003, body=SimBody(slip=slip, drift=drift, veer=veer))
+                r.core.config["c"] = cell
+                r.body.place_on_cell(start.x, start.y, start.heading.name, cell)
+                return r
+
+            blind = robot(slip, drift, veer, cell, result.start.pose)
+            execute(result.motions, "sim://", Path(tmp) / f"o{k}.db", start=result.start.pose,
+                    inject={"sim_robot": blind}, timing=timing)
+            open_mm.append(math.hypot(blind.body.x_mm - ex, blind.body.y_mm - ey))
+            watched = robot(slip, drift, veer, cell, result.start.pose)
+            rep = run_watched(result, scn, "sim://?time=0.003", camera="sim", sim_robot=watched, cell_mm=cell,
+                              tag=tag, settings=LoopSettings(), loop_log=Path(tmp) / f"l{k}.jsonl",
+                              robot_log=Path(tmp) / f"c{k}.db", quiet=True, timing=timing)
+            if rep.status != "finished":
+                stopped += 1
+                continue
+            corrections.append(rep.corrections)
+            closed_mm.append(math.hypot(watched.body.x_mm - ex, watched.body.y_mm - ey))
+            closed_deg.append(angle_diff(watched.body.heading_deg, eh))
+    return {"runs": runs, "stopped": stopped, "open_loop_final_error_mm": stats(open_mm),
+            "closed_loop_final_error_mm": stats(closed_mm), "closed_loop_final_error_deg": stats(closed_deg),
+            "corrections_per_run": stats([float(c) for c in corrections])}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--frames", type=int, default=60, help="simulated-camera frames")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--fixtures", type=Path, default=ROOT / "fixtures" / "boards", help="board fixtures directory")
+    ap.add_argument("--loops", type=int, default=6, help="closed-loop runs of drifting simulated robots")
     args = ap.parse_args()
     cv2.setNumThreads(1)
     exact = simulated(args.frames // 2, args.seed)
     off = simulated(args.frames - args.frames // 2, args.seed + 1, calibration_error=0.01)
     uncal = simulated(args.frames // 2, args.seed + 2, calibrated=False)
     fix = fixtures(args.fixtures)
+    loops = closed_loops(args.loops, args.seed)
     sim = {k: exact[k] + off[k] for k in ("frames", "missed", "cell_correct", "heading_correct")}
     sim["_raw"] = tuple(a + b for a, b in zip(exact["_raw"], off["_raw"], strict=True))
     tracking_ms = [1000 * t for t in sim["_raw"][3]]
@@ -180,6 +240,7 @@ def main() -> None:
                        ("rendered fixtures", fix)):
         print(f"{name}: {part['frames']} frames, {part['missed']} missed; error mm {part['error_mm']}, "
               f"deg {part['error_deg']}; ms/frame {part['ms_per_frame']}")
+    print(f"closed loop: {loops}")
     mm = sim["_raw"][0] + fix["_raw"][0]
     deg = sim["_raw"][1] + fix["_raw"][1]
     ms = [1000 * t for t in sim["_raw"][2] + fix["_raw"][2]]
@@ -201,6 +262,7 @@ def main() -> None:
         "simulated_camera_calibration_1pct_off": {k: v for k, v in off.items() if not k.startswith("_")},
         "simulated_camera_no_calibration": {k: v for k, v in uncal.items() if not k.startswith("_")},
         "rendered_fixtures": {k: v for k, v in fix.items() if not k.startswith("_")},
+        "closed_loop": loops,
         "targets": {"pose_error_mm": 5.0, "heading_error_deg": 3.0, "ms_per_frame": 50.0},
     }
     print(json.dumps(out))

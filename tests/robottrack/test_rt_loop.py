@@ -341,3 +341,19 @@ def test_a_link_dropped_mid_card_is_reopened_and_the_run_finishes(tmp_path: Path
     assert moves == [Command.from_motion(m).op for m in result.motions]
     mm, deg = true_error(robot, result.final.pose)
     assert mm <= 15 and deg <= 10
+
+
+def test_a_frame_without_the_robot_is_retried(tmp_path: Path) -> None:
+    """A hand over the robot in one frame: the watcher takes another frame before giving up."""
+    robot = drifting_robot(slip=0.0, drift=0.0)
+    robot.body.place_on_cell(0, 0, "N", CELL)
+    frames = {"n": 0}
+
+    def truth() -> tuple[float, float, float] | None:
+        frames["n"] += 1
+        return None if frames["n"] in (2, 4, 5) else robot.body.pose  # hidden now and then
+
+    report = _loop(tmp_path, robot, truth, program="F1 F2")
+    assert report.status == "finished", report.message
+    assert [c.verdict for c in report.checks] == ["ok", "ok", "ok"]
+    assert frames["n"] == 6  # three looks, three frames lost to the hand

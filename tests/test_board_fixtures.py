@@ -15,7 +15,7 @@ import pytest
 from boardside.fixtures_render.board_sets import (
     GAMES,
     PIECE_KINDS,
-    SCENES,
+    SCENES_OF,
     build_scene_spec,
     check_board_fixture,
     plan_board_scene,
@@ -40,8 +40,8 @@ IDS = [f"{g}-{d['scene']}" for g, d in ALL]
 def test_every_game_has_its_scenes() -> None:
     for game in GAMES:
         jpgs = sorted((ROOT / game).glob("scene_*.jpg"))
-        assert len(jpgs) == SCENES, game
-        assert len(_docs(game)) == SCENES
+        assert len(jpgs) == SCENES_OF[game], game
+        assert len(_docs(game)) == SCENES_OF[game]
     total = sum(p.stat().st_size for p in ROOT.rglob("*.jpg"))
     assert total < 6_000_000, "keep the committed fixtures small"
 
@@ -68,6 +68,11 @@ def test_plans_reproduce_the_recorded_truth(game: str) -> None:
         strip = [{k: v for k, v in c.items() if k not in ("visible", "pixels")} for c in doc["cells"]]
         assert [{k: v for k, v in c.items() if k != "visible"} for c in plan["cells"]] == strip
         assert plan["problems"] == doc["problems"]
+        if plan["robot"] is not None:
+            for k in ("x_mm", "y_mm", "heading_deg", "cell", "heading", "tag"):
+                assert plan["robot"][k] == doc["robot"][k], k
+        recorded_hand = None if doc["hand"] is None else {k: v for k, v in doc["hand"].items() if k != "pixels"}
+        assert plan["hand"] == recorded_hand
 
 
 def test_the_set_spans_what_the_issue_asks() -> None:
@@ -84,6 +89,7 @@ def test_the_set_spans_what_the_issue_asks() -> None:
         "fossil",
         "quirky_flag",
         "pawn",
+        "king",
         "blocker",
     ):
         assert k in kinds, k
@@ -100,6 +106,12 @@ def test_the_set_spans_what_the_issue_asks() -> None:
         assert sum(1 for d in gd if not d["breaks_rules"]) >= 8, game
         assert any(c["visible"] is False for d in gd for c in d["cells"]) or game == "quirky"
     assert all(d["robot"] is not None for d in docs if d["game"] == "quirky")
+    floor = [d for d in docs if d["game"] == "quirky" and d["board"]["cell_mm"] >= 150]
+    assert len(floor) >= 2, "floor-robot boards (tiled, with interior markers)"
+    for d in floor:
+        gw, gh = d["board"]["cols"] * d["board"]["cell_mm"], d["board"]["rows"] * d["board"]["cell_mm"]
+        inner = [f for f in d["board"]["fiducials"] if all(0 < x < gw and 0 < y < gh for x, y in f["corners_mm"])]
+        assert inner and set(d["fiducials_visible"]) & {f["id"] for f in inner}
 
 
 @pytest.mark.parametrize(("game", "doc"), ALL, ids=IDS)
@@ -181,3 +193,21 @@ def test_detection_summary() -> None:
     assert float(np.median(ERRORS)) < 1.5
     found, visible = (sum(v) for v in zip(*SEEN, strict=True))
     assert found >= 0.6 * visible
+
+
+@pytest.mark.slow
+def test_tiny_board_render_is_consistent(tmp_path: Path) -> None:
+    """A 1-spp, low-resolution render of one scene of each game through the real renderer."""
+    from boardside.fixtures_render.board_sets import render_board_scene
+    from boardside.fixtures_render.mitsuba_backend import renderer_available
+
+    available, why = renderer_available()
+    if not available:
+        pytest.skip(f"fixture renderer not installed: {why}")
+    for game in GAMES:
+        scene = plan_board_scene(game, 4, ROOT)
+        doc = render_board_scene(scene, tmp_path / game, spp=1, supersample=0.3)
+        assert check_board_fixture(json.loads(json.dumps(doc)), ROOT) == []
+        img = cv2.imread(str(tmp_path / game / doc["file"]))
+        assert img is not None and img.shape == (720, 1280, 3)
+        assert any(c["visible"] for c in doc["cells"])

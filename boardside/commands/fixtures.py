@@ -203,7 +203,7 @@ def render_boards_cmd(
     Existing scenes are skipped (an interrupted run resumes); one scene is rendered at a time."""
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-    from boardside.fixtures_render.board_sets import GAMES, SCENES, render_boards
+    from boardside.fixtures_render.board_sets import GAMES, SCENES_OF, render_boards
     from boardside.fixtures_render.errors import FixtureSetError
     from boardside.fixtures_render.mitsuba_backend import load_mitsuba
 
@@ -213,8 +213,8 @@ def render_boards_cmd(
             raise FixtureSetError(f"unknown board fixture game {g!r} (expected one of {', '.join(GAMES)})")
     only = _parse_scenes(scenes)
     for i in only or []:
-        if not 0 <= i < SCENES:
-            raise FixtureSetError(f"scene {i!r} is out of range 0-{SCENES - 1}")
+        if not 0 <= i < max(SCENES_OF[g] for g in chosen):
+            raise FixtureSetError(f"scene {i!r} is out of range 0-{max(SCENES_OF[g] for g in chosen) - 1}")
     load_mitsuba()
     with Progress(
         TextColumn("{task.description}"),
@@ -223,7 +223,7 @@ def render_boards_cmd(
         TimeElapsedColumn(),
         TimeRemainingColumn(),
     ) as progress:
-        task = progress.add_task("rendering board scenes", total=len(chosen) * len(only or range(SCENES)))
+        task = progress.add_task("rendering board scenes", total=sum(len(only or range(SCENES_OF[g])) for g in chosen))
 
         def on_scene(label: str, seconds: float) -> None:
             progress.update(task, advance=1, description=f"{label} ({seconds:.0f} s)")

@@ -158,16 +158,17 @@ def _robot(spec: SceneSpec, i: int, p: BoardPiece, colour: tuple[float, float, f
     printed = p.tag_mm * 8.0 / 6.0  # the 6-module black square plus a one-module white border
     tag = grid_sheet(printed, printed, 1, 1).transformed(_yaw(p.heading_deg - 90.0), (x, y, top + 0.05))
     spec.add(Part(f"piece_{i}_tag", Material("paper", (1.0, 1.0, 1.0), 0.45, p.texture), mesh=tag, label=label))
+    rw = max(7.0, 0.15 * s)  # wheel radius
     for side in (-1, 1):
         c = rot @ np.array([0.0, side * (s * 0.43 + 1.5), 0.0])
         ax = rot @ np.array([0.0, side * 3.0, 0.0])
-        p0 = (x + c[0], y + c[1], 7.0)
-        p1 = (p0[0] + ax[0], p0[1] + ax[1], 7.0)
+        p0 = (x + c[0], y + c[1], rw)
+        p1 = (p0[0] + ax[0], p0[1] + ax[1], rw)
         spec.add(
             Part(
                 f"piece_{i}_wheel{side}",
                 Material("plastic", (0.03, 0.03, 0.03), 0.6),
-                cylinder=(p0, p1, 7.0),
+                cylinder=(p0, p1, rw),
                 label=label,
             )
         )

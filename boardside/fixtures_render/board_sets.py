@@ -12,6 +12,7 @@ label pass).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import os
@@ -52,6 +53,9 @@ FORMAT = 1
 WIDTH, HEIGHT = 1280, 720
 GAMES: dict[str, int] = {"bandera": 91001, "quirky": 91002, "gridopolis": 91003}  # game -> seed
 SCENES = 12
+#: scenes per game: Quirky adds two floor-robot boards (150 mm cells, tiled, interior markers)
+SCENES_OF: dict[str, int] = {"bandera": SCENES, "quirky": SCENES + 2, "gridopolis": SCENES}
+FLOOR_CELL_MM = 150.0
 #: piece kinds of the per-cell truth (docs/boards.md)
 PIECE_KINDS = (
     "cube",
@@ -154,15 +158,20 @@ def _rng(seed: int, index: int, salt: int) -> np.random.Generator:
     return np.random.default_rng([seed, index, salt])
 
 
-def _play(state: Any, prng: random.Random, steps: int) -> Any:
-    """Random legal moves and sampled chance events (the engine's own), stopping at a decision point."""
+def _play(
+    state: Any, prng: random.Random, steps: int, prefer: Callable[[Any], bool] | None = None, bias: float = 0.0
+) -> Any:
+    """Random legal moves and sampled chance events (the engine's own), stopping at a decision point.
+    With ``prefer``, a legal move it accepts is chosen with probability ``bias`` when there is one."""
     for _ in range(steps):
         if state.is_terminal():
             break
         if state.is_chance_node():
             state = state.apply(state.sample_chance(prng))
             continue
-        state = state.apply(prng.choice(list(state.legal_moves())))
+        legal = list(state.legal_moves())
+        liked = [m for m in legal if prefer(m)] if prefer is not None else []
+        state = state.apply(prng.choice(liked if liked and prng.random() < bias else legal))
     while not state.is_terminal() and state.is_chance_node():
         state = state.apply(state.sample_chance(prng))
     return state
@@ -185,11 +194,20 @@ def _bandera(index: int, seed: int, rng: np.random.Generator) -> BoardScene:
         stage, doc = "setup", new_state(players).to_json()
     elif index < 10:
         stage = "mid"
-        doc = _play(
-            new_state(players, ("easy", "medium", "hard")[index % 3] if players == 2 else "easy"),
-            prng,
-            prng.randint(40, 400),
-        ).to_json()
+        level = ("easy", "medium", "hard")[index % 3] if players == 2 else "easy"
+        # random legal play that stacks whenever it may (a roll of 5 rarely allows it, so uniform play
+        # seldom builds the two-cube towers the reader must see), best of four games by towers:
+        # every position is one the engine reached by legal moves
+        from engine.bandera.moves import MoveKind
+
+        candidates = [
+            _play(new_state(players, level), prng, prng.randint(40, 400), lambda m: m.kind == MoveKind.STACK, 1.0)
+            for _ in range(4)
+        ]
+        doc = max(
+            (c.to_json() for c in candidates),
+            key=lambda d: sum(1 for e in d["board"] if e["cubes"] == 2 and not e.get("flag")),
+        )
     else:
         stage = "broken"
         doc = new_state(2 if index == 10 else 4).to_json()
@@ -304,15 +322,19 @@ def _quirky(index: int, seed: int, rng: np.random.Generator, root: Path) -> Boar
     from engine.quirky.game import new_state, validate_state
 
     prng = random.Random(seed * 1000 + index)
-    sid = QUIRKY_SCENARIOS[index % len(QUIRKY_SCENARIOS)] if index < 10 else ("kitchen-crumbs", "fetch")[index - 10]
+    floor = index >= 12  # a floor robot on a board of 150 mm cells
+    if floor:
+        sid = ("kitchen-crumbs", "ballroom")[index - 12]
+    else:
+        sid = QUIRKY_SCENARIOS[index % len(QUIRKY_SCENARIOS)] if index < 10 else ("kitchen-crumbs", "fetch")[index - 10]
     ref = FIXTURE_SCENARIOS.get(sid, sid)
     scn = load_scenario(ref, root)
     state = new_state(scn, players=2 + index % 3)
-    if index < 10 and index % 2 == 1:
+    if (index < 10 and index % 2 == 1) or index == 12:
         stage = "mid"
         state = _play(state, prng, prng.randint(20, 120))
     else:
-        stage = "setup" if index < 10 else "broken"
+        stage = "setup" if index < 10 or floor else "broken"
     doc = state.to_json()
     if stage == "broken":
         obstacles = sorted(scn.board.obstacles)
@@ -321,7 +343,11 @@ def _quirky(index: int, seed: int, rng: np.random.Generator, root: Path) -> Boar
         else:  # the robot set down on an obstacle
             doc["robot"]["at"] = list(obstacles[-1])
     problems = [p.to_json() for p in validate_state(doc, scn)]
-    spec = board_spec("quirky", scenario=str(root / ref) if sid in FIXTURE_SCENARIOS else sid)
+    spec = board_spec(
+        "quirky",
+        scenario=str(root / ref) if sid in FIXTURE_SCENARIOS else sid,
+        cell_mm=FLOOR_CELL_MM if floor else None,
+    )
     cells: list[dict[str, Any]] = []
     pieces: list[BoardPiece] = []
     textures: dict[str, npt.NDArray[np.uint8]] = {}
@@ -357,9 +383,12 @@ def _quirky(index: int, seed: int, rng: np.random.Generator, root: Path) -> Boar
             )
     rx, ry = doc["robot"]["at"]
     facing = str(doc["robot"]["facing"])
-    tag = RobotTag(ROBOT_TAG_IDS[index % 2])
+    # table robot: 40 mm body, 30 mm tag 45 mm up; floor robot: 120 mm body, 80 mm tag 110 mm up
+    tag = RobotTag(ROBOT_TAG_IDS[2], 80.0, 110.0) if floor else RobotTag(ROBOT_TAG_IDS[index % 2])
+    body = 120.0 if floor else 40.0
     cx, cy = spec.cell_centre_mm(rx, ry)
-    x_mm, y_mm = cx + float(rng.normal(0, 2.5)), cy + float(rng.normal(0, 2.5))
+    sd = 7.0 if floor else 2.5  # placement error, mm
+    x_mm, y_mm = cx + float(rng.normal(0, sd)), cy + float(rng.normal(0, sd))
     heading = HEADING_DEG[facing] + float(rng.normal(0, 3.0))
     textures["robot_tag"] = render_robot_tag(tag, 10.0)
     pieces.append(
@@ -369,7 +398,7 @@ def _quirky(index: int, seed: int, rng: np.random.Generator, root: Path) -> Boar
             y_mm,
             (0.85, 0.85, 0.88) if index % 2 else (0.9, 0.55, 0.1),
             heading_deg=heading,
-            size_mm=40.0,
+            size_mm=body,
             height_mm=tag.height_mm,
             texture="robot_tag",
             truth=-2,
@@ -594,7 +623,8 @@ def camera_for(scene: BoardScene, device: Device, rng: np.random.Generator) -> t
 def build_scene_spec(scene: BoardScene, rng: np.random.Generator) -> tuple[SceneSpec, Lighting]:
     from boardside.fixtures_render.board_pieces import add_texture
 
-    bi = render_board(scene.spec, 5.0)
+    w, h = scene.spec.size_mm
+    bi = render_board(scene.spec, min(5.0, 3000.0 / max(w, h)))  # at most a 3000 px texture
     x0, y0, x1, y1 = scene.spec.extent_mm
     spec = SceneSpec()
     for name, img in scene.textures.items():
@@ -615,8 +645,19 @@ def build_scene_spec(scene: BoardScene, rng: np.random.Generator) -> tuple[Scene
             )
         )
     add_board(spec, bi.image, x1 - x0, y1 - y0, pieces, rng, origin_mm=(x0, y0))
-    add_table(spec, str(rng.choice(TABLES)), rng, size_mm=2400.0)
+    floor = scene.spec.cell_mm >= FLOOR_CELL_MM  # a floor robot's board lies on the floor
+    add_table(spec, str(rng.choice(TABLES)), rng, size_mm=6000.0 if floor else 2400.0)
     lighting = _lighting(scene.light, rng, ((x0 + x1) / 2, (y0 + y1) / 2))
+    if floor:  # ceiling lights: 1.2 m higher than over a table, as bright on the floor
+        lights = tuple(
+            dataclasses.replace(
+                li,
+                position=(li.position[0], li.position[1], li.position[2] + 1200.0),
+                power=li.power * ((li.position[2] + 1200.0) / li.position[2]) ** 2,
+            )
+            for li in lighting.lights
+        )
+        lighting = dataclasses.replace(lighting, lights=lights)
     apply_lighting(spec, lighting)
     return spec, lighting
 
@@ -762,9 +803,9 @@ def render_boards(
     for game in games:
         if game not in GAMES:
             raise FixtureSetError(f"unknown board fixture game {game!r} (expected one of {', '.join(GAMES)})")
-        for index in scenes if scenes is not None else range(SCENES):
-            if not 0 <= index < SCENES:
-                raise FixtureSetError(f"scene {index!r} is out of range 0-{SCENES - 1}")
+        for index in scenes if scenes is not None else range(SCENES_OF[game]):
+            if not 0 <= index < SCENES_OF[game]:
+                raise FixtureSetError(f"{game} scene {index!r} is out of range 0-{SCENES_OF[game] - 1}")
             out = root / game
             if not force and (out / f"scene_{index:03d}.jpg").exists() and (out / f"scene_{index:03d}.json").exists():
                 continue

@@ -9,6 +9,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from calibration.boards import gridopolis_pad_top_mm
 from engine.core import Problem
 from vision.board_classify import CellReading
 from vision.board_locate import BoardPose
@@ -44,10 +45,13 @@ def annotate_board(
     grid = pose.project(np.array([[0, 0, 0], [w, 0, 0], [w, h, 0], [0, h, 0]], np.float64))
     cv2.polylines(out, [np.round(grid).astype(np.int32)], True, (255, 255, 255), 1, cv2.LINE_AA)
 
-    def cell_poly(x: int, y: int, inset: float) -> npt.NDArray[np.int32]:
-        pts = [[x * s + inset, y * s + inset, 0], [(x + 1) * s - inset, y * s + inset, 0],
-               [(x + 1) * s - inset, (y + 1) * s - inset, 0], [x * s + inset, (y + 1) * s - inset, 0]]
+    def cell_poly(x: int, y: int, inset: float, z: float = 0.0) -> npt.NDArray[np.int32]:
+        pts = np.array([[x * s + inset, y * s + inset, z], [(x + 1) * s - inset, y * s + inset, z],
+                        [(x + 1) * s - inset, (y + 1) * s - inset, z], [x * s + inset, (y + 1) * s - inset, z]])
         return np.asarray(np.round(pose.project(pts)), np.int32)
+
+    def floor(key: tuple[int, ...]) -> float:
+        return gridopolis_pad_top_mm(key[2]) if len(key) > 2 else 0.0
 
     for c in cells:
         if c.kind == "empty" or len(c.key) < 2:
@@ -56,7 +60,7 @@ def annotate_board(
         colour = _BGR.get(c.colour or "", (255, 255, 255))
         if c.kind in ("occluded", "unseen"):
             colour = (0, 165, 255)
-        poly = cell_poly(x, y, 0.12 * s) if len(c.key) == 2 else cell_poly(x, y, 0.2 * s)
+        poly = cell_poly(x, y, 0.12 * s) if len(c.key) == 2 else cell_poly(x, y, 0.2 * s, floor(c.key))
         cv2.polylines(out, [poly], True, colour, 2, cv2.LINE_AA)
         cx, cy = poly.mean(axis=0)
         text = _label(c)
@@ -76,10 +80,19 @@ def annotate_board(
               enumerate(problems, start=1)]
     if not problems:
         lines.append("OK: no problem found")
-    band = 18 * len(lines) + 8
-    overlay = out.copy()
-    cv2.rectangle(overlay, (0, 0), (out.shape[1], band), (255, 255, 255), -1)
-    out = np.asarray(cv2.addWeighted(overlay, 0.75, out, 0.25, 0), np.uint8)
-    for i, line in enumerate(lines):
-        cv2.putText(out, line[:150], (8, 18 + 18 * i), cv2.FONT_HERSHEY_SIMPLEX, 0.45, (20, 20, 20), 1, cv2.LINE_AA)
-    return out
+    lines.append("labels: 1/2 cubes, R royal tower, C character, P pawn, K king, bl blocker, ? covered, - unseen")
+    # the list goes on a white panel under the picture, so that no part of the board is hidden
+    wrapped: list[str] = []
+    for line in lines:
+        while len(line) > 150:
+            cut = line.rfind(" ", 0, 150)
+            cut = cut if cut > 40 else 150
+            wrapped.append(line[:cut])
+            line = "    " + line[cut:].lstrip()
+        wrapped.append(line)
+    panel = np.full((18 * len(wrapped) + 10, out.shape[1], 3), 255, np.uint8)
+    for i, line in enumerate(wrapped):
+        bad = line[:12].split(" ")[1:2] == ["error:"]
+        cv2.putText(panel, line, (8, 18 + 18 * i), cv2.FONT_HERSHEY_SIMPLEX, 0.45,
+                    (0, 0, 200) if bad else (20, 20, 20), 1, cv2.LINE_AA)
+    return np.asarray(np.vstack([out, panel]), np.uint8)

@@ -43,7 +43,7 @@ from vision.board_locate import BoardPose
 from vision.board_pieces import Hypothesis, PieceGeometry, hypotheses_for
 from vision.board_rays import hits, segments_to_board
 
-__all__ = ["CellReading", "ClassifyBoardConfig", "Site", "classify_sites", "flat_sites"]
+__all__ = ["CellReading", "ClassifyBoardConfig", "Site", "classify_sites", "config_for", "flat_sites"]
 
 F64 = npt.NDArray[np.float64]
 U8 = npt.NDArray[np.uint8]
@@ -59,18 +59,47 @@ class ClassifyBoardConfig:
 
     line_reach: float = 0.8  # probe lines off the centre, x the widest solid's half-size
     height_step_mm: float = 4.0
-    above_tallest_mm: float = 10.0  # probes this far above the tallest piece detect a covering hand
-    dab_lo: float = 7.0  # CIELAB a*b* difference from the print: below = board
-    dab_hi: float = 16.0  # above = something standing there
+    dab_lo: float = 4.0  # CIELAB a*b* difference from the print: below = board
+    dab_hi: float = 9.0  # above = something standing there
     brighter_lo: float = 18.0  # L* above the print's by this much: something (a white piece on ink)
     brighter_hi: float = 35.0
-    occluded_share: float = 0.5  # share of the probes above the tallest piece that see something
+    shade_gain_max: float = 2.5  # shading undone up to this factor before comparing colours
+    black_lightness: float = 45.0  # L* below this where the print is light: a black piece, not a shadow
+    dark_expected_min: float = 60.0
+    flag_min_share: float = 0.03  # share of the flag probes that must see a player's colour
+    flag_min_probes: int = 4
+    character_min_share: float = 0.12  # share of the probes over a stack that must see a player's colour
+    character_reach: float = 0.8  # probes for a character cover this share of the top face (half-size)
+    character_hue_deg: float = 35.0  # a character's hue differs from its cube's by more than this
+    token_hue_deg: float = 28.0  # hue tolerance of a token's printed colour
+    token_light_tol: float = 22.0  # lightness tolerance (L*) of a token's printed colour
+    token_min_share: float = 0.1  # share of a cell's token probes showing that colour
+    cover_scale: int = 8  # the skin search works on the picture shrunk this much
+    skin_hue: tuple[float, float] = (15.0, 80.0)  # CIELAB hue angles of skin
+    skin_chroma: tuple[float, float] = (8.0, 42.0)
+    cover_cells: float = 2.5  # a skin blob larger than this many cells is a hand / an arm
+    cover_share: float = 0.25  # share of a site's view on such a blob: the site is covered
     min_weight: float = 0.15  # share of a site's probes usable, below which it is "unseen"
     iterations: int = 2
+    margin_full: float = 0.15  # a winner this far ahead of the runner-up is sure
+    empty_bias: float = 0.0  # added to the empty hypothesis' score
     min_chroma: float = 10.0  # below: a grey / white / black piece
+    player_chroma: float = 25.0  # a flag's or character's plastic is at least this colourful (print is not)
+    flag_agree: float = 0.6  # share of a flag's probes that must agree on its colour
+    crown_min_share: float = 0.15  # share of the probes over a marker that must show its gold crown
+    flag_margin: float = 2.5  # rays this close to the tower (bevels, a cube set slightly askew) are left out
+    flag_chroma: float = 15.0  # a flag's banner seen on camera (thin: mixed with what is behind it)
     blur_px: int = 3
     board_px_per_mm: float = 2.0
     geometry: PieceGeometry = field(default_factory=PieceGeometry)
+
+
+def config_for(game: str) -> ClassifyBoardConfig:
+    """The classify thresholds for ``game``: Gridopolis has no black piece, so nothing is read as
+    one there (the shade under the grid-set's upper levels is deep)."""
+    if game == "gridopolis":
+        return ClassifyBoardConfig(black_lightness=0.0)
+    return ClassifyBoardConfig()
 
 
 @dataclass(frozen=True)
@@ -129,18 +158,100 @@ def _appearance(spec: BoardSpec, px_per_mm: float) -> _Appearance:
 def _expected(app: _Appearance, xy: F64) -> tuple[F64, npt.NDArray[np.bool_]]:
     x0, y0, x1, y1 = app.bi_region
     inside = (xy[:, 0] > x0 + 1) & (xy[:, 0] < x1 - 1) & (xy[:, 1] > y0 + 1) & (xy[:, 1] < y1 - 1)
-    col = ((xy[:, 0] - x0) * app.k - 0.5).astype(np.float32).reshape(1, -1)
-    row = ((y1 - xy[:, 1]) * app.k - 0.5).astype(np.float32).reshape(1, -1)
-    out = cv2.remap(app.lin, col, row, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    return np.asarray(out, np.float64).reshape(-1, 3), inside
+    col = (xy[:, 0] - x0) * app.k - 0.5
+    row = (y1 - xy[:, 1]) * app.k - 0.5
+    return _remap_points(app.lin, col, row), inside
 
 
 def _sample(img: U8, px: F64) -> F64:
     """Linear RGB of a BGR image at pixels (N, 2), bilinear."""
-    m = px.astype(np.float32)
-    out = cv2.remap(img, m[:, 0].reshape(1, -1), m[:, 1].reshape(1, -1), cv2.INTER_LINEAR,
-                    borderMode=cv2.BORDER_REPLICATE)
-    return srgb8_to_linear(np.asarray(out, np.float64).reshape(-1, 3)[:, ::-1])
+    return srgb8_to_linear(_remap_points(img, px[:, 0], px[:, 1])[:, ::-1])
+
+
+def _remap_points(src: npt.NDArray[np.uint8] | npt.NDArray[np.float32], xs: F64, ys: F64) -> F64:
+    """Bilinear samples (N, channels) of ``src`` at points (OpenCV's remap, in rows of 1024)."""
+    n = len(xs)
+    width = 1024
+    rows = max(1, -(-n // width))
+    pad = rows * width - n
+    mx = np.concatenate([xs, np.zeros(pad)]).astype(np.float32).reshape(rows, width)
+    my = np.concatenate([ys, np.zeros(pad)]).astype(np.float32).reshape(rows, width)
+    out = cv2.remap(src, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return np.asarray(out, np.float64).reshape(rows * width, -1)[:n]
+
+
+@dataclass(frozen=True, eq=False)
+class _Scene:
+    """One picture prepared for probing: blurred image, board appearance, white balance, structure."""
+
+    image: U8
+    pose: BoardPose
+    app: _Appearance
+    gain: GainField
+    structure: F64 | None
+    structure_lab: F64 | None  # observed CIELAB of each structure solid's top (its own colour)
+    table_lab: F64 | None = None  # what lies around the board (the table), median CIELAB
+
+
+def _observe(sc: _Scene, pts: F64, cfg: ClassifyBoardConfig, known: F64 | None = None,
+             known_lab: F64 | None = None, chroma_only: bool = False) -> tuple[F64, F64, npt.NDArray[np.bool_], F64]:
+    """For probe points (N, 3): (piece-ness (N,), observed CIELAB (N, 3), usable (N,), ray ends (N, 3)).
+
+    The background a probe is compared with is what its ray meets after it: the print, a structure
+    solid (its observed colour) or one of the ``known`` solids (pieces already read, with colours
+    ``known_lab``)."""
+    cam = sc.pose.camera_position
+    w, h = sc.pose.image_size
+    px = sc.pose.project(pts)
+    in_img = (px[:, 0] > 2) & (px[:, 0] < w - 3) & (px[:, 1] > 2) & (px[:, 1] < h - 3)
+    ends = segments_to_board(cam, pts)
+    obs = _sample(sc.image, np.where(in_img[:, None], px, 0.0))
+    exp, on_board = _expected(sc.app, ends[:, :2])
+    lab_o = linear_to_lab(np.clip(obs / sc.gain.at(ends[:, :2]), 0.0, None))
+    lab_e = linear_to_lab(exp)
+    if sc.table_lab is not None:  # rays going past the board's edge meet the table
+        lab_e = np.where(on_board[:, None], lab_e, sc.table_lab[None, :])
+        on_board = np.ones_like(on_board)
+    t0 = np.linalg.norm(pts - cam, axis=1) / np.maximum(np.linalg.norm(ends - cam, axis=1), 1e-9)
+    hidden: npt.NDArray[np.bool_] = np.zeros(len(pts), bool)
+    if sc.structure is not None and len(sc.structure):
+        # a structure solid (an upper pad) between the camera and the probe hides it
+        before = np.asarray(hits(cam, ends, sc.structure, t_min=0.0, t_max=t0 - 1e-3), bool)
+        hidden = np.asarray(before.any(axis=1), bool)
+    for rows, labs in ((sc.structure, sc.structure_lab), (known, known_lab)):
+        if rows is None or labs is None or not len(rows):
+            continue
+        hit = np.asarray(hits(cam, ends, rows, t_min=t0 - 1e-6, t_max=1.0), bool)  # (N, G) beyond the probe
+        top = np.where(hit, rows[None, :, 5], -np.inf)
+        first = np.argmax(top, axis=1)  # rays come from above: the highest solid hit is met first
+        any_hit: npt.NDArray[np.bool_] = np.asarray(hit.any(axis=1), bool)
+        lab_e = np.where(any_hit[:, None], labs[first], lab_e)
+        on_board = on_board | any_hit
+    piece = _pieceness(lab_o, lab_e, cfg, chroma_only)
+    return piece, lab_o, in_img & on_board & ~hidden, ends
+
+
+def _pieceness(lab_o: F64, lab_e: F64, cfg: ClassifyBoardConfig, chroma_only: bool = False) -> F64:
+    """0..1: how surely a colour seen is *not* the expected background (print, pad, table).
+
+    * colour: the a*b* difference after undoing shading (the observed a*b* scaled by the expected
+      over the observed lightness, at most ``shade_gain_max``): a shadow darkens the print but keeps
+      its colour, a piece brings its own;
+    * brighter than the print by far (a light piece over ink);
+    * black where the print is light: darker than any shadow (``black_lightness``).
+    With ``chroma_only`` only the colour counts (a piece's own faces differ in shading)."""
+    k = np.clip(lab_e[:, 0] / np.maximum(lab_o[:, 0], 1.0), 1.0, cfg.shade_gain_max)
+    if chroma_only:
+        k = np.ones_like(k)
+    dab = np.hypot(k * lab_o[:, 1] - lab_e[:, 1], k * lab_o[:, 2] - lab_e[:, 2])
+    p_c = np.clip((dab - cfg.dab_lo) / (cfg.dab_hi - cfg.dab_lo), 0.0, 1.0)
+    if chroma_only:
+        return np.asarray(p_c, np.float64)
+    dl = lab_o[:, 0] - lab_e[:, 0]
+    p_l = np.clip((dl - cfg.brighter_lo) / (cfg.brighter_hi - cfg.brighter_lo), 0.0, 1.0)
+    p_d = np.where(lab_e[:, 0] > cfg.dark_expected_min,
+                   np.clip((cfg.black_lightness - lab_o[:, 0]) / 10.0, 0.0, 1.0), 0.0)
+    return np.asarray(np.maximum(np.maximum(p_c, p_l), p_d), np.float64)
 
 
 def _hue_name(lab: F64, cfg: ClassifyBoardConfig, allowed: Sequence[str] | None) -> str | None:
@@ -170,21 +281,35 @@ def classify_sites(
     *,
     colours: Sequence[str] | None = None,
     structure: F64 | None = None,
+    token_kinds: Sequence[str] | None = None,
+    obstacles: F64 | None = None,
     config: ClassifyBoardConfig | None = None,
     timings: dict[str, float] | None = None,
 ) -> list[CellReading]:
     """Read every site of a located board: kind, colour, confidence (module docstring).
 
     ``colours`` limits the owner colours to expect (the players' colours); ``structure`` lists fixed
-    solids (rows as in :func:`vision.board_rays.hits`: Gridopolis pads and posts) that are part of
-    the background, not pieces."""
-    cfg = config or ClassifyBoardConfig()
+    solids (rows as in :func:`vision.board_rays.hits`: Gridopolis pads) that are part of the
+    background, not pieces; ``token_kinds`` (Quirky) the token kinds the scenario uses; ``obstacles``
+    solids that are no piece and hide what is behind them (the robot's body)."""
+    cfg = config or config_for(game)
     t0 = time.perf_counter()
+    blurred: U8 = np.asarray(cv2.blur(image, (cfg.blur_px, cfg.blur_px)), np.uint8) if cfg.blur_px > 1 else image
+    app = _appearance(pose.spec, cfg.board_px_per_mm)
+    gain = _gain_field(blurred, pose, app, constant=structure is not None)
+    sc = _Scene(blurred, pose, app, gain, structure, None)
+    table = _table_colour(sc)
+    sc = _Scene(blurred, pose, app, gain, structure,
+                _structure_colours(sc) if structure is not None and len(structure) else None, table)
+    if game == "quirky":
+        tokens = _classify_tokens(sc, sites, token_kinds, obstacles, cfg)
+        if timings is not None:
+            timings["classify.tokens_s"] = time.perf_counter() - t0
+        return tokens
     hyps = hypotheses_for(game, cfg.geometry)
     widest = max(s.half for h in hyps for s in h.solids)
     tallest = max(s.z1 for h in hyps for s in h.solids)
-    zs = np.arange(cfg.height_step_mm / 2, tallest + cfg.above_tallest_mm, cfg.height_step_mm)
-    above = zs > tallest + 2.0
+    zs = np.arange(cfg.height_step_mm / 2, tallest + cfg.height_step_mm, cfg.height_step_mm)
     cam = pose.camera_position
     n_s, n_z = len(sites), len(zs)
     centres = np.array([[s.x_mm, s.y_mm, s.floor_mm] for s in sites])
@@ -199,34 +324,15 @@ def classify_sites(
     probes[..., :2] = centres[:, None, None, :2] + offs[:, :, None, :]
     probes[..., 2] = centres[:, None, None, 2] + zs[None, None, :]
     probes_s: F64 = probes.reshape(n_s, n_l * n_z, 3)
-    flat = probes_s.reshape(-1, 3)
-    w, h = pose.image_size
-    px = pose.project(flat)
-    in_img = (px[:, 0] > 2) & (px[:, 0] < w - 3) & (px[:, 1] > 2) & (px[:, 1] < h - 3)
-    ends = segments_to_board(cam, flat)
-    blurred: U8 = np.asarray(cv2.blur(image, (cfg.blur_px, cfg.blur_px)), np.uint8) if cfg.blur_px > 1 else image
-    obs = _sample(blurred, np.where(in_img[:, None], px, 0.0))
-    app = _appearance(pose.spec, cfg.board_px_per_mm)
-    exp, on_board = _expected(app, ends[:, :2])
-    if structure is not None and len(structure):
-        on_struct: npt.NDArray[np.bool_] = np.asarray(np.asarray(hits(cam, ends, structure), bool).any(axis=1))
-        exp = np.where(on_struct[:, None], np.array([0.5, 0.5, 0.5]), exp)
+    n_p = probes_s.shape[1]
+    piece_f, lab_f, valid_f, ends = _observe(sc, probes_s.reshape(-1, 3), cfg)
+    piece = piece_f.reshape(n_s, n_p)
+    valid = valid_f.reshape(n_s, n_p)
+    lab_o = lab_f.reshape(n_s, n_p, 3)
     t1 = time.perf_counter()
-    # white balance from the board's paper: probes low over the board, where the print is white
-    gain = _paper_gain(blurred, pose, app)
-    lab_o = linear_to_lab(np.clip(obs / gain[None, :], 0.0, None))
-    lab_e = linear_to_lab(exp)
-    dab = np.hypot(lab_o[:, 1] - lab_e[:, 1], lab_o[:, 2] - lab_e[:, 2])
-    p_c = np.clip((dab - cfg.dab_lo) / (cfg.dab_hi - cfg.dab_lo), 0.0, 1.0)
-    p_l = np.clip((lab_o[:, 0] - lab_e[:, 0] - cfg.brighter_lo) / (cfg.brighter_hi - cfg.brighter_lo), 0.0, 1.0)
-    piece = np.maximum(p_c, p_l).reshape(n_s, -1)
-    valid = (in_img & on_board).reshape(n_s, -1)
-    lab_o = lab_o.reshape(n_s, -1, 3)
     # sites where no probe sees anything are empty: only the others are weighed in detail
     cand = np.nonzero(((piece > 0.5) & valid).any(axis=1))[0]
-    t2 = time.perf_counter()
-    ends_s = ends.reshape(n_s, -1, 3)
-    n_p = probes_s.shape[1]
+    ends_s = ends.reshape(n_s, n_p, 3)
     pred = np.zeros((len(hyps), n_s, n_p), bool)
     inside_role: list[dict[str, npt.NDArray[np.bool_]]] = []
     for k, hyp in enumerate(hyps):
@@ -242,9 +348,9 @@ def classify_sites(
                 ins[cand] = _inside(probes_s[cand], rows[:, j, :])
                 roles[sol.role] = roles.get(sol.role, np.zeros_like(ins)) | ins
         inside_role.append(roles)
-    t3 = time.perf_counter()
+    t2 = time.perf_counter()
     weight = valid.astype(np.float64)
-    choice = _choose(pred, piece, weight)
+    choice = _choose(pred, piece, weight, cfg.empty_bias)
     for _ in range(cfg.iterations):
         others = [(_solid_rows(hyps[c], s), i) for i, (c, s) in enumerate(zip(choice, sites, strict=True))]
         rows_all = [r for r, _ in others if len(r)]
@@ -253,56 +359,419 @@ def classify_sites(
         owner = np.concatenate([np.full(len(r), i) for r, i in others if len(r)])
         allr = np.concatenate(rows_all)
         # only candidate sites need it: the others saw nothing at all
-        hit = hits(cam, ends_s[cand], allr[None, None, :, :])  # (C, P, G)
         blocked = np.zeros((n_s, n_p), bool)
-        blocked[cand] = (hit & (owner[None, None, :] != cand[:, None, None])).any(axis=2)
+        blocked[cand] = ~_not_blocked(cam, ends_s[cand], allr, owner, cand, centres[cand, :2])
         weight = (valid & ~blocked).astype(np.float64)
-        new = _choose(pred, piece, weight)
+        new = _choose(pred, piece, weight, cfg.empty_bias)
         if np.array_equal(new, choice):
             break
         choice = new
-    t4 = time.perf_counter()
-    scores = _scores(pred, piece, weight)  # (K, S)
+    t3 = time.perf_counter()
+    scores = _scores(pred, piece, weight, cfg.empty_bias)  # (K, S)
     cand_set = {int(i) for i in cand}
+    used = weight.sum(axis=1) / n_p
+    solids_now = [_solid_rows(hyps[c], s) for c, s in zip(choice, sites, strict=True)]
+    covered = _covered_sites(sc, sites, _tallest_piece(game, cfg.geometry), cfg)
+    char_of: dict[int, str | None] = {}
+    flag_of: dict[int, str | None] = {}
+    if game == "bandera":
+        g_rows = [r for r in solids_now if len(r)]
+        rows_g = np.concatenate(g_rows) if g_rows else np.zeros((0, 6))
+        owner_g = np.concatenate([np.full(len(r), j) for j, r in enumerate(solids_now) if len(r)]) \
+            if g_rows else np.zeros(0, np.int64)
+        stacks = np.array([i for i in range(n_s) if hyps[int(choice[i])].cubes > 0 and not covered[i]], np.int64)
+        heights = np.array([hyps[int(choice[i])].cubes for i in stacks], np.int64)
+        char_of = dict(zip(stacks.tolist(), _characters(sc, sites, stacks, heights, rows_g, owner_g, colours, cfg),
+                           strict=True))
+        towers = stacks[heights == 2]
+        flag_of = dict(zip(towers.tolist(), _flags(sc, sites, towers, [char_of[int(i)] is not None for i in towers],
+                                                   rows_g, owner_g, colours, cfg), strict=True))
     out: list[CellReading] = []
-    used = weight.sum(axis=1) / weight.shape[1]
     for i, site in enumerate(sites):
         k = int(choice[i])
         hyp = hyps[k]
         order = np.argsort(-scores[:, i])
         margin = float(scores[order[0], i] - scores[order[1], i]) if len(order) > 1 else 1.0
         seen = float(np.clip(used[i] / 0.5, 0.0, 1.0))
-        conf = float(np.clip(margin / 0.15, 0.0, 1.0)) * seen if i in cand_set else seen
-        hi_probes = np.tile(above, n_l) & (weight[i] > 0)
+        conf = float(np.clip(margin / cfg.margin_full, 0.0, 1.0)) * seen if i in cand_set else seen
         kind = hyp.kind
         if used[i] < cfg.min_weight:
             kind, conf = "unseen", 0.0
-        elif hi_probes.sum() >= 3 and float(piece[i, hi_probes].mean()) > cfg.occluded_share:
-            kind = "occluded"
-            conf = float(piece[i, hi_probes].mean())
+        elif covered[i] > 0:
+            kind, conf = "occluded", float(covered[i])
         colour = None
         char_colour = None
         if kind not in ("unseen", "occluded"):
             for role, ins in inside_role[k].items():
-                sel = ins[i] & (weight[i] > 0)
+                sel = ins[i] & (weight[i] > 0) & (piece[i] > 0.5)
                 if not sel.any():
                     continue
-                lab = np.median(lab_o[i, sel], axis=0)
-                name = _hue_name(lab, cfg, None if role == "token" else colours)
+                name = _hue_name(np.median(lab_o[i, sel], axis=0), cfg, colours)
                 if role == "character":
                     char_colour = name
                 else:
                     colour = name
-        out.append(CellReading(site.key, kind, colour, hyp.cubes, hyp.character, conf, char_colour,
-                               {hyps[j].kind + (f"+{hyps[j].cubes}" if hyps[j].cubes else ""): float(scores[j, i])
-                                for j in range(len(hyps))}))
-    t5 = time.perf_counter()
+            if game == "bandera" and hyp.cubes > 0:
+                char_colour = char_of.get(i)
+                if flag_of.get(i) is not None:
+                    kind, colour = "royal_tower", flag_of[i]
+        if game == "gridopolis" and kind in ("pawn", "king", "blocker") and colour not in (colours or HUES):
+            kind, colour, conf = "empty", None, 0.0  # markers and blockers are a player's colour: not these
+        if game == "gridopolis" and kind in ("pawn", "king") and colour in HUES and colour != "yellow":
+            kind = "king" if _crowned(sc, site, colour, cfg) else "pawn"
+        out.append(CellReading(site.key, kind, colour, hyp.cubes if kind not in ("unseen", "occluded") else 0,
+                               char_colour is not None, conf, char_colour,
+                               {f"{h.kind}{'+c' if h.character else ''}": float(scores[j, i])
+                                for j, h in enumerate(hyps)}))
+    t4 = time.perf_counter()
     if timings is not None:
         timings["classify.observe_s"] = t1 - t0
-        timings["classify.colour_s"] = t2 - t1
-        timings["classify.predict_s"] = t3 - t2
-        timings["classify.occlusion_s"] = t4 - t3
-        timings["classify.decide_s"] = t5 - t4
+        timings["classify.predict_s"] = t2 - t1
+        timings["classify.occlusion_s"] = t3 - t2
+        timings["classify.decide_s"] = t4 - t3
+    return out
+
+
+def _covered_sites(sc: _Scene, sites: Sequence[Site], tallest: float, cfg: ClassifyBoardConfig) -> F64:
+    """Share (0..1) of each site's view that a hand or arm covers.  Skin is told from the pieces by
+    colour (skin hues, moderate chroma, and not the print there) *and* size: a hand is a blob several
+    cells large in the picture, a cube or token is not.  Only the board's part of the picture is
+    examined (the table around it may be any colour: wood is skin-coloured), at 1/``cover_scale``."""
+    img = sc.image
+    f = cfg.cover_scale
+    out = np.zeros(len(sites))
+    small: U8 = np.asarray(cv2.resize(img, (img.shape[1] // f, img.shape[0] // f), interpolation=cv2.INTER_AREA),
+                           np.uint8)
+    hh, ww = small.shape[:2]
+    x0, y0, x1, y1 = sc.pose.spec.extent_mm
+    outline = sc.pose.project(np.array([[x0, y0, 0.0], [x1, y0, 0.0], [x1, y1, 0.0], [x0, y1, 0.0]])) / f
+    board = np.zeros((hh, ww), np.uint8)
+    cv2.fillConvexPoly(board, np.round(outline).astype(np.int32), 1)
+    c = sc.pose.spec.cell_mm
+    mid = sites[len(sites) // 2]
+    quad = sc.pose.project(np.array([[mid.x_mm - c / 2, mid.y_mm - c / 2, mid.floor_mm],
+                                     [mid.x_mm + c / 2, mid.y_mm - c / 2, mid.floor_mm],
+                                     [mid.x_mm + c / 2, mid.y_mm + c / 2, mid.floor_mm],
+                                     [mid.x_mm - c / 2, mid.y_mm + c / 2, mid.floor_mm]])) / f
+    cell_area = max(float(cv2.contourArea(quad.astype(np.float32))), 1.0)
+    min_area = cfg.cover_cells * cell_area
+    rows_i, cols_i = np.nonzero(board)
+    if len(rows_i) < min_area:
+        return out
+    full = np.column_stack([(cols_i + 0.5) * f - 0.5, (rows_i + 0.5) * f - 0.5])
+    xy = sc.pose.pixel_to_plane(full, 0.0)[:, :2]
+    lin = srgb8_to_linear(small[rows_i, cols_i, ::-1].astype(np.float64))
+    lab = linear_to_lab(np.clip(lin / sc.gain.at(xy), 0, None))
+    chroma = np.hypot(lab[:, 1], lab[:, 2])
+    hue = np.degrees(np.arctan2(lab[:, 2], lab[:, 1]))
+    cand = ((hue >= cfg.skin_hue[0]) & (hue <= cfg.skin_hue[1]) & (chroma >= cfg.skin_chroma[0])
+            & (chroma <= cfg.skin_chroma[1]) & (lab[:, 0] >= 12) & (lab[:, 0] <= 88))
+    if cand.sum() < min_area:
+        return out
+    # not the print itself (zone C's pink is a skin hue): only where the picture differs from it
+    j = np.nonzero(cand)[0]
+    exp, _ = _expected(sc.app, xy[j])
+    keep = _pieceness(lab[j], linear_to_lab(exp), cfg) > 0.5
+    skin = np.zeros((hh, ww), np.uint8)
+    skin[rows_i[j[keep]], cols_i[j[keep]]] = 1
+    skin = np.asarray(cv2.morphologyEx(skin, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)), np.uint8)
+    n, comp, stats, _ = cv2.connectedComponentsWithStats(skin, connectivity=8)
+    if n <= 1:
+        return out
+    big = np.zeros(n, bool)
+    big[1:] = stats[1:, cv2.CC_STAT_AREA] > min_area
+    if not big.any():
+        return out
+    mask = big[comp]
+    zs = np.linspace(0.0, tallest, 6)
+    offs = np.array([[0, 0], [-0.3, -0.3], [0.3, -0.3], [0.3, 0.3], [-0.3, 0.3]]) * c
+    pts = np.array([[s.x_mm + ox, s.y_mm + oy, s.floor_mm + z] for s in sites for ox, oy in offs for z in zs])
+    px = sc.pose.project(pts) / f
+    xi, yi = np.round(px[:, 0]).astype(int), np.round(px[:, 1]).astype(int)
+    inside = (xi >= 0) & (xi < ww) & (yi >= 0) & (yi < hh)
+    hit = np.zeros(len(pts), bool)
+    hit[inside] = mask[yi[inside], xi[inside]]
+    share = hit.reshape(len(sites), -1).mean(axis=1)
+    return np.where(share >= cfg.cover_share, share, 0.0)
+
+
+def _table_colour(sc: _Scene) -> F64 | None:
+    """Median CIELAB of the table around the board (a band 15-50 mm outside its printed edge)."""
+    x0, y0, x1, y1 = sc.pose.spec.extent_mm
+    pts = []
+    for d in (15.0, 30.0, 50.0):
+        xs = np.linspace(x0 - d, x1 + d, 24)
+        ys = np.linspace(y0 - d, y1 + d, 16)
+        pts += [(x, y0 - d) for x in xs] + [(x, y1 + d) for x in xs] + [(x0 - d, y) for y in ys] + \
+               [(x1 + d, y) for y in ys]
+    p3 = np.column_stack([np.array(pts), np.zeros(len(pts))])
+    w, h = sc.pose.image_size
+    px = sc.pose.project(p3)
+    ok = (px[:, 0] > 2) & (px[:, 0] < w - 3) & (px[:, 1] > 2) & (px[:, 1] < h - 3)
+    if ok.sum() < 10:
+        return None
+    lab = linear_to_lab(np.clip(_sample(sc.image, px[ok]) / sc.gain.at(p3[ok, :2]), 0, None))
+    return np.asarray(np.median(lab, axis=0), np.float64)
+
+
+def _tallest_piece(game: str, g: PieceGeometry) -> float:
+    if game == "bandera":
+        return 2 * g.cube_mm + max(g.flag_height, g.character_height)
+    return max(g.king_height, g.blocker_height, g.pawn_height)
+
+
+def _structure_colours(sc: _Scene) -> F64:
+    """Observed CIELAB of each structure solid's top (a ring near its edge, clear of the piece that
+    may stand in the middle): the background a probe ray meeting that solid should see."""
+    assert sc.structure is not None
+    ang = np.linspace(0, 2 * np.pi, 16, endpoint=False)
+    out = np.zeros((len(sc.structure), 3))
+    rows = sc.structure
+    r = 0.85 * rows[:, 3]
+    pts = np.stack([rows[:, None, 1] + r[:, None] * np.cos(ang)[None, :],
+                    rows[:, None, 2] + r[:, None] * np.sin(ang)[None, :],
+                    np.repeat(rows[:, 5:6], len(ang), axis=1)], axis=-1).reshape(-1, 3)
+    w, h = sc.pose.image_size
+    px = sc.pose.project(pts)
+    ok = (px[:, 0] > 2) & (px[:, 0] < w - 3) & (px[:, 1] > 2) & (px[:, 1] < h - 3)
+    lab = linear_to_lab(np.clip(_sample(sc.image, np.where(ok[:, None], px, 0.0)) / sc.gain.at(pts[:, :2]), 0, None))
+    lab = lab.reshape(len(rows), len(ang), 3)
+    ok = ok.reshape(len(rows), len(ang))
+    for j in range(len(rows)):
+        out[j] = np.median(lab[j, ok[j]], axis=0) if ok[j].any() else np.array([60.0, 0.0, 0.0])
+    return out
+
+
+def _nearest_solids(rows: F64, owner: npt.NDArray[np.int64], centres: F64, k: int
+                    ) -> tuple[F64, npt.NDArray[np.int64]]:
+    """For each centre (T, 2): its ``k`` nearest solids (T, k, 6) and their owners (T, k) (rays of a
+    site's probes only ever pass near it; padded with empty solids when there are fewer)."""
+    if len(rows) <= k:
+        pad = k - len(rows)
+        r = np.vstack([rows, np.tile([[0.0, 1e9, 1e9, 0.0, 0.0, 0.0]], (pad, 1))]) if pad else rows
+        o = np.concatenate([owner, np.full(pad, -1)]) if pad else owner
+        return np.broadcast_to(r, (len(centres), k, 6)), np.broadcast_to(o, (len(centres), k))
+    d = np.hypot(rows[None, :, 1] - centres[:, None, 0], rows[None, :, 2] - centres[:, None, 1])
+    near = np.argpartition(d, k - 1, axis=1)[:, :k]
+    return rows[near], owner[near]
+
+
+def _not_blocked(cam: F64, ends: F64, rows: F64, owner: npt.NDArray[np.int64], sites_idx: npt.NDArray[np.int64],
+                 centres: F64 | None = None, k: int = 10) -> npt.NDArray[np.bool_]:
+    """(T, P): the rays of probes ``ends`` (T, P, 3) of sites ``sites_idx`` meet no solid ``rows``
+    (G, 6) belonging to another site (``owner`` (G,)); only the ``k`` solids nearest each site
+    (``centres`` (T, 2), else the probes' mean) are tried."""
+    if not len(rows):
+        return np.ones(ends.shape[:2], bool)
+    ctr = centres if centres is not None else ends[..., :2].mean(axis=1)
+    near, own = _nearest_solids(rows, owner, ctr, k)
+    hit = np.asarray(hits(cam, ends, near[:, None, :, :]), bool)  # (T, P, k)
+    return np.asarray(~(hit & (own[:, None, :] != sites_idx[:, None, None])).any(axis=2), bool)
+
+
+def _characters(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], cubes: npt.NDArray[np.int64],
+                rows: F64, owner: npt.NDArray[np.int64], colours: Sequence[str] | None,
+                cfg: ClassifyBoardConfig) -> list[str | None]:
+    """The colour of the character standing on each stack ``idx`` (``cubes`` high), or None.
+
+    The top cube's own colour is read on its face towards the camera.  Probes over the top face at
+    the character's body height then show a character where they see a player's colour: another
+    hue than the cube's where the ray goes on to the stack's top (the cube's faces differ from each
+    other in shading, hardly in hue), another colour than the print where it goes past the stack."""
+    g = cfg.geometry
+    c, half = g.cube_mm, g.cube_mm / 2
+    cam = sc.pose.camera_position
+    n_t = len(idx)
+    if n_t == 0:
+        return []
+    cx = np.array([sites[i].x_mm for i in idx])
+    cy = np.array([sites[i].y_mm for i in idx])
+    top = np.array([sites[i].floor_mm for i in idx]) + cubes * c
+    u = np.column_stack([cx - cam[0], cy - cam[1]])
+    u /= np.maximum(np.linalg.norm(u, axis=1, keepdims=True), 1e-9)
+    v = np.column_stack([-u[:, 1], u[:, 0]])
+    fa, fb = np.meshgrid(np.array([-6.0, -3.0, 0.0, 3.0, 6.0]), np.array([4.0, 8.0, 12.0, 16.0]))
+    fa, fb = fa.ravel(), fb.ravel()
+    face = np.stack([cx[:, None] - 0.98 * half * u[:, None, 0] + fa[None, :] * v[:, None, 0],
+                     cy[:, None] - 0.98 * half * u[:, None, 1] + fa[None, :] * v[:, None, 1],
+                     top[:, None] - fb[None, :]], axis=-1)  # (T, 20, 3)
+    _, flab, fok, fends = _observe(sc, face.reshape(-1, 3), cfg)
+    ctr = np.column_stack([cx, cy])
+    fok = fok.reshape(n_t, -1) & _not_blocked(cam, fends.reshape(n_t, -1, 3), rows, owner, idx, ctr)
+    flab = flab.reshape(n_t, -1, 3)
+    r = cfg.character_reach * half
+    gx = np.linspace(-r, r, 5)
+    zz = np.linspace(3.0, 0.7 * g.character_height, 3)
+    ga, gb, gz = (m.ravel() for m in np.meshgrid(gx, gx, zz, indexing="ij"))
+    pts = np.stack([cx[:, None] + ga[None, :], cy[:, None] + gb[None, :], top[:, None] + gz[None, :]], axis=-1)
+    n_p = pts.shape[1]
+    piece, lab, ok, ends = _observe(sc, pts.reshape(-1, 3), cfg)
+    ends = ends.reshape(n_t, n_p, 3)
+    piece, lab = piece.reshape(n_t, n_p), lab.reshape(n_t, n_p, 3)
+    ok = ok.reshape(n_t, n_p) & _not_blocked(cam, ends, rows, owner, idx, ctr)
+    own = np.stack([np.array([0.0, cx[t], cy[t], half, top[t] - cubes[t] * c, top[t]]) for t in range(n_t)])
+    on_stack = np.asarray(hits(cam, ends, own[:, None, None, :]), bool)[..., 0]  # (T, P)
+    chroma = np.hypot(lab[..., 1], lab[..., 2])
+    hue = np.degrees(np.arctan2(lab[..., 2], lab[..., 1]))
+    out: list[str | None] = []
+    for t in range(n_t):
+        if not fok[t].any() or ok[t].sum() < 8:
+            out.append(None)
+            continue
+        cube_lab = np.median(flab[t, fok[t]], axis=0)
+        c_cube = float(np.hypot(cube_lab[1], cube_lab[2]))
+        h_cube = math.degrees(math.atan2(cube_lab[2], cube_lab[1]))
+        dh = np.abs((hue[t] - h_cube + 180.0) % 360.0 - 180.0)
+        other_hue = (dh > cfg.character_hue_deg) if c_cube >= cfg.min_chroma else np.ones(n_p, bool)
+        differs = np.where(on_stack[t], other_hue, piece[t] > 0.8)
+        strong = ok[t] & differs & (chroma[t] > cfg.player_chroma)
+        names = [_hue_name(lab[t, j], cfg, colours) for j in np.nonzero(strong)[0]]
+        if len(names) < max(3, cfg.character_min_share * ok[t].sum()):
+            out.append(None)
+            continue
+        out.append(max(set(names), key=names.count))
+    return out
+
+
+def _crowned(sc: _Scene, site: Site, colour: str, cfg: ClassifyBoardConfig) -> bool:
+    """Is the marker on ``site`` a king (flipped: its gold crown up)?  Probes just above the pawn's
+    top that show gold -- a yellow hue unlike the marker's own colour -- are the crown.  (A yellow
+    player's crown is not told this way: the shape alone decides.)"""
+    g = cfg.geometry
+    r = 0.8 * g.crown_radius
+    gx = np.linspace(-r, r, 4)
+    pts = np.array([(site.x_mm + a, site.y_mm + b, site.floor_mm + g.pawn_height + z)
+                    for a in gx for b in gx for z in (1.5, 3.0, 4.5)])
+    _, lab, ok, _ = _observe(sc, pts, cfg)
+    if ok.sum() < 8:
+        return False
+    chroma = np.hypot(lab[:, 1], lab[:, 2])
+    hue = np.degrees(np.arctan2(lab[:, 2], lab[:, 1]))
+    gold = ok & (chroma > cfg.player_chroma) & (np.abs((hue - HUES["yellow"] + 180) % 360 - 180) < 25.0)
+    return bool(gold.sum() >= max(3, cfg.crown_min_share * ok.sum()))
+
+
+def _flags(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], character: Sequence[bool], rows: F64,
+           owner: npt.NDArray[np.int64], colours: Sequence[str] | None, cfg: ClassifyBoardConfig) -> list[str | None]:
+    """The colour of the flag on each two-cube tower ``idx``, or None: probes around the tower's top
+    at the banner's height whose rays meet neither this stack (nor its character) nor another
+    piece, showing one player's colour."""
+    g = cfg.geometry
+    n_t = len(idx)
+    if n_t == 0:
+        return []
+    cam = sc.pose.camera_position
+    c, half = g.cube_mm, g.cube_mm / 2
+    cx = np.array([sites[i].x_mm for i in idx])
+    cy = np.array([sites[i].y_mm for i in idx])
+    floor = np.array([sites[i].floor_mm for i in idx])
+    top = floor + 2 * c
+    radii = np.linspace(0.08, 1.0, 6) * g.flag_reach
+    ang = np.linspace(0, 2 * np.pi, 10, endpoint=False)
+    lo, hi = g.flag_banner
+    lo_c = max(lo, g.character_height + 1.5)
+    rr, aa, kk = (m.ravel() for m in np.meshgrid(radii, ang, np.linspace(0.0, 1.0, 3), indexing="ij"))
+    lo_t = np.where(np.asarray(character, bool), lo_c, lo)
+    zz = lo_t[:, None] + 1.0 + kk[None, :] * (hi - 1.0 - (lo_t[:, None] + 1.0))
+    pts = np.stack([np.broadcast_to(cx[:, None] + rr * np.cos(aa), zz.shape),
+                    np.broadcast_to(cy[:, None] + rr * np.sin(aa), zz.shape), top[:, None] + zz], axis=-1)
+    n_p = pts.shape[1]
+    piece, lab, ok, ends = _observe(sc, pts.reshape(-1, 3), cfg)
+    ends = ends.reshape(n_t, n_p, 3)
+    piece, lab = piece.reshape(n_t, n_p), lab.reshape(n_t, n_p, 3)
+    # the room every other tower's flag may take: a ray through it may be seeing that flag
+    flag_rooms = np.column_stack([np.ones(n_t), cx, cy, np.full(n_t, g.flag_reach), top + lo, top + g.flag_height])
+    ok = ok.reshape(n_t, n_p) & _not_blocked(cam, ends, np.vstack([rows, flag_rooms]),
+                                             np.concatenate([owner, idx]), idx, np.column_stack([cx, cy]))
+    own = np.stack([np.stack([np.array([0.0, cx[t], cy[t], half + cfg.flag_margin, floor[t], top[t] + 1.0]),
+                              np.array([1.0, cx[t], cy[t], half if character[t] else 0.0, top[t],
+                                        top[t] + g.character_height])]) for t in range(n_t)])  # (T, 2, 6)
+    blocked = np.asarray(hits(cam, ends, own[:, None, :, :]), bool).any(axis=2)
+    use = ok & ~blocked
+    if n_t > 1:  # a probe nearer another tower belongs to that tower's flag, if any
+        d = np.hypot(pts[..., 0, None] - cx[None, None, :], pts[..., 1, None] - cy[None, None, :])  # (T, P, T)
+        use &= d.argmin(axis=2) == np.arange(n_t)[:, None]
+    chroma = np.hypot(lab[..., 1], lab[..., 2])
+    strong = use & (piece > 0.8) & (chroma > cfg.flag_chroma)
+    out: list[str | None] = []
+    for t in range(n_t):
+        if use[t].sum() < 8 or strong[t].sum() < max(cfg.flag_min_probes, cfg.flag_min_share * use[t].sum()):
+            out.append(None)
+            continue
+        names = [_hue_name(lab[t, j], cfg, colours) for j in np.nonzero(strong[t])[0]]
+        best = max(set(names), key=names.count)
+        out.append(best if names.count(best) >= cfg.flag_agree * len(names) else None)
+    return out
+
+
+def _token_match(lab: F64, art: F64, piece: F64, darker: F64, cfg: ClassifyBoardConfig) -> npt.NDArray[np.bool_]:
+    """(..., K): does each probe's colour look like token kind k's printed face?  Printed card seen
+    through a camera keeps its hue but loses chroma (ink on card, light, denoising): a chromatic kind
+    matches by hue (within ``token_hue_deg``) with at least a third of the printed chroma and a
+    similar lightness; a grey kind matches a grey clearly darker than the paper around it."""
+    l_o, a_o, b_o = lab[..., 0, None], lab[..., 1, None], lab[..., 2, None]
+    c_o = np.hypot(a_o, b_o)
+    h_o = np.degrees(np.arctan2(b_o, a_o))
+    l_k, a_k, b_k = art[:, 0], art[:, 1], art[:, 2]
+    c_k = np.hypot(a_k, b_k)
+    h_k = np.degrees(np.arctan2(b_k, a_k))
+    dh = np.abs((h_o - h_k + 180.0) % 360.0 - 180.0)
+    chromatic = (c_k >= 15.0) & (dh <= cfg.token_hue_deg) & (c_o >= 0.33 * c_k) & (c_o <= 1.5 * c_k + 10) \
+        & (np.abs(l_o - l_k) <= cfg.token_light_tol) & (piece[..., None] > 0.3)
+    grey = (c_k < 15.0) & (c_o < 9.0) & (l_o <= l_k + 8.0) & (l_o >= l_k - cfg.token_light_tol) \
+        & (darker[..., None] > 10.0)
+    return np.asarray(chromatic | grey, bool)
+
+
+def _classify_tokens(sc: _Scene, sites: Sequence[Site], kinds: Sequence[str] | None,
+                     obstacles: F64 | None, cfg: ClassifyBoardConfig) -> list[CellReading]:
+    """Quirky Circuits: flat printed tokens.  For every cell a grid of probes on the token's top
+    (2.5 mm up) is compared with each token kind's printed colour (:data:`TOKEN_ART`); a kind
+    covering enough of the cell is there (two tokens may share a cell).  Probes well above any token
+    that still see something mark a covered cell (a hand; the robot, whose cell comes from its tag)."""
+    from vision.board_pieces import TOKEN_ART
+
+    names = [k for k in (kinds or TOKEN_ART) if k in TOKEN_ART]
+    art = linear_to_lab(srgb8_to_linear(np.array([TOKEN_ART[k] for k in names], np.float64)))
+    c = sc.pose.spec.cell_mm
+    g = np.linspace(-0.36, 0.36, 9) * c
+    gx, gy = np.meshgrid(g, g)
+    n_s, n_g = len(sites), gx.size
+    pts = np.zeros((n_s, n_g, 3))
+    pts[..., 0] = np.array([s.x_mm for s in sites])[:, None] + gx.ravel()[None, :]
+    pts[..., 1] = np.array([s.y_mm for s in sites])[:, None] + gy.ravel()[None, :]
+    pts[..., 2] = 2.5
+    piece, lab, ok, ends = _observe(sc, pts.reshape(-1, 3), cfg)
+    exp, _ = _expected(sc.app, ends[:, :2])
+    darker = (linear_to_lab(exp)[:, 0] - lab[:, 0]).reshape(n_s, n_g)  # L* below the print's
+    piece, ok, lab = piece.reshape(n_s, n_g), ok.reshape(n_s, n_g), lab.reshape(n_s, n_g, 3)
+    if obstacles is not None and len(obstacles):  # the robot's body hides what is behind it
+        ok &= ~np.asarray(hits(sc.pose.camera_position, ends, obstacles), bool).any(axis=1).reshape(n_s, n_g)
+    covered = _covered_sites(sc, sites, 5.0, cfg)
+    near = _token_match(lab, art, piece, darker, cfg) & ok[..., None]
+    grey_kind = np.hypot(art[:, 1], art[:, 2]) < 15.0
+    out: list[CellReading] = []
+    for i, site in enumerate(sites):
+        used = ok[i].sum() / n_g
+        if used < cfg.min_weight:
+            out.append(CellReading(site.key, "unseen", None, 0, False, 0.0))
+            continue
+        if covered[i] > 0:
+            out.append(CellReading(site.key, "occluded", None, 0, False, float(covered[i])))
+            continue
+        share = near[i].sum(axis=0) / max(ok[i].sum(), 1)
+        # a grey token also shows its printed dark centre (a shadow on the paper does not)
+        dark = int((ok[i] & (lab[i, :, 0] < 55.0) & (darker[i] > 30.0)
+                    & (np.hypot(lab[i, :, 1], lab[i, :, 2]) < 12.0)).sum())
+        share = np.where(grey_kind & (dark < 1), 0.0, share)
+        found = [(names[j], float(share[j])) for j in np.argsort(-share) if share[j] >= cfg.token_min_share]
+        if not found:
+            busy = float((piece[i] * ok[i]).sum() / max(ok[i].sum(), 1))
+            out.append(CellReading(site.key, "empty", None, 0, False, float(np.clip(1 - 2 * busy, 0, 1)) * used))
+            continue
+        kinds_here = sorted(k for k, _ in found[:2])
+        conf = float(np.clip(min(v for _, v in found[:2]) / (2 * cfg.token_min_share), 0, 1))
+        out.append(CellReading(site.key, "+".join(kinds_here), None, 0, False, conf))
     return out
 
 
@@ -318,32 +787,79 @@ def _inside(probes: F64, rows: F64) -> npt.NDArray[np.bool_]:
     return np.asarray(inz & np.where(rows[:, None, 0] == 0, box, cyl), bool)
 
 
-def _scores(pred: npt.NDArray[np.bool_], piece: F64, weight: F64) -> F64:
+def _scores(pred: npt.NDArray[np.bool_], piece: F64, weight: F64, empty_bias: float = 0.0) -> F64:
+    """(K, S): share of each site's usable probes that hypothesis k explains (``empty_bias`` added
+    to the empty hypothesis, the first: a piece must explain clearly more than nothing does)."""
     agree = np.where(pred, piece[None], 1.0 - piece[None])  # (K, S, P)
     wsum = np.maximum(weight.sum(axis=1), 1e-9)
-    return np.asarray((agree * weight[None]).sum(axis=2) / wsum[None], np.float64)
+    out = np.asarray((agree * weight[None]).sum(axis=2) / wsum[None], np.float64)
+    out[0] += empty_bias
+    return out
 
 
-def _choose(pred: npt.NDArray[np.bool_], piece: F64, weight: F64) -> npt.NDArray[np.int64]:
-    return np.asarray(np.argmax(_scores(pred, piece, weight), axis=0), np.int64)
+def _choose(pred: npt.NDArray[np.bool_], piece: F64, weight: F64, empty_bias: float = 0.0) -> npt.NDArray[np.int64]:
+    return np.asarray(np.argmax(_scores(pred, piece, weight, empty_bias), axis=0), np.int64)
 
 
-def _paper_gain(img: U8, pose: BoardPose, app: _Appearance) -> F64:
-    """Per-channel gain mapping the board's white paper to its printed white (robust median over
-    a grid of board points whose print is white; pieces and shadows on a few of them do not matter)."""
+@dataclass(frozen=True, eq=False)
+class GainField:
+    """The light on the board: per-channel gain (camera value / printed reflectance) varying
+    smoothly over the board (a quadratic in board coordinates, in log space), so that a warm lamp on
+    one side, vignetting or a darker corner are not mistaken for colour."""
+
+    coef: F64  # (3, 6): log gain = coef @ [1, u, v, u^2, uv, v^2]
+    extent: tuple[float, float, float, float]
+
+    def _basis(self, xy: F64) -> F64:
+        x0, y0, x1, y1 = self.extent
+        u = np.clip((xy[:, 0] - (x0 + x1) / 2) / ((x1 - x0) / 2), -1.2, 1.2)
+        v = np.clip((xy[:, 1] - (y0 + y1) / 2) / ((y1 - y0) / 2), -1.2, 1.2)
+        return np.column_stack([np.ones_like(u), u, v, u * u, u * v, v * v])
+
+    def at(self, xy: F64) -> F64:
+        """Gain (N, 3) at board points (N, 2)."""
+        return np.asarray(np.exp(self._basis(xy) @ self.coef.T), np.float64)
+
+
+def _gain_field(img: U8, pose: BoardPose, app: _Appearance, constant: bool = False) -> GainField:
+    """Fit :class:`GainField` to the board's light print (paper and pale zones) seen in the picture.
+    Pieces and shadows on some of the sample points are outliers (darker, or another colour): the
+    fit is repeated without the points far from it (robust, median absolute deviation)."""
     x0, y0, x1, y1 = pose.spec.extent_mm
     gx, gy = np.meshgrid(np.linspace(x0 + 2, x1 - 2, 40), np.linspace(y0 + 2, y1 - 2, 30))
     xy = np.column_stack([gx.ravel(), gy.ravel()])
     exp, _ = _expected(app, xy)
-    white = exp.min(axis=1) > 0.8
-    pts = np.column_stack([xy[white], np.zeros(int(white.sum()))])
-    px = pose.project(pts)
+    light = exp.min(axis=1) > 0.3
+    xy, exp = xy[light], exp[light]
+    px = pose.project(np.column_stack([xy, np.zeros(len(xy))]))
     w, h = pose.image_size
     ok = (px[:, 0] > 2) & (px[:, 0] < w - 3) & (px[:, 1] > 2) & (px[:, 1] < h - 3)
-    if ok.sum() < 10:
-        return np.ones(3)
-    obs = _sample(img, px[ok])
-    lum = obs.mean(axis=1)
-    bright = lum >= np.percentile(lum, 40)  # shadows and pieces are darker than the lit paper
-    g = np.median(obs[bright] / exp[white][ok][bright], axis=0)
-    return np.asarray(np.maximum(g, 1e-3), np.float64)
+    field = GainField(np.zeros((3, 6)), pose.spec.extent_mm)
+    if ok.sum() < 20:
+        return field
+    xy, exp = xy[ok], exp[ok]
+    r = np.log(np.maximum(_sample(img, px[ok]), 1e-4) / np.maximum(exp, 1e-4))  # (N, 3)
+    basis = field._basis(xy)
+    # start from the largest group of samples that agree (the lit paper and print), whatever covers
+    # the rest (pieces, shadows, a hand): the sample with the most neighbours in log-gain space
+    sub = r[:: max(1, len(r) // 250)]
+    dist = np.abs(sub[:, None, 0] - sub[None, :, 0])
+    for ch in (1, 2):
+        np.maximum(dist, np.abs(sub[:, None, ch] - sub[None, :, ch]), out=dist)
+    near_count = (dist < 0.08).sum(axis=1)
+    mode = sub[int(np.argmax(near_count))]
+    keep = np.abs(r - mode).max(axis=1) < 0.2
+    coef = np.zeros((3, 6))
+    for _ in range(4):
+        if keep.sum() < 12:
+            break
+        coef = np.linalg.lstsq(basis[keep], r[keep], rcond=None)[0].T
+        res = r - basis @ coef.T
+        dev = np.abs(res - np.median(res[keep], axis=0)).max(axis=1)
+        mad = float(np.median(dev[keep])) + 1e-3
+        keep = dev < 3.0 * mad
+    if constant:  # most of the print hidden (a Gridopolis grid-set): one gain for all
+        lit = r.mean(axis=1) >= np.percentile(r.mean(axis=1), 40)
+        coef = np.zeros((3, 6))
+        coef[:, 0] = np.median(r[lit], axis=0)
+    return GainField(np.asarray(coef, np.float64), pose.spec.extent_mm)

@@ -62,7 +62,8 @@ class BoardLocateConfig:
     """Thresholds of the locate stage (one place; no per-scene constants)."""
 
     picture: LocateConfig = field(default_factory=LocateConfig)
-    max_bit_errors: int = 1  # bits a marker's code may differ by (4x4 codes: 16 bits)
+    max_bit_errors: int = 0  # bits a code may differ by: 0, as every id of the dictionary is looked for
+    min_other_markers: int = 3  # another game's markers needed to call it that game's board
     min_side_px: float = 10.0  # smallest marker side looked for
     min_markers: int = 2  # one square alone has two mirror-image poses
     marker_outlier_px: float = 3.0  # a marker's RMS above max(this, 4 x median) is dropped
@@ -85,6 +86,7 @@ class BoardPose:
     rms_px: float
     intrinsics: str  # "calibration" | "self-estimated"
     marker_px: dict[int, F64] = field(default_factory=dict, repr=False)  # id -> (4, 2) corners
+    other_markers: dict[int, F64] = field(default_factory=dict, repr=False)  # robot tags, stray ids
 
     @property
     def R(self) -> F64:
@@ -107,6 +109,15 @@ class BoardPose:
             return np.zeros((0, 2))
         px, _ = cv2.projectPoints(p, self.rvec, self.tvec, self.K, self.dist)
         return np.asarray(px, np.float64).reshape(-1, 2)
+
+    def pixel_to_plane(self, px: npt.ArrayLike, z_mm: float) -> F64:
+        """Pixels (N, 2) -> board points (N, 3) on the horizontal plane ``z = z_mm``."""
+        p = np.asarray(px, np.float64).reshape(-1, 1, 2)
+        und = cv2.undistortPoints(p, self.K, self.dist).reshape(-1, 2)
+        rays = np.column_stack([und, np.ones(len(und))]) @ self.R  # R^T applied to row vectors
+        c = self.camera_position
+        s = (z_mm - c[2]) / rays[:, 2]
+        return np.asarray(c[None, :] + s[:, None] * rays, np.float64)
 
     def elevation_deg(self) -> float:
         """Camera elevation above the board plane, seen from the board's centre."""
@@ -226,7 +237,7 @@ def locate_board(
             others.setdefault(g, []).append(i)
     if others:
         g, ids = max(others.items(), key=lambda kv: len(kv[1]))
-        if len(ids) >= cfg.min_markers and len(ids) > len(own):
+        if len(ids) >= cfg.min_other_markers and len(ids) > len(own):
             raise WrongBoardError(
                 f"{name!r} shows a {g} board (markers {_describe_ids(ids)}), not the {spec.game} board "
                 f"{spec.name!r}"
@@ -289,4 +300,4 @@ def locate_board(
         timings["locate.markers_s"] = t2 - t1
         timings["locate.pose_s"] = t3 - t2
     return BoardPose(spec, K, dist, rvec, tvec, (w, h), tuple(ids[k] for k in keep), tuple(dropped), rms_px, source,
-                     {ids[k]: img_m[k] for k in keep})
+                     {ids[k]: img_m[k] for k in keep}, {i: c for i, c in found.items() if i not in own_world})

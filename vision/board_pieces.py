@@ -2,18 +2,20 @@
 
 Every piece is a few vertical solids (boxes with a square footprint, cylinders) centred on the cell,
 stacked from the cell's floor (the board, or a Gridopolis pad's top).  A solid's ``role`` says which
-colour it carries: ``"cube"`` (a Bandera cube or a flag pole: colour not part of the game state),
-``"flag"`` (a royal tower's banner: its owner's colour), ``"character"`` (a Bandera character: its
-player's colour), ``"marker"`` (a Gridopolis pawn or king: its player's colour) or ``"token"`` (a
-Quirky token's own colour).  The dimensions are the physical pieces' (docs/boards.md, "Pieces"); they are
-properties of the game's components, never of a picture.
+colour it carries: ``"cube"`` (a Bandera cube or a king's crown: colour not part of the game state),
+``"character"`` (a Bandera character: its player's colour) or ``"marker"`` (a Gridopolis pawn, king
+or blocker box: its player's colour).  Dimensions are the physical pieces' (docs/boards.md,
+"Pieces"); they are properties of the game's components, never of a picture.
+
+Quirky Circuits tokens are flat printed squares: they are told apart by their printed colour
+(:data:`TOKEN_ART`), not by shape (``vision.board_classify``).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-__all__ = ["PIECES", "Hypothesis", "PieceGeometry", "Solid", "hypotheses_for"]
+__all__ = ["PIECES", "TOKEN_ART", "Hypothesis", "PieceGeometry", "Solid", "hypotheses_for"]
 
 
 @dataclass(frozen=True)
@@ -22,80 +24,80 @@ class Solid:
     half: float
     z0: float  # above the cell's floor, mm
     z1: float
-    role: str  # "cube" | "flag" | "character" | "marker" | "token"
+    role: str  # "cube" | "character" | "marker"
 
 
 @dataclass(frozen=True)
 class Hypothesis:
     """One possible content of a cell: ``kind`` as in the fixtures' truth (``empty``, ``cube``,
-    ``tower2``, ``royal_tower``, ``character``, a Quirky token kind, ``pawn``, ``king``), the number of
-    cubes under it (Bandera) and whether a character stands on top."""
+    ``tower2``, ``pawn``, ``king``, ``blocker``), the number of cubes (Bandera) and whether a
+    character stands on top.  (A royal tower is a ``tower2`` on which a flag is then found.)"""
 
     kind: str
     solids: tuple[Solid, ...]
     cubes: int = 0
     character: bool = False
-    colour: str | None = None  # expected colour of the ``token`` role (Quirky kinds), else read
 
 
 @dataclass(frozen=True)
 class PieceGeometry:
-    """Physical sizes of the pieces (mm); defaults are the project's components (docs/boards.md)."""
+    """Physical sizes of the pieces (mm): the project's components (docs/boards.md, "Pieces")."""
 
-    cube_mm: float = 22.0
-    flag_pole_radius: float = 1.1
-    flag_height: float = 20.0  # pole above the tower's top
-    flag_banner: tuple[float, float] = (10.0, 19.0)  # banner from .. to, above the tower's top
-    flag_banner_half: float = 5.0
-    character_radius: float = 7.0
-    character_height: float = 16.0
-    pawn_radius: float = 9.0
-    pawn_height: float = 18.0
-    king_height: float = 30.0
-    token_radius: float = 12.0
-    token_heights: dict[str, float] = field(default_factory=lambda: {
-        "dust_bunny": 10.0, "vase": 28.0, "seed": 6.0, "fossil": 8.0, "quirky_flag": 30.0,
-    })
-    token_colours: dict[str, str] = field(default_factory=lambda: {
-        "dust_bunny": "grey", "vase": "blue", "seed": "yellow", "fossil": "brown", "quirky_flag": "red",
-    })
+    cube_mm: float = 22.0  # Legends of Cubes cube
+    character_radius: float = 6.0  # a character token: round base, body and head
+    character_height: float = 17.5
+    flag_height: float = 28.0  # a royal tower's flag: pole above the tower's top ...
+    flag_banner: tuple[float, float] = (17.0, 27.0)  # ... with its banner between these heights
+    flag_reach: float = 26.0  # how far from the top's centre the pole and banner may reach
+    marker_radius: float = 11.0  # a Gridopolis marker (pawn side up)
+    pawn_height: float = 12.0
+    king_height: float = 17.5  # the flipped marker: crown side up
+    crown_radius: float = 7.0
+    blocker_half: float = 13.0  # a Gridopolis blocker box
+    blocker_height: float = 19.5
 
 
 PIECES = PieceGeometry()
 
+#: The printed Quirky Circuits tokens (Boardside's token art, docs/boards.md): kind -> the sRGB
+#: colour of the token's printed face (a white disc with a darker centre and the name lie on it).
+TOKEN_ART: dict[str, tuple[int, int, int]] = {
+    "dust": (190, 190, 196),
+    "vase": (60, 110, 200),
+    "seed": (140, 90, 40),
+    "fossil": (226, 212, 170),
+    "flag": (210, 40, 40),
+    "ball": (240, 140, 30),
+    "sock": (235, 120, 170),
+    "cup": (40, 170, 160),
+    "book": (120, 70, 170),
+    "teapot": (70, 160, 70),
+    "plank": (170, 120, 70),
+    "spotlight": (250, 220, 60),
+    "stage": (140, 30, 50),
+    "cushion": (180, 160, 220),
+}
+
 
 def _bandera(g: PieceGeometry) -> list[Hypothesis]:
+    """Cube stacks; a character on top and a royal tower's flag are looked for separately on each
+    stack found (``vision.board_classify``: both are small next to the cubes)."""
     c = g.cube_mm
     h = c / 2
     out = [Hypothesis("empty", ())]
     for n, kind in ((1, "cube"), (2, "tower2")):
-        cubes = tuple(Solid("box", h, k * c, (k + 1) * c, "cube") for k in range(n))
-        out.append(Hypothesis(kind, cubes, cubes=n))
-        ch = Solid("cyl", g.character_radius, n * c, n * c + g.character_height, "character")
-        out.append(Hypothesis("character", (*cubes, ch), cubes=n, character=True))
-    tower = tuple(Solid("box", h, k * c, (k + 1) * c, "cube") for k in range(2))
-    top = 2 * c
-    flag = (Solid("cyl", g.flag_pole_radius, top, top + g.flag_height, "cube"),
-            Solid("box", g.flag_banner_half, top + g.flag_banner[0], top + g.flag_banner[1], "flag"))
-    out.append(Hypothesis("royal_tower", (*tower, *flag), cubes=2))
-    ch = Solid("cyl", g.character_radius, top, top + g.character_height, "character")
-    out.append(Hypothesis("royal_tower", (*tower, *flag, ch), cubes=2, character=True))
-    return out
-
-
-def _quirky(g: PieceGeometry) -> list[Hypothesis]:
-    out = [Hypothesis("empty", ())]
-    for kind, height in g.token_heights.items():
-        out.append(Hypothesis(kind, (Solid("cyl", g.token_radius, 0.0, height, "token"),),
-                              colour=g.token_colours.get(kind)))
+        out.append(Hypothesis(kind, tuple(Solid("box", h, k * c, (k + 1) * c, "cube") for k in range(n)), cubes=n))
     return out
 
 
 def _gridopolis(g: PieceGeometry) -> list[Hypothesis]:
+    r = g.marker_radius
     return [
         Hypothesis("empty", ()),
-        Hypothesis("pawn", (Solid("cyl", g.pawn_radius, 0.0, g.pawn_height, "marker"),)),
-        Hypothesis("king", (Solid("cyl", g.pawn_radius, 0.0, g.king_height, "marker"),)),
+        Hypothesis("pawn", (Solid("cyl", r, 0.0, g.pawn_height, "marker"),)),
+        Hypothesis("king", (Solid("cyl", r, 0.0, g.pawn_height, "marker"),
+                            Solid("cyl", g.crown_radius, g.pawn_height, g.king_height, "cube"))),
+        Hypothesis("blocker", (Solid("box", g.blocker_half, 0.0, g.blocker_height, "marker"),)),
     ]
 
 
@@ -104,8 +106,6 @@ def hypotheses_for(game: str, geometry: PieceGeometry | None = None) -> list[Hyp
     g = geometry or PIECES
     if game == "bandera":
         return _bandera(g)
-    if game == "quirky":
-        return _quirky(g)
     if game == "gridopolis":
         return _gridopolis(g)
     raise ValueError(f"no pieces known for game {game!r}")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -20,6 +20,7 @@ from calibration.boards import (
     GRIDOPOLIS_PAD_MM,
     GRIDOPOLIS_PAD_THICK_MM,
     BoardSpec,
+    RobotTag,
     board_spec,
     gridopolis_pad_centre_mm,
     gridopolis_pads,
@@ -27,12 +28,21 @@ from calibration.boards import (
 from calibration.camera import CameraCalibration
 from vision.board_classify import CellReading, ClassifyBoardConfig, Site, classify_sites, flat_sites
 from vision.board_locate import BoardLocateConfig, BoardPose, locate_board
-from vision.board_reconstruct import BoardReconstruction, ReconstructOptions, reconstruct_board
+from vision.board_reconstruct import (
+    BoardReconstruction,
+    ReconstructOptionError,
+    ReconstructOptions,
+    reconstruct_board,
+)
+from vision.board_robot import TagReading, robot_from_tag
 
 __all__ = ["BoardReading", "ImageReading", "read_board", "sites_for"]
 
 U8 = npt.NDArray[np.uint8]
 F64 = npt.NDArray[np.float64]
+
+#: half the width of a toy robot's body around its tag's centre (mm)
+ROBOT_BODY_HALF_MM = 22.0
 
 #: owner colours each game's pieces come in
 PLAYER_COLOURS: dict[str, tuple[str, ...]] = {
@@ -92,7 +102,7 @@ def sites_for(spec: BoardSpec) -> tuple[list[Site], F64 | None]:
 
 def _better(a: CellReading, b: CellReading) -> CellReading:
     """The more trustworthy of two readings of one site from two pictures."""
-    rank = {"unseen": 0, "occluded": 1}
+    rank = {"unseen": 0, "occluded": 1, "robot": 3}
     ra, rb = rank.get(a.kind, 2), rank.get(b.kind, 2)
     if ra != rb:
         return a if ra > rb else b
@@ -118,29 +128,45 @@ def read_board(
     spec = spec or board_spec(game, scenario=scenario)
     sites, structure = sites_for(spec)
     colours = PLAYER_COLOURS.get(game) or None
+    opt = options or ReconstructOptions()
+    token_kinds: list[str] | None = None
+    if game == "quirky":
+        if opt.scenario is None:
+            from engine.quirky import builtin_ids, builtin_scenario
+
+            sid = spec.name.split(":", 1)[1] if ":" in spec.name else (scenario or "")
+            if sid not in builtin_ids():
+                raise ReconstructOptionError(f"the scenario of board {spec.name!r} is needed (give its .toml file)")
+            opt = replace(opt, scenario=builtin_scenario(sid))
+        token_kinds = sorted({t.kind for t in opt.scenario.tokens if not t.fixed})
     readings: list[ImageReading] = []
+    robot: TagReading | None = None
     for name, img in images:
         tm: dict[str, float] = {}
         a = time.perf_counter()
         pose = locate_board(img, spec, camera, name=name, config=locate_config, timings=tm)
         b = time.perf_counter()
+        seen = robot_from_tag(pose) if game == "quirky" else None
+        body = None
+        if seen is not None:  # the robot's body: a box under its tag (docs/boards.md, "The robot tag")
+            tag = RobotTag(seen.tag_id)
+            body = np.array([[0.0, seen.x_mm, seen.y_mm, ROBOT_BODY_HALF_MM, 0.0, tag.height_mm]])
         cells = classify_sites(img, pose, sites, game, colours=colours, structure=structure,
-                               config=classify_config, timings=tm)
+                               token_kinds=token_kinds, obstacles=body, config=classify_config, timings=tm)
         c = time.perf_counter()
         tm["locate_s"] = b - a
         tm["classify_s"] = c - b
+        if seen is not None and seen.cell is not None:
+            robot = robot or seen
+            cells = [CellReading(r.key, "robot", None, 0, False, 1.0) if r.key[:2] == seen.cell else r
+                     for r in cells]
         readings.append(ImageReading(name, pose, cells, tm))
     t1 = time.perf_counter()
     merged = list(readings[0].cells)
     for r in readings[1:]:
         merged = [_better(m, c) for m, c in zip(merged, r.cells, strict=True)]
-    opt = options or ReconstructOptions()
-    if game == "quirky" and opt.scenario is None:
-        from engine.quirky import builtin_scenario
-
-        sid = spec.name.split(":", 1)[1] if ":" in spec.name else scenario
-        if sid is not None:
-            opt = ReconstructOptions(opt.level, opt.players, builtin_scenario(sid), opt.robot, opt.min_confidence)
+    if robot is not None and opt.robot is None:
+        opt = replace(opt, robot=robot)
     recon = reconstruct_board(game, spec, merged, opt)
     t2 = time.perf_counter()
     timings = {

@@ -20,6 +20,7 @@ state with them is never reported as right without saying so.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -32,10 +33,6 @@ from vision.board_classify import CellReading
 
 __all__ = ["BoardReconstruction", "ReconstructOptions", "reconstruct_board"]
 
-#: Quirky scenario token kinds -> the fixtures' piece kinds (docs/boards.md)
-QUIRKY_KIND = {"dust": "dust_bunny", "flag": "quirky_flag"}
-
-
 class ReconstructOptionError(BoardsideInputError):
     """An option that does not fit the game (unknown level, bad player count)."""
 
@@ -43,6 +40,7 @@ class ReconstructOptionError(BoardsideInputError):
 @dataclass(frozen=True)
 class ReconstructOptions:
     level: str = "easy"  # bandera
+    setup: bool | None = None  # bandera: check as the set-up (None: when only royal towers stand)
     players: int | None = None  # bandera, gridopolis, quirky (hand size)
     scenario: Any = None  # quirky: engine.quirky.Scenario
     robot: Any = None  # quirky: an object with ``cell`` (x, y) and ``heading`` (engine.motion.Heading)
@@ -143,7 +141,7 @@ def _bandera(cells: Sequence[CellReading], opt: ReconstructOptions) -> tuple[dic
                              f"one of the players {players!r}", f"{p} pieces", "", "error"))
     on_board = sum(int(e["cubes"]) for e in board)
     supply = max(0, LEVELS[level] - on_board)
-    setup = all("flag" in e for e in board)
+    setup = all("flag" in e for e in board) if opt.setup is None else opt.setup
     doc: dict[str, Any] = {
         "game": "bandera", "format": 1, "players": players, "level": level, "cubes": LEVELS[level],
         "supply": supply, "board": board, "characters": chars, "captures": [],
@@ -169,22 +167,28 @@ def _quirky(cells: Sequence[CellReading], opt: ReconstructOptions) -> tuple[dict
         raise ReconstructOptionError(f"scenario {scn.id!r} is for {sorted(scn.hands)} players, not {players!r}")
     doc = new_state(scn, players).to_json()
     extra: list[Problem] = []
-    seen = [c for c in cells if c.kind not in ("empty", "occluded", "unseen")]
+    # a cell may hold two tokens ("seed+vase"): one reading per token
+    seen = [CellReading(c.key, k, None, 0, False, c.confidence) for c in cells
+            if c.kind not in ("empty", "occluded", "unseen", "robot") for k in c.kind.split("+")]
     free = {id(c): c for c in seen}
-    tokens = []
-    for t in doc["tokens"]:
-        spec = next(s for s in scn.tokens if s.id == t["id"])
-        if spec.fixed:  # printed on the board (docs/boards.md): always where it starts
-            tokens.append(t)
-            continue
-        want = QUIRKY_KIND.get(spec.kind, spec.kind)
-        cands = [c for c in free.values() if c.kind == want]
-        if cands:
-            best = min(cands, key=lambda c: abs(c.key[0] - spec.at[0]) + abs(c.key[1] - spec.at[1]))
-            del free[id(best)]
-            tokens.append(t | {"at": [best.key[0], best.key[1]]})
-        else:
-            tokens.append(t | {"at": None})
+    # each kind's tokens seen are matched to the scenario's tokens of that kind, the matching with the
+    # least total distance from where each starts (exhaustive: a scenario has a few of each kind)
+    place: dict[str, list[int] | None] = {}
+    for kind in sorted({s.kind for s in scn.tokens if not s.fixed}):
+        specs = [s for s in scn.tokens if s.kind == kind and not s.fixed]
+        cands = [c for c in free.values() if c.kind == kind]
+        best: tuple[int, tuple[int, ...]] | None = None
+        for perm in itertools.permutations(range(len(cands)), min(len(specs), len(cands))):
+            cost = sum(abs(cands[j].key[0] - specs[i].at[0]) + abs(cands[j].key[1] - specs[i].at[1])
+                       for i, j in enumerate(perm))
+            if best is None or cost < best[0]:
+                best = (cost, perm)
+        chosen = best[1] if best is not None else ()
+        for i, spec in enumerate(specs):
+            place[spec.id] = [cands[chosen[i]].key[0], cands[chosen[i]].key[1]] if i < len(chosen) else None
+        for j in chosen:
+            del free[id(cands[j])]
+    tokens = [t if t["id"] not in place else t | {"at": place[t["id"]]} for t in doc["tokens"]]
     doc["tokens"] = tokens
     for c in free.values():
         extra.append(Problem("extra-token", f"a {c.kind} stands here but scenario {scn.id!r} has no other token "

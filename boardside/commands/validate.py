@@ -21,7 +21,7 @@ class ValidateUsageError(BoardsideInputError):
 
 def _validate_images(
     game: str, paths: list[Path], calibration: Path | None, annotate: Path | None, json_out: bool,
-    scenario: str | None, level: str, players: int | None,
+    scenario: str | None, level: str, players: int | None, setup: bool | None,
 ) -> None:
     from calibration.boards import board_spec
     from calibration.camera import CameraCalibration, read_image
@@ -44,7 +44,7 @@ def _validate_images(
     camera = CameraCalibration.load(calibration) if calibration is not None else None
     images = [(str(p), read_image(p)) for p in paths]
     result = read_board(images, game, spec=spec, camera=camera,
-                        options=ReconstructOptions(level=level, players=players, scenario=scn))
+                        options=ReconstructOptions(level=level, players=players, scenario=scn, setup=setup))
     recon = result.reconstruction
     if annotate is not None:
         import cv2
@@ -87,6 +87,8 @@ def register(root: typer.Typer) -> None:
         scenario: str = typer.Option(None, "--scenario", help="Quirky: the scenario id or .toml file."),
         level: str = typer.Option("easy", "--level", help="Bandera: easy (22 cubes), medium (18) or hard (14)."),
         players: int = typer.Option(None, "--players", help="Number of players (default: from the colours seen)."),
+        setup: bool = typer.Option(None, "--setup/--in-play", help="Bandera: check the pictures as the set-up, "
+                                   "or as a game in progress (default: a set-up when only royal towers stand)."),
         json_out: bool = typer.Option(False, "--json", help="Print machine-readable JSON."),
     ) -> None:
         """Check a table set-up against the rules and list each problem in words.
@@ -101,7 +103,8 @@ def register(root: typer.Typer) -> None:
         if images:
             if not paths:
                 raise ValidateUsageError("--images needs at least one picture of the board")
-            _validate_images(game.strip().lower(), paths, calibration, annotate, json_out, scenario, level, players)
+            _validate_images(game.strip().lower(), paths, calibration, annotate, json_out, scenario, level, players,
+                             setup)
             return
         if len(paths) != 1:
             raise ValidateUsageError(f"give one state file (or --images with pictures), got {len(paths)} files")

@@ -119,7 +119,7 @@ def simulated(frames: int, seed: int, calibration_error: float = 0.0, calibrated
             "_raw": (err_mm, err_deg, times, track_times)}
 
 
-def fixtures(root: Path) -> dict[str, Any]:
+def fixtures(root: Path, calibrated: bool = True) -> dict[str, Any]:
     err_mm: list[float] = []
     err_deg: list[float] = []
     times: list[float] = []
@@ -145,7 +145,7 @@ def fixtures(root: Path) -> dict[str, Any]:
             continue
         t = time.perf_counter()
         try:
-            r, _ = read_robot_in_image(img, spec, cal, tag)
+            r, _ = read_robot_in_image(img, spec, cal if calibrated else None, tag)
         except (ImageRejectedError, RobotNotFoundError) as exc:
             times.append(time.perf_counter() - t)
             if visible:
@@ -231,13 +231,14 @@ def main() -> None:
     off = simulated(args.frames - args.frames // 2, args.seed + 1, calibration_error=0.01)
     uncal = simulated(args.frames // 2, args.seed + 2, calibrated=False)
     fix = fixtures(args.fixtures)
+    fix_uncal = fixtures(args.fixtures, calibrated=False)
     loops = closed_loops(args.loops, args.seed)
     sim = {k: exact[k] + off[k] for k in ("frames", "missed", "cell_correct", "heading_correct")}
     sim["_raw"] = tuple(a + b for a, b in zip(exact["_raw"], off["_raw"], strict=True))
     tracking_ms = [1000 * t for t in sim["_raw"][3]]
     for name, part in (("simulated camera, exact calibration", exact), ("simulated camera, calibration 1 % off", off),
                        ("simulated camera, no calibration (intrinsics from the board)", uncal),
-                       ("rendered fixtures", fix)):
+                       ("rendered fixtures", fix), ("rendered fixtures, no calibration", fix_uncal)):
         print(f"{name}: {part['frames']} frames, {part['missed']} missed; error mm {part['error_mm']}, "
               f"deg {part['error_deg']}; ms/frame {part['ms_per_frame']}")
     print(f"closed loop: {loops}")
@@ -262,6 +263,7 @@ def main() -> None:
         "simulated_camera_calibration_1pct_off": {k: v for k, v in off.items() if not k.startswith("_")},
         "simulated_camera_no_calibration": {k: v for k, v in uncal.items() if not k.startswith("_")},
         "rendered_fixtures": {k: v for k, v in fix.items() if not k.startswith("_")},
+        "rendered_fixtures_no_calibration": {k: v for k, v in fix_uncal.items() if not k.startswith("_")},
         "closed_loop": loops,
         "targets": {"pose_error_mm": 5.0, "heading_error_deg": 3.0, "ms_per_frame": 50.0},
     }

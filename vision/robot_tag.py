@@ -54,6 +54,7 @@ __all__ = [
     "pixel_to_plane",
     "read_robot",
     "read_robot_in_image",
+    "tag_from_board",
 ]
 
 U8 = npt.NDArray[np.uint8]
@@ -229,6 +230,16 @@ def read_robot(
     )
 
 
+def tag_from_board(board: BoardPose, tag_ids: Sequence[int]) -> MarkerSighting | None:
+    """The tag's corners as the locate stage already found them (its ``other_markers``), if it did."""
+    other = getattr(board, "other_markers", None) or {}
+    ids = [int(i) for i in tag_ids if int(i) in other]
+    if not ids:
+        return None
+    return MarkerSighting(np.asarray(ids, np.int32),
+                          np.stack([np.asarray(other[i], np.float64).reshape(4, 2) for i in ids]))
+
+
 def find_tag(image: npt.NDArray[Any], board: BoardPose, tag_ids: Sequence[int], height_mm: float,
              markers: MarkerSighting | None = None, max_pixels: float = 2.5e6) -> MarkerSighting:
     """The robot tag's corners: in the full frame (``markers``, when already detected), else in the
@@ -285,7 +296,7 @@ def read_robot_in_image(
     if board is None:
         board = locate_board(image, spec, camera, name)
     tag_ids: Sequence[int] = (tag.id,) if tag is not None else ROBOT_TAG_IDS
-    markers = find_tag(image, board, tag_ids, (tag or RobotTag()).height_mm)
+    markers = tag_from_board(board, tag_ids) or find_tag(image, board, tag_ids, (tag or RobotTag()).height_mm)
     return read_robot(markers, board, tag), board
 
 
@@ -347,5 +358,5 @@ class RobotTracker:
         if self.camera is None:  # estimated once; later frames keep these intrinsics
             self.camera = CameraCalibration(board.K, board.dist, board.image_size, board.rms_px,
                                             source="estimated from the board")
-        markers = find_tag(image, board, self._tag_ids, self._height)
+        markers = tag_from_board(board, self._tag_ids) or find_tag(image, board, self._tag_ids, self._height)
         return read_robot(markers, board, self.tag), board

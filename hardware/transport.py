@@ -8,7 +8,9 @@
 
 Common query options: ``dialect=boardside`` (default, docs/protocol.md) or ``dialect=root``
 (iRobot Root BLE protocol).  BLE: ``service=``, ``rx=``, ``tx=`` UUIDs, ``timeout=`` seconds.
-Sim: ``time=`` time factor (0.01 runs 100x faster), ``queue=`` queue depth.
+Sim: ``time=`` time factor (0.01 runs 100x faster), ``queue=`` queue depth; the simulated body's
+systematic error ``slip=`` (fraction of distance lost), ``drift=`` (degrees over-turned per quarter
+turn), ``veer=`` (degrees of heading creep per 100 mm) -- docs/robot_tracking.md.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 import os
 import threading
 import time
@@ -110,6 +113,17 @@ class RobotURL:
                         ok = False
                     if not ok:
                         raise InvalidRobotURLError(f"invalid {key}={options[key]!r} in robot URL {text!r}")
+            for key, limit in (("slip", 0.5), ("drift", 45.0), ("veer", 45.0)):
+                if key in options:
+                    try:
+                        ok = math.isfinite(float(options[key])) and abs(float(options[key])) <= limit
+                    except ValueError:
+                        ok = False
+                    if not ok:
+                        raise InvalidRobotURLError(
+                            f"invalid {key}={options[key]!r} in robot URL {text!r} "
+                            f"(expected a number from {-limit:g} to {limit:g})"
+                        )
             return cls("sim", target, options, None, text)
         raise InvalidRobotURLError(f"unknown robot URL scheme {scheme!r} in {text!r} (expected one of: {URL_FORMS})")
 

@@ -198,12 +198,66 @@ def run_cmd(
                                           help="with --robot: redo a move cut short by a robot reset"),
     skip_interrupted: bool = typer.Option(False, "--skip-interrupted",
                                           help="with --robot: count a move cut short by a robot reset as done"),
+    camera: str | None = typer.Option(
+        None, "--camera", metavar="N|sim",
+        help="with --robot: watch the robot with camera N after each card and correct it (closed loop, "
+             "docs/robot_tracking.md); 'sim' is the simulated camera over a sim:// robot",
+    ),
+    video: str | None = typer.Option(None, "--video", metavar="FILE",
+                                     help="with --robot: the closed loop reads its frames from this video "
+                                          "(or stream URL), one per look"),
+    calibration: Path | None = typer.Option(None, "--calibration", "-c", metavar="cam.json",
+                                            help="camera calibration for --camera N / --video "
+                                                 "(default: the focal length estimated from the board)"),
+    cell_mm: float | None = typer.Option(None, "--cell-mm",
+                                         help="printed board's cell size = the robot's step (default 50)"),
+    tag_id: int = typer.Option(230, "--tag-id", help="the robot's tag id (230-249)"),
+    tag_mm: float = typer.Option(30.0, "--tag-mm", help="the robot tag's black square side, mm"),
+    tag_height_mm: float = typer.Option(45.0, "--tag-height-mm", help="height of the tag above the board, mm"),
+    tolerance_mm: float = typer.Option(15.0, "--tolerance-mm", help="closed loop: allowed position error"),
+    tolerance_deg: float = typer.Option(10.0, "--tolerance-deg", help="closed loop: allowed heading error"),
+    max_correction_mm: float | None = typer.Option(
+        None, "--max-correction-mm",
+        help="closed loop: farther off than this, stop instead of correcting (default 0.6 x the cell)"),
+    max_correction_deg: float = typer.Option(35.0, "--max-correction-deg",
+                                             help="closed loop: turned more than this, stop instead of correcting"),
+    attempts: int = typer.Option(3, "--attempts", help="closed loop: corrections per card before stopping"),
+    no_correct: bool = typer.Option(False, "--no-correct", help="closed loop: only watch; stop when off"),
+    loop_log: Path | None = typer.Option(None, "--loop-log", metavar="PATH",
+                                         help="closed loop run log, JSON lines "
+                                              "(default ~/.boardside/loop-logs/<time>.jsonl)"),
+    frames: Path | None = typer.Option(None, "--frames", metavar="DIR",
+                                       help="closed loop: save every looked-at frame, annotated, here"),
+    from_card: int = typer.Option(1, "--from-card", metavar="N",
+                                  help="closed loop: go on from card N, the robot standing where it begins "
+                                       "(after a stop)"),
 ) -> None:
     """Resolve a program from the scenario's set-up: print the motion trace and the outcome.
 
-    With ``--robot URL`` the robot then performs the trace (progress, pose check, resume).
+    With ``--robot URL`` the robot then performs the trace (progress, pose check, resume).  With
+    ``--camera N`` (or ``--video FILE``) too, the camera watches it after every card and small moves
+    correct it (exit 1 when it had to stop; see docs/robot_tracking.md).
     """
     scn, result = run_program(scenario, program)
+    loop = None
+    if camera is not None or video is not None:
+        if robot is None:
+            raise BoardsideInputError("--camera / --video watch a robot: give --robot URL too")
+        from boardside.closedloop import LoopSettings
+        from boardside.watchrun import run_watched
+        from calibration.boards import BoardSpecError, RobotTag
+
+        try:
+            tag = RobotTag(tag_id, tag_mm, tag_height_mm)
+        except BoardSpecError as exc:
+            raise BoardsideInputError(str(exc)) from None
+        settings = LoopSettings(tolerance_mm, tolerance_deg, max_correction_mm, max_correction_deg, attempts,
+                                not no_correct)
+        loop = run_watched(result, scenario, robot, camera=camera, video=video, calibration=calibration,
+                           cell_mm=cell_mm, tag=tag, settings=settings, loop_log=loop_log, robot_log=robot_log,
+                           frames_dir=frames, quiet=json_out, from_card=from_card)
+        _print_loop(scn, result, loop, json_out)
+        return
     if robot is not None:  # the robot run (issue 7): hardware/executor.py through boardside/robotrun.py
         from boardside.commands.robot import interrupted_policy
         from boardside.robotrun import drive_trace
@@ -233,6 +287,27 @@ def run_cmd(
     if robot is not None:
         typer.echo(f"robot: {report.done - 1} motions done on {robot} (run {report.run_id})" if report
                    else "robot: nothing to do (the program moves nothing)")
+
+
+def _print_loop(scn: Scenario, result: ExecutionResult, loop: Any, json_out: bool) -> None:
+    """The closed loop's outcome: trace, table of expected vs seen, and exit 1 when it stopped."""
+    if json_out:
+        emit_json({"scenario": scn.id} | result.to_json() | {"loop": loop.to_json()})
+    else:
+        from rich.console import Console
+
+        from boardside.watchrun import loop_table
+
+        for tr in result.cards:
+            typer.echo(f"{tr.index + 1:2d}. {tr.card!s:6s} {' '.join(str(m) for m in tr.motions) or '(no motion)'}")
+        typer.echo(f"outcome (engine): {result.outcome}")
+        console = Console()
+        console.print(loop_table(loop))
+        console.print(("[green]" if loop.status == "finished" else "[red]") + loop.message + "[/]",
+                      highlight=False)
+        typer.echo(f"run log: {loop.log_path}")
+    if loop.status != "finished":
+        raise typer.Exit(1)
 
 
 @app.command("solve")

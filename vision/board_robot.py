@@ -4,7 +4,8 @@ A minimal reader for the board reader's own needs (the Quirky state's robot cell
 which cell the robot's body covers): the tag's corners are turned into rays and met with the plane
 of the tag (``height_mm`` above the board, not the board itself), the centre of the four points is
 the robot's position and the tag's printed top edge its heading.  The closed-loop robot tracking
-(docs/robot.md) has the full reader with a confidence; this one only needs the cell.
+(vision/robot_tag.py, docs/robot_tracking.md) has the full reader with a confidence; this one only
+needs the cell.
 """
 
 from __future__ import annotations

@@ -85,11 +85,16 @@ def main() -> None:
         cells = set(truth.blocks) | set(got.blocks)
         wrong = sum(1 for c in cells if truth.blocks.get(c) != got.blocks.get(c))
         sides_ok = got.side_scores() == truth.side_scores()
+        gs, ts = got.side_scores(), truth.side_scores()
+        wrong_sides = [side for side in ts if gs.get(side) != ts[side]]
+        silent = [side for side in wrong_sides if side not in res.uncertain_sides]
         flags_ok = dict(got.flags) == dict(truth.flags)
         row = {"scene": sc.name, "stage": truth_doc.get("stage"), "blocks": len(truth.blocks), "wrong_cells": wrong,
                "state_exact": wrong == 0 and flags_ok, "flags_right": sum(
                    1 for c in truth.colors if got.flags.get(c) == truth.flags.get(c)), "sides_exact": sides_ok,
-               "winner_right": got.winners() == truth.winners(), "trusted": res.trusted, "seconds": round(dt, 2)}
+               "winner_right": got.winners() == truth.winners(), "trusted": res.trusted,
+               "wrong_sides": len(wrong_sides), "silently_wrong_sides": len(silent),
+               "flagged_sides": len(res.uncertain_sides), "seconds": round(dt, 2)}
         rows.append(row)
         print(json.dumps(row))
     ok = [r for r in rows if "error" not in r]
@@ -104,6 +109,11 @@ def main() -> None:
         "winner_right_share": round(sum(r["winner_right"] for r in ok) / n, 3),
         "flags_right_share": round(sum(r["flags_right"] for r in ok) / max(1, sum(
             len(json.loads((root / r["scene"] / "scene.json").read_text())["state"].get("flags", [])) for r in ok)), 3),
+        "trusted_share": round(sum(r["trusted"] for r in ok) / n, 3),
+        "trusted_but_sides_wrong": sum(1 for r in ok if r["trusted"] and not r["sides_exact"]),
+        "wrong_sides": sum(r["wrong_sides"] for r in ok),
+        "silently_wrong_sides": sum(r["silently_wrong_sides"] for r in ok),
+        "sides_flagged_uncertain": sum(r["flagged_sides"] for r in ok),
         "seconds_per_scene_median": round(statistics.median(r["seconds"] for r in ok), 2) if ok else None,
         "stage_seconds_median": {k: round(statistics.median(v), 3) for k, v in stage_times.items() if "." not in k},
         "calibration": "self" if args.self_calibrate else "from truth intrinsics",

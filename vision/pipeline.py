@@ -57,6 +57,7 @@ class SceneResult:
     unobserved: list[tuple[Cell, str]]  # cell, which view would show it
     timings: dict[str, float] = field(default_factory=dict)
     turns: list[str] = field(default_factory=list)  # with a previous state: the legal turns the pictures show
+    uncertain_sides: dict[str, int] = field(default_factory=dict)  # side -> hidden cells that could change it
 
     @property
     def trusted(self) -> bool:
@@ -186,6 +187,19 @@ def score_images(
     for c, hint in unobserved:
         problems.append(Problem("unobserved", f"no picture shows whether a block is here; {hint}",
                                 f"cell {c[0]},{c[1]},{c[2]}", "", "warning"))
+    # a hidden cell with nothing known between it and a side would show on that side if it holds a
+    # block: that side's count is uncertain (the score sheet says so instead of guessing)
+    uncertain: dict[str, int] = {}
+    for c in relevant:
+        for side in SIDES:
+            v = SIDE_VECTORS[side]
+            if all((c[0] + k * v[0], c[1] + k * v[1], c[2] + k * v[2]) not in occupied for k in range(1, 12)):
+                uncertain[side] = uncertain.get(side, 0) + 1
+    for side, n in uncertain.items():
+        where = "straight down from above" if side == "top" else f"straight at side {side}, at table height"
+        problems.append(Problem("side-uncertain", f"the {side} counts may be off: {n} cell(s) no picture shows "
+                                f"could hold a block that shows on that side; a picture taken {where} would "
+                                "settle it", f"side {side}", "", "warning"))
     seen_sides = {r.side for r in reports} | ({"top"} if any(r.elevation_deg >= 40 for r in reports) else set())
     missing = [s for s in SIDES if s not in seen_sides]
     t_end = time.perf_counter()
@@ -193,7 +207,7 @@ def score_images(
                "validate_s": t_end - t_recon, "total_s": t_end - t0}
     timings.update({f"reconstruct.{k}": v for k, v in recon.timings.items()})
     return SceneResult(state, recon, reports, poses, [e.camera for e in evidence], labels, problems, missing,
-                       unobserved, timings, turns)
+                       unobserved, timings, turns, uncertain)
 
 
 def _report_ignored(ignored: Mapping[Cell, str]) -> list[Problem]:

@@ -451,6 +451,7 @@ def report_scene(res: SceneResult, pics: list[tuple[str, Any]], annotate: Path |
             "views": [vars(v) for v in res.views],
             "missing_sides": res.missing_sides,
             "turns": res.turns,
+            "uncertain_sides": res.uncertain_sides,
             "unobserved": [{"cell": list(c), "would_show": h} for c, h in res.unobserved],
             "problems": [p.to_json() for p in res.problems],
             "timings": {k: round(v, 3) for k, v in res.timings.items()},

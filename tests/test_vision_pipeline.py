@@ -97,3 +97,29 @@ def test_check_setup_from_rendered_pictures(capsys: pytest.CaptureFixture[str]) 
     assert sorted(b["color"] for b in doc["state"]["blocks"]) == ["blue", "green", "pink", "yellow"]
     code, doc = run("scene_001")  # a mid-game is not a set-up
     assert code == 1 and any(p["code"] == "setup-count" for p in doc["problems"])
+
+
+def test_sides_that_hidden_cells_could_change_are_reported() -> None:
+    """A finished pile read without a previous state: cells no picture shows are listed, and every
+    side whose count such a cell could change is reported as uncertain, never printed as certain."""
+    import json as _json
+
+    from calibration.camera import CameraCalibration, read_image
+    from calibration.mat import MatSpec
+    from engine.ctrl import State
+    from vision.pipeline import score_images
+
+    scene = Path(__file__).resolve().parent.parent / "fixtures" / "ctrl" / "scene_004"
+    doc = _json.loads((scene / "scene.json").read_text())
+    cam = _json.loads((scene / "px.json").read_text())["camera"]
+    calib = CameraCalibration(np.array(cam["K"]), np.array(cam["dist"]), tuple(cam["image_size"]), 0.0)
+    pics = [(v, read_image(scene / f"{v}.jpg")) for v in ("px", "mx", "py", "my", "top")]
+    res = score_images(pics, MatSpec.from_json(doc["mat"]), calib)
+    assert res.unobserved and res.uncertain_sides
+    flagged = {p.where.removeprefix("side ") for p in res.problems if p.code == "side-uncertain"}
+    assert flagged == set(res.uncertain_sides)
+    truth = State.from_json(doc["state"]).side_scores()
+    got = res.state.side_scores()
+    wrong = {side for side in truth if got[side] != truth[side]}
+    # every wrong side is either flagged uncertain or the whole result is marked untrusted
+    assert not res.trusted or wrong <= flagged

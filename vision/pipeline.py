@@ -300,3 +300,39 @@ def cube_on_footprint(images: Sequence[tuple[str, U8]], poses: Sequence[MatPose]
                                 'CTRL rulebook, "Setup" 1', "error"))
     del labels
     return problems
+
+
+def confirm_setup_flags(state: State, images: Sequence[tuple[str, U8]], cameras: Sequence[ViewCamera],
+                        ) -> tuple[State, list[Problem]]:
+    """Set-up check of the flags (CTRL rulebook "Setup" 4: each flag stands on its start block,
+    pointing up).  A banner is small and often edge-on or behind the Central Cube, so where the
+    banner was not found on the start block the pole is looked for there (:mod:`vision.poles`):
+    seen in two pictures -> the flag stands there; in one picture only (one picture in ten of
+    rendered start blocks *without* a flag showed a pole-like line) -> kept as found, with a warning
+    to look; in none -> as found (the rule check then says what is wrong).  Returns the state with
+    the confirmed flags and the warnings."""
+    from vision.poles import pole_evidence
+
+    flags = dict(state.flags)
+    notes: list[Problem] = []
+    for color, start in state.starts.items():
+        if state.blocks.get(start) != color:
+            continue
+        expected = FlagSpot.on_block(start, (0, 0, 1))
+        if flags.get(color) == expected:
+            continue
+        ev = pole_evidence([img for _, img in images], cameras, expected)
+        names = ", ".join(images[k][0] for k in ev.views_seen)
+        if ev.views_seen and ev.standing():
+            flags[color] = expected
+            notes.append(Problem("flag-by-pole", f"the {color} flag's banner was not made out, but its pole "
+                                 f"stands on the start block in {names}", f"{color} flag", 'CTRL rulebook, "Setup" 4',
+                                 "warning"))
+        elif ev.views_seen:
+            notes.append(Problem("flag-unconfirmed", f"a pole may stand on the {color} start block (seen in {names} "
+                                 "only); look at it", f"{color} flag", 'CTRL rulebook, "Setup" 4', "warning"))
+    if flags == dict(state.flags):
+        return state, notes
+    doc = state.to_json()
+    doc["flags"] = [{"color": c, "cell": list(f.cell), "points": f.points} for c, f in flags.items()]
+    return State.from_json(doc), notes

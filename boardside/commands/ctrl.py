@@ -484,20 +484,22 @@ def check_setup_images(
     1 when not, 2 for unusable pictures."""
     from calibration.camera import CameraCalibration, read_image
     from calibration.mat import MatSpec
-    from vision.pipeline import cube_on_footprint, score_images
+    from vision.pipeline import confirm_setup_flags, cube_on_footprint, score_images
 
     spec = MatSpec.from_json(read_json(mat, "mat file")) if mat else MatSpec()
     cam = CameraCalibration.load(calibration) if calibration else None
     pics = [(str(p), read_image(p)) for p in images]
     with err.status(f"reading {len(pics)} picture(s) ..."):
         res = score_images(pics, spec, cam)
-    problems = check_setup(res.state) + cube_on_footprint(pics, res.poses, res.labels, spec.block_mm)
-    problems += [p for p in res.problems if p.code in ("unobserved", "flag-not-found")]
+    state, flag_notes = confirm_setup_flags(res.state, pics, res.cameras)
+    problems = check_setup(state) + cube_on_footprint(pics, res.poses, res.labels, spec.block_mm) + flag_notes
+    problems += [p for p in res.problems if p.code == "unobserved"
+                 or (p.code == "flag-not-found" and p.where.split()[0] not in state.flags)]
     errors = [p for p in problems if p.severity == "error"]
     if json_out:
-        emit_json({"valid": not errors, "state": res.state.to_json(), "problems": [p.to_json() for p in problems]})
+        emit_json({"valid": not errors, "state": state.to_json(), "problems": [p.to_json() for p in problems]})
     else:
-        present = sorted(set(res.state.blocks.values()))
+        present = sorted(set(state.blocks.values()))
         out.print(f"colours seen: {', '.join(present) or 'none'}")
         if not errors:
             out.print("OK: the set-up follows the rules")

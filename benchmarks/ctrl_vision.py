@@ -46,6 +46,8 @@ def main() -> None:
     ap.add_argument("--scenes", type=int, default=0, help="only the first N scenes (0 = all)")
     ap.add_argument("--self-calibrate", action="store_true")
     ap.add_argument("--previous", action="store_true", help="give the state one turn earlier (see above)")
+    ap.add_argument("--turns-back", default="1", help="with --previous: how many turns earlier (a number, or "
+                    "'round' for one turn per colour in play)")
     args = ap.parse_args()
     root = Path(args.fixtures)
     scenes = sorted(p for p in root.glob("scene_*") if (p / "scene.json").exists())
@@ -72,7 +74,14 @@ def main() -> None:
                 cam = CameraCalibration(np.array(vt["K"]), np.array(vt["dist"]), tuple(vt["image_size"]), 0.0)
         t0 = time.perf_counter()
         try:
-            prev = one_turn_back(truth) if args.previous else None
+            prev = None
+            if args.previous:
+                back = len(truth.colors) if args.turns_back == "round" else int(args.turns_back)
+                prev = truth
+                for _ in range(back):
+                    step = one_turn_back(prev) if prev is not None else None
+                    prev = step if step is not None else prev
+                prev = None if prev is truth else prev
             res = score_images(pics, spec, cam, prev)
         except Exception as exc:  # a rejected scene counts as wrong, with its reason
             rows.append({"scene": sc.name, "error": str(exc)[:200]})
@@ -117,7 +126,7 @@ def main() -> None:
         "seconds_per_scene_median": round(statistics.median(r["seconds"] for r in ok), 2) if ok else None,
         "stage_seconds_median": {k: round(statistics.median(v), 3) for k, v in stage_times.items() if "." not in k},
         "calibration": "self" if args.self_calibrate else "from truth intrinsics",
-        "previous_state": "one turn back" if args.previous else "none",
+        "previous_state": f"{args.turns_back} turn(s) back" if args.previous else "none",
         "targets": {"cell_error": 0.0005, "state_exact": 0.99, "sides_exact": 0.99, "winner": 1.0, "seconds": 0.5},
     }
     print(json.dumps(figures))

@@ -26,7 +26,8 @@ from vision.reconstruct import RayScorer
 class HistoryConfig:
     beam: int = 4  # states kept per depth
     max_turns: int = 12  # never search deeper than this
-    extra_turns: int = 2  # search this many turns beyond the block-count estimate
+    extra_turns: int = 1  # search at least this many turns beyond the block-count estimate
+    patience: int = 2  # then stop after this many turns that explain nothing more
     tolerance: int = 6  # rays: a deeper explanation must be better than this to be preferred
 
 
@@ -38,6 +39,7 @@ class Explanation:
     free_cost: int  # the same for the unconstrained reconstruction
     flag_notes: list[str] = field(default_factory=list)
     considered: int = 0  # placements priced
+    depth_costs: list[int] = field(default_factory=list)  # the best cost after 0, 1, 2 ... turns
 
 
 def explain_turns(
@@ -51,8 +53,10 @@ def explain_turns(
     """The legal continuation of ``previous`` (0 or more whole turns) that best explains the rays."""
     cfg = cfg or HistoryConfig()
     free_cost = scorer.cost(free_blocks)  # type: ignore[arg-type]
+    # the blocks seen suggest how many turns were played; hidden placements make that an
+    # underestimate, so the search goes on while deeper turns still explain more rays
     est = max(0, math.ceil((len(free_blocks) - len(previous.blocks)) / 3))
-    depth_limit = min(cfg.max_turns, est + cfg.extra_turns)
+    depth_limit = cfg.max_turns
     start_cost = scorer.cost(previous.blocks)
     beam: list[tuple[int, State, list[Turn], list[str]]] = [(start_cost, previous, [], [])]
     best_per_depth: list[tuple[int, State, list[Turn], list[str]]] = [beam[0]]
@@ -86,12 +90,16 @@ def explain_turns(
         nxt.sort(key=lambda t: t[0])
         beam = nxt[: cfg.beam]
         best_per_depth.append(beam[0])
+        if depth >= est + cfg.extra_turns and len(best_per_depth) > cfg.patience:
+            before = min(b[0] for b in best_per_depth[:-cfg.patience])
+            if min(b[0] for b in best_per_depth[-cfg.patience:]) > before - cfg.tolerance:
+                break  # the last turns explained nothing more
     lowest = min(c for c, *_ in best_per_depth)
     # the shallowest depth that explains the pictures as well as any deeper one (hidden placements
     # change no ray, so deeper searches can always add turns for free: the fewest turns win)
     cost, state, turns, notes = next(b for b in best_per_depth if b[0] <= lowest + cfg.tolerance)
     state, notes = _refit_flags(state, turns, scorer, notes)
-    return Explanation(state, turns, cost, free_cost, notes, considered)
+    return Explanation(state, turns, cost, free_cost, notes, considered, [b[0] for b in best_per_depth])
 
 
 def _refit_flags(state: State, turns: list[Turn], scorer: RayScorer, notes: list[str]) -> tuple[State, list[str]]:

@@ -130,3 +130,28 @@ def test_hard_scenes_blocks_exact_with_previous(scene: str) -> None:
 def test_hard_scenes_scores_exact_with_previous(scene: str) -> None:
     truth, got = _score_with_previous(scene)
     assert got.side_scores() == truth.side_scores()
+
+
+@pytest.mark.slow
+def test_a_whole_round_back_on_rendered_pictures() -> None:
+    """Scoring at the end of a round: the previous state is four turns (one per colour) earlier, and
+    one of those turns put its blocks where no picture shows them."""
+    from calibration.camera import read_image
+    from calibration.mat import MatSpec
+    from vision.pipeline import score_images
+
+    scene = FIXTURES / "scene_016"
+    doc = json.loads((scene / "scene.json").read_text())
+    truth = State.from_json(doc["state"])
+    before: State | None = truth
+    for _ in range(4):
+        assert before is not None
+        before = one_turn_back(before)
+    assert before is not None
+    cam = json.loads((scene / "px.json").read_text())["camera"]
+    calib = CameraCalibration(np.array(cam["K"]), np.array(cam["dist"]), tuple(cam["image_size"]), 0.0)
+    pics = [(v, read_image(scene / f"{v}.jpg")) for v in ("px", "mx", "py", "my", "top")]
+    res = score_images(pics, MatSpec.from_json(doc["mat"]), calib, before)
+    assert len(res.turns) == 4
+    assert res.state.blocks == truth.blocks
+    assert res.state.side_scores() == truth.side_scores()

@@ -253,6 +253,10 @@ def read_image(path: str | os.PathLike[str], grey: bool = False) -> U8:
     p = Path(path)
     try:
         data = np.fromfile(p, dtype=np.uint8)
+    except FileNotFoundError:
+        raise UnreadableImageError(f"image not found: {str(p)!r}") from None
+    except IsADirectoryError:
+        raise UnreadableImageError(f"{str(p)!r} is a folder, not an image (give the pictures: DIR/*.jpg)") from None
     except (OSError, ValueError) as exc:
         raise UnreadableImageError(f"cannot read image {str(p)!r}: {exc.__class__.__name__}") from None
     img = cv2.imdecode(data, cv2.IMREAD_GRAYSCALE if grey else cv2.IMREAD_COLOR) if data.size else None

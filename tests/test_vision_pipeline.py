@@ -123,3 +123,10 @@ def test_sides_that_hidden_cells_could_change_are_reported() -> None:
     wrong = {side for side in truth if got[side] != truth[side]}
     # every wrong side is either flagged uncertain or the whole result is marked untrusted
     assert not res.trusted or wrong <= flagged
+
+
+def test_missing_picture_and_folder_are_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["ctrl", "score-images", str(tmp_path / "nope.jpg")]) == 2
+    assert "image not found" in capsys.readouterr().err
+    assert main(["ctrl", "score-images", str(tmp_path)]) == 2
+    assert "is a folder" in capsys.readouterr().err

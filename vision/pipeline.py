@@ -147,6 +147,8 @@ def score_images(
                                     f"{cell[2]}", 'CTRL rulebook, "Setup" 3', "warning"))
     inferred += _report_ignored(recon.ignored)
     turns: list[str] = []
+    guessed: list[Cell] = []  # with a previous state: blocks the chosen turns put where no picture shows
+    history = previous is not None and recon.scorer is not None
     if previous is not None and recon.scorer is not None:
         # the pictures must show legal turns played from the previous state (issue 5, item 1)
         expl = explain_turns(previous, recon.scorer, recon.flags, recon.blocks)
@@ -157,6 +159,7 @@ def score_images(
         for t in expl.turns:
             for c in (t.placement.cells if t.placement is not None else ()):
                 if c in hidden:
+                    guessed.append(c)
                     inferred.append(Problem("inferred-history", "hidden from every picture; a block is assumed here "
                                             "because the legal turn that best explains the pictures puts one here",
                                             f"cell {c[0]},{c[1]},{c[2]}", 'CTRL rulebook, "Game Turn"', "warning"))
@@ -181,8 +184,10 @@ def score_images(
                                     "warning"))
     occupied = set(blocks) | set(CENTRAL_CUBE)
     # a block must touch the battlefield: hidden cells far from every piece cannot hold one
-    relevant = [c for c in recon.unobserved if any((c[0] + dx, c[1] + dy, c[2] + dz) in occupied
-                                                   for dx in (-1, 0, 1) for dy in (-1, 0, 1) for dz in (-1, 0, 1))]
+    # (with a previous state every block is accounted for by the legal turns: an empty hidden cell
+    # stays empty, and only the hidden blocks those turns placed are uncertain)
+    relevant = [] if history else [c for c in recon.unobserved if any(
+        (c[0] + dx, c[1] + dy, c[2] + dz) in occupied for dx in (-1, 0, 1) for dy in (-1, 0, 1) for dz in (-1, 0, 1))]
     unobserved = [(c, _suggest_view(c, occupied)) for c in relevant]
     for c, hint in unobserved:
         problems.append(Problem("unobserved", f"no picture shows whether a block is here; {hint}",
@@ -190,7 +195,7 @@ def score_images(
     # a hidden cell with nothing known between it and a side would show on that side if it holds a
     # block: that side's count is uncertain (the score sheet says so instead of guessing)
     uncertain: dict[str, int] = {}
-    for c in relevant:
+    for c in (guessed if history else relevant):
         for side in SIDES:
             v = SIDE_VECTORS[side]
             if all((c[0] + k * v[0], c[1] + k * v[1], c[2] + k * v[2]) not in occupied for k in range(1, 12)):

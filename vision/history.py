@@ -105,7 +105,7 @@ def explain_turns(
 def _refit_flags(state: State, turns: list[Turn], scorer: RayScorer, notes: list[str]) -> tuple[State, list[str]]:
     """With the blocks settled, each colour that played picks the flag spot the pictures support best
     among its legal spots now (the free reconstruction's flags were fitted to its own, partly wrong,
-    blocks).  A colour whose flag no spot's rays support keeps what the search chose, noted."""
+    blocks).  A colour whose flag no spot's rays support is left without one: never guessed."""
     movers = []
     for t in turns:
         for c in (t.placement.cells if t.placement is not None else ()):
@@ -128,9 +128,11 @@ def _refit_flags(state: State, turns: list[Turn], scorer: RayScorer, notes: list
         if scores[best] > 0:
             flags[color] = {"color": color, "cell": list(spots[best].cell), "points": spots[best].points}
             kept = [n for n in kept if not n.startswith(f"the {color} flag")]
-        elif color in flags:
-            kept.append(f"the {color} flag: no picture shows its banner clearly; kept at "
-                        f"{flags[color]['cell']} {flags[color]['points']}")
+        else:
+            # no picture shows the banner at any legal spot: the flag is left out rather than guessed
+            # (the pipeline reports it and which sides its spot could change)
+            flags.pop(color, None)
+            kept = [n for n in kept if not n.startswith(f"the {color} flag")]
     return State.from_json({**doc, "flags": list(flags.values())}), kept
 
 

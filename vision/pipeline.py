@@ -23,6 +23,7 @@ from engine.core import Problem
 from engine.ctrl import DEFAULT_STARTS, SIDES, State
 from engine.ctrl.geometry import CENTRAL_CUBE, SIDE_VECTORS, Cell
 from engine.ctrl.moves import FlagSpot
+from engine.ctrl.scoring import side_scores
 from engine.ctrl.state import COLORS
 from engine.ctrl.validate import validate_state
 from vision.camera import ViewCamera
@@ -200,11 +201,28 @@ def score_images(
             v = SIDE_VECTORS[side]
             if all((c[0] + k * v[0], c[1] + k * v[1], c[2] + k * v[2]) not in occupied for k in range(1, 12)):
                 uncertain[side] = uncertain.get(side, 0) + 1
+    # a flag not found may stand on any of its colour's legal spots: the sides where that changes a
+    # count are uncertain too
+    flag_sides: dict[str, list[str]] = {}
+    base = side_scores(state.blocks, state.flags, state.colors)
+    for color in state.colors:
+        if color in state.flags or not any(col == color for col in state.blocks.values()):
+            continue
+        for spot in state.flag_spots(color):
+            alt = side_scores(state.blocks, {**state.flags, color: spot}, state.colors)
+            for side in SIDES:
+                if alt[side] != base[side] and color not in flag_sides.setdefault(side, []):
+                    flag_sides[side].append(color)
     for side, n in uncertain.items():
         where = "straight down from above" if side == "top" else f"straight at side {side}, at table height"
         problems.append(Problem("side-uncertain", f"the {side} counts may be off: {n} cell(s) no picture shows "
                                 f"could hold a block that shows on that side; a picture taken {where} would "
                                 "settle it", f"side {side}", "", "warning"))
+    for side, cols in flag_sides.items():
+        uncertain[side] = uncertain.get(side, 0) + len(cols)
+        problems.append(Problem("side-uncertain", f"the {side} counts may be off: the {', '.join(cols)} flag(s) "
+                                "were not found, and where they stand changes this side", f"side {side}", "",
+                                "warning"))
     seen_sides = {r.side for r in reports} | ({"top"} if any(r.elevation_deg >= 40 for r in reports) else set())
     missing = [s for s in SIDES if s not in seen_sides]
     t_end = time.perf_counter()

@@ -40,6 +40,7 @@ class Explanation:
     flag_notes: list[str] = field(default_factory=list)
     considered: int = 0  # placements priced
     depth_costs: list[int] = field(default_factory=list)  # the best cost after 0, 1, 2 ... turns
+    flag_alternatives: dict[str, list[FlagSpot]] = field(default_factory=dict)  # nearly as well supported
 
 
 def explain_turns(
@@ -98,22 +99,27 @@ def explain_turns(
     # the shallowest depth that explains the pictures as well as any deeper one (hidden placements
     # change no ray, so deeper searches can always add turns for free: the fewest turns win)
     cost, state, turns, notes = next(b for b in best_per_depth if b[0] <= lowest + cfg.tolerance)
-    state, notes = _refit_flags(state, turns, scorer, notes)
-    return Explanation(state, turns, cost, free_cost, notes, considered, [b[0] for b in best_per_depth])
+    state, notes, alternatives = _refit_flags(state, turns, scorer, notes)
+    return Explanation(state, turns, cost, free_cost, notes, considered, [b[0] for b in best_per_depth],
+                       alternatives)
 
 
-def _refit_flags(state: State, turns: list[Turn], scorer: RayScorer, notes: list[str]) -> tuple[State, list[str]]:
+def _refit_flags(state: State, turns: list[Turn], scorer: RayScorer, notes: list[str],
+                 ) -> tuple[State, list[str], dict[str, list[FlagSpot]]]:
     """With the blocks settled, each colour that played picks the flag spot the pictures support best
     among its legal spots now (the free reconstruction's flags were fitted to its own, partly wrong,
-    blocks).  A colour whose flag no spot's rays support is left without one: never guessed."""
+    blocks).  A colour whose flag no spot's rays support is left without one: never guessed.  Spots
+    with at least half the best spot's evidence are returned as alternatives (the pipeline says which
+    sides they would change)."""
     movers = []
     for t in turns:
         for c in (t.placement.cells if t.placement is not None else ()):
             col = state.blocks.get(c)
             if col is not None and col not in movers:
                 movers.append(col)
+    alternatives: dict[str, list[FlagSpot]] = {}
     if not movers:
-        return state, notes
+        return state, notes, alternatives
     doc = state.to_json()
     flags = {f["color"]: f for f in doc["flags"]}
     kept = list(notes)
@@ -127,13 +133,14 @@ def _refit_flags(state: State, turns: list[Turn], scorer: RayScorer, notes: list
         best = max(range(len(spots)), key=lambda i: scores[i])
         if scores[best] > 0:
             flags[color] = {"color": color, "cell": list(spots[best].cell), "points": spots[best].points}
+            alternatives[color] = [sp for i, sp in enumerate(spots) if i != best and scores[i] >= 0.5 * scores[best]]
             kept = [n for n in kept if not n.startswith(f"the {color} flag")]
         else:
             # no picture shows the banner at any legal spot: the flag is left out rather than guessed
             # (the pipeline reports it and which sides its spot could change)
             flags.pop(color, None)
             kept = [n for n in kept if not n.startswith(f"the {color} flag")]
-    return State.from_json({**doc, "flags": list(flags.values())}), kept
+    return State.from_json({**doc, "flags": list(flags.values())}), kept, alternatives
 
 
 def _flag_for(state: State, color: str, seen: Mapping[str, FlagSpot]) -> tuple[FlagSpot | NoFlag, str]:

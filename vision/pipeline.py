@@ -148,6 +148,7 @@ def score_images(
                                     f"{cell[2]}", 'CTRL rulebook, "Setup" 3', "warning"))
     inferred += _report_ignored(recon.ignored)
     turns: list[str] = []
+    flag_alternatives: dict[str, list[FlagSpot]] = {}
     guessed: list[Cell] = []  # with a previous state: blocks the chosen turns put where no picture shows
     history = previous is not None and recon.scorer is not None
     if previous is not None and recon.scorer is not None:
@@ -156,6 +157,7 @@ def score_images(
         state = expl.state
         blocks = dict(state.blocks)
         turns = [str(t) for t in expl.turns]
+        flag_alternatives = expl.flag_alternatives
         hidden = set(recon.unobserved)
         for t in expl.turns:
             for c in (t.placement.cells if t.placement is not None else ()):
@@ -201,14 +203,18 @@ def score_images(
             v = SIDE_VECTORS[side]
             if all((c[0] + k * v[0], c[1] + k * v[1], c[2] + k * v[2]) not in occupied for k in range(1, 12)):
                 uncertain[side] = uncertain.get(side, 0) + 1
-    # a flag not found may stand on any of its colour's legal spots: the sides where that changes a
-    # count are uncertain too
+    # a flag not found may stand on any of its colour's legal spots, and one found with little margin
+    # on its nearly as likely alternatives: the sides where that changes a count are uncertain too
     flag_sides: dict[str, list[str]] = {}
     base = side_scores(state.blocks, state.flags, state.colors)
     for color in state.colors:
-        if color in state.flags or not any(col == color for col in state.blocks.values()):
+        if color in state.flags:
+            candidates = flag_alternatives.get(color, [])  # found, but other spots are nearly as likely
+        elif any(col == color for col in state.blocks.values()):
+            candidates = state.flag_spots(color)  # not found: it may stand on any legal spot
+        else:
             continue
-        for spot in state.flag_spots(color):
+        for spot in candidates:
             alt = side_scores(state.blocks, {**state.flags, color: spot}, state.colors)
             for side in SIDES:
                 if alt[side] != base[side] and color not in flag_sides.setdefault(side, []):
@@ -221,8 +227,8 @@ def score_images(
     for side, cols in flag_sides.items():
         uncertain[side] = uncertain.get(side, 0) + len(cols)
         problems.append(Problem("side-uncertain", f"the {side} counts may be off: the {', '.join(cols)} flag(s) "
-                                "were not found, and where they stand changes this side", f"side {side}", "",
-                                "warning"))
+                                "were not made out for sure, and where they stand changes this side", f"side {side}",
+                                "", "warning"))
     seen_sides = {r.side for r in reports} | ({"top"} if any(r.elevation_deg >= 40 for r in reports) else set())
     missing = [s for s in SIDES if s not in seen_sides]
     t_end = time.perf_counter()

@@ -502,54 +502,72 @@ def _refine(
     neighbours: dict[int, list[int]], max_sweeps: int = 10, block_penalty: int = 2,
 ) -> tuple[I64, int]:
     """Local search: change one cell, or move a block to a neighbouring cell, whenever that
-    explains the rays better; repeat until nothing improves."""
-    pred = model.predict(hyp)
-    cand_set = {int(c) for c in candidates}
+    explains the rays better; repeat until nothing improves.
 
-    def evaluate(cells: list[int], new_vals: list[int]) -> tuple[int, I64, I64]:
-        rows = np.unique(np.concatenate([model.rays_of[c] for c in cells]))
-        old = [int(hyp[c]) for c in cells]
-        for c, v in zip(cells, new_vals, strict=True):
-            hyp[c] = v
-        p = model.predict(hyp, rows)
-        for c, v in zip(cells, old, strict=True):
-            hyp[c] = v
-        obs = model.obs[rows]
-        wt = model.weight[rows]
+    The search runs on a compact copy of the ray table (:class:`_ActiveRays`): only the cells that
+    can be full during the search (the candidates and the Central Cube) and only the rays through
+    one of them.  Every other cell stays empty, so every prediction, and so every decision, is the
+    same as on the whole table."""
+    act = _ActiveRays(model, hyp, candidates)
+    hl = act.hyp
+    pred = act.predict(act.idx)
+    cand_set = {int(c) for c in candidates}
+    penalty = block_penalty
+    mark = np.zeros(len(act.obs), bool)  # scratch: rows already taken in a union
+
+    def evaluate_move(c: int, n: int, v: int) -> tuple[int, I64, npt.NDArray[np.int8]]:
+        """Cost change of moving the block ``v`` from cell ``c`` to the empty cell ``n``."""
+        jc, jn = int(act.loc[c]), int(act.loc[n])
+        rc, sc, oc, wc = act.of(jc)
+        rn, sn, on, wn = act.of(jn)
+        mark[rc] = True
+        extra = ~mark[rn]
+        mark[rc] = False
+        rows = np.concatenate([rc, rn[extra]])
+        sub = np.concatenate([sc, sn[extra]])
+        obs = np.concatenate([oc, on[extra]])
+        wt = np.concatenate([wc, wn[extra]])
+        hl[jc], hl[jn] = 0, v
+        p = act.predict(sub)
+        hl[jc], hl[jn] = v, 0
         delta = int(((p != obs) * wt).sum()) - int(((pred[rows] != obs) * wt).sum())
-        # Occam: each block costs a little, so a cell no ray needs stays empty
-        delta += block_penalty * (sum(1 for v in new_vals if v != 0) - sum(1 for v in old if v != 0))
-        return delta, rows, p
+        return delta, rows, p  # the block penalty cancels: one block before, one after
 
     sentinel = 127  # a value no label uses: marks the rays on which the tested cell is the first hit
 
-    def single(c: int) -> tuple[int, int]:
-        """Best new value for cell ``c`` alone and its cost change (all values from two predictions)."""
-        rows = model.rays_of[c]
-        old = int(hyp[c])
-        hyp[c] = sentinel
-        p_full = model.predict(hyp, rows)
-        hyp[c] = 0
-        p_empty = model.predict(hyp, rows)
-        hyp[c] = old
+    def single(c: int) -> tuple[int, int, I64, npt.NDArray[np.int8]]:
+        """Best new value for cell ``c`` alone, its cost change, and the rays' new predictions
+        (all values from two predictions)."""
+        j = int(act.loc[c])
+        rows, sub, obs, wt = act.of(j)
+        old = int(hl[j])
+        hl[j] = sentinel
+        p_full = act.predict(sub)
+        hl[j] = 0
+        p_empty = act.predict(sub)
+        hl[j] = old
         hit = p_full == sentinel
-        obs = model.obs[rows]
-        wt = model.weight[rows]
         base = int(((pred[rows] != obs) * wt).sum())
         miss_empty = (p_empty != obs) * wt
+        total_empty = int(miss_empty.sum())
         rest = int(miss_empty[~hit].sum())
+        obs_hit, wt_hit = obs[hit], wt[hit]
         best_v, best_d = old, 0
         for v in values:
             if v == old:
                 continue
-            cost = int(miss_empty.sum()) if v == 0 else rest + int(((obs[hit] != v) * wt[hit]).sum())
-            delta = cost - base + block_penalty * (int(v != 0) - int(old != 0))
+            cost = total_empty if v == 0 else rest + int(((obs_hit != v) * wt_hit).sum())
+            delta = cost - base + penalty * (int(v != 0) - int(old != 0))
             if delta < best_d:
                 best_v, best_d = v, delta
-        return best_v, best_d
+        if best_d >= 0 or best_v == 0:
+            return best_v, best_d, rows, p_empty
+        shown = best_v if best_v not in (0, int(Label.CUBE)) else int(Label.BACKGROUND)
+        return best_v, best_d, rows, np.where(hit, np.int8(shown), p_empty)
 
     dirty = np.zeros(len(model.rays_of), bool)
     dirty[np.asarray(candidates, np.int64)] = True
+    touched_mark = np.zeros(len(act.cells) + 1, bool)
     sweeps = 0
     for sweeps in range(1, max_sweeps + 1):  # noqa: B007
         changed = False
@@ -559,24 +577,29 @@ def _refine(
             if not dirty[c] or len(model.rays_of[c]) == 0:
                 continue
             dirty[c] = False
-            best: tuple[int, list[int], list[int], I64 | None, I64 | None] = (0, [], [], None, None)
-            v1, d1 = single(c)
+            best: tuple[int, list[int], list[int], I64 | None, npt.NDArray[np.int8] | None] = (0, [], [], None, None)
+            v1, d1, rows1, p1 = single(c)
             if d1 < 0:
-                delta, rows, p = evaluate([c], [v1])
-                best = (delta, [c], [v1], rows, p)
-            if hyp[c] != 0:  # move this block to an empty neighbour
+                best = (d1, [c], [v1], rows1, p1)
+            v = int(hyp[c])
+            if v != 0:  # move this block to an empty neighbour
                 for n in neighbours.get(c, []):
-                    if n in cand_set and hyp[n] == 0:
-                        delta, rows, p = evaluate([c, n], [0, int(hyp[c])])
+                    # a neighbour no ray crosses: the move is the same as emptying ``c``, which
+                    # ``single`` priced already (at least as well)
+                    if n in cand_set and hyp[n] == 0 and len(model.rays_of[n]):
+                        delta, rows, p = evaluate_move(c, n, v)
                         if delta < best[0]:
-                            best = (delta, [c, n], [0, int(hyp[c])], rows, p)
+                            best = (delta, [c, n], [0, v], rows, p)
             if best[0] < 0 and best[3] is not None and best[4] is not None:
-                for cc, v in zip(best[1], best[2], strict=True):
-                    hyp[cc] = v
+                for cc, val in zip(best[1], best[2], strict=True):
+                    hyp[cc] = val
+                    hl[act.loc[cc]] = val
                 pred[best[3]] = best[4]
                 changed = True
-                touched = model.idx[best[3]]
-                touched = np.unique(touched[touched >= 0])
+                touched_mark[act.idx[best[3]].ravel()] = True
+                touched_mark[-1] = False
+                touched = act.cells[np.flatnonzero(touched_mark)]
+                touched_mark[:] = False
                 dirty[touched] = True
                 for t in touched:
                     for n in neighbours.get(int(t), []):
@@ -584,6 +607,60 @@ def _refine(
         if not changed:
             break
     return hyp, sweeps
+
+
+class _ActiveRays:
+    """The rays of a :class:`_RayModel` restricted to ``active`` cells (the search's candidates and
+    every cell already full), each row listing only those cells in the ray's order; cells are
+    numbered locally (``loc``), ``len(cells)`` is an always-empty padding cell."""
+
+    def __init__(self, model: _RayModel, hyp: I64, candidates: npt.NDArray[np.int64]) -> None:
+        n = len(model.rays_of)
+        active = hyp != 0
+        active[np.asarray(candidates, np.int64)] = True
+        self.cells = np.flatnonzero(active)
+        k = len(self.cells)
+        self.loc = np.full(n + 1, k, np.int32)  # index n: the model's "no cell" (-1)
+        self.loc[self.cells] = np.arange(k, dtype=np.int32)
+        full = self.loc[model.idx]  # -1 -> loc[-1] == k
+        keep = full != k
+        rows = np.flatnonzero(keep.any(axis=1))
+        full, keep = full[rows], keep[rows]
+        # left-pack each row's active cells (in order) into as few columns as needed
+        pos = np.cumsum(keep, axis=1) - 1
+        width = max(1, int(pos[:, -1].max()) + 1) if len(rows) else 1
+        rr, cc = np.nonzero(keep)
+        self.idx = np.full((len(rows), width), k, np.int32)
+        self.idx[rr, pos[rr, cc]] = full[rr, cc]
+        self.obs = model.obs[rows].astype(np.int8)
+        self.weight = model.weight[rows].astype(np.int8)
+        self.hyp = np.zeros(k + 1, np.int8)
+        self.hyp[:k] = hyp[self.cells]
+        # rows of each local cell, and its sub-table (built on first use)
+        flat_cells = self.idx[self.idx != k]
+        flat_rows = np.nonzero(self.idx != k)[0]
+        order = np.argsort(flat_cells, kind="stable")
+        self._rows = flat_rows[order]
+        self._bounds = np.searchsorted(flat_cells[order], np.arange(k + 1))
+        self._cache: dict[int, tuple[I64, npt.NDArray[np.int32], npt.NDArray[np.int8], npt.NDArray[np.int8]]] = {}
+
+    def of(self, j: int) -> tuple[I64, npt.NDArray[np.int32], npt.NDArray[np.int8], npt.NDArray[np.int8]]:
+        """Rows through local cell ``j``, their cell lists, observations and weights."""
+        got = self._cache.get(j)
+        if got is None:
+            rows = self._rows[self._bounds[j]:self._bounds[j + 1]]
+            got = (rows, self.idx[rows], self.obs[rows], self.weight[rows])
+            self._cache[j] = got
+        return got
+
+    def predict(self, sub: npt.NDArray[np.int32]) -> npt.NDArray[np.int8]:
+        """As :meth:`_RayModel.predict`, for rows given by their local cell lists."""
+        vals = self.hyp[sub]
+        if vals.shape[0] == 0:
+            return np.zeros(0, np.int8)
+        first = np.argmax(vals != 0, axis=1)
+        got = vals[np.arange(len(first)), first]
+        return np.where((got != 0) & (got != int(Label.CUBE)), got, np.int8(int(Label.BACKGROUND)))
 
 
 def _banner_score(model: _RayModel, hyp: I64, pred: I64, vol: _Volume, spot: FlagSpot, lab: int,

@@ -102,6 +102,7 @@ class _Volume:
         self.hi = np.array(cfg.bounds_max, np.int64)
         self.shape = tuple(int(v) for v in self.hi - self.lo)
         self.n = int(np.prod(self.shape))
+        self._lo = tuple(int(v) for v in self.lo)
 
     def index(self, cells: I64) -> I64:
         """Linear index of integer cells (N, 3); -1 outside the volume."""
@@ -110,6 +111,14 @@ class _Volume:
         _sx, sy, sz = self.shape
         idx = (rel[..., 0] * sy + rel[..., 1]) * sz + rel[..., 2]
         return np.where(inside, idx, -1)  # type: ignore[no-any-return]
+
+    def index1(self, cell: Cell) -> int:
+        """Linear index of one cell; -1 outside the volume (as :meth:`index`, without numpy)."""
+        x, y, z = (int(cell[0]) - self._lo[0], int(cell[1]) - self._lo[1], int(cell[2]) - self._lo[2])
+        sx, sy, sz = self.shape
+        if 0 <= x < sx and 0 <= y < sy and 0 <= z < sz:
+            return (x * sy + y) * sz + z
+        return -1
 
     def cell(self, idx: int) -> Cell:
         _sx, sy, sz = self.shape
@@ -188,6 +197,8 @@ def _trace(view: ViewEvidence, vol: _Volume, cfg: ReconstructConfig) -> _Rays:
     chunks: list[I64] = []
     width = 1
     planes = [np.arange(int(lo[a]), int(hi[a]) + 1, dtype=np.float64) for a in range(3)]
+    sz_ = float(vol.shape[2])
+    sy_sz = float(vol.shape[1] * vol.shape[2])
     for a0 in range(0, len(pix), 8192):
         b0 = min(len(pix), a0 + 8192)
         dd = d[a0:b0]
@@ -200,13 +211,21 @@ def _trace(view: ViewEvidence, vol: _Volume, cfg: ReconstructConfig) -> _Rays:
             parts.append(ta)
         parts.append(t_hi)
         T = np.sort(np.concatenate(parts, axis=1), axis=1)
+        # the unused (infinite) crossings sort last: drop the columns no row uses
+        T = T[:, :max(2, int(np.isfinite(T).sum(axis=1).max()))]
         t0s, t1s = T[:, :-1], T[:, 1:]
         with np.errstate(invalid="ignore"):
             ok = np.isfinite(t1s) & (t1s - t0s > 1e-9)
-        mids = np.where(ok, 0.5 * (t0s + np.where(np.isfinite(t1s), t1s, t0s)), 0.0)
-        pts = c[None, None, :] + mids[:, :, None] * dd[:, None, :]
-        idx = vol.index(np.floor(pts).astype(np.int64))
-        idx[~ok] = -1
+            mids = 0.5 * (t0s + t1s)
+        # the cell of each segment's midpoint, one axis at a time (2-D arrays, float arithmetic:
+        # cell coordinates are small integers, exact in float64)
+        flat = np.zeros(mids.shape)
+        for a, mult in ((0, sy_sz), (1, sz_), (2, 1)):
+            with np.errstate(invalid="ignore"):
+                fa = np.floor(c[a] + mids * dd[:, a:a + 1])
+                ok &= (fa >= lo[a]) & (fa < hi[a])
+                flat += (fa - lo[a]) * mult
+        idx = np.where(ok, flat, -1.0).astype(np.int64)
         # the crossings are sorted, so the unused (infinite) ones are at the end of each row; a
         # zero-length segment (a ray through an edge) leaves a -1 gap, which every reader skips
         valid = idx >= 0
@@ -300,7 +319,7 @@ def reconstruct(
     for k in starts:
         cell = vol.cell(k)
         for d in (*NOT_DOWN, (0, 0, -1)):
-            j = int(vol.index(np.array([[cell[0] + d[0], cell[1] + d[1], cell[2] + d[2]]], np.int64))[0])
+            j = vol.index1((cell[0] + d[0], cell[1] + d[1], cell[2] + d[2]))
             if j >= 0 and seen_any[j] and not fixed[j]:
                 near.add(j)
     hull = np.array(sorted(near), np.int64)
@@ -308,8 +327,7 @@ def reconstruct(
     for i in hull:
         cell = vol.cell(int(i))
         nbs = [(cell[0] + d[0], cell[1] + d[1], cell[2] + d[2]) for d in NOT_DOWN] + [(cell[0], cell[1], cell[2] - 1)]
-        ids = vol.index(np.array(nbs, np.int64))
-        neighbours[int(i)] = [int(j) for j in ids if j >= 0]
+        neighbours[int(i)] = [j for j in (vol.index1(nb) for nb in nbs) if j >= 0]
     hyp, sweeps = _refine(model, hyp, hull, [0, *color_labels], neighbours, block_penalty=cfg.block_penalty)
     t_refine = time.perf_counter()
     pred = model.predict(hyp)
@@ -353,7 +371,7 @@ def reconstruct(
     for cell in ignored:
         del blocks[cell]
         confidence.pop(cell, None)
-        hyp[int(vol.index(np.array([cell], np.int64))[0])] = 0
+        hyp[vol.index1(cell)] = 0
     if ignored:
         pred = model.predict(hyp)
     t_color = time.perf_counter()
@@ -386,7 +404,7 @@ class RayScorer:
         self.base_cost = 0
 
     def _index(self, cell: Cell) -> int:
-        return int(self._vol.index(np.array([cell], np.int64))[0])
+        return self._vol.index1(cell)
 
     def _hyp_of(self, blocks: Mapping[Cell, str]) -> I64:
         hyp = np.zeros(self._vol.n, np.int64)
@@ -507,47 +525,34 @@ def _refine(
     The search runs on a compact copy of the ray table (:class:`_ActiveRays`): only the cells that
     can be full during the search (the candidates and the Central Cube) and only the rays through
     one of them.  Every other cell stays empty, so every prediction, and so every decision, is the
-    same as on the whole table."""
+    same as on the whole table.  A change of one cell only alters the rays on which that cell is (or
+    becomes) the first full cell, so each move is priced on those rays alone."""
     act = _ActiveRays(model, hyp, candidates)
     hl = act.hyp
     pred = act.predict(act.idx)
     cand_set = {int(c) for c in candidates}
     penalty = block_penalty
-    mark = np.zeros(len(act.obs), bool)  # scratch: rows already taken in a union
+    shown_of = {v: np.int8(v if v not in (0, int(Label.CUBE)) else int(Label.BACKGROUND)) for v in values}
 
-    def evaluate_move(c: int, n: int, v: int) -> tuple[int, I64, npt.NDArray[np.int8]]:
-        """Cost change of moving the block ``v`` from cell ``c`` to the empty cell ``n``."""
-        jc, jn = int(act.loc[c]), int(act.loc[n])
-        rc, sc, oc, wc = act.of(jc)
-        rn, sn, on, wn = act.of(jn)
-        mark[rc] = True
-        extra = ~mark[rn]
-        mark[rc] = False
-        rows = np.concatenate([rc, rn[extra]])
-        sub = np.concatenate([sc, sn[extra]])
-        obs = np.concatenate([oc, on[extra]])
-        wt = np.concatenate([wc, wn[extra]])
-        hl[jc], hl[jn] = 0, v
-        p = act.predict(sub)
-        hl[jc], hl[jn] = v, 0
-        delta = int(((p != obs) * wt).sum()) - int(((pred[rows] != obs) * wt).sum())
-        return delta, rows, p  # the block penalty cancels: one block before, one after
-
-    sentinel = 127  # a value no label uses: marks the rays on which the tested cell is the first hit
-
-    def single(c: int) -> tuple[int, int, I64, npt.NDArray[np.int8]]:
-        """Best new value for cell ``c`` alone, its cost change, and the rays' new predictions
-        (all values from two predictions)."""
+    def single(c: int) -> tuple[int, int, int, I64, npt.NDArray[np.int8], npt.NDArray[np.bool_]]:
+        """Best new value for cell ``c`` alone and its cost change; also the cost change of emptying
+        it, its rays, their predictions with ``c`` empty, and which of them meet ``c`` first."""
         j = int(act.loc[c])
-        rows, sub, obs, wt = act.of(j)
+        rows, sub, obs, wt, bef, aft = act.of(j)
+        vals = hl[sub]
+        hit = ~((vals != 0) & bef).any(axis=1)  # no full cell before ``c``
         old = int(hl[j])
-        hl[j] = sentinel
-        p_full = act.predict(sub)
-        hl[j] = 0
-        p_empty = act.predict(sub)
-        hl[j] = old
-        hit = p_full == sentinel
-        base = int(((pred[rows] != obs) * wt).sum())
+        prow = pred[rows]
+        p_empty = prow
+        if old != 0:
+            h = np.flatnonzero(hit)  # ``c`` is these rays' first full cell: what is behind it?
+            if len(h):
+                va = np.where(aft[h], vals[h], np.int8(0))
+                first = np.argmax(va != 0, axis=1)
+                got = va[np.arange(len(h)), first]
+                p_empty = prow.copy()
+                p_empty[h] = np.where((got != 0) & (got != int(Label.CUBE)), got, np.int8(int(Label.BACKGROUND)))
+        base = int(((prow != obs) * wt).sum())
         miss_empty = (p_empty != obs) * wt
         total_empty = int(miss_empty.sum())
         rest = int(miss_empty[~hit].sum())
@@ -560,10 +565,26 @@ def _refine(
             delta = cost - base + penalty * (int(v != 0) - int(old != 0))
             if delta < best_d:
                 best_v, best_d = v, delta
-        if best_d >= 0 or best_v == 0:
-            return best_v, best_d, rows, p_empty
-        shown = best_v if best_v not in (0, int(Label.CUBE)) else int(Label.BACKGROUND)
-        return best_v, best_d, rows, np.where(hit, np.int8(shown), p_empty)
+        return best_v, best_d, total_empty - base, rows, p_empty, hit
+
+    def move(c: int, n: int, v: int, rows_c: I64, p_empty_c: npt.NDArray[np.int8]) -> tuple[int, I64,
+                                                                                              npt.NDArray[np.bool_]]:
+        """Cost change, beyond emptying ``c``, of putting its block ``v`` on the empty cell ``n``; the
+        rays of ``n`` and which of them would meet ``n`` first."""
+        jc, jn = int(act.loc[c]), int(act.loc[n])
+        rows_n, sub_n, obs_n, wt_n, bef_n, _aft = act.of(jn)
+        hl[jc] = 0
+        vals = hl[sub_n]
+        hl[jc] = v
+        hit_n = ~((vals != 0) & bef_n).any(axis=1)
+        # the predictions with ``c`` empty, on the rays of ``n`` (``pred`` borrowed for a moment)
+        keep = pred[rows_c]
+        pred[rows_c] = p_empty_c
+        before = pred[rows_n[hit_n]]
+        pred[rows_c] = keep
+        o, w = obs_n[hit_n], wt_n[hit_n]
+        # the block penalty cancels: one block before, one after
+        return int(((o != v) * w).sum()) - int(((before != o) * w).sum()), rows_n, hit_n
 
     dirty = np.zeros(len(model.rays_of), bool)
     dirty[np.asarray(candidates, np.int64)] = True
@@ -577,33 +598,42 @@ def _refine(
             if not dirty[c] or len(model.rays_of[c]) == 0:
                 continue
             dirty[c] = False
-            best: tuple[int, list[int], list[int], I64 | None, npt.NDArray[np.int8] | None] = (0, [], [], None, None)
-            v1, d1, rows1, p1 = single(c)
-            if d1 < 0:
-                best = (d1, [c], [v1], rows1, p1)
+            v1, d1, d_empty, rows_c, p_empty, hit = single(c)
+            best_d = min(d1, 0)
+            best_n = -1
+            best_move: tuple[I64, npt.NDArray[np.bool_]] | None = None
             v = int(hyp[c])
             if v != 0:  # move this block to an empty neighbour
                 for n in neighbours.get(c, []):
                     # a neighbour no ray crosses: the move is the same as emptying ``c``, which
                     # ``single`` priced already (at least as well)
                     if n in cand_set and hyp[n] == 0 and len(model.rays_of[n]):
-                        delta, rows, p = evaluate_move(c, n, v)
-                        if delta < best[0]:
-                            best = (delta, [c, n], [0, v], rows, p)
-            if best[0] < 0 and best[3] is not None and best[4] is not None:
-                for cc, val in zip(best[1], best[2], strict=True):
-                    hyp[cc] = val
-                    hl[act.loc[cc]] = val
-                pred[best[3]] = best[4]
-                changed = True
-                touched_mark[act.idx[best[3]].ravel()] = True
-                touched_mark[-1] = False
-                touched = act.cells[np.flatnonzero(touched_mark)]
-                touched_mark[:] = False
-                dirty[touched] = True
-                for t in touched:
-                    for n in neighbours.get(int(t), []):
-                        dirty[n] = True
+                        extra, rows_n, hit_n = move(c, n, v, rows_c, p_empty)
+                        if d_empty + extra < best_d:
+                            best_d, best_n, best_move = d_empty + extra, n, (rows_n, hit_n)
+            if best_d >= 0:
+                continue
+            changed = True
+            jc = int(act.loc[c])
+            touched_mark[act.of(jc)[1].ravel()] = True
+            if best_move is None:  # change ``c`` alone
+                hyp[c] = hl[jc] = v1
+                pred[rows_c] = p_empty if v1 == 0 else np.where(hit, shown_of[v1], p_empty)
+            else:  # move the block from ``c`` to ``best_n``
+                rows_n, hit_n = best_move
+                hyp[c] = hl[jc] = 0
+                jn = int(act.loc[best_n])
+                hyp[best_n] = hl[jn] = v
+                pred[rows_c] = p_empty
+                pred[rows_n[hit_n]] = shown_of[v]
+                touched_mark[act.of(jn)[1].ravel()] = True
+            touched_mark[-1] = False
+            touched = act.cells[np.flatnonzero(touched_mark)]
+            touched_mark[:] = False
+            dirty[touched] = True
+            for t in touched:
+                for n in neighbours.get(int(t), []):
+                    dirty[n] = True
         if not changed:
             break
     return hyp, sweeps
@@ -642,14 +672,20 @@ class _ActiveRays:
         order = np.argsort(flat_cells, kind="stable")
         self._rows = flat_rows[order]
         self._bounds = np.searchsorted(flat_cells[order], np.arange(k + 1))
-        self._cache: dict[int, tuple[I64, npt.NDArray[np.int32], npt.NDArray[np.int8], npt.NDArray[np.int8]]] = {}
+        self._cache: dict[int, tuple[I64, npt.NDArray[np.int32], npt.NDArray[np.int8], npt.NDArray[np.int8],
+                                     npt.NDArray[np.bool_], npt.NDArray[np.bool_]]] = {}
 
-    def of(self, j: int) -> tuple[I64, npt.NDArray[np.int32], npt.NDArray[np.int8], npt.NDArray[np.int8]]:
-        """Rows through local cell ``j``, their cell lists, observations and weights."""
+    def of(self, j: int) -> tuple[I64, npt.NDArray[np.int32], npt.NDArray[np.int8], npt.NDArray[np.int8],
+                                  npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
+        """Rows through local cell ``j``, their cell lists, observations and weights, and which
+        columns come before and after ``j`` on each row."""
         got = self._cache.get(j)
         if got is None:
             rows = self._rows[self._bounds[j]:self._bounds[j + 1]]
-            got = (rows, self.idx[rows], self.obs[rows], self.weight[rows])
+            sub = self.idx[rows]
+            q = np.argmax(sub == j, axis=1)[:, None]
+            cols = np.arange(sub.shape[1])[None, :]
+            got = (rows, sub, self.obs[rows], self.weight[rows], cols < q, cols > q)
             self._cache[j] = got
         return got
 
@@ -669,48 +705,63 @@ def _banner_score(model: _RayModel, hyp: I64, pred: I64, vol: _Volume, spot: Fla
     best (rays showing the colour that no block explains) - (rays showing free space or another colour
     through the banner), all counted on rays that reach the flag's cell before any block; ``-inf`` when
     fewer than ``min_rays`` rays are for it or no more are for than against."""
-    ci = int(vol.index(np.array([spot.cell], np.int64))[0])
+    ci = vol.index1(spot.cell)
     if ci < 0:
         return -np.inf
     rows = model.rays_of[ci]
     if len(rows) == 0:
         return -np.inf
+    obs = model.obs[rows]
+    wpos = model.weight[rows] > 0
+    pos_obs = (pred[rows] != obs) & wpos & (obs == lab)
+    if int(pos_obs.sum()) < min_rays:  # every side's count is a part of these: none can reach min_rays
+        return -np.inf
     sub = model.idx[rows]
     occ = (sub >= 0) & (hyp[np.maximum(sub, 0)] != 0)
     pos = np.argmax(sub == ci, axis=1)
     first_occ = np.where(occ.any(axis=1), np.argmax(occ, axis=1), sub.shape[1])
-    rows = rows[first_occ > pos]  # the ray reaches the flag's cell before any block
-    if len(rows) == 0:
+    reach = first_occ > pos  # the ray reaches the flag's cell before any block
+    if not reach.any():
         return -np.inf
+    rows = rows[reach]
+    obs, wpos, pos_obs = obs[reach], wpos[reach], pos_obs[reach]
     n = spot.normal
     b = spot.block
     o, d = model.origins[rows], model.dirs[rows]
-    obs = model.obs[rows]
     nv = np.array(n, float)
     base = np.array([b[0] + 0.5, b[1] + 0.5, b[2] + 0.5]) + 0.5 * nv
-    pos_obs = (pred[rows] != obs) & (model.weight[rows] > 0) & (obs == lab)
     other_colour = (obs != lab) & (obs >= int(Label.BLUE)) & (obs <= int(Label.GREEN))
-    neg_obs = ((obs == int(Label.BACKGROUND)) | (obs == int(Label.CUBE)) | other_colour) & (model.weight[rows] > 0)
+    neg_obs = ((obs == int(Label.BACKGROUND)) | (obs == int(Label.CUBE)) | other_colour) & wpos
     mid = 0.5 * (geom.banner_from + geom.banner_to)
     half_along = 0.5 * (geom.banner_to - geom.banner_from)
     half_side = 0.5 * geom.banner_width
+    na = _axis_of(n)
     best = -np.inf
     for e in ALL_DIRS:
         if e[0] * n[0] + e[1] * n[1] + e[2] * n[2] != 0 or (n[2] == 0 and e[2] < 0):
             continue
         ev = np.array(e, float)
         centre = base + mid * nv + half_side * ev
-        normal = np.cross(nv, ev)
-        denom = d @ normal
+        # the banner's plane is normal to the third axis (n and e are unit axis vectors): every dot
+        # product below is one coordinate, exactly
+        ea = _axis_of(e)
+        ma = 3 - na - ea
+        dm = d[:, ma]
         with np.errstate(divide="ignore", invalid="ignore"):
-            t = ((centre - o) @ normal) / denom
-        p = o + t[:, None] * d - centre
-        inside = (np.abs(denom) > 1e-6) & (t > 0) & (np.abs(p @ nv) <= half_along) & (np.abs(p @ ev) <= half_side)
+            t = (centre[ma] - o[:, ma]) / dm
+            along = np.abs(o[:, na] + t * d[:, na] - centre[na])
+            side = np.abs(o[:, ea] + t * d[:, ea] - centre[ea])
+            inside = (np.abs(dm) > 1e-6) & (t > 0) & (along <= half_along) & (side <= half_side)
         npos = int((inside & pos_obs).sum())
         nneg = int((inside & neg_obs).sum())
         if npos >= min_rays and npos > nneg:
             best = max(best, float(npos - nneg))
     return best
+
+
+def _axis_of(v: Cell) -> int:
+    """The axis of a unit axis vector."""
+    return 0 if v[0] else 1 if v[1] else 2
 
 
 def _fit_flags_residual(

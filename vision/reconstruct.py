@@ -497,7 +497,8 @@ class _RayModel:
             row += k
         rr, _ = np.nonzero(self.idx >= 0)
         cc = self.idx[self.idx >= 0]
-        order = np.argsort(cc, kind="stable")
+        # a stable sort of small integers is a radix sort (linear time) in numpy
+        order = np.argsort(cc.astype(np.int16) if n_cells < 2**15 else cc, kind="stable")
         cc, rr = cc[order], rr[order]
         bounds = np.searchsorted(cc, np.arange(n_cells + 1))
         self.rays_of = [rr[bounds[i]:bounds[i + 1]] for i in range(n_cells)]
@@ -669,7 +670,7 @@ class _ActiveRays:
         # rows of each local cell, and its sub-table (built on first use)
         flat_cells = self.idx[self.idx != k]
         flat_rows = np.nonzero(self.idx != k)[0]
-        order = np.argsort(flat_cells, kind="stable")
+        order = np.argsort(flat_cells.astype(np.int16) if k < 2**15 else flat_cells, kind="stable")
         self._rows = flat_rows[order]
         self._bounds = np.searchsorted(flat_cells[order], np.arange(k + 1))
         self._cache: dict[int, tuple[I64, npt.NDArray[np.int32], npt.NDArray[np.int8], npt.NDArray[np.int8],

@@ -264,23 +264,30 @@ def reconstruct(
     free_mask = np.zeros(N_LABELS, bool)
     free_mask[[int(Label.BACKGROUND), int(Label.CUBE)]] = True
 
-    def first_hits(r: _Rays) -> I64:
-        if r.idx.shape[0] == 0:
+    def first_hits(sub: I64) -> I64:
+        if sub.shape[0] == 0:
             return np.zeros(0, np.int64)
-        safe = np.where(r.idx >= 0, r.idx, 0)
-        full = occ[safe] & (r.idx >= 0)
+        full = occ[sub] & (sub >= 0)  # index -1 reads the last cell: masked
         first = np.argmax(full, axis=1)
         has = full[np.arange(len(first)), first]
-        return np.where(has, r.idx[np.arange(len(first)), first], -1)  # type: ignore[no-any-return]
+        return np.where(has, sub[np.arange(len(first)), first], -1)  # type: ignore[no-any-return]
 
     iterations = 0
     counts_per_view: list[I64] = []
     color_lab_arr = np.array([int(COLOR_LABELS[c]) for c in cfg.colors], np.int64)
+    # each ray's first full cell; carving only empties cells, so after each pass only the rays
+    # whose first full cell was carved look further
+    hits = [first_hits(r.idx) for r in rays]
+    carve = np.zeros(vol.n, bool)
     for iterations in range(1, cfg.max_iterations + 1):  # noqa: B007
+        if iterations > 1:
+            for r, fh in zip(rays, hits, strict=True):
+                redo = np.flatnonzero(carve[fh] & (fh >= 0))
+                if len(redo):
+                    fh[redo] = first_hits(r.idx[redo])
         carve = np.zeros(vol.n, bool)
         counts_per_view = []
-        for r in rays:
-            fh = first_hits(r)
+        for r, fh in zip(rays, hits, strict=True):
             ok = (fh >= 0) & (r.labels < N_LABELS)
             cnt = np.bincount(fh[ok] * N_LABELS + r.labels[ok], minlength=vol.n * N_LABELS).reshape(vol.n, N_LABELS)
             counts_per_view.append(cnt)

@@ -335,17 +335,23 @@ def reconstruct(
         cell = vol.cell(int(i))
         nbs = [(cell[0] + d[0], cell[1] + d[1], cell[2] + d[2]) for d in NOT_DOWN] + [(cell[0], cell[1], cell[2] - 1)]
         neighbours[int(i)] = [j for j in (vol.index1(nb) for nb in nbs) if j >= 0]
-    hyp, sweeps = _refine(model, hyp, hull, [0, *color_labels], neighbours, block_penalty=cfg.block_penalty)
+    hyp, sweeps, act, act_pred = _refine(model, hyp, hull, [0, *color_labels], neighbours,
+                                         block_penalty=cfg.block_penalty)
     t_refine = time.perf_counter()
-    pred = model.predict(hyp)
+    # every full cell is one of the search's active cells: a ray through none of them shows the mat
+    pred = np.full(len(model.obs), int(Label.BACKGROUND), np.int64)
+    pred[act.model_rows] = act_pred
     blocks: dict[Cell, str] = {}
     confidence: dict[Cell, float] = {}
     unobserved: list[Cell] = []
     first_hit_pixels: dict[Cell, list[int]] = {}
     # which rays each cell is the first hit of, in the final hypothesis
-    vals = np.where(model.idx >= 0, hyp[np.maximum(model.idx, 0)], 0)
+    # (on the search's compact table: the rays through no active cell meet no block)
+    vals = act.hyp[act.idx]
     first = np.argmax(vals != 0, axis=1)
-    first_cell = np.where(vals[np.arange(len(first)), first] != 0, model.idx[np.arange(len(first)), first], -1)
+    has_c = vals[np.arange(len(first)), first] != 0
+    first_cell = np.full(len(model.obs), -1, np.int64)
+    first_cell[act.model_rows] = np.where(has_c, act.cells_ext[act.idx[np.arange(len(first)), first]], -1)
     has_first = first_cell >= 0
     n_views = len(views)
     # first-hit rays per cell and view, and "reach": the rays on which an empty cell comes before
@@ -353,9 +359,10 @@ def reconstruct(
     per_view = np.bincount(first_cell[has_first] * n_views + model.view[has_first],
                            minlength=vol.n * n_views).reshape(vol.n, n_views)
     agree_n = np.bincount(first_cell[has_first & (model.obs == hyp[np.maximum(first_cell, 0)])], minlength=vol.n)
-    first_pos = np.where(has_first, first, model.idx.shape[1])
-    before = (model.idx >= 0) & (np.arange(model.idx.shape[1])[None, :] < first_pos[:, None])
-    reach_n = np.bincount(model.idx[before], minlength=vol.n)
+    # (counted right for the active cells, the only ones it is read for)
+    first_pos = np.where(has_c, first, act.idx.shape[1])
+    before = (act.idx != len(act.cells)) & (np.arange(act.idx.shape[1])[None, :] < first_pos[:, None])
+    reach_n = np.bincount(act.cells[act.idx[before]], minlength=vol.n)
     for i in hull:
         cell = vol.cell(int(i))
         n_first = int(per_view[i].sum())
@@ -407,7 +414,7 @@ class RayScorer:
         self._geom = geom
         self._flag_min_rays = flag_min_rays
         self._hyp = np.zeros(vol.n, np.int64)
-        self._pred = model.predict(self._hyp)
+        self._pred = np.full(len(model.obs), int(Label.BACKGROUND), np.int64)  # no block: every ray shows the mat
         self.base_cost = 0
 
     def _index(self, cell: Cell) -> int:
@@ -526,7 +533,7 @@ class _RayModel:
 def _refine(
     model: _RayModel, hyp: I64, candidates: npt.NDArray[np.int64], values: Sequence[int],
     neighbours: dict[int, list[int]], max_sweeps: int = 10, block_penalty: int = 2,
-) -> tuple[I64, int]:
+) -> tuple[I64, int, _ActiveRays, npt.NDArray[np.int8]]:
     """Local search: change one cell, or move a block to a neighbouring cell, whenever that
     explains the rays better; repeat until nothing improves.
 
@@ -534,7 +541,9 @@ def _refine(
     can be full during the search (the candidates and the Central Cube) and only the rays through
     one of them.  Every other cell stays empty, so every prediction, and so every decision, is the
     same as on the whole table.  A change of one cell only alters the rays on which that cell is (or
-    becomes) the first full cell, so each move is priced on those rays alone."""
+    becomes) the first full cell, so each move is priced on those rays alone.
+
+    Returns the new hypothesis, the sweeps made, the compact table and its rays' predictions."""
     act = _ActiveRays(model, hyp, candidates)
     hl = act.hyp
     pred = act.predict(act.idx)
@@ -644,7 +653,7 @@ def _refine(
                     dirty[n] = True
         if not changed:
             break
-    return hyp, sweeps
+    return hyp, sweeps, act, pred
 
 
 class _ActiveRays:
@@ -663,6 +672,8 @@ class _ActiveRays:
         full = self.loc[model.idx]  # -1 -> loc[-1] == k
         keep = full != k
         rows = np.flatnonzero(keep.any(axis=1))
+        self.model_rows = rows  # the model's row of each compact row
+        self.cells_ext = np.append(self.cells, -1)  # global cell of each local one, -1 for the padding
         full, keep = full[rows], keep[rows]
         # left-pack each row's active cells (in order) into as few columns as needed
         pos = np.cumsum(keep, axis=1) - 1

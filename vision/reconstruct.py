@@ -555,53 +555,52 @@ def _refine(
         """Best new value for cell ``c`` alone and its cost change; also the cost change of emptying
         it, its rays, their predictions with ``c`` empty, and which of them meet ``c`` first."""
         j = int(act.loc[c])
-        rows, sub, obs, wt, bef, aft = act.of(j)
-        vals = hl[sub]
-        hit = ~((vals != 0) & bef).any(axis=1)  # no full cell before ``c``
+        rows, sub_before, sub_after, obs, wt = act.of(j)
+        hit = ~hl[sub_before].any(axis=1)  # no full cell before ``c``
         old = int(hl[j])
         prow = pred[rows]
         p_empty = prow
         if old != 0:
             h = np.flatnonzero(hit)  # ``c`` is these rays' first full cell: what is behind it?
             if len(h):
-                va = np.where(aft[h], vals[h], np.int8(0))
+                va = hl[sub_after[h]]
                 first = np.argmax(va != 0, axis=1)
                 got = va[np.arange(len(h)), first]
                 p_empty = prow.copy()
                 p_empty[h] = np.where((got != 0) & (got != int(Label.CUBE)), got, np.int8(int(Label.BACKGROUND)))
-        base = int(((prow != obs) * wt).sum())
-        miss_empty = (p_empty != obs) * wt
-        total_empty = int(miss_empty.sum())
-        rest = int(miss_empty[~hit].sum())
-        obs_hit, wt_hit = obs[hit], wt[hit]
+        base = np.count_nonzero((prow != obs) & wt)
+        miss_empty = (p_empty != obs) & wt
+        total_empty = np.count_nonzero(miss_empty)
+        rest = total_empty - np.count_nonzero(miss_empty & hit)
+        obs_hit = obs[hit & wt]
         best_v, best_d = old, 0
         for v in values:
             if v == old:
                 continue
-            cost = total_empty if v == 0 else rest + int(((obs_hit != v) * wt_hit).sum())
-            delta = cost - base + penalty * (int(v != 0) - int(old != 0))
+            cost = total_empty if v == 0 else rest + np.count_nonzero(obs_hit != v)
+            delta = int(cost) - int(base) + penalty * (int(v != 0) - int(old != 0))
             if delta < best_d:
                 best_v, best_d = v, delta
-        return best_v, best_d, total_empty - base, rows, p_empty, hit
+        return best_v, best_d, int(total_empty) - int(base), rows, p_empty, hit
 
     def move(c: int, n: int, v: int, rows_c: I64, p_empty_c: npt.NDArray[np.int8]) -> tuple[int, I64,
                                                                                               npt.NDArray[np.bool_]]:
         """Cost change, beyond emptying ``c``, of putting its block ``v`` on the empty cell ``n``; the
         rays of ``n`` and which of them would meet ``n`` first."""
         jc, jn = int(act.loc[c]), int(act.loc[n])
-        rows_n, sub_n, obs_n, wt_n, bef_n, _aft = act.of(jn)
+        rows_n, sub_before, _after, obs_n, wt_n = act.of(jn)
         hl[jc] = 0
-        vals = hl[sub_n]
+        hit_n = ~hl[sub_before].any(axis=1)
         hl[jc] = v
-        hit_n = ~((vals != 0) & bef_n).any(axis=1)
         # the predictions with ``c`` empty, on the rays of ``n`` (``pred`` borrowed for a moment)
         keep = pred[rows_c]
         pred[rows_c] = p_empty_c
-        before = pred[rows_n[hit_n]]
+        sel = hit_n & wt_n
+        before = pred[rows_n[sel]]
         pred[rows_c] = keep
-        o, w = obs_n[hit_n], wt_n[hit_n]
+        o = obs_n[sel]
         # the block penalty cancels: one block before, one after
-        return int(((o != v) * w).sum()) - int(((before != o) * w).sum()), rows_n, hit_n
+        return int(np.count_nonzero(o != v)) - int(np.count_nonzero(before != o)), rows_n, hit_n
 
     dirty = np.zeros(len(model.rays_of), bool)
     dirty[np.asarray(candidates, np.int64)] = True
@@ -632,7 +631,7 @@ def _refine(
                 continue
             changed = True
             jc = int(act.loc[c])
-            touched_mark[act.of(jc)[1].ravel()] = True
+            touched_mark[act.idx[rows_c].ravel()] = True
             if best_move is None:  # change ``c`` alone
                 hyp[c] = hl[jc] = v1
                 pred[rows_c] = p_empty if v1 == 0 else np.where(hit, shown_of[v1], p_empty)
@@ -643,7 +642,7 @@ def _refine(
                 hyp[best_n] = hl[jn] = v
                 pred[rows_c] = p_empty
                 pred[rows_n[hit_n]] = shown_of[v]
-                touched_mark[act.of(jn)[1].ravel()] = True
+                touched_mark[act.idx[rows_n].ravel()] = True
             touched_mark[-1] = False
             touched = act.cells[np.flatnonzero(touched_mark)]
             touched_mark[:] = False
@@ -691,20 +690,24 @@ class _ActiveRays:
         order = np.argsort(flat_cells.astype(np.int16) if k < 2**15 else flat_cells, kind="stable")
         self._rows = flat_rows[order]
         self._bounds = np.searchsorted(flat_cells[order], np.arange(k + 1))
-        self._cache: dict[int, tuple[I64, npt.NDArray[np.int32], npt.NDArray[np.int8], npt.NDArray[np.int8],
-                                     npt.NDArray[np.bool_], npt.NDArray[np.bool_]]] = {}
+        self._cache: dict[int, tuple[I64, npt.NDArray[np.int32], npt.NDArray[np.int32], npt.NDArray[np.int8],
+                                     npt.NDArray[np.bool_]]] = {}
 
-    def of(self, j: int) -> tuple[I64, npt.NDArray[np.int32], npt.NDArray[np.int8], npt.NDArray[np.int8],
-                                  npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
-        """Rows through local cell ``j``, their cell lists, observations and weights, and which
-        columns come before and after ``j`` on each row."""
+    def of(self, j: int) -> tuple[I64, npt.NDArray[np.int32], npt.NDArray[np.int32], npt.NDArray[np.int8],
+                                  npt.NDArray[np.bool_]]:
+        """Rows through local cell ``j``; the cells before ``j`` on each (as few columns as needed)
+        and after it (other columns: the empty padding cell); observations; weights (as booleans)."""
         got = self._cache.get(j)
         if got is None:
             rows = self._rows[self._bounds[j]:self._bounds[j + 1]]
             sub = self.idx[rows]
             q = np.argmax(sub == j, axis=1)[:, None]
             cols = np.arange(sub.shape[1])[None, :]
-            got = (rows, sub, self.obs[rows], self.weight[rows], cols < q, cols > q)
+            pad = len(self.cells)
+            qmax = int(q.max()) if len(rows) else 0
+            sub_before = np.where(cols < q, sub, pad)[:, :max(1, qmax)]
+            sub_after = np.where(cols > q, sub, pad)
+            got = (rows, sub_before, sub_after, self.obs[rows], self.weight[rows] > 0)
             self._cache[j] = got
         return got
 

@@ -169,8 +169,8 @@ def _trace(view: ViewEvidence, vol: _Volume, cfg: ReconstructConfig) -> _Rays:
     with np.errstate(divide="ignore", invalid="ignore"):
         t1 = (lo - c) / d
         t2 = (hi - c) / d
-        tmin = np.nanmax(np.minimum(t1, t2), axis=1)
-        tmax = np.nanmin(np.maximum(t1, t2), axis=1)
+        tmin = np.fmax.reduce(np.minimum(t1, t2), axis=1)  # fmax/fmin skip NaN, as nanmax/nanmin
+        tmax = np.fmin.reduce(np.maximum(t1, t2), axis=1)
         t_table = np.where(d[:, 2] < 0, -c[2] / d[:, 2], np.inf)  # the table (z = 0) stops the ray
     tmin = np.maximum(tmin, 0.0)
     tmax = np.minimum(tmax, t_table)
@@ -203,14 +203,17 @@ def _trace(view: ViewEvidence, vol: _Volume, cfg: ReconstructConfig) -> _Rays:
         b0 = min(len(pix), a0 + 8192)
         dd = d[a0:b0]
         t_lo, t_hi = tmin[a0:b0, None], tmax[a0:b0, None]
-        parts = [t_lo]
+        T = np.empty((b0 - a0, 2 + sum(len(p) for p in planes)))
+        T[:, :1] = t_lo
+        T[:, -1:] = t_hi
+        col = 1
         for a in range(3):
+            ta = T[:, col:col + len(planes[a])]
             with np.errstate(divide="ignore", invalid="ignore"):
-                ta = (planes[a][None, :] - c[a]) / dd[:, a:a + 1]
-            ta = np.where(np.isfinite(ta) & (ta > t_lo) & (ta < t_hi), ta, np.inf)
-            parts.append(ta)
-        parts.append(t_hi)
-        T = np.sort(np.concatenate(parts, axis=1), axis=1)
+                np.divide(planes[a][None, :] - c[a], dd[:, a:a + 1], out=ta)
+                ta[~(np.isfinite(ta) & (ta > t_lo) & (ta < t_hi))] = np.inf
+            col += len(planes[a])
+        T.sort(axis=1)
         # the unused (infinite) crossings sort last: drop the columns no row uses
         T = T[:, :max(2, int(np.isfinite(T).sum(axis=1).max()))]
         t0s, t1s = T[:, :-1], T[:, 1:]

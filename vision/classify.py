@@ -54,7 +54,8 @@ def classify(image: U8, model: ColourModel, cfg: ClassifyConfig | None = None) -
     key = (flat[:, 0] << 16) | (flat[:, 1] << 8) | flat[:, 2]
     uniq, inverse = np.unique(key, return_inverse=True)
     colours = np.stack([uniq >> 16, (uniq >> 8) & 255, uniq & 255], axis=-1).astype(np.uint8)
-    return _classify_colours(colours, model, cfg)[inverse.ravel()].reshape(img.shape[:2])
+    out: U8 = _classify_colours(colours, model, cfg)[inverse.ravel()].reshape(img.shape[:2])
+    return out
 
 
 def _classify_colours(image: U8, model: ColourModel, cfg: ClassifyConfig) -> U8:

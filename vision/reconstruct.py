@@ -282,7 +282,7 @@ def reconstruct(
     # whose first full cell was carved look further
     hits = [first_hits(r.idx) for r in rays]
     carve = np.zeros(vol.n, bool)
-    for iterations in range(1, cfg.max_iterations + 1):  # noqa: B007
+    for iterations in range(1, cfg.max_iterations + 1):
         if iterations > 1:
             for r, fh in zip(rays, hits, strict=True):
                 redo = np.flatnonzero(carve[fh] & (fh >= 0))
@@ -418,6 +418,7 @@ class RayScorer:
         self._flag_min_rays = flag_min_rays
         self._hyp = np.zeros(vol.n, np.int64)
         self._pred = np.full(len(model.obs), int(Label.BACKGROUND), np.int64)  # no block: every ray shows the mat
+        self._mark = np.zeros(len(model.obs), bool)
         self.base_cost = 0
 
     def _index(self, cell: Cell) -> int:
@@ -464,7 +465,16 @@ class RayScorer:
         if not idx:
             return 0
         m = self._model
-        rows = np.unique(np.concatenate([m.rays_of[i] for i, _ in idx]))
+        # the rays through any of the cells, each once (a scratch mask instead of sorting)
+        parts = [m.rays_of[i] for i, _ in idx]
+        mark = self._mark
+        mark[parts[0]] = True
+        for k in range(1, len(parts)):
+            new = parts[k][~mark[parts[k]]]
+            mark[new] = True
+            parts[k] = new
+        rows = np.concatenate(parts)
+        mark[rows] = False
         if len(rows) == 0:
             return 0
         old = [int(self._hyp[i]) for i, _ in idx]
@@ -524,7 +534,7 @@ class _RayModel:
 
     def predict(self, hyp: npt.NDArray[np.int64], rows: npt.NDArray[np.int64] | None = None) -> I64:
         idx = self.idx if rows is None else self.idx[rows]
-        vals = np.where(idx >= 0, hyp[np.maximum(idx, 0)], 0)
+        vals = np.append(hyp, 0)[idx]  # "no cell" (-1) reads the appended empty cell
         first = np.argmax(vals != 0, axis=1)
         got = vals[np.arange(len(first)), first]
         # the Central Cube's black and the mat are both "no block here": the classifier does not
@@ -559,7 +569,7 @@ def _refine(
         it, its rays, their predictions with ``c`` empty, and which of them meet ``c`` first."""
         j = int(act.loc[c])
         rows, sub_before, sub_after, obs, wt = act.of(j)
-        hit = ~hl[sub_before].any(axis=1)  # no full cell before ``c``
+        hit: npt.NDArray[np.bool_] = np.logical_not(hl[sub_before].any(axis=1))  # no full cell before ``c``
         old = int(hl[j])
         prow = pred[rows]
         p_empty = prow
@@ -593,7 +603,7 @@ def _refine(
         jc, jn = int(act.loc[c]), int(act.loc[n])
         rows_n, sub_before, _after, obs_n, wt_n = act.of(jn)
         hl[jc] = 0
-        hit_n = ~hl[sub_before].any(axis=1)
+        hit_n: npt.NDArray[np.bool_] = np.logical_not(hl[sub_before].any(axis=1))
         hl[jc] = v
         # the predictions with ``c`` empty, on the rays of ``n`` (``pred`` borrowed for a moment)
         keep = pred[rows_c]

@@ -25,10 +25,12 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from calibration.colour import ColourModel
+from calibration.colour import ColourModel, linear_to_lab, srgb8_to_linear
 from vision.labels import COLOR_LABELS, Label
 
 U8 = npt.NDArray[np.uint8]
+
+_SRGB8_LINEAR = srgb8_to_linear(np.arange(256))  # linear value of every 8-bit sRGB code
 
 
 @dataclass(frozen=True)
@@ -46,14 +48,28 @@ class ClassifyConfig:
 def classify(image: U8, model: ColourModel, cfg: ClassifyConfig | None = None) -> U8:
     """Label every pixel of a BGR image (``vision.labels.Label`` values)."""
     cfg = cfg or ClassifyConfig()
-    lab = model.lab_of_bgr(image)
+    img = np.ascontiguousarray(image, np.uint8)
+    # a label depends on the pixel's colour alone: label each distinct colour once
+    flat = img.reshape(-1, 3).astype(np.int32)
+    key = (flat[:, 0] << 16) | (flat[:, 1] << 8) | flat[:, 2]
+    uniq, inverse = np.unique(key, return_inverse=True)
+    colours = np.stack([uniq >> 16, (uniq >> 8) & 255, uniq & 255], axis=-1).astype(np.uint8)
+    out: U8 = _classify_colours(colours, model, cfg)[inverse.ravel()].reshape(img.shape[:2])
+    return out
+
+
+def _classify_colours(image: U8, model: ColourModel, cfg: ClassifyConfig) -> U8:
+    """Labels of BGR colours (..., 3)."""
+    # as ``model.lab_of_bgr(image)``, with the sRGB decoding of the 256 byte values looked up
+    lin = _SRGB8_LINEAR[image[..., ::-1]]
+    lab = linear_to_lab(np.clip(model.white_balance.apply(lin), 0.0, None))
     a, b = lab[..., 1], lab[..., 2]
     chroma = np.hypot(a, b)
     hue = np.degrees(np.arctan2(b, a))
     light = lab[..., 0]
     sat = chroma / np.maximum(light, 1.0)  # shading scales L and C together
     bright = light >= cfg.dark_lightness
-    out = np.full(image.shape[:2], int(Label.UNKNOWN), np.uint8)
+    out = np.full(image.shape[:-1], int(Label.UNKNOWN), np.uint8)
     out[bright & (sat < cfg.free_saturation)] = int(Label.BACKGROUND)
     names = list(COLOR_LABELS)
     hues = []

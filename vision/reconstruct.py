@@ -102,6 +102,7 @@ class _Volume:
         self.hi = np.array(cfg.bounds_max, np.int64)
         self.shape = tuple(int(v) for v in self.hi - self.lo)
         self.n = int(np.prod(self.shape))
+        self._lo = tuple(int(v) for v in self.lo)
 
     def index(self, cells: I64) -> I64:
         """Linear index of integer cells (N, 3); -1 outside the volume."""
@@ -110,6 +111,14 @@ class _Volume:
         _sx, sy, sz = self.shape
         idx = (rel[..., 0] * sy + rel[..., 1]) * sz + rel[..., 2]
         return np.where(inside, idx, -1)  # type: ignore[no-any-return]
+
+    def index1(self, cell: Cell) -> int:
+        """Linear index of one cell; -1 outside the volume (as :meth:`index`, without numpy)."""
+        x, y, z = (int(cell[0]) - self._lo[0], int(cell[1]) - self._lo[1], int(cell[2]) - self._lo[2])
+        sx, sy, sz = self.shape
+        if 0 <= x < sx and 0 <= y < sy and 0 <= z < sz:
+            return (x * sy + y) * sz + z
+        return -1
 
     def cell(self, idx: int) -> Cell:
         _sx, sy, sz = self.shape
@@ -160,8 +169,8 @@ def _trace(view: ViewEvidence, vol: _Volume, cfg: ReconstructConfig) -> _Rays:
     with np.errstate(divide="ignore", invalid="ignore"):
         t1 = (lo - c) / d
         t2 = (hi - c) / d
-        tmin = np.nanmax(np.minimum(t1, t2), axis=1)
-        tmax = np.nanmin(np.maximum(t1, t2), axis=1)
+        tmin = np.fmax.reduce(np.minimum(t1, t2), axis=1)  # fmax/fmin skip NaN, as nanmax/nanmin
+        tmax = np.fmin.reduce(np.maximum(t1, t2), axis=1)
         t_table = np.where(d[:, 2] < 0, -c[2] / d[:, 2], np.inf)  # the table (z = 0) stops the ray
     tmin = np.maximum(tmin, 0.0)
     tmax = np.minimum(tmax, t_table)
@@ -188,25 +197,38 @@ def _trace(view: ViewEvidence, vol: _Volume, cfg: ReconstructConfig) -> _Rays:
     chunks: list[I64] = []
     width = 1
     planes = [np.arange(int(lo[a]), int(hi[a]) + 1, dtype=np.float64) for a in range(3)]
+    sz_ = float(vol.shape[2])
+    sy_sz = float(vol.shape[1] * vol.shape[2])
     for a0 in range(0, len(pix), 8192):
         b0 = min(len(pix), a0 + 8192)
         dd = d[a0:b0]
         t_lo, t_hi = tmin[a0:b0, None], tmax[a0:b0, None]
-        parts = [t_lo]
+        T = np.empty((b0 - a0, 2 + sum(len(p) for p in planes)))
+        T[:, :1] = t_lo
+        T[:, -1:] = t_hi
+        col = 1
         for a in range(3):
+            ta = T[:, col:col + len(planes[a])]
             with np.errstate(divide="ignore", invalid="ignore"):
-                ta = (planes[a][None, :] - c[a]) / dd[:, a:a + 1]
-            ta = np.where(np.isfinite(ta) & (ta > t_lo) & (ta < t_hi), ta, np.inf)
-            parts.append(ta)
-        parts.append(t_hi)
-        T = np.sort(np.concatenate(parts, axis=1), axis=1)
+                np.divide(planes[a][None, :] - c[a], dd[:, a:a + 1], out=ta)
+                ta[~(np.isfinite(ta) & (ta > t_lo) & (ta < t_hi))] = np.inf
+            col += len(planes[a])
+        T.sort(axis=1)
+        # the unused (infinite) crossings sort last: drop the columns no row uses
+        T = T[:, :max(2, int(np.isfinite(T).sum(axis=1).max()))]
         t0s, t1s = T[:, :-1], T[:, 1:]
         with np.errstate(invalid="ignore"):
             ok = np.isfinite(t1s) & (t1s - t0s > 1e-9)
-        mids = np.where(ok, 0.5 * (t0s + np.where(np.isfinite(t1s), t1s, t0s)), 0.0)
-        pts = c[None, None, :] + mids[:, :, None] * dd[:, None, :]
-        idx = vol.index(np.floor(pts).astype(np.int64))
-        idx[~ok] = -1
+            mids = 0.5 * (t0s + t1s)
+        # the cell of each segment's midpoint, one axis at a time (2-D arrays, float arithmetic:
+        # cell coordinates are small integers, exact in float64)
+        flat = np.zeros(mids.shape)
+        for a, mult in ((0, sy_sz), (1, sz_), (2, 1)):
+            with np.errstate(invalid="ignore"):
+                fa = np.floor(c[a] + mids * dd[:, a:a + 1])
+                ok &= (fa >= lo[a]) & (fa < hi[a])
+                flat += (fa - lo[a]) * mult
+        idx = np.where(ok, flat, -1.0).astype(np.int64)
         # the crossings are sorted, so the unused (infinite) ones are at the end of each row; a
         # zero-length segment (a ray through an edge) leaves a -1 gap, which every reader skips
         valid = idx >= 0
@@ -245,23 +267,30 @@ def reconstruct(
     free_mask = np.zeros(N_LABELS, bool)
     free_mask[[int(Label.BACKGROUND), int(Label.CUBE)]] = True
 
-    def first_hits(r: _Rays) -> I64:
-        if r.idx.shape[0] == 0:
+    def first_hits(sub: I64) -> I64:
+        if sub.shape[0] == 0:
             return np.zeros(0, np.int64)
-        safe = np.where(r.idx >= 0, r.idx, 0)
-        full = occ[safe] & (r.idx >= 0)
+        full = occ[sub] & (sub >= 0)  # index -1 reads the last cell: masked
         first = np.argmax(full, axis=1)
         has = full[np.arange(len(first)), first]
-        return np.where(has, r.idx[np.arange(len(first)), first], -1)  # type: ignore[no-any-return]
+        return np.where(has, sub[np.arange(len(first)), first], -1)  # type: ignore[no-any-return]
 
     iterations = 0
     counts_per_view: list[I64] = []
     color_lab_arr = np.array([int(COLOR_LABELS[c]) for c in cfg.colors], np.int64)
-    for iterations in range(1, cfg.max_iterations + 1):  # noqa: B007
+    # each ray's first full cell; carving only empties cells, so after each pass only the rays
+    # whose first full cell was carved look further
+    hits = [first_hits(r.idx) for r in rays]
+    carve = np.zeros(vol.n, bool)
+    for iterations in range(1, cfg.max_iterations + 1):
+        if iterations > 1:
+            for r, fh in zip(rays, hits, strict=True):
+                redo = np.flatnonzero(carve[fh] & (fh >= 0))
+                if len(redo):
+                    fh[redo] = first_hits(r.idx[redo])
         carve = np.zeros(vol.n, bool)
         counts_per_view = []
-        for r in rays:
-            fh = first_hits(r)
+        for r, fh in zip(rays, hits, strict=True):
             ok = (fh >= 0) & (r.labels < N_LABELS)
             cnt = np.bincount(fh[ok] * N_LABELS + r.labels[ok], minlength=vol.n * N_LABELS).reshape(vol.n, N_LABELS)
             counts_per_view.append(cnt)
@@ -300,7 +329,7 @@ def reconstruct(
     for k in starts:
         cell = vol.cell(k)
         for d in (*NOT_DOWN, (0, 0, -1)):
-            j = int(vol.index(np.array([[cell[0] + d[0], cell[1] + d[1], cell[2] + d[2]]], np.int64))[0])
+            j = vol.index1((cell[0] + d[0], cell[1] + d[1], cell[2] + d[2]))
             if j >= 0 and seen_any[j] and not fixed[j]:
                 near.add(j)
     hull = np.array(sorted(near), np.int64)
@@ -308,19 +337,24 @@ def reconstruct(
     for i in hull:
         cell = vol.cell(int(i))
         nbs = [(cell[0] + d[0], cell[1] + d[1], cell[2] + d[2]) for d in NOT_DOWN] + [(cell[0], cell[1], cell[2] - 1)]
-        ids = vol.index(np.array(nbs, np.int64))
-        neighbours[int(i)] = [int(j) for j in ids if j >= 0]
-    hyp, sweeps = _refine(model, hyp, hull, [0, *color_labels], neighbours, block_penalty=cfg.block_penalty)
+        neighbours[int(i)] = [j for j in (vol.index1(nb) for nb in nbs) if j >= 0]
+    hyp, sweeps, act, act_pred = _refine(model, hyp, hull, [0, *color_labels], neighbours,
+                                         block_penalty=cfg.block_penalty)
     t_refine = time.perf_counter()
-    pred = model.predict(hyp)
+    # every full cell is one of the search's active cells: a ray through none of them shows the mat
+    pred = np.full(len(model.obs), int(Label.BACKGROUND), np.int64)
+    pred[act.model_rows] = act_pred
     blocks: dict[Cell, str] = {}
     confidence: dict[Cell, float] = {}
     unobserved: list[Cell] = []
     first_hit_pixels: dict[Cell, list[int]] = {}
     # which rays each cell is the first hit of, in the final hypothesis
-    vals = np.where(model.idx >= 0, hyp[np.maximum(model.idx, 0)], 0)
+    # (on the search's compact table: the rays through no active cell meet no block)
+    vals = act.hyp[act.idx]
     first = np.argmax(vals != 0, axis=1)
-    first_cell = np.where(vals[np.arange(len(first)), first] != 0, model.idx[np.arange(len(first)), first], -1)
+    has_c = vals[np.arange(len(first)), first] != 0
+    first_cell = np.full(len(model.obs), -1, np.int64)
+    first_cell[act.model_rows] = np.where(has_c, act.cells_ext[act.idx[np.arange(len(first)), first]], -1)
     has_first = first_cell >= 0
     n_views = len(views)
     # first-hit rays per cell and view, and "reach": the rays on which an empty cell comes before
@@ -328,9 +362,10 @@ def reconstruct(
     per_view = np.bincount(first_cell[has_first] * n_views + model.view[has_first],
                            minlength=vol.n * n_views).reshape(vol.n, n_views)
     agree_n = np.bincount(first_cell[has_first & (model.obs == hyp[np.maximum(first_cell, 0)])], minlength=vol.n)
-    first_pos = np.where(has_first, first, model.idx.shape[1])
-    before = (model.idx >= 0) & (np.arange(model.idx.shape[1])[None, :] < first_pos[:, None])
-    reach_n = np.bincount(model.idx[before], minlength=vol.n)
+    # (counted right for the active cells, the only ones it is read for)
+    first_pos = np.where(has_c, first, act.idx.shape[1])
+    before = (act.idx != len(act.cells)) & (np.arange(act.idx.shape[1])[None, :] < first_pos[:, None])
+    reach_n = np.bincount(act.cells[act.idx[before]], minlength=vol.n)
     for i in hull:
         cell = vol.cell(int(i))
         n_first = int(per_view[i].sum())
@@ -353,7 +388,7 @@ def reconstruct(
     for cell in ignored:
         del blocks[cell]
         confidence.pop(cell, None)
-        hyp[int(vol.index(np.array([cell], np.int64))[0])] = 0
+        hyp[vol.index1(cell)] = 0
     if ignored:
         pred = model.predict(hyp)
     t_color = time.perf_counter()
@@ -382,11 +417,12 @@ class RayScorer:
         self._geom = geom
         self._flag_min_rays = flag_min_rays
         self._hyp = np.zeros(vol.n, np.int64)
-        self._pred = model.predict(self._hyp)
+        self._pred = np.full(len(model.obs), int(Label.BACKGROUND), np.int64)  # no block: every ray shows the mat
+        self._mark = np.zeros(len(model.obs), bool)
         self.base_cost = 0
 
     def _index(self, cell: Cell) -> int:
-        return int(self._vol.index(np.array([cell], np.int64))[0])
+        return self._vol.index1(cell)
 
     def _hyp_of(self, blocks: Mapping[Cell, str]) -> I64:
         hyp = np.zeros(self._vol.n, np.int64)
@@ -429,7 +465,16 @@ class RayScorer:
         if not idx:
             return 0
         m = self._model
-        rows = np.unique(np.concatenate([m.rays_of[i] for i, _ in idx]))
+        # the rays through any of the cells, each once (a scratch mask instead of sorting)
+        parts = [m.rays_of[i] for i, _ in idx]
+        mark = self._mark
+        mark[parts[0]] = True
+        for k in range(1, len(parts)):
+            new = parts[k][~mark[parts[k]]]
+            mark[new] = True
+            parts[k] = new
+        rows = np.concatenate(parts)
+        mark[rows] = False
         if len(rows) == 0:
             return 0
         old = [int(self._hyp[i]) for i, _ in idx]
@@ -479,7 +524,8 @@ class _RayModel:
             row += k
         rr, _ = np.nonzero(self.idx >= 0)
         cc = self.idx[self.idx >= 0]
-        order = np.argsort(cc, kind="stable")
+        # a stable sort of small integers is a radix sort (linear time) in numpy
+        order = np.argsort(cc.astype(np.int16) if n_cells < 2**15 else cc, kind="stable")
         cc, rr = cc[order], rr[order]
         bounds = np.searchsorted(cc, np.arange(n_cells + 1))
         self.rays_of = [rr[bounds[i]:bounds[i + 1]] for i in range(n_cells)]
@@ -488,7 +534,7 @@ class _RayModel:
 
     def predict(self, hyp: npt.NDArray[np.int64], rows: npt.NDArray[np.int64] | None = None) -> I64:
         idx = self.idx if rows is None else self.idx[rows]
-        vals = np.where(idx >= 0, hyp[np.maximum(idx, 0)], 0)
+        vals = np.append(hyp, 0)[idx]  # "no cell" (-1) reads the appended empty cell
         first = np.argmax(vals != 0, axis=1)
         got = vals[np.arange(len(first)), first]
         # the Central Cube's black and the mat are both "no block here": the classifier does not
@@ -500,56 +546,78 @@ class _RayModel:
 def _refine(
     model: _RayModel, hyp: I64, candidates: npt.NDArray[np.int64], values: Sequence[int],
     neighbours: dict[int, list[int]], max_sweeps: int = 10, block_penalty: int = 2,
-) -> tuple[I64, int]:
+) -> tuple[I64, int, _ActiveRays, npt.NDArray[np.int8]]:
     """Local search: change one cell, or move a block to a neighbouring cell, whenever that
-    explains the rays better; repeat until nothing improves."""
-    pred = model.predict(hyp)
+    explains the rays better; repeat until nothing improves.
+
+    The search runs on a compact copy of the ray table (:class:`_ActiveRays`): only the cells that
+    can be full during the search (the candidates and the Central Cube) and only the rays through
+    one of them.  Every other cell stays empty, so every prediction, and so every decision, is the
+    same as on the whole table.  A change of one cell only alters the rays on which that cell is (or
+    becomes) the first full cell, so each move is priced on those rays alone.
+
+    Returns the new hypothesis, the sweeps made, the compact table and its rays' predictions."""
+    act = _ActiveRays(model, hyp, candidates)
+    hl = act.hyp
+    pred = act.predict(act.idx)
     cand_set = {int(c) for c in candidates}
+    penalty = block_penalty
+    shown_of = {v: np.int8(v if v not in (0, int(Label.CUBE)) else int(Label.BACKGROUND)) for v in values}
 
-    def evaluate(cells: list[int], new_vals: list[int]) -> tuple[int, I64, I64]:
-        rows = np.unique(np.concatenate([model.rays_of[c] for c in cells]))
-        old = [int(hyp[c]) for c in cells]
-        for c, v in zip(cells, new_vals, strict=True):
-            hyp[c] = v
-        p = model.predict(hyp, rows)
-        for c, v in zip(cells, old, strict=True):
-            hyp[c] = v
-        obs = model.obs[rows]
-        wt = model.weight[rows]
-        delta = int(((p != obs) * wt).sum()) - int(((pred[rows] != obs) * wt).sum())
-        # Occam: each block costs a little, so a cell no ray needs stays empty
-        delta += block_penalty * (sum(1 for v in new_vals if v != 0) - sum(1 for v in old if v != 0))
-        return delta, rows, p
-
-    sentinel = 127  # a value no label uses: marks the rays on which the tested cell is the first hit
-
-    def single(c: int) -> tuple[int, int]:
-        """Best new value for cell ``c`` alone and its cost change (all values from two predictions)."""
-        rows = model.rays_of[c]
-        old = int(hyp[c])
-        hyp[c] = sentinel
-        p_full = model.predict(hyp, rows)
-        hyp[c] = 0
-        p_empty = model.predict(hyp, rows)
-        hyp[c] = old
-        hit = p_full == sentinel
-        obs = model.obs[rows]
-        wt = model.weight[rows]
-        base = int(((pred[rows] != obs) * wt).sum())
-        miss_empty = (p_empty != obs) * wt
-        rest = int(miss_empty[~hit].sum())
+    def single(c: int) -> tuple[int, int, int, I64, npt.NDArray[np.int8], npt.NDArray[np.bool_]]:
+        """Best new value for cell ``c`` alone and its cost change; also the cost change of emptying
+        it, its rays, their predictions with ``c`` empty, and which of them meet ``c`` first."""
+        j = int(act.loc[c])
+        rows, sub_before, sub_after, obs, wt = act.of(j)
+        hit: npt.NDArray[np.bool_] = np.logical_not(hl[sub_before].any(axis=1))  # no full cell before ``c``
+        old = int(hl[j])
+        prow = pred[rows]
+        p_empty = prow
+        if old != 0:
+            h = np.flatnonzero(hit)  # ``c`` is these rays' first full cell: what is behind it?
+            if len(h):
+                va = hl[sub_after[h]]
+                first = np.argmax(va != 0, axis=1)
+                got = va[np.arange(len(h)), first]
+                p_empty = prow.copy()
+                p_empty[h] = np.where((got != 0) & (got != int(Label.CUBE)), got, np.int8(int(Label.BACKGROUND)))
+        base = np.count_nonzero((prow != obs) & wt)
+        miss_empty = (p_empty != obs) & wt
+        total_empty = np.count_nonzero(miss_empty)
+        rest = total_empty - np.count_nonzero(miss_empty & hit)
+        obs_hit = obs[hit & wt]
         best_v, best_d = old, 0
         for v in values:
             if v == old:
                 continue
-            cost = int(miss_empty.sum()) if v == 0 else rest + int(((obs[hit] != v) * wt[hit]).sum())
-            delta = cost - base + block_penalty * (int(v != 0) - int(old != 0))
+            cost = total_empty if v == 0 else rest + np.count_nonzero(obs_hit != v)
+            delta = int(cost) - int(base) + penalty * (int(v != 0) - int(old != 0))
             if delta < best_d:
                 best_v, best_d = v, delta
-        return best_v, best_d
+        return best_v, best_d, int(total_empty) - int(base), rows, p_empty, hit
+
+    def move(c: int, n: int, v: int, rows_c: I64, p_empty_c: npt.NDArray[np.int8]) -> tuple[int, I64,
+                                                                                              npt.NDArray[np.bool_]]:
+        """Cost change, beyond emptying ``c``, of putting its block ``v`` on the empty cell ``n``; the
+        rays of ``n`` and which of them would meet ``n`` first."""
+        jc, jn = int(act.loc[c]), int(act.loc[n])
+        rows_n, sub_before, _after, obs_n, wt_n = act.of(jn)
+        hl[jc] = 0
+        hit_n: npt.NDArray[np.bool_] = np.logical_not(hl[sub_before].any(axis=1))
+        hl[jc] = v
+        # the predictions with ``c`` empty, on the rays of ``n`` (``pred`` borrowed for a moment)
+        keep = pred[rows_c]
+        pred[rows_c] = p_empty_c
+        sel = hit_n & wt_n
+        before = pred[rows_n[sel]]
+        pred[rows_c] = keep
+        o = obs_n[sel]
+        # the block penalty cancels: one block before, one after
+        return int(np.count_nonzero(o != v)) - int(np.count_nonzero(before != o)), rows_n, hit_n
 
     dirty = np.zeros(len(model.rays_of), bool)
     dirty[np.asarray(candidates, np.int64)] = True
+    touched_mark = np.zeros(len(act.cells) + 1, bool)
     sweeps = 0
     for sweeps in range(1, max_sweeps + 1):  # noqa: B007
         changed = False
@@ -559,31 +627,111 @@ def _refine(
             if not dirty[c] or len(model.rays_of[c]) == 0:
                 continue
             dirty[c] = False
-            best: tuple[int, list[int], list[int], I64 | None, I64 | None] = (0, [], [], None, None)
-            v1, d1 = single(c)
-            if d1 < 0:
-                delta, rows, p = evaluate([c], [v1])
-                best = (delta, [c], [v1], rows, p)
-            if hyp[c] != 0:  # move this block to an empty neighbour
+            v1, d1, d_empty, rows_c, p_empty, hit = single(c)
+            best_d = min(d1, 0)
+            best_n = -1
+            best_move: tuple[I64, npt.NDArray[np.bool_]] | None = None
+            v = int(hyp[c])
+            if v != 0:  # move this block to an empty neighbour
                 for n in neighbours.get(c, []):
-                    if n in cand_set and hyp[n] == 0:
-                        delta, rows, p = evaluate([c, n], [0, int(hyp[c])])
-                        if delta < best[0]:
-                            best = (delta, [c, n], [0, int(hyp[c])], rows, p)
-            if best[0] < 0 and best[3] is not None and best[4] is not None:
-                for cc, v in zip(best[1], best[2], strict=True):
-                    hyp[cc] = v
-                pred[best[3]] = best[4]
-                changed = True
-                touched = model.idx[best[3]]
-                touched = np.unique(touched[touched >= 0])
-                dirty[touched] = True
-                for t in touched:
-                    for n in neighbours.get(int(t), []):
-                        dirty[n] = True
+                    # a neighbour no ray crosses: the move is the same as emptying ``c``, which
+                    # ``single`` priced already (at least as well)
+                    if n in cand_set and hyp[n] == 0 and len(model.rays_of[n]):
+                        extra, rows_n, hit_n = move(c, n, v, rows_c, p_empty)
+                        if d_empty + extra < best_d:
+                            best_d, best_n, best_move = d_empty + extra, n, (rows_n, hit_n)
+            if best_d >= 0:
+                continue
+            changed = True
+            jc = int(act.loc[c])
+            touched_mark[act.idx[rows_c].ravel()] = True
+            if best_move is None:  # change ``c`` alone
+                hyp[c] = hl[jc] = v1
+                pred[rows_c] = p_empty if v1 == 0 else np.where(hit, shown_of[v1], p_empty)
+            else:  # move the block from ``c`` to ``best_n``
+                rows_n, hit_n = best_move
+                hyp[c] = hl[jc] = 0
+                jn = int(act.loc[best_n])
+                hyp[best_n] = hl[jn] = v
+                pred[rows_c] = p_empty
+                pred[rows_n[hit_n]] = shown_of[v]
+                touched_mark[act.idx[rows_n].ravel()] = True
+            touched_mark[-1] = False
+            touched = act.cells[np.flatnonzero(touched_mark)]
+            touched_mark[:] = False
+            dirty[touched] = True
+            for t in touched:
+                for n in neighbours.get(int(t), []):
+                    dirty[n] = True
         if not changed:
             break
-    return hyp, sweeps
+    return hyp, sweeps, act, pred
+
+
+class _ActiveRays:
+    """The rays of a :class:`_RayModel` restricted to ``active`` cells (the search's candidates and
+    every cell already full), each row listing only those cells in the ray's order; cells are
+    numbered locally (``loc``), ``len(cells)`` is an always-empty padding cell."""
+
+    def __init__(self, model: _RayModel, hyp: I64, candidates: npt.NDArray[np.int64]) -> None:
+        n = len(model.rays_of)
+        active = hyp != 0
+        active[np.asarray(candidates, np.int64)] = True
+        self.cells = np.flatnonzero(active)
+        k = len(self.cells)
+        self.loc = np.full(n + 1, k, np.int32)  # index n: the model's "no cell" (-1)
+        self.loc[self.cells] = np.arange(k, dtype=np.int32)
+        full = self.loc[model.idx]  # -1 -> loc[-1] == k
+        keep = full != k
+        rows = np.flatnonzero(keep.any(axis=1))
+        self.model_rows = rows  # the model's row of each compact row
+        self.cells_ext = np.append(self.cells, -1)  # global cell of each local one, -1 for the padding
+        full, keep = full[rows], keep[rows]
+        # left-pack each row's active cells (in order) into as few columns as needed
+        pos = np.cumsum(keep, axis=1) - 1
+        width = max(1, int(pos[:, -1].max()) + 1) if len(rows) else 1
+        rr, cc = np.nonzero(keep)
+        self.idx = np.full((len(rows), width), k, np.int32)
+        self.idx[rr, pos[rr, cc]] = full[rr, cc]
+        self.obs = model.obs[rows].astype(np.int8)
+        self.weight = model.weight[rows].astype(np.int8)
+        self.hyp = np.zeros(k + 1, np.int8)
+        self.hyp[:k] = hyp[self.cells]
+        # rows of each local cell, and its sub-table (built on first use)
+        flat_cells = self.idx[self.idx != k]
+        flat_rows = np.nonzero(self.idx != k)[0]
+        order = np.argsort(flat_cells.astype(np.int16) if k < 2**15 else flat_cells, kind="stable")
+        self._rows = flat_rows[order]
+        self._bounds = np.searchsorted(flat_cells[order], np.arange(k + 1))
+        self._cache: dict[int, tuple[I64, npt.NDArray[np.int32], npt.NDArray[np.int32], npt.NDArray[np.int8],
+                                     npt.NDArray[np.bool_]]] = {}
+
+    def of(self, j: int) -> tuple[I64, npt.NDArray[np.int32], npt.NDArray[np.int32], npt.NDArray[np.int8],
+                                  npt.NDArray[np.bool_]]:
+        """Rows through local cell ``j``; the cells before ``j`` on each (as few columns as needed)
+        and after it (other columns: the empty padding cell); observations; weights (as booleans)."""
+        got = self._cache.get(j)
+        if got is None:
+            rows = self._rows[self._bounds[j]:self._bounds[j + 1]]
+            sub = self.idx[rows]
+            q = np.argmax(sub == j, axis=1)[:, None]
+            cols = np.arange(sub.shape[1])[None, :]
+            pad = len(self.cells)
+            qmax = int(q.max()) if len(rows) else 0
+            sub_before = np.where(cols < q, sub, pad)[:, :max(1, qmax)]
+            sub_after = np.where(cols > q, sub, pad)
+            got = (rows, sub_before, sub_after, self.obs[rows], self.weight[rows] > 0)
+            self._cache[j] = got
+        return got
+
+    def predict(self, sub: npt.NDArray[np.int32]) -> npt.NDArray[np.int8]:
+        """As :meth:`_RayModel.predict`, for rows given by their local cell lists."""
+        vals = self.hyp[sub]
+        if vals.shape[0] == 0:
+            return np.zeros(0, np.int8)
+        first = np.argmax(vals != 0, axis=1)
+        got = vals[np.arange(len(first)), first]
+        return np.where((got != 0) & (got != int(Label.CUBE)), got, np.int8(int(Label.BACKGROUND)))
 
 
 def _banner_score(model: _RayModel, hyp: I64, pred: I64, vol: _Volume, spot: FlagSpot, lab: int,
@@ -592,48 +740,63 @@ def _banner_score(model: _RayModel, hyp: I64, pred: I64, vol: _Volume, spot: Fla
     best (rays showing the colour that no block explains) - (rays showing free space or another colour
     through the banner), all counted on rays that reach the flag's cell before any block; ``-inf`` when
     fewer than ``min_rays`` rays are for it or no more are for than against."""
-    ci = int(vol.index(np.array([spot.cell], np.int64))[0])
+    ci = vol.index1(spot.cell)
     if ci < 0:
         return -np.inf
     rows = model.rays_of[ci]
     if len(rows) == 0:
         return -np.inf
+    obs = model.obs[rows]
+    wpos = model.weight[rows] > 0
+    pos_obs = (pred[rows] != obs) & wpos & (obs == lab)
+    if int(pos_obs.sum()) < min_rays:  # every side's count is a part of these: none can reach min_rays
+        return -np.inf
     sub = model.idx[rows]
     occ = (sub >= 0) & (hyp[np.maximum(sub, 0)] != 0)
     pos = np.argmax(sub == ci, axis=1)
     first_occ = np.where(occ.any(axis=1), np.argmax(occ, axis=1), sub.shape[1])
-    rows = rows[first_occ > pos]  # the ray reaches the flag's cell before any block
-    if len(rows) == 0:
+    reach = first_occ > pos  # the ray reaches the flag's cell before any block
+    if not reach.any():
         return -np.inf
+    rows = rows[reach]
+    obs, wpos, pos_obs = obs[reach], wpos[reach], pos_obs[reach]
     n = spot.normal
     b = spot.block
     o, d = model.origins[rows], model.dirs[rows]
-    obs = model.obs[rows]
     nv = np.array(n, float)
     base = np.array([b[0] + 0.5, b[1] + 0.5, b[2] + 0.5]) + 0.5 * nv
-    pos_obs = (pred[rows] != obs) & (model.weight[rows] > 0) & (obs == lab)
     other_colour = (obs != lab) & (obs >= int(Label.BLUE)) & (obs <= int(Label.GREEN))
-    neg_obs = ((obs == int(Label.BACKGROUND)) | (obs == int(Label.CUBE)) | other_colour) & (model.weight[rows] > 0)
+    neg_obs = ((obs == int(Label.BACKGROUND)) | (obs == int(Label.CUBE)) | other_colour) & wpos
     mid = 0.5 * (geom.banner_from + geom.banner_to)
     half_along = 0.5 * (geom.banner_to - geom.banner_from)
     half_side = 0.5 * geom.banner_width
+    na = _axis_of(n)
     best = -np.inf
     for e in ALL_DIRS:
         if e[0] * n[0] + e[1] * n[1] + e[2] * n[2] != 0 or (n[2] == 0 and e[2] < 0):
             continue
         ev = np.array(e, float)
         centre = base + mid * nv + half_side * ev
-        normal = np.cross(nv, ev)
-        denom = d @ normal
+        # the banner's plane is normal to the third axis (n and e are unit axis vectors): every dot
+        # product below is one coordinate, exactly
+        ea = _axis_of(e)
+        ma = 3 - na - ea
+        dm = d[:, ma]
         with np.errstate(divide="ignore", invalid="ignore"):
-            t = ((centre - o) @ normal) / denom
-        p = o + t[:, None] * d - centre
-        inside = (np.abs(denom) > 1e-6) & (t > 0) & (np.abs(p @ nv) <= half_along) & (np.abs(p @ ev) <= half_side)
+            t = (centre[ma] - o[:, ma]) / dm
+            along = np.abs(o[:, na] + t * d[:, na] - centre[na])
+            side = np.abs(o[:, ea] + t * d[:, ea] - centre[ea])
+            inside = (np.abs(dm) > 1e-6) & (t > 0) & (along <= half_along) & (side <= half_side)
         npos = int((inside & pos_obs).sum())
         nneg = int((inside & neg_obs).sum())
         if npos >= min_rays and npos > nneg:
             best = max(best, float(npos - nneg))
     return best
+
+
+def _axis_of(v: Cell) -> int:
+    """The axis of a unit axis vector."""
+    return 0 if v[0] else 1 if v[1] else 2
 
 
 def _fit_flags_residual(

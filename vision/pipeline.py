@@ -140,6 +140,8 @@ def score_images(
     starts = previous.starts if previous is not None else DEFAULT_STARTS
     inferred: list[Problem] = []
     for color, cell in starts.items():
+        if previous is not None:
+            break  # the previous state has the start blocks: nothing to assume
         if cell in recon.unobserved and cell not in blocks and color in set(recon.blocks.values()):
             blocks[cell] = color
             recon.unobserved.remove(cell)
@@ -221,9 +223,11 @@ def score_images(
                     flag_sides[side].append(color)
     for side, n in uncertain.items():
         where = "straight down from above" if side == "top" else f"straight at side {side}, at table height"
-        problems.append(Problem("side-uncertain", f"the {side} counts may be off: {n} cell(s) no picture shows "
-                                f"could hold a block that shows on that side; a picture taken {where} would "
-                                "settle it", f"side {side}", "", "warning"))
+        what = (f"{n} block(s) the chosen turns put where no picture shows would show on that side (if they "
+                "stand elsewhere, the count changes)" if history else
+                f"{n} cell(s) no picture shows could hold a block that shows on that side")
+        problems.append(Problem("side-uncertain", f"the {side} counts may be off: {what}; a picture taken {where} "
+                                "would settle it", f"side {side}", "", "warning"))
     for side, cols in flag_sides.items():
         uncertain[side] = uncertain.get(side, 0) + len(cols)
         problems.append(Problem("side-uncertain", f"the {side} counts may be off: the {', '.join(cols)} flag(s) "

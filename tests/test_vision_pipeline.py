@@ -130,3 +130,16 @@ def test_missing_picture_and_folder_are_named(tmp_path: Path, capsys: pytest.Cap
     assert "image not found" in capsys.readouterr().err
     assert main(["ctrl", "score-images", str(tmp_path)]) == 2
     assert "is a folder" in capsys.readouterr().err
+
+
+def test_a_reading_with_an_impossible_turn_order_is_not_trusted(capsys: pytest.CaptureFixture[str]) -> None:
+    """scene_035 is a set-up under a warm, hard light: highlights on the Central Cube's glossy faces
+    are read as a dozen yellow blocks.  Each count is legal on its own, but players take turns, so
+    13 yellow blocks beside 1 blue are not: the sheet is printed as NOT TRUSTED (exit 1)."""
+    import json as _json
+
+    d = FIXTURES / "scene_035"
+    code = main(["ctrl", "score-images", *[str(d / f"{v}.jpg") for v in ("px", "mx", "py", "my", "top")], "--json"])
+    doc = _json.loads(capsys.readouterr().out)
+    assert code == 1 and doc["trusted"] is False
+    assert any(p["code"] == "implausible-turns" for p in doc["problems"])

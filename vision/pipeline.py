@@ -20,11 +20,11 @@ from calibration.colour import ColourModel, ColourModelError, WhiteBalance
 from calibration.mat import MatSpec
 from calibration.pose import MatPose
 from engine.core import Problem
-from engine.ctrl import DEFAULT_STARTS, SIDES, State
+from engine.ctrl import BLOCKS_PER_COLOR, DEFAULT_STARTS, SIDES, State
 from engine.ctrl.geometry import CENTRAL_CUBE, SIDE_VECTORS, Cell
 from engine.ctrl.moves import FlagSpot
 from engine.ctrl.scoring import side_scores
-from engine.ctrl.state import COLORS
+from engine.ctrl.state import BLOCKS_PER_TURN, COLORS
 from engine.ctrl.validate import validate_state
 from vision.camera import ViewCamera
 from vision.classify import classify
@@ -181,6 +181,7 @@ def score_images(
     else:
         inferred += _infer_hidden_by_counts(blocks, recon.unobserved)
         state = _to_state(blocks, recon.flags, previous)
+        inferred += _turn_spread(state)
     problems = validate_state(state) + inferred
     for color in state.colors:
         if color not in state.flags:
@@ -241,6 +242,24 @@ def score_images(
     timings.update({f"reconstruct.{k}": v for k, v in recon.timings.items()})
     return SceneResult(state, recon, reports, poses, [e.camera for e in evidence], labels, problems, missing,
                        unobserved, timings, turns, uncertain)
+
+
+def _turn_spread(state: State) -> list[Problem]:
+    """Players take turns, three blocks a turn, and pass only when no path is free (CTRL rulebook,
+    "Game Turn"), so two colours still placing differ by at most one turn (3 blocks).  A bigger gap
+    in a reading without history means blocks were misread (e.g. highlights on the Central Cube read
+    as a colour): the result is not trusted."""
+    counts = {c: sum(1 for v in state.blocks.values() if v == c) for c in state.colors}
+    placing = {c: n for c, n in counts.items() if n < BLOCKS_PER_COLOR}
+    if len(placing) < 2:
+        return []
+    most = max(placing, key=lambda c: placing[c])
+    least = min(placing, key=lambda c: placing[c])
+    if placing[most] - placing[least] <= BLOCKS_PER_TURN:
+        return []
+    return [Problem("implausible-turns", f"{most} has {placing[most]} blocks but {least} only {placing[least]}: "
+                    "players take turns and pass only when no path is free, so some blocks are probably misread",
+                    f"{most} and {least} blocks", 'CTRL rulebook, "Game Turn"')]
 
 
 def _report_ignored(ignored: Mapping[Cell, str]) -> list[Problem]:

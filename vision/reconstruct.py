@@ -585,12 +585,14 @@ def _refine(
         miss_empty = (p_empty != obs) & wt
         total_empty = np.count_nonzero(miss_empty)
         rest = total_empty - np.count_nonzero(miss_empty & hit)
-        obs_hit = obs[hit & wt]
+        # weighted rays meeting ``c`` first, per observed label: a block of colour v explains those of v
+        hit_labels = np.bincount(obs[hit & wt], minlength=N_LABELS)
+        n_hit = int(hit_labels.sum())
         best_v, best_d = old, 0
         for v in values:
             if v == old:
                 continue
-            cost = total_empty if v == 0 else rest + np.count_nonzero(obs_hit != v)
+            cost = total_empty if v == 0 else rest + n_hit - int(hit_labels[v])
             delta = int(cost) - int(base) + penalty * (int(v != 0) - int(old != 0))
             if delta < best_d:
                 best_v, best_d = v, delta
@@ -752,7 +754,7 @@ def _banner_score(model: _RayModel, hyp: I64, pred: I64, vol: _Volume, spot: Fla
     if int(pos_obs.sum()) < min_rays:  # every side's count is a part of these: none can reach min_rays
         return -np.inf
     sub = model.idx[rows]
-    occ = (sub >= 0) & (hyp[np.maximum(sub, 0)] != 0)
+    occ = np.append(hyp, 0)[sub] != 0  # "no cell" (-1) reads the appended empty cell
     pos = np.argmax(sub == ci, axis=1)
     first_occ = np.where(occ.any(axis=1), np.argmax(occ, axis=1), sub.shape[1])
     reach = first_occ > pos  # the ray reaches the flag's cell before any block

@@ -454,7 +454,10 @@ class RayScorer:
         hyp = self._hyp_of(blocks)
         pred = self._model.predict(hyp)
         lab = int(COLOR_LABELS[color])
-        return [_banner_score(self._model, hyp, pred, self._vol, sp, lab, self._geom, self._flag_min_rays)
+        m = self._model
+        unexplained = (pred != m.obs) & (m.weight > 0) & (m.obs == lab)
+        hyp_ext = np.append(hyp, 0)
+        return [_banner_score(m, hyp, pred, self._vol, sp, lab, self._geom, self._flag_min_rays, unexplained, hyp_ext)
                 for sp in spots]
 
     def delta(self, added: Mapping[Cell, str]) -> int:
@@ -585,12 +588,14 @@ def _refine(
         miss_empty = (p_empty != obs) & wt
         total_empty = np.count_nonzero(miss_empty)
         rest = total_empty - np.count_nonzero(miss_empty & hit)
-        obs_hit = obs[hit & wt]
+        # weighted rays meeting ``c`` first, per observed label: a block of colour v explains those of v
+        hit_labels = np.bincount(obs[hit & wt], minlength=N_LABELS)
+        n_hit = int(hit_labels.sum())
         best_v, best_d = old, 0
         for v in values:
             if v == old:
                 continue
-            cost = total_empty if v == 0 else rest + np.count_nonzero(obs_hit != v)
+            cost = total_empty if v == 0 else rest + n_hit - int(hit_labels[v])
             delta = int(cost) - int(base) + penalty * (int(v != 0) - int(old != 0))
             if delta < best_d:
                 best_v, best_d = v, delta
@@ -735,24 +740,30 @@ class _ActiveRays:
 
 
 def _banner_score(model: _RayModel, hyp: I64, pred: I64, vol: _Volume, spot: FlagSpot, lab: int,
-                  geom: FlagGeometry, min_rays: int) -> float:
+                  geom: FlagGeometry, min_rays: int, unexplained: npt.NDArray[np.bool_] | None = None,
+                  hyp_ext: I64 | None = None) -> float:
     """Evidence for a flag of label ``lab`` at ``spot``: over the sides its banner may hang on, the
     best (rays showing the colour that no block explains) - (rays showing free space or another colour
     through the banner), all counted on rays that reach the flag's cell before any block; ``-inf`` when
-    fewer than ``min_rays`` rays are for it or no more are for than against."""
+    fewer than ``min_rays`` rays are for it or no more are for than against.
+
+    ``unexplained`` (rays showing ``lab`` that ``pred`` does not explain) and ``hyp_ext`` (``hyp``
+    with an empty cell appended) may be passed when many spots are scored with the same ones."""
     ci = vol.index1(spot.cell)
     if ci < 0:
         return -np.inf
     rows = model.rays_of[ci]
     if len(rows) == 0:
         return -np.inf
+    if unexplained is None:
+        unexplained = (pred != model.obs) & (model.weight > 0) & (model.obs == lab)
+    pos_obs = unexplained[rows]
+    if np.count_nonzero(pos_obs) < min_rays:  # every side's count is a part of these: none can reach min_rays
+        return -np.inf
     obs = model.obs[rows]
     wpos = model.weight[rows] > 0
-    pos_obs = (pred[rows] != obs) & wpos & (obs == lab)
-    if int(pos_obs.sum()) < min_rays:  # every side's count is a part of these: none can reach min_rays
-        return -np.inf
     sub = model.idx[rows]
-    occ = (sub >= 0) & (hyp[np.maximum(sub, 0)] != 0)
+    occ = (np.append(hyp, 0) if hyp_ext is None else hyp_ext)[sub] != 0  # "no cell" (-1) reads the appended empty cell
     pos = np.argmax(sub == ci, axis=1)
     first_occ = np.where(occ.any(axis=1), np.argmax(occ, axis=1), sub.shape[1])
     reach = first_occ > pos  # the ray reaches the flag's cell before any block
@@ -812,8 +823,10 @@ def _fit_flags_residual(
     occupied = set(blocks) | set(CENTRAL_CUBE)
     candidates: list[tuple[float, str, FlagSpot]] = []
     scores: dict[str, float] = {}
+    hyp_ext = np.append(hyp, 0)
     for color in cfg.colors:
         lab = int(COLOR_LABELS[color])
+        unexplained = (pred != model.obs) & (model.weight > 0) & (model.obs == lab)
         best = 0.0
         for b, col in blocks.items():
             if col != color:
@@ -823,7 +836,7 @@ def _fit_flags_residual(
                 if cell in occupied:
                     continue
                 spot = FlagSpot.on_block(b, n)
-                score = _banner_score(model, hyp, pred, vol, spot, lab, geom, cfg.flag_min_rays)
+                score = _banner_score(model, hyp, pred, vol, spot, lab, geom, cfg.flag_min_rays, unexplained, hyp_ext)
                 if score > 0:
                     candidates.append((score, color, spot))
                     best = max(best, score)

@@ -46,6 +46,7 @@ from vision.board_rays import hits, segments_to_board
 __all__ = ["CellReading", "ClassifyBoardConfig", "Site", "classify_sites", "config_for", "flat_sites"]
 
 F64 = npt.NDArray[np.float64]
+_DEBUG: dict[str, object] | None = None  # development: intermediate arrays of the last call
 U8 = npt.NDArray[np.uint8]
 
 #: hue prototypes (CIELAB hue angle, degrees) of the pieces' plastics
@@ -68,9 +69,12 @@ class ClassifyBoardConfig:
     dark_expected_min: float = 60.0
     flag_min_share: float = 0.03  # share of the flag probes that must see a player's colour
     flag_min_probes: int = 4
-    character_min_share: float = 0.12  # share of the probes over a stack that must see a player's colour
+    flag_rings: int = 8  # flag probes: rings round the tower's top ...
+    flag_rays: int = 16  # ... and probes per ring (a banner is 14 mm: a coarse grid misses it)
+    character_min_share: float = 0.08  # share of the probes over a stack that must see a player's colour
     character_reach: float = 0.8  # probes for a character cover this share of the top face (half-size)
-    character_hue_deg: float = 35.0  # a character's hue differs from its cube's by more than this
+    character_hue_deg: float = 35.0
+    character_room: float = 2.0  # mm round where a character was seen that it may take  # a character's hue differs from its cube's by more than this
     token_hue_deg: float = 28.0  # hue tolerance of a token's printed colour
     token_light_tol: float = 22.0  # lightness tolerance (L*) of a token's printed colour
     token_min_share: float = 0.1  # share of a cell's token probes showing that colour
@@ -373,7 +377,7 @@ def classify_sites(
     used = weight.sum(axis=1) / n_p
     solids_now = [_solid_rows(hyps[c], s) for c, s in zip(choice, sites, strict=True)]
     covered = _covered_sites(sc, sites, _tallest_piece(game, cfg.geometry), cfg)
-    char_of: dict[int, str | None] = {}
+    char_of: dict[int, tuple[str | None, float, float] | None] = {}
     flag_of: dict[int, str | None] = {}
     if game == "bandera":
         g_rows = [r for r in solids_now if len(r)]
@@ -382,11 +386,12 @@ def classify_sites(
             if g_rows else np.zeros(0, np.int64)
         stacks = np.array([i for i in range(n_s) if hyps[int(choice[i])].cubes > 0 and not covered[i]], np.int64)
         heights = np.array([hyps[int(choice[i])].cubes for i in stacks], np.int64)
-        char_of = dict(zip(stacks.tolist(), _characters(sc, sites, stacks, heights, rows_g, owner_g, colours, cfg),
-                           strict=True))
+        cube_lab: dict[int, F64] = {}
+        char_of = dict(zip(stacks.tolist(), _characters(sc, sites, stacks, heights, rows_g, owner_g, colours, cfg,
+                                                        cube_lab), strict=True))
         towers = stacks[heights == 2]
-        flag_of = dict(zip(towers.tolist(), _flags(sc, sites, towers, [char_of[int(i)] is not None for i in towers],
-                                                   rows_g, owner_g, colours, cfg), strict=True))
+        flag_of = dict(zip(towers.tolist(), _flags(sc, sites, towers, [char_of[int(i)] for i in towers],
+                                                   rows_g, owner_g, colours, cfg, cube_lab), strict=True))
     out: list[CellReading] = []
     for i, site in enumerate(sites):
         k = int(choice[i])
@@ -413,7 +418,8 @@ def classify_sites(
                 else:
                     colour = name
             if game == "bandera" and hyp.cubes > 0:
-                char_colour = char_of.get(i)
+                found = char_of.get(i)
+                char_colour = found[0] if found is not None else None
                 if flag_of.get(i) is not None:
                     kind, colour = "royal_tower", flag_of[i]
         if game == "gridopolis" and kind in ("pawn", "king", "blocker") and colour not in (colours or HUES):
@@ -572,8 +578,10 @@ def _not_blocked(cam: F64, ends: F64, rows: F64, owner: npt.NDArray[np.int64], s
 
 def _characters(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], cubes: npt.NDArray[np.int64],
                 rows: F64, owner: npt.NDArray[np.int64], colours: Sequence[str] | None,
-                cfg: ClassifyBoardConfig) -> list[str | None]:
-    """The colour of the character standing on each stack ``idx`` (``cubes`` high), or None.
+                cfg: ClassifyBoardConfig, cube_colours: dict[int, F64] | None = None
+                ) -> list[tuple[str | None, float, float] | None]:
+    """The character standing on each stack ``idx`` (``cubes`` high) -- its colour and where it
+    stands (board mm) -- or None.  ``cube_colours`` receives each stack's top cube's CIELAB.
 
     The top cube's own colour is read on its face towards the camera.  Probes over the top face at
     the character's body height then show a character where they see a player's colour: another
@@ -614,23 +622,29 @@ def _characters(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], c
     on_stack = np.asarray(hits(cam, ends, own[:, None, None, :]), bool)[..., 0]  # (T, P)
     chroma = np.hypot(lab[..., 1], lab[..., 2])
     hue = np.degrees(np.arctan2(lab[..., 2], lab[..., 1]))
-    out: list[str | None] = []
+    out: list[tuple[str | None, float, float] | None] = []
     for t in range(n_t):
         if not fok[t].any() or ok[t].sum() < 8:
             out.append(None)
             continue
         cube_lab = np.median(flab[t, fok[t]], axis=0)
+        if cube_colours is not None:
+            cube_colours[int(idx[t])] = cube_lab
         c_cube = float(np.hypot(cube_lab[1], cube_lab[2]))
         h_cube = math.degrees(math.atan2(cube_lab[2], cube_lab[1]))
         dh = np.abs((hue[t] - h_cube + 180.0) % 360.0 - 180.0)
         other_hue = (dh > cfg.character_hue_deg) if c_cube >= cfg.min_chroma else np.ones(n_p, bool)
         differs = np.where(on_stack[t], other_hue, piece[t] > 0.8)
         strong = ok[t] & differs & (chroma[t] > cfg.player_chroma)
-        names = [_hue_name(lab[t, j], cfg, colours) for j in np.nonzero(strong)[0]]
+        sel = np.nonzero(strong)[0]
+        names = [_hue_name(lab[t, j], cfg, colours) for j in sel]
         if len(names) < max(3, cfg.character_min_share * ok[t].sum()):
             out.append(None)
             continue
-        out.append(max(set(names), key=names.count))
+        best = max(set(names), key=names.count)
+        mine = sel[[n == best for n in names]]
+        # where it stands on the top: the probes that saw it (a little biased towards the camera)
+        out.append((best, float(pts[t, mine, 0].mean()), float(pts[t, mine, 1].mean())))
     return out
 
 
@@ -652,11 +666,14 @@ def _crowned(sc: _Scene, site: Site, colour: str, cfg: ClassifyBoardConfig) -> b
     return bool(gold.sum() >= max(3, cfg.crown_min_share * ok.sum()))
 
 
-def _flags(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], character: Sequence[bool], rows: F64,
-           owner: npt.NDArray[np.int64], colours: Sequence[str] | None, cfg: ClassifyBoardConfig) -> list[str | None]:
+def _flags(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64],
+           character: Sequence[tuple[str | None, float, float] | None], rows: F64,
+           owner: npt.NDArray[np.int64], colours: Sequence[str] | None, cfg: ClassifyBoardConfig,
+           cube_colours: dict[int, F64] | None = None) -> list[str | None]:
     """The colour of the flag on each two-cube tower ``idx``, or None: probes around the tower's top
-    at the banner's height whose rays meet neither this stack (nor its character) nor another
-    piece, showing one player's colour."""
+    at the banner's height whose rays meet neither its character nor another piece, showing one
+    player's colour.  A ray going on to the tower itself counts when its colour is clearly not the
+    top cube's (``cube_colours``: the banner stands in front of the tower)."""
     g = cfg.geometry
     n_t = len(idx)
     if n_t == 0:
@@ -667,12 +684,12 @@ def _flags(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], charac
     cy = np.array([sites[i].y_mm for i in idx])
     floor = np.array([sites[i].floor_mm for i in idx])
     top = floor + 2 * c
-    radii = np.linspace(0.08, 1.0, 6) * g.flag_reach
-    ang = np.linspace(0, 2 * np.pi, 10, endpoint=False)
+    radii = np.linspace(0.08, 1.0, cfg.flag_rings) * g.flag_reach
+    ang = np.linspace(0, 2 * np.pi, cfg.flag_rays, endpoint=False)
     lo, hi = g.flag_banner
     lo_c = max(lo, g.character_height + 1.5)
     rr, aa, kk = (m.ravel() for m in np.meshgrid(radii, ang, np.linspace(0.0, 1.0, 3), indexing="ij"))
-    lo_t = np.where(np.asarray(character, bool), lo_c, lo)
+    lo_t = np.where(np.array([ch is not None for ch in character], bool), lo_c, lo)
     zz = lo_t[:, None] + 1.0 + kk[None, :] * (hi - 1.0 - (lo_t[:, None] + 1.0))
     pts = np.stack([np.broadcast_to(cx[:, None] + rr * np.cos(aa), zz.shape),
                     np.broadcast_to(cy[:, None] + rr * np.sin(aa), zz.shape), top[:, None] + zz], axis=-1)
@@ -684,16 +701,31 @@ def _flags(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], charac
     flag_rooms = np.column_stack([np.ones(n_t), cx, cy, np.full(n_t, g.flag_reach), top + lo, top + g.flag_height])
     ok = ok.reshape(n_t, n_p) & _not_blocked(cam, ends, np.vstack([rows, flag_rooms]),
                                              np.concatenate([owner, idx]), idx, np.column_stack([cx, cy]))
+    # the character hides a flag probe only where it stands (found by _characters), with some room
     own = np.stack([np.stack([np.array([0.0, cx[t], cy[t], half + cfg.flag_margin, floor[t], top[t] + 1.0]),
-                              np.array([1.0, cx[t], cy[t], half if character[t] else 0.0, top[t],
-                                        top[t] + g.character_height])]) for t in range(n_t)])  # (T, 2, 6)
-    blocked = np.asarray(hits(cam, ends, own[:, None, :, :]), bool).any(axis=2)
+                              np.array([1.0, *(character[t][1:] if character[t] is not None else (cx[t], cy[t])),
+                                        g.character_body_radius + cfg.character_room if character[t] is not None else 0.0,
+                                        top[t], top[t] + g.character_body + 1.0])]) for t in range(n_t)])  # (T, 2, 6)
+    hit_own = np.asarray(hits(cam, ends, own[:, None, :, :]), bool)  # (T, P, 2)
+    blocked = hit_own[..., 1].copy()
+    hue = np.degrees(np.arctan2(lab[..., 2], lab[..., 1]))
+    for t in range(n_t):
+        cl = cube_colours.get(int(idx[t])) if cube_colours is not None else None
+        on_tower = hit_own[t, :, 0]
+        if cl is None or math.hypot(cl[1], cl[2]) < cfg.min_chroma:
+            # a grey / white / black cube: any colourful probe is not the cube
+            blocked[t] |= on_tower & (np.hypot(lab[t, :, 1], lab[t, :, 2]) < cfg.player_chroma)
+        else:
+            dh = np.abs((hue[t] - math.degrees(math.atan2(cl[2], cl[1])) + 180.0) % 360.0 - 180.0)
+            blocked[t] |= on_tower & (dh <= cfg.character_hue_deg)
     use = ok & ~blocked
     if n_t > 1:  # a probe nearer another tower belongs to that tower's flag, if any
         d = np.hypot(pts[..., 0, None] - cx[None, None, :], pts[..., 1, None] - cy[None, None, :])  # (T, P, T)
         use &= d.argmin(axis=2) == np.arange(n_t)[:, None]
     chroma = np.hypot(lab[..., 1], lab[..., 2])
     strong = use & (piece > 0.8) & (chroma > cfg.flag_chroma)
+    if _DEBUG is not None:
+        _DEBUG["flags"] = dict(idx=idx, pts=pts, ok=ok, blocked=blocked, use=use, strong=strong, lab=lab, piece=piece)
     out: list[str | None] = []
     for t in range(n_t):
         if use[t].sum() < 8 or strong[t].sum() < max(cfg.flag_min_probes, cfg.flag_min_share * use[t].sum()):

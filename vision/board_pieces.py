@@ -46,6 +46,8 @@ class PieceGeometry:
     cube_mm: float = 22.0  # Legends of Cubes cube
     character_radius: float = 6.0  # a character token: round base, body and head
     character_height: float = 17.5
+    character_body: float = 12.5  # the player's colour is on the body up to here; the head is skin-coloured
+    character_body_radius: float = 4.0  # the body (above a 2.5 mm base of ``character_radius``) is slim
     flag_height: float = 28.0  # a royal tower's flag: pole above the tower's top ...
     flag_banner: tuple[float, float] = (17.0, 27.0)  # ... with its banner between these heights
     flag_reach: float = 26.0  # how far from the top's centre the pole and banner may reach

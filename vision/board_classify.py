@@ -81,7 +81,7 @@ class ClassifyBoardConfig:
     cover_scale: int = 8  # the skin search works on the picture shrunk this much
     skin_hue: tuple[float, float] = (15.0, 80.0)  # CIELAB hue angles of skin
     skin_chroma: tuple[float, float] = (8.0, 42.0)
-    cover_cells: float = 2.5  # a skin blob larger than this many cells is a hand / an arm
+    cover_mm2: float = 2560.0  # a skin blob larger than this (mm^2 on the board) is a hand / an arm
     cover_share: float = 0.25  # share of a site's view on such a blob: the site is covered
     min_weight: float = 0.15  # share of a site's probes usable, below which it is "unseen"
     iterations: int = 2
@@ -373,6 +373,8 @@ def classify_sites(
         choice = new
     t3 = time.perf_counter()
     scores = _scores(pred, piece, weight, cfg.empty_bias)  # (K, S)
+    if _DEBUG is not None:
+        _DEBUG["sites"] = dict(probes=probes_s, pred=pred, piece=piece, weight=weight, lab=lab_o, scores=scores)
     cand_set = {int(i) for i in cand}
     used = weight.sum(axis=1) / n_p
     solids_now = [_solid_rows(hyps[c], s) for c, s in zip(choice, sites, strict=True)]
@@ -455,13 +457,12 @@ def _covered_sites(sc: _Scene, sites: Sequence[Site], tallest: float, cfg: Class
     board = np.zeros((hh, ww), np.uint8)
     cv2.fillConvexPoly(board, np.round(outline).astype(np.int32), 1)
     c = sc.pose.spec.cell_mm
-    mid = sites[len(sites) // 2]
-    quad = sc.pose.project(np.array([[mid.x_mm - c / 2, mid.y_mm - c / 2, mid.floor_mm],
-                                     [mid.x_mm + c / 2, mid.y_mm - c / 2, mid.floor_mm],
-                                     [mid.x_mm + c / 2, mid.y_mm + c / 2, mid.floor_mm],
-                                     [mid.x_mm - c / 2, mid.y_mm + c / 2, mid.floor_mm]])) / f
-    cell_area = max(float(cv2.contourArea(quad.astype(np.float32))), 1.0)
-    min_area = cfg.cover_cells * cell_area
+    # a hand's size is physical, not a number of cells (Gridopolis cells are 50 mm, Bandera's 32)
+    a = math.sqrt(cfg.cover_mm2) / 2
+    mx, my = (x0 + x1) / 2, (y0 + y1) / 2
+    quad = sc.pose.project(np.array([[mx - a, my - a, 0.0], [mx + a, my - a, 0.0],
+                                     [mx + a, my + a, 0.0], [mx - a, my + a, 0.0]])) / f
+    min_area = max(float(cv2.contourArea(quad.astype(np.float32))), 1.0)
     rows_i, cols_i = np.nonzero(board)
     if len(rows_i) < min_area:
         return out
@@ -487,6 +488,8 @@ def _covered_sites(sc: _Scene, sites: Sequence[Site], tallest: float, cfg: Class
         return out
     big = np.zeros(n, bool)
     big[1:] = stats[1:, cv2.CC_STAT_AREA] > min_area
+    if _DEBUG is not None:
+        _DEBUG["cover"] = dict(areas=stats[1:, cv2.CC_STAT_AREA], min_area=min_area, cand=int(cand.sum()), keep=int(keep.sum()))
     if not big.any():
         return out
     mask = big[comp]

@@ -199,7 +199,8 @@ class _Scene:
 
 
 def _observe(sc: _Scene, pts: F64, cfg: ClassifyBoardConfig, known: F64 | None = None,
-             known_lab: F64 | None = None, chroma_only: bool = False) -> tuple[F64, F64, npt.NDArray[np.bool_], F64]:
+             known_lab: F64 | None = None, chroma_only: bool = False,
+             expected_out: list[F64] | None = None) -> tuple[F64, F64, npt.NDArray[np.bool_], F64]:
     """For probe points (N, 3): (piece-ness (N,), observed CIELAB (N, 3), usable (N,), ray ends (N, 3)).
 
     The background a probe is compared with is what its ray meets after it: the print, a structure
@@ -233,6 +234,8 @@ def _observe(sc: _Scene, pts: F64, cfg: ClassifyBoardConfig, known: F64 | None =
         lab_e = np.where(any_hit[:, None], labs[first], lab_e)
         on_board = on_board | any_hit
     piece = _pieceness(lab_o, lab_e, cfg, chroma_only)
+    if expected_out is not None:
+        expected_out.append(lab_e)
     return piece, lab_o, in_img & on_board & ~hidden, ends
 
 
@@ -646,8 +649,11 @@ def _characters(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], c
             continue
         best = max(set(names), key=names.count)
         mine = sel[[n == best for n in names]]
-        # where it stands on the top: the probes that saw it (a little biased towards the camera)
-        out.append((best, float(pts[t, mine, 0].mean()), float(pts[t, mine, 1].mean())))
+        # where it stands on the top: the lowest probes that saw it (higher ones also see it through
+        # their rays going on down behind them: biased towards the camera)
+        low = mine[pts[t, mine, 2] <= top[t] + zz[0] + 1e-6]
+        at = low if len(low) >= 2 else mine
+        out.append((best, float(pts[t, at, 0].mean()), float(pts[t, at, 1].mean())))
     return out
 
 
@@ -675,8 +681,9 @@ def _flags(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64],
            cube_colours: dict[int, F64] | None = None) -> list[str | None]:
     """The colour of the flag on each two-cube tower ``idx``, or None: probes around the tower's top
     at the banner's height whose rays meet neither its character nor another piece, showing one
-    player's colour.  A ray going on to the tower itself counts when its colour is clearly not the
-    top cube's (``cube_colours``: the banner stands in front of the tower)."""
+    player's colour.  A ray going on to the tower's top cube counts when its colour is clearly not
+    that cube's (``cube_colours``: the banner stands in front of the tower); one going on to the
+    lower cube (another colour) does not."""
     g = cfg.geometry
     n_t = len(idx)
     if n_t == 0:
@@ -697,20 +704,23 @@ def _flags(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64],
     pts = np.stack([np.broadcast_to(cx[:, None] + rr * np.cos(aa), zz.shape),
                     np.broadcast_to(cy[:, None] + rr * np.sin(aa), zz.shape), top[:, None] + zz], axis=-1)
     n_p = pts.shape[1]
-    piece, lab, ok, ends = _observe(sc, pts.reshape(-1, 3), cfg)
+    behind: list[F64] = []
+    piece, lab, ok, ends = _observe(sc, pts.reshape(-1, 3), cfg, expected_out=behind)
     ends = ends.reshape(n_t, n_p, 3)
     piece, lab = piece.reshape(n_t, n_p), lab.reshape(n_t, n_p, 3)
+    lab_b = behind[0].reshape(n_t, n_p, 3)
     # the room every other tower's flag may take: a ray through it may be seeing that flag
     flag_rooms = np.column_stack([np.ones(n_t), cx, cy, np.full(n_t, g.flag_reach), top + lo, top + g.flag_height])
     ok = ok.reshape(n_t, n_p) & _not_blocked(cam, ends, np.vstack([rows, flag_rooms]),
                                              np.concatenate([owner, idx]), idx, np.column_stack([cx, cy]))
     # the character hides a flag probe only where it stands (found by _characters), with some room
-    own = np.stack([np.stack([np.array([0.0, cx[t], cy[t], half + cfg.flag_margin, floor[t], top[t] + 1.0]),
+    own = np.stack([np.stack([np.array([0.0, cx[t], cy[t], half + cfg.flag_margin, top[t] - c, top[t] + 1.0]),
+                              np.array([0.0, cx[t], cy[t], half + cfg.flag_margin, floor[t], top[t] - c]),
                               np.array([1.0, *(character[t][1:] if character[t] is not None else (cx[t], cy[t])),
                                         g.character_body_radius + cfg.character_room if character[t] is not None else 0.0,
-                                        top[t], top[t] + g.character_body + 1.0])]) for t in range(n_t)])  # (T, 2, 6)
-    hit_own = np.asarray(hits(cam, ends, own[:, None, :, :]), bool)  # (T, P, 2)
-    blocked = hit_own[..., 1].copy()
+                                        top[t], top[t] + g.character_body + 1.0])]) for t in range(n_t)])  # (T, 3, 6)
+    hit_own = np.asarray(hits(cam, ends, own[:, None, :, :]), bool)  # (T, P, 3): top cube, lower cube, character
+    blocked = hit_own[..., 1] | hit_own[..., 2]
     hue = np.degrees(np.arctan2(lab[..., 2], lab[..., 1]))
     for t in range(n_t):
         cl = cube_colours.get(int(idx[t])) if cube_colours is not None else None
@@ -726,9 +736,14 @@ def _flags(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64],
         d = np.hypot(pts[..., 0, None] - cx[None, None, :], pts[..., 1, None] - cy[None, None, :])  # (T, P, T)
         use &= d.argmin(axis=2) == np.arange(n_t)[:, None]
     chroma = np.hypot(lab[..., 1], lab[..., 2])
-    strong = use & (piece > 0.8) & (chroma > cfg.flag_chroma)
+    # a banner has its own colour: a paler or darker shade of what lies behind (a coloured table's
+    # edge blurred with the paper) is not one; a more saturated one is (a banner over a pale zone)
+    c_b = np.hypot(lab_b[..., 1], lab_b[..., 2])
+    dh_b = np.abs((hue - np.degrees(np.arctan2(lab_b[..., 2], lab_b[..., 1])) + 180.0) % 360.0 - 180.0)
+    own_hue = (c_b < cfg.min_chroma) | (dh_b > cfg.character_hue_deg) | (chroma > c_b + cfg.flag_chroma)
+    strong = use & (piece > 0.8) & (chroma > cfg.flag_chroma) & own_hue
     if _DEBUG is not None:
-        _DEBUG["flags"] = dict(idx=idx, pts=pts, ok=ok, blocked=blocked, use=use, strong=strong, lab=lab, piece=piece)
+        _DEBUG["flags"] = dict(hit_own=hit_own, cube=cube_colours, idx=idx, pts=pts, ok=ok, blocked=blocked, use=use, strong=strong, lab=lab, piece=piece)
     out: list[str | None] = []
     for t in range(n_t):
         if use[t].sum() < 8 or strong[t].sum() < max(cfg.flag_min_probes, cfg.flag_min_share * use[t].sum()):

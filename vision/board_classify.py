@@ -91,6 +91,8 @@ class ClassifyBoardConfig:
     min_chroma: float = 10.0  # below: a grey / white / black piece
     player_chroma: float = 25.0  # a flag's or character's plastic is at least this colourful (print is not)
     flag_agree: float = 0.6  # share of a flag's probes that must agree on its colour
+    blocker_min_probes: int = 2  # probes only a blocker box explains ...
+    blocker_colour_share: float = 0.5  # ... of which this share must show the box's colour, else a marker
     crown_min_share: float = 0.15  # share of the probes over a marker that must show its gold crown
     flag_margin: float = 2.5  # rays this close to the tower (bevels, a cube set slightly askew) are left out
     flag_chroma: float = 15.0  # a flag's banner seen on camera (thin: mixed with what is behind it)
@@ -397,6 +399,7 @@ def classify_sites(
         towers = stacks[heights == 2]
         flag_of = dict(zip(towers.tolist(), _flags(sc, sites, towers, [char_of[int(i)] for i in towers],
                                                    rows_g, owner_g, colours, cfg, cube_lab), strict=True))
+    kind_index = {h.kind: j for j, h in enumerate(hyps)}
     out: list[CellReading] = []
     for i, site in enumerate(sites):
         k = int(choice[i])
@@ -429,6 +432,24 @@ def classify_sites(
                     kind, colour = "royal_tower", flag_of[i]
         if game == "gridopolis" and kind in ("pawn", "king", "blocker") and colour not in (colours or HUES):
             kind, colour, conf = "empty", None, 0.0  # markers and blockers are a player's colour: not these
+        if game == "gridopolis" and kind == "blocker" and colour in HUES:
+            # a blocker box is taller and wider than a marker: the probes only the box would explain
+            # must show the box's own colour, not merely something (a link, a post, a shadow)
+            kb, kp = kind_index["blocker"], kind_index["pawn"]
+            extra = pred[kb, i] & ~pred[kp, i] & (weight[i] > 0)
+            if extra.sum() >= cfg.blocker_min_probes:
+                body = pred[kp, i] & (weight[i] > 0) & (piece[i] > 0.5)
+                ref = np.median(lab_o[i, body], axis=0) if body.any() else None
+                lab_x = lab_o[i, extra]
+                ch_x = np.hypot(lab_x[:, 1], lab_x[:, 2])
+                if ref is not None:
+                    dh_x = np.abs((np.degrees(np.arctan2(lab_x[:, 2], lab_x[:, 1]))
+                                   - math.degrees(math.atan2(ref[2], ref[1])) + 180.0) % 360.0 - 180.0)
+                    same = (ch_x > cfg.min_chroma) & (dh_x <= cfg.character_hue_deg)
+                else:
+                    same = ch_x > cfg.min_chroma
+                if same.mean() < cfg.blocker_colour_share:
+                    kind = "pawn"
         if game == "gridopolis" and kind in ("pawn", "king") and colour in HUES and colour != "yellow":
             kind = "king" if _crowned(sc, site, colour, cfg) else "pawn"
         out.append(CellReading(site.key, kind, colour, hyp.cubes if kind not in ("unseen", "occluded") else 0,
@@ -550,6 +571,12 @@ def _structure_colours(sc: _Scene, cfg: ClassifyBoardConfig) -> F64:
     lab = linear_to_lab(np.clip(_sample(sc.image, np.where(ok[:, None], px, 0.0)) / sc.gain.at(pts[:, :2]), 0, None))
     lab = lab.reshape(len(rows), len(ang), 3)
     ok = ok.reshape(len(rows), len(ang))
+    # a ring point under another solid (an upper level) shows that solid, not this one's colour
+    cam = sc.pose.camera_position
+    hid = np.asarray(hits(cam, pts, rows, t_min=0.0, t_max=1.0 - 1e-3), bool).reshape(len(rows), len(ang), len(rows))
+    hid[:, :, np.arange(len(rows))] &= ~np.eye(len(rows), dtype=bool)[:, None, :]
+    seen = ok & ~hid.any(axis=2)
+    ok = np.where(seen.sum(axis=1, keepdims=True) >= 3, seen, ok)
     for j in range(len(rows)):
         out[j] = np.median(lab[j, ok[j]], axis=0) if ok[j].any() else np.array([60.0, 0.0, 0.0])
     return out

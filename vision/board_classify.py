@@ -738,8 +738,9 @@ def _flags(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64],
     lab_b = behind[0].reshape(n_t, n_p, 3)
     # the room every other tower's flag may take: a ray through it may be seeing that flag
     flag_rooms = np.column_stack([np.ones(n_t), cx, cy, np.full(n_t, g.flag_reach), top + lo, top + g.flag_height])
-    ok = ok.reshape(n_t, n_p) & _not_blocked(cam, ends, np.vstack([rows, flag_rooms]),
-                                             np.concatenate([owner, idx]), idx, np.column_stack([cx, cy]))
+    ok = ok.reshape(n_t, n_p) & _not_blocked(cam, ends, rows, owner, idx, np.column_stack([cx, cy]))
+    in_room = np.asarray(hits(cam, ends, flag_rooms[None, None, :, :]), bool)  # (T, P, T)
+    in_room[:, :, np.arange(n_t)] &= ~np.eye(n_t, dtype=bool)[:, None, :]
     # the character hides a flag probe only where it stands (found by _characters), with some room
     own = np.stack([np.stack([np.array([0.0, cx[t], cy[t], half + cfg.flag_margin, top[t] - c, top[t] + 1.0]),
                               np.array([0.0, cx[t], cy[t], half + cfg.flag_margin, floor[t], top[t] - c]),
@@ -758,27 +759,48 @@ def _flags(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64],
         else:
             dh = np.abs((hue[t] - math.degrees(math.atan2(cl[2], cl[1])) + 180.0) % 360.0 - 180.0)
             blocked[t] |= on_tower & (dh <= cfg.character_hue_deg)
-    use = ok & ~blocked
-    if n_t > 1:  # a probe nearer another tower belongs to that tower's flag, if any
-        d = np.hypot(pts[..., 0, None] - cx[None, None, :], pts[..., 1, None] - cy[None, None, :])  # (T, P, T)
-        use &= d.argmin(axis=2) == np.arange(n_t)[:, None]
+    d = np.hypot(pts[..., 0, None] - cx[None, None, :], pts[..., 1, None] - cy[None, None, :])  # (T, P, T)
     chroma = np.hypot(lab[..., 1], lab[..., 2])
     # a banner has its own colour: a paler or darker shade of what lies behind (a coloured table's
     # edge blurred with the paper) is not one; a more saturated one is (a banner over a pale zone)
     c_b = np.hypot(lab_b[..., 1], lab_b[..., 2])
     dh_b = np.abs((hue - np.degrees(np.arctan2(lab_b[..., 2], lab_b[..., 1])) + 180.0) % 360.0 - 180.0)
     own_hue = (c_b < cfg.min_chroma) | (dh_b > cfg.character_hue_deg) | (chroma > c_b + cfg.flag_chroma)
-    strong = use & (piece > 0.8) & (chroma > cfg.flag_chroma) & own_hue
-    if _DEBUG is not None:
-        _DEBUG["flags"] = dict(hit_own=hit_own, cube=cube_colours, idx=idx, pts=pts, ok=ok, blocked=blocked, use=use, strong=strong, lab=lab, piece=piece)
-    out: list[str | None] = []
-    for t in range(n_t):
-        if use[t].sum() < 8 or strong[t].sum() < max(cfg.flag_min_probes, cfg.flag_min_share * use[t].sum()):
-            out.append(None)
-            continue
-        names = [_hue_name(lab[t, j], cfg, colours) for j in np.nonzero(strong[t])[0]]
-        best = max(set(names), key=names.count)
-        out.append(best if names.count(best) >= cfg.flag_agree * len(names) else None)
+    seen = ok & ~blocked & (piece > 0.8) & (chroma > cfg.flag_chroma) & own_hue
+
+    def decide(claims: npt.NDArray[np.bool_]) -> tuple[list[str | None], npt.NDArray[np.int64]]:
+        # a ray through the room of a claiming tower's flag may be seeing that flag, and a probe
+        # nearer a claiming tower belongs to that tower's flag
+        use = ok & ~blocked & ~(in_room & claims[None, None, :]).any(axis=2)
+        dd = np.where(claims[None, None, :] | np.eye(n_t, dtype=bool)[:, None, :], d, np.inf)
+        use &= dd.argmin(axis=2) == np.arange(n_t)[:, None]
+        strong = use & seen
+        if _DEBUG is not None:
+            _DEBUG["flags"] = dict(hit_own=hit_own, cube=cube_colours, idx=idx, pts=pts, ok=ok, blocked=blocked,
+                                   use=use, strong=strong, lab=lab, piece=piece)
+        res: list[str | None] = []
+        for t in range(n_t):
+            if use[t].sum() < 8 or strong[t].sum() < max(cfg.flag_min_probes, cfg.flag_min_share * use[t].sum()):
+                res.append(None)
+                continue
+            names = [_hue_name(lab[t, j], cfg, colours) for j in np.nonzero(strong[t])[0]]
+            best = max(set(names), key=names.count)
+            res.append(best if names.count(best) >= cfg.flag_agree * len(names) else None)
+        return res, np.asarray(strong.sum(axis=1), np.int64)
+
+    # first every tower may have a flag; then a tower without one found looks again, sharing the
+    # room between towers only with those whose flag was found (next to a plain tower, a banner
+    # reaching over towards it is this tower's)
+    out, _ = decide(np.ones(n_t, bool))
+    found = np.array([f is not None for f in out], bool)
+    while n_t > 1 and not found.all():  # one tower at a time, the clearest first
+        again, n_strong = decide(found)
+        new = [t for t in range(n_t) if not found[t] and again[t] is not None]
+        if not new:
+            break
+        t = max(new, key=lambda j: int(n_strong[j]))
+        out[t] = again[t]
+        found[t] = True
     return out
 
 

@@ -420,6 +420,9 @@ def classify_sites(
                 sel = ins[i] & (weight[i] > 0) & (piece[i] > 0.5)
                 if not sel.any():
                     continue
+                if role == "marker":  # a player's plastic: its colourful probes (not a grey link or shadow)
+                    vivid = sel & (np.hypot(lab_o[i, :, 1], lab_o[i, :, 2]) >= cfg.min_chroma)
+                    sel = vivid if vivid.sum() >= max(2.0, 0.4 * sel.sum()) else sel
                 name = _hue_name(np.median(lab_o[i, sel], axis=0), cfg, colours)
                 if role == "character":
                     char_colour = name

@@ -64,6 +64,7 @@ class ClassifyBoardConfig:
     dab_hi: float = 9.0  # above = something standing there
     brighter_lo: float = 18.0  # L* above the print's by this much: something (a white piece on ink)
     brighter_hi: float = 35.0
+    print_slack_mm: float = 1.5  # the print is compared also this far off each way (pose error)
     shade_gain_max: float = 2.5  # shading undone up to this factor before comparing colours
     black_lightness: float = 45.0  # L* below this where the print is light: a black piece, not a shadow
     dark_expected_min: float = 60.0
@@ -217,6 +218,7 @@ def _observe(sc: _Scene, pts: F64, cfg: ClassifyBoardConfig, known: F64 | None =
     exp, on_board = _expected(sc.app, ends[:, :2])
     lab_o = linear_to_lab(np.clip(obs / sc.gain.at(ends[:, :2]), 0.0, None))
     lab_e = linear_to_lab(exp)
+    on_print = on_board.copy()  # rays whose background is the print (not the table, a pad, a piece)
     if sc.table_lab is not None:  # rays going past the board's edge meet the table
         lab_e = np.where(on_board[:, None], lab_e, sc.table_lab[None, :])
         on_board = np.ones_like(on_board)
@@ -235,7 +237,16 @@ def _observe(sc: _Scene, pts: F64, cfg: ClassifyBoardConfig, known: F64 | None =
         any_hit: npt.NDArray[np.bool_] = np.asarray(hit.any(axis=1), bool)
         lab_e = np.where(any_hit[:, None], labs[first], lab_e)
         on_board = on_board | any_hit
+        on_print &= ~any_hit
     piece = _pieceness(lab_o, lab_e, cfg, chroma_only)
+    if cfg.print_slack_mm > 0 and on_print.any():
+        # the print a little off where the pose puts it (pose and lens errors, blurred edges between
+        # printed colours): a probe matching the print nearby is not a piece
+        j = np.nonzero(on_print & (piece > 0))[0]
+        d = cfg.print_slack_mm
+        for dx, dy in ((d, 0.0), (-d, 0.0), (0.0, d), (0.0, -d)):
+            alt, _ = _expected(sc.app, ends[j, :2] + np.array([dx, dy]))
+            piece[j] = np.minimum(piece[j], _pieceness(lab_o[j], linear_to_lab(alt), cfg, chroma_only))
     if expected_out is not None:
         expected_out.append(lab_e)
     return piece, lab_o, in_img & on_board & ~hidden, ends

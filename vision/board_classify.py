@@ -104,9 +104,13 @@ class ClassifyBoardConfig:
 
 def config_for(game: str) -> ClassifyBoardConfig:
     """The classify thresholds for ``game``: Gridopolis has no black piece, so nothing is read as
-    one there (the shade under the grid-set's upper levels is deep)."""
+    one there (the shade under the grid-set's upper levels is deep).  The colour-difference ramp is
+    wider for the 3-D pieces than for Quirky's flat tokens: light bouncing off a coloured cube or pad
+    tints the paper and pads around it (tuned on re-seeded development renders, docs/boards_vision.md)."""
     if game == "gridopolis":
-        return ClassifyBoardConfig(black_lightness=0.0)
+        return ClassifyBoardConfig(black_lightness=0.0, dab_lo=6.0, dab_hi=18.0)
+    if game == "bandera":
+        return ClassifyBoardConfig(dab_lo=4.0, dab_hi=14.0)
     return ClassifyBoardConfig()
 
 

@@ -207,12 +207,14 @@ class _Scene:
 
 def _observe(sc: _Scene, pts: F64, cfg: ClassifyBoardConfig, known: F64 | None = None,
              known_lab: F64 | None = None, chroma_only: bool = False,
-             expected_out: list[F64] | None = None) -> tuple[F64, F64, npt.NDArray[np.bool_], F64]:
+             expected_out: list[F64] | None = None, slack: bool = False
+             ) -> tuple[F64, F64, npt.NDArray[np.bool_], F64]:
     """For probe points (N, 3): (piece-ness (N,), observed CIELAB (N, 3), usable (N,), ray ends (N, 3)).
 
     The background a probe is compared with is what its ray meets after it: the print, a structure
     solid (its observed colour) or one of the ``known`` solids (pieces already read, with colours
-    ``known_lab``)."""
+    ``known_lab``).  With ``slack`` the print is also compared a little off where the pose puts it
+    (``print_slack_mm``)."""
     cam = sc.pose.camera_position
     w, h = sc.pose.image_size
     px = sc.pose.project(pts)
@@ -243,7 +245,7 @@ def _observe(sc: _Scene, pts: F64, cfg: ClassifyBoardConfig, known: F64 | None =
         on_board = on_board | any_hit
         on_print &= ~any_hit
     piece = _pieceness(lab_o, lab_e, cfg, chroma_only)
-    if cfg.print_slack_mm > 0 and on_print.any():
+    if slack and cfg.print_slack_mm > 0 and on_print.any():
         # the print a little off where the pose puts it (pose and lens errors, blurred edges between
         # printed colours): a probe matching the print nearby is not a piece
         j = np.nonzero(on_print & (piece > 0))[0]
@@ -350,7 +352,7 @@ def classify_sites(
     probes[..., 2] = centres[:, None, None, 2] + zs[None, None, :]
     probes_s: F64 = probes.reshape(n_s, n_l * n_z, 3)
     n_p = probes_s.shape[1]
-    piece_f, lab_f, valid_f, ends = _observe(sc, probes_s.reshape(-1, 3), cfg)
+    piece_f, lab_f, valid_f, ends = _observe(sc, probes_s.reshape(-1, 3), cfg, slack=True)
     piece = piece_f.reshape(n_s, n_p)
     valid = valid_f.reshape(n_s, n_p)
     lab_o = lab_f.reshape(n_s, n_p, 3)

@@ -46,7 +46,6 @@ from vision.board_rays import hits, segments_to_board
 __all__ = ["CellReading", "ClassifyBoardConfig", "Site", "classify_sites", "config_for", "flat_sites"]
 
 F64 = npt.NDArray[np.float64]
-_DEBUG: dict[str, object] | None = None  # development: intermediate arrays of the last call
 U8 = npt.NDArray[np.uint8]
 
 #: hue prototypes (CIELAB hue angle, degrees) of the pieces' plastics
@@ -74,8 +73,8 @@ class ClassifyBoardConfig:
     flag_rays: int = 16  # ... and probes per ring (a banner is 14 mm: a coarse grid misses it)
     character_min_share: float = 0.08  # share of the probes over a stack that must see a player's colour
     character_reach: float = 0.8  # probes for a character cover this share of the top face (half-size)
-    character_hue_deg: float = 35.0
-    character_room: float = 2.0  # mm round where a character was seen that it may take  # a character's hue differs from its cube's by more than this
+    character_hue_deg: float = 35.0  # a character's hue differs from its cube's by more than this
+    character_room: float = 2.0  # mm round where a character was seen that its body may take
     token_hue_deg: float = 28.0  # hue tolerance of a token's printed colour
     token_light_tol: float = 22.0  # lightness tolerance (L*) of a token's printed colour
     token_min_share: float = 0.1  # share of a cell's token probes showing that colour
@@ -395,8 +394,6 @@ def classify_sites(
         choice = new
     t3 = time.perf_counter()
     scores = _scores(pred, piece, weight, cfg.empty_bias)  # (K, S)
-    if _DEBUG is not None:
-        _DEBUG["sites"] = dict(probes=probes_s, pred=pred, piece=piece, weight=weight, lab=lab_o, scores=scores)
     cand_set = {int(i) for i in cand}
     used = weight.sum(axis=1) / n_p
     solids_now = [_solid_rows(hyps[c], s) for c, s in zip(choice, sites, strict=True)]
@@ -532,8 +529,6 @@ def _covered_sites(sc: _Scene, sites: Sequence[Site], tallest: float, cfg: Class
         return out
     big = np.zeros(n, bool)
     big[1:] = stats[1:, cv2.CC_STAT_AREA] > min_area
-    if _DEBUG is not None:
-        _DEBUG["cover"] = dict(areas=stats[1:, cv2.CC_STAT_AREA], min_area=min_area, cand=int(cand.sum()), keep=int(keep.sum()))
     if not big.any():
         return out
     mask = big[comp]
@@ -762,11 +757,17 @@ def _flags(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64],
     in_room = np.asarray(hits(cam, ends, flag_rooms[None, None, :, :]), bool)  # (T, P, T)
     in_room[:, :, np.arange(n_t)] &= ~np.eye(n_t, dtype=bool)[:, None, :]
     # the character hides a flag probe only where it stands (found by _characters), with some room
-    own = np.stack([np.stack([np.array([0.0, cx[t], cy[t], half + cfg.flag_margin, top[t] - c, top[t] + 1.0]),
-                              np.array([0.0, cx[t], cy[t], half + cfg.flag_margin, floor[t], top[t] - c]),
-                              np.array([1.0, *(character[t][1:] if character[t] is not None else (cx[t], cy[t])),
-                                        g.character_body_radius + cfg.character_room if character[t] is not None else 0.0,
-                                        top[t], top[t] + g.character_body + 1.0])]) for t in range(n_t)])  # (T, 3, 6)
+    body_r = g.character_body_radius + cfg.character_room
+
+    def own_solids(t: int) -> F64:  # the top cube, the lower cube, the character's body
+        ch = character[t]
+        at = (ch[1], ch[2]) if ch is not None else (cx[t], cy[t])
+        return np.stack([np.array([0.0, cx[t], cy[t], half + cfg.flag_margin, top[t] - c, top[t] + 1.0]),
+                         np.array([0.0, cx[t], cy[t], half + cfg.flag_margin, floor[t], top[t] - c]),
+                         np.array([1.0, at[0], at[1], body_r if ch is not None else 0.0, top[t],
+                                   top[t] + g.character_body + 1.0])])
+
+    own = np.stack([own_solids(t) for t in range(n_t)])  # (T, 3, 6)
     hit_own = np.asarray(hits(cam, ends, own[:, None, :, :]), bool)  # (T, P, 3): top cube, lower cube, character
     blocked = hit_own[..., 1] | hit_own[..., 2]
     hue = np.degrees(np.arctan2(lab[..., 2], lab[..., 1]))
@@ -795,9 +796,6 @@ def _flags(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64],
         dd = np.where(claims[None, None, :] | np.eye(n_t, dtype=bool)[:, None, :], d, np.inf)
         use &= dd.argmin(axis=2) == np.arange(n_t)[:, None]
         strong = use & seen
-        if _DEBUG is not None:
-            _DEBUG["flags"] = dict(hit_own=hit_own, cube=cube_colours, idx=idx, pts=pts, ok=ok, blocked=blocked,
-                                   use=use, strong=strong, lab=lab, piece=piece)
         res: list[str | None] = []
         for t in range(n_t):
             if use[t].sum() < 8 or strong[t].sum() < max(cfg.flag_min_probes, cfg.flag_min_share * use[t].sum()):

@@ -30,7 +30,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 import cv2
@@ -82,6 +82,7 @@ class ClassifyBoardConfig:
     skin_hue: tuple[float, float] = (15.0, 80.0)  # CIELAB hue angles of skin
     skin_chroma: tuple[float, float] = (8.0, 42.0)
     cover_mm2: float = 2560.0  # a skin blob larger than this (mm^2 on the board) is a hand / an arm
+    cover_dab: tuple[float, float] = (4.0, 9.0)  # colour ramp telling skin from the print under it
     cover_share: float = 0.25  # share of a site's view on such a blob: the site is covered
     min_weight: float = 0.15  # share of a site's probes usable, below which it is "unseen"
     iterations: int = 2
@@ -520,7 +521,8 @@ def _covered_sites(sc: _Scene, sites: Sequence[Site], tallest: float, cfg: Class
     # not the print itself (zone C's pink is a skin hue): only where the picture differs from it
     j = np.nonzero(cand)[0]
     exp, _ = _expected(sc.app, xy[j])
-    keep = _pieceness(lab[j], linear_to_lab(exp), cfg) > 0.5
+    # (with the base colour ramp: skin over a pale print of a similar hue differs only a little)
+    keep = _pieceness(lab[j], linear_to_lab(exp), replace(cfg, dab_lo=cfg.cover_dab[0], dab_hi=cfg.cover_dab[1])) > 0.5
     skin = np.zeros((hh, ww), np.uint8)
     skin[rows_i[j[keep]], cols_i[j[keep]]] = 1
     skin = np.asarray(cv2.morphologyEx(skin, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)), np.uint8)

@@ -785,10 +785,12 @@ def _flags(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64],
     d = np.hypot(pts[..., 0, None] - cx[None, None, :], pts[..., 1, None] - cy[None, None, :])  # (T, P, T)
     chroma = np.hypot(lab[..., 1], lab[..., 2])
     # a banner has its own colour: a paler or darker shade of what lies behind (a coloured table's
-    # edge blurred with the paper) is not one; a more saturated one is (a banner over a pale zone)
+    # edge blurred with the paper) is not one; a more saturated one, once its shading is undone, is (a
+    # banner over a pale zone of its colour)
     c_b = np.hypot(lab_b[..., 1], lab_b[..., 2])
     dh_b = np.abs((hue - np.degrees(np.arctan2(lab_b[..., 2], lab_b[..., 1])) + 180.0) % 360.0 - 180.0)
-    own_hue = (c_b < cfg.min_chroma) | (dh_b > cfg.character_hue_deg) | (chroma > c_b + cfg.flag_chroma)
+    k_b = np.clip(lab_b[..., 0] / np.maximum(lab[..., 0], 1.0), 1.0, cfg.shade_gain_max)  # shading undone
+    own_hue = (c_b < cfg.min_chroma) | (dh_b > cfg.character_hue_deg) | (k_b * chroma > c_b + cfg.flag_chroma)
     seen = ok & ~blocked & (piece > 0.8) & (chroma > cfg.flag_chroma) & own_hue
 
     def decide(claims: npt.NDArray[np.bool_]) -> tuple[list[str | None], npt.NDArray[np.int64]]:

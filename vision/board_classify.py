@@ -67,7 +67,7 @@ class ClassifyBoardConfig:
     shade_gain_max: float = 2.5  # shading undone up to this factor before comparing colours
     black_lightness: float = 45.0  # L* below this where the print is light: a black piece, not a shadow
     dark_expected_min: float = 60.0
-    flag_min_share: float = 0.03  # share of the flag probes that must see a player's colour
+    flag_min_share: float = 0.01  # share of the flag probes that must see a player's colour
     flag_min_probes: int = 4
     flag_rings: int = 8  # flag probes: rings round the tower's top ...
     flag_rays: int = 16  # ... and probes per ring (a banner is 14 mm: a coarse grid misses it)

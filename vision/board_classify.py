@@ -30,7 +30,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 import cv2
@@ -63,21 +63,26 @@ class ClassifyBoardConfig:
     dab_hi: float = 9.0  # above = something standing there
     brighter_lo: float = 18.0  # L* above the print's by this much: something (a white piece on ink)
     brighter_hi: float = 35.0
+    print_slack_mm: float = 1.5  # the print is compared also this far off each way (pose error)
     shade_gain_max: float = 2.5  # shading undone up to this factor before comparing colours
     black_lightness: float = 45.0  # L* below this where the print is light: a black piece, not a shadow
     dark_expected_min: float = 60.0
-    flag_min_share: float = 0.03  # share of the flag probes that must see a player's colour
+    flag_min_share: float = 0.01  # share of the flag probes that must see a player's colour
     flag_min_probes: int = 4
-    character_min_share: float = 0.12  # share of the probes over a stack that must see a player's colour
+    flag_rings: int = 8  # flag probes: rings round the tower's top ...
+    flag_rays: int = 16  # ... and probes per ring (a banner is 14 mm: a coarse grid misses it)
+    character_min_share: float = 0.08  # share of the probes over a stack that must see a player's colour
     character_reach: float = 0.8  # probes for a character cover this share of the top face (half-size)
     character_hue_deg: float = 35.0  # a character's hue differs from its cube's by more than this
+    character_room: float = 2.0  # mm round where a character was seen that its body may take
     token_hue_deg: float = 28.0  # hue tolerance of a token's printed colour
     token_light_tol: float = 22.0  # lightness tolerance (L*) of a token's printed colour
     token_min_share: float = 0.1  # share of a cell's token probes showing that colour
     cover_scale: int = 8  # the skin search works on the picture shrunk this much
     skin_hue: tuple[float, float] = (15.0, 80.0)  # CIELAB hue angles of skin
     skin_chroma: tuple[float, float] = (8.0, 42.0)
-    cover_cells: float = 2.5  # a skin blob larger than this many cells is a hand / an arm
+    cover_mm2: float = 2560.0  # a skin blob larger than this (mm^2 on the board) is a hand / an arm
+    cover_dab: tuple[float, float] = (4.0, 9.0)  # colour ramp telling skin from the print under it
     cover_share: float = 0.25  # share of a site's view on such a blob: the site is covered
     min_weight: float = 0.15  # share of a site's probes usable, below which it is "unseen"
     iterations: int = 2
@@ -87,6 +92,8 @@ class ClassifyBoardConfig:
     min_chroma: float = 10.0  # below: a grey / white / black piece
     player_chroma: float = 25.0  # a flag's or character's plastic is at least this colourful (print is not)
     flag_agree: float = 0.6  # share of a flag's probes that must agree on its colour
+    blocker_min_probes: int = 2  # probes only a blocker box explains ...
+    blocker_colour_share: float = 0.5  # ... of which this share must show the box's colour, else a marker
     crown_min_share: float = 0.15  # share of the probes over a marker that must show its gold crown
     flag_margin: float = 2.5  # rays this close to the tower (bevels, a cube set slightly askew) are left out
     flag_chroma: float = 15.0  # a flag's banner seen on camera (thin: mixed with what is behind it)
@@ -97,9 +104,13 @@ class ClassifyBoardConfig:
 
 def config_for(game: str) -> ClassifyBoardConfig:
     """The classify thresholds for ``game``: Gridopolis has no black piece, so nothing is read as
-    one there (the shade under the grid-set's upper levels is deep)."""
+    one there (the shade under the grid-set's upper levels is deep).  The colour-difference ramp is
+    wider for the 3-D pieces than for Quirky's flat tokens: light bouncing off a coloured cube or pad
+    tints the paper and pads around it (tuned on re-seeded development renders, docs/boards_vision.md)."""
     if game == "gridopolis":
-        return ClassifyBoardConfig(black_lightness=0.0)
+        return ClassifyBoardConfig(black_lightness=0.0, dab_lo=6.0, dab_hi=18.0)
+    if game == "bandera":
+        return ClassifyBoardConfig(dab_lo=4.0, dab_hi=14.0)
     return ClassifyBoardConfig()
 
 
@@ -195,12 +206,15 @@ class _Scene:
 
 
 def _observe(sc: _Scene, pts: F64, cfg: ClassifyBoardConfig, known: F64 | None = None,
-             known_lab: F64 | None = None, chroma_only: bool = False) -> tuple[F64, F64, npt.NDArray[np.bool_], F64]:
+             known_lab: F64 | None = None, chroma_only: bool = False,
+             expected_out: list[F64] | None = None, slack: bool = False
+             ) -> tuple[F64, F64, npt.NDArray[np.bool_], F64]:
     """For probe points (N, 3): (piece-ness (N,), observed CIELAB (N, 3), usable (N,), ray ends (N, 3)).
 
     The background a probe is compared with is what its ray meets after it: the print, a structure
     solid (its observed colour) or one of the ``known`` solids (pieces already read, with colours
-    ``known_lab``)."""
+    ``known_lab``).  With ``slack`` the print is also compared a little off where the pose puts it
+    (``print_slack_mm``)."""
     cam = sc.pose.camera_position
     w, h = sc.pose.image_size
     px = sc.pose.project(pts)
@@ -210,6 +224,7 @@ def _observe(sc: _Scene, pts: F64, cfg: ClassifyBoardConfig, known: F64 | None =
     exp, on_board = _expected(sc.app, ends[:, :2])
     lab_o = linear_to_lab(np.clip(obs / sc.gain.at(ends[:, :2]), 0.0, None))
     lab_e = linear_to_lab(exp)
+    on_print = on_board.copy()  # rays whose background is the print (not the table, a pad, a piece)
     if sc.table_lab is not None:  # rays going past the board's edge meet the table
         lab_e = np.where(on_board[:, None], lab_e, sc.table_lab[None, :])
         on_board = np.ones_like(on_board)
@@ -228,7 +243,18 @@ def _observe(sc: _Scene, pts: F64, cfg: ClassifyBoardConfig, known: F64 | None =
         any_hit: npt.NDArray[np.bool_] = np.asarray(hit.any(axis=1), bool)
         lab_e = np.where(any_hit[:, None], labs[first], lab_e)
         on_board = on_board | any_hit
+        on_print &= ~any_hit
     piece = _pieceness(lab_o, lab_e, cfg, chroma_only)
+    if slack and cfg.print_slack_mm > 0 and on_print.any():
+        # the print a little off where the pose puts it (pose and lens errors, blurred edges between
+        # printed colours): a probe matching the print nearby is not a piece
+        j = np.nonzero(on_print & (piece > 0))[0]
+        d = cfg.print_slack_mm
+        for dx, dy in ((d, 0.0), (-d, 0.0), (0.0, d), (0.0, -d)):
+            alt, _ = _expected(sc.app, ends[j, :2] + np.array([dx, dy]))
+            piece[j] = np.minimum(piece[j], _pieceness(lab_o[j], linear_to_lab(alt), cfg, chroma_only))
+    if expected_out is not None:
+        expected_out.append(lab_e)
     return piece, lab_o, in_img & on_board & ~hidden, ends
 
 
@@ -326,7 +352,7 @@ def classify_sites(
     probes[..., 2] = centres[:, None, None, 2] + zs[None, None, :]
     probes_s: F64 = probes.reshape(n_s, n_l * n_z, 3)
     n_p = probes_s.shape[1]
-    piece_f, lab_f, valid_f, ends = _observe(sc, probes_s.reshape(-1, 3), cfg)
+    piece_f, lab_f, valid_f, ends = _observe(sc, probes_s.reshape(-1, 3), cfg, slack=True)
     piece = piece_f.reshape(n_s, n_p)
     valid = valid_f.reshape(n_s, n_p)
     lab_o = lab_f.reshape(n_s, n_p, 3)
@@ -373,7 +399,7 @@ def classify_sites(
     used = weight.sum(axis=1) / n_p
     solids_now = [_solid_rows(hyps[c], s) for c, s in zip(choice, sites, strict=True)]
     covered = _covered_sites(sc, sites, _tallest_piece(game, cfg.geometry), cfg)
-    char_of: dict[int, str | None] = {}
+    char_of: dict[int, tuple[str | None, float, float] | None] = {}
     flag_of: dict[int, str | None] = {}
     if game == "bandera":
         g_rows = [r for r in solids_now if len(r)]
@@ -382,11 +408,13 @@ def classify_sites(
             if g_rows else np.zeros(0, np.int64)
         stacks = np.array([i for i in range(n_s) if hyps[int(choice[i])].cubes > 0 and not covered[i]], np.int64)
         heights = np.array([hyps[int(choice[i])].cubes for i in stacks], np.int64)
-        char_of = dict(zip(stacks.tolist(), _characters(sc, sites, stacks, heights, rows_g, owner_g, colours, cfg),
-                           strict=True))
+        cube_lab: dict[int, F64] = {}
+        char_of = dict(zip(stacks.tolist(), _characters(sc, sites, stacks, heights, rows_g, owner_g, colours, cfg,
+                                                        cube_lab), strict=True))
         towers = stacks[heights == 2]
-        flag_of = dict(zip(towers.tolist(), _flags(sc, sites, towers, [char_of[int(i)] is not None for i in towers],
-                                                   rows_g, owner_g, colours, cfg), strict=True))
+        flag_of = dict(zip(towers.tolist(), _flags(sc, sites, towers, [char_of[int(i)] for i in towers],
+                                                   rows_g, owner_g, colours, cfg, cube_lab), strict=True))
+    kind_index = {h.kind: j for j, h in enumerate(hyps)}
     out: list[CellReading] = []
     for i, site in enumerate(sites):
         k = int(choice[i])
@@ -407,17 +435,39 @@ def classify_sites(
                 sel = ins[i] & (weight[i] > 0) & (piece[i] > 0.5)
                 if not sel.any():
                     continue
+                if role == "marker":  # a player's plastic: its colourful probes (not a grey link or shadow)
+                    vivid = sel & (np.hypot(lab_o[i, :, 1], lab_o[i, :, 2]) >= cfg.min_chroma)
+                    sel = vivid if vivid.sum() >= max(2.0, 0.4 * sel.sum()) else sel
                 name = _hue_name(np.median(lab_o[i, sel], axis=0), cfg, colours)
                 if role == "character":
                     char_colour = name
                 else:
                     colour = name
             if game == "bandera" and hyp.cubes > 0:
-                char_colour = char_of.get(i)
+                found = char_of.get(i)
+                char_colour = found[0] if found is not None else None
                 if flag_of.get(i) is not None:
                     kind, colour = "royal_tower", flag_of[i]
         if game == "gridopolis" and kind in ("pawn", "king", "blocker") and colour not in (colours or HUES):
             kind, colour, conf = "empty", None, 0.0  # markers and blockers are a player's colour: not these
+        if game == "gridopolis" and kind == "blocker" and colour in HUES:
+            # a blocker box is taller and wider than a marker: the probes only the box would explain
+            # must show the box's own colour, not merely something (a link, a post, a shadow)
+            kb, kp = kind_index["blocker"], kind_index["pawn"]
+            extra = pred[kb, i] & ~pred[kp, i] & (weight[i] > 0)
+            if extra.sum() >= cfg.blocker_min_probes:
+                body = pred[kp, i] & (weight[i] > 0) & (piece[i] > 0.5)
+                ref = np.median(lab_o[i, body], axis=0) if body.any() else None
+                lab_x = lab_o[i, extra]
+                ch_x = np.hypot(lab_x[:, 1], lab_x[:, 2])
+                if ref is not None:
+                    dh_x = np.abs((np.degrees(np.arctan2(lab_x[:, 2], lab_x[:, 1]))
+                                   - math.degrees(math.atan2(ref[2], ref[1])) + 180.0) % 360.0 - 180.0)
+                    same = (ch_x > cfg.min_chroma) & (dh_x <= cfg.character_hue_deg)
+                else:
+                    same = ch_x > cfg.min_chroma
+                if same.mean() < cfg.blocker_colour_share:
+                    kind = "pawn"
         if game == "gridopolis" and kind in ("pawn", "king") and colour in HUES and colour != "yellow":
             kind = "king" if _crowned(sc, site, colour, cfg) else "pawn"
         out.append(CellReading(site.key, kind, colour, hyp.cubes if kind not in ("unseen", "occluded") else 0,
@@ -449,13 +499,12 @@ def _covered_sites(sc: _Scene, sites: Sequence[Site], tallest: float, cfg: Class
     board = np.zeros((hh, ww), np.uint8)
     cv2.fillConvexPoly(board, np.round(outline).astype(np.int32), 1)
     c = sc.pose.spec.cell_mm
-    mid = sites[len(sites) // 2]
-    quad = sc.pose.project(np.array([[mid.x_mm - c / 2, mid.y_mm - c / 2, mid.floor_mm],
-                                     [mid.x_mm + c / 2, mid.y_mm - c / 2, mid.floor_mm],
-                                     [mid.x_mm + c / 2, mid.y_mm + c / 2, mid.floor_mm],
-                                     [mid.x_mm - c / 2, mid.y_mm + c / 2, mid.floor_mm]])) / f
-    cell_area = max(float(cv2.contourArea(quad.astype(np.float32))), 1.0)
-    min_area = cfg.cover_cells * cell_area
+    # a hand's size is physical, not a number of cells (Gridopolis cells are 50 mm, Bandera's 32)
+    a = math.sqrt(cfg.cover_mm2) / 2
+    mx, my = (x0 + x1) / 2, (y0 + y1) / 2
+    quad = sc.pose.project(np.array([[mx - a, my - a, 0.0], [mx + a, my - a, 0.0],
+                                     [mx + a, my + a, 0.0], [mx - a, my + a, 0.0]])) / f
+    min_area = max(float(cv2.contourArea(quad.astype(np.float32))), 1.0)
     rows_i, cols_i = np.nonzero(board)
     if len(rows_i) < min_area:
         return out
@@ -472,7 +521,8 @@ def _covered_sites(sc: _Scene, sites: Sequence[Site], tallest: float, cfg: Class
     # not the print itself (zone C's pink is a skin hue): only where the picture differs from it
     j = np.nonzero(cand)[0]
     exp, _ = _expected(sc.app, xy[j])
-    keep = _pieceness(lab[j], linear_to_lab(exp), cfg) > 0.5
+    # (with the base colour ramp: skin over a pale print of a similar hue differs only a little)
+    keep = _pieceness(lab[j], linear_to_lab(exp), replace(cfg, dab_lo=cfg.cover_dab[0], dab_hi=cfg.cover_dab[1])) > 0.5
     skin = np.zeros((hh, ww), np.uint8)
     skin[rows_i[j[keep]], cols_i[j[keep]]] = 1
     skin = np.asarray(cv2.morphologyEx(skin, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)), np.uint8)
@@ -538,6 +588,12 @@ def _structure_colours(sc: _Scene, cfg: ClassifyBoardConfig) -> F64:
     lab = linear_to_lab(np.clip(_sample(sc.image, np.where(ok[:, None], px, 0.0)) / sc.gain.at(pts[:, :2]), 0, None))
     lab = lab.reshape(len(rows), len(ang), 3)
     ok = ok.reshape(len(rows), len(ang))
+    # a ring point under another solid (an upper level) shows that solid, not this one's colour
+    cam = sc.pose.camera_position
+    hid = np.asarray(hits(cam, pts, rows, t_min=0.0, t_max=1.0 - 1e-3), bool).reshape(len(rows), len(ang), len(rows))
+    hid[:, :, np.arange(len(rows))] &= ~np.eye(len(rows), dtype=bool)[:, None, :]
+    seen = ok & ~hid.any(axis=2)
+    ok = np.where(seen.sum(axis=1, keepdims=True) >= 3, seen, ok)
     for j in range(len(rows)):
         out[j] = np.median(lab[j, ok[j]], axis=0) if ok[j].any() else np.array([60.0, 0.0, 0.0])
     return out
@@ -572,8 +628,10 @@ def _not_blocked(cam: F64, ends: F64, rows: F64, owner: npt.NDArray[np.int64], s
 
 def _characters(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], cubes: npt.NDArray[np.int64],
                 rows: F64, owner: npt.NDArray[np.int64], colours: Sequence[str] | None,
-                cfg: ClassifyBoardConfig) -> list[str | None]:
-    """The colour of the character standing on each stack ``idx`` (``cubes`` high), or None.
+                cfg: ClassifyBoardConfig, cube_colours: dict[int, F64] | None = None
+                ) -> list[tuple[str | None, float, float] | None]:
+    """The character standing on each stack ``idx`` (``cubes`` high) -- its colour and where it
+    stands (board mm) -- or None.  ``cube_colours`` receives each stack's top cube's CIELAB.
 
     The top cube's own colour is read on its face towards the camera.  Probes over the top face at
     the character's body height then show a character where they see a player's colour: another
@@ -614,23 +672,32 @@ def _characters(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], c
     on_stack = np.asarray(hits(cam, ends, own[:, None, None, :]), bool)[..., 0]  # (T, P)
     chroma = np.hypot(lab[..., 1], lab[..., 2])
     hue = np.degrees(np.arctan2(lab[..., 2], lab[..., 1]))
-    out: list[str | None] = []
+    out: list[tuple[str | None, float, float] | None] = []
     for t in range(n_t):
         if not fok[t].any() or ok[t].sum() < 8:
             out.append(None)
             continue
         cube_lab = np.median(flab[t, fok[t]], axis=0)
+        if cube_colours is not None:
+            cube_colours[int(idx[t])] = cube_lab
         c_cube = float(np.hypot(cube_lab[1], cube_lab[2]))
         h_cube = math.degrees(math.atan2(cube_lab[2], cube_lab[1]))
         dh = np.abs((hue[t] - h_cube + 180.0) % 360.0 - 180.0)
         other_hue = (dh > cfg.character_hue_deg) if c_cube >= cfg.min_chroma else np.ones(n_p, bool)
         differs = np.where(on_stack[t], other_hue, piece[t] > 0.8)
         strong = ok[t] & differs & (chroma[t] > cfg.player_chroma)
-        names = [_hue_name(lab[t, j], cfg, colours) for j in np.nonzero(strong)[0]]
+        sel = np.nonzero(strong)[0]
+        names = [_hue_name(lab[t, j], cfg, colours) for j in sel]
         if len(names) < max(3, cfg.character_min_share * ok[t].sum()):
             out.append(None)
             continue
-        out.append(max(set(names), key=names.count))
+        best = max(set(names), key=names.count)
+        mine = sel[[n == best for n in names]]
+        # where it stands on the top: the lowest probes that saw it (higher ones also see it through
+        # their rays going on down behind them: biased towards the camera)
+        low = mine[pts[t, mine, 2] <= top[t] + zz[0] + 1e-6]
+        at = low if len(low) >= 2 else mine
+        out.append((best, float(pts[t, at, 0].mean()), float(pts[t, at, 1].mean())))
     return out
 
 
@@ -652,11 +719,15 @@ def _crowned(sc: _Scene, site: Site, colour: str, cfg: ClassifyBoardConfig) -> b
     return bool(gold.sum() >= max(3, cfg.crown_min_share * ok.sum()))
 
 
-def _flags(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], character: Sequence[bool], rows: F64,
-           owner: npt.NDArray[np.int64], colours: Sequence[str] | None, cfg: ClassifyBoardConfig) -> list[str | None]:
+def _flags(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64],
+           character: Sequence[tuple[str | None, float, float] | None], rows: F64,
+           owner: npt.NDArray[np.int64], colours: Sequence[str] | None, cfg: ClassifyBoardConfig,
+           cube_colours: dict[int, F64] | None = None) -> list[str | None]:
     """The colour of the flag on each two-cube tower ``idx``, or None: probes around the tower's top
-    at the banner's height whose rays meet neither this stack (nor its character) nor another
-    piece, showing one player's colour."""
+    at the banner's height whose rays meet neither its character nor another piece, showing one
+    player's colour.  A ray going on to the tower's top cube counts when its colour is clearly not
+    that cube's (``cube_colours``: the banner stands in front of the tower); one going on to the
+    lower cube (another colour) does not."""
     g = cfg.geometry
     n_t = len(idx)
     if n_t == 0:
@@ -667,41 +738,91 @@ def _flags(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], charac
     cy = np.array([sites[i].y_mm for i in idx])
     floor = np.array([sites[i].floor_mm for i in idx])
     top = floor + 2 * c
-    radii = np.linspace(0.08, 1.0, 6) * g.flag_reach
-    ang = np.linspace(0, 2 * np.pi, 10, endpoint=False)
+    radii = np.linspace(0.08, 1.0, cfg.flag_rings) * g.flag_reach
+    ang = np.linspace(0, 2 * np.pi, cfg.flag_rays, endpoint=False)
     lo, hi = g.flag_banner
     lo_c = max(lo, g.character_height + 1.5)
     rr, aa, kk = (m.ravel() for m in np.meshgrid(radii, ang, np.linspace(0.0, 1.0, 3), indexing="ij"))
-    lo_t = np.where(np.asarray(character, bool), lo_c, lo)
+    lo_t = np.where(np.array([ch is not None for ch in character], bool), lo_c, lo)
     zz = lo_t[:, None] + 1.0 + kk[None, :] * (hi - 1.0 - (lo_t[:, None] + 1.0))
     pts = np.stack([np.broadcast_to(cx[:, None] + rr * np.cos(aa), zz.shape),
                     np.broadcast_to(cy[:, None] + rr * np.sin(aa), zz.shape), top[:, None] + zz], axis=-1)
     n_p = pts.shape[1]
-    piece, lab, ok, ends = _observe(sc, pts.reshape(-1, 3), cfg)
+    behind: list[F64] = []
+    piece, lab, ok, ends = _observe(sc, pts.reshape(-1, 3), cfg, expected_out=behind)
     ends = ends.reshape(n_t, n_p, 3)
     piece, lab = piece.reshape(n_t, n_p), lab.reshape(n_t, n_p, 3)
+    lab_b = behind[0].reshape(n_t, n_p, 3)
     # the room every other tower's flag may take: a ray through it may be seeing that flag
     flag_rooms = np.column_stack([np.ones(n_t), cx, cy, np.full(n_t, g.flag_reach), top + lo, top + g.flag_height])
-    ok = ok.reshape(n_t, n_p) & _not_blocked(cam, ends, np.vstack([rows, flag_rooms]),
-                                             np.concatenate([owner, idx]), idx, np.column_stack([cx, cy]))
-    own = np.stack([np.stack([np.array([0.0, cx[t], cy[t], half + cfg.flag_margin, floor[t], top[t] + 1.0]),
-                              np.array([1.0, cx[t], cy[t], half if character[t] else 0.0, top[t],
-                                        top[t] + g.character_height])]) for t in range(n_t)])  # (T, 2, 6)
-    blocked = np.asarray(hits(cam, ends, own[:, None, :, :]), bool).any(axis=2)
-    use = ok & ~blocked
-    if n_t > 1:  # a probe nearer another tower belongs to that tower's flag, if any
-        d = np.hypot(pts[..., 0, None] - cx[None, None, :], pts[..., 1, None] - cy[None, None, :])  # (T, P, T)
-        use &= d.argmin(axis=2) == np.arange(n_t)[:, None]
-    chroma = np.hypot(lab[..., 1], lab[..., 2])
-    strong = use & (piece > 0.8) & (chroma > cfg.flag_chroma)
-    out: list[str | None] = []
+    ok = ok.reshape(n_t, n_p) & _not_blocked(cam, ends, rows, owner, idx, np.column_stack([cx, cy]))
+    in_room = np.asarray(hits(cam, ends, flag_rooms[None, None, :, :]), bool)  # (T, P, T)
+    in_room[:, :, np.arange(n_t)] &= ~np.eye(n_t, dtype=bool)[:, None, :]
+    # the character hides a flag probe only where it stands (found by _characters), with some room
+    body_r = g.character_body_radius + cfg.character_room
+
+    def own_solids(t: int) -> F64:  # the top cube, the lower cube, the character's body
+        ch = character[t]
+        at = (ch[1], ch[2]) if ch is not None else (cx[t], cy[t])
+        return np.stack([np.array([0.0, cx[t], cy[t], half + cfg.flag_margin, top[t] - c, top[t] + 1.0]),
+                         np.array([0.0, cx[t], cy[t], half + cfg.flag_margin, floor[t], top[t] - c]),
+                         np.array([1.0, at[0], at[1], body_r if ch is not None else 0.0, top[t],
+                                   top[t] + g.character_body + 1.0])])
+
+    own = np.stack([own_solids(t) for t in range(n_t)])  # (T, 3, 6)
+    hit_own = np.asarray(hits(cam, ends, own[:, None, :, :]), bool)  # (T, P, 3): top cube, lower cube, character
+    blocked = hit_own[..., 1] | hit_own[..., 2]
+    hue = np.degrees(np.arctan2(lab[..., 2], lab[..., 1]))
     for t in range(n_t):
-        if use[t].sum() < 8 or strong[t].sum() < max(cfg.flag_min_probes, cfg.flag_min_share * use[t].sum()):
-            out.append(None)
-            continue
-        names = [_hue_name(lab[t, j], cfg, colours) for j in np.nonzero(strong[t])[0]]
-        best = max(set(names), key=names.count)
-        out.append(best if names.count(best) >= cfg.flag_agree * len(names) else None)
+        cl = cube_colours.get(int(idx[t])) if cube_colours is not None else None
+        on_tower = hit_own[t, :, 0]
+        if cl is None or math.hypot(cl[1], cl[2]) < cfg.min_chroma:
+            # a grey / white / black cube: any colourful probe is not the cube
+            blocked[t] |= on_tower & (np.hypot(lab[t, :, 1], lab[t, :, 2]) < cfg.player_chroma)
+        else:
+            dh = np.abs((hue[t] - math.degrees(math.atan2(cl[2], cl[1])) + 180.0) % 360.0 - 180.0)
+            blocked[t] |= on_tower & (dh <= cfg.character_hue_deg)
+    d = np.hypot(pts[..., 0, None] - cx[None, None, :], pts[..., 1, None] - cy[None, None, :])  # (T, P, T)
+    chroma = np.hypot(lab[..., 1], lab[..., 2])
+    # a banner has its own colour: a paler or darker shade of what lies behind (a coloured table's
+    # edge blurred with the paper) is not one; a more saturated one, once its shading is undone, is (a
+    # banner over a pale zone of its colour)
+    c_b = np.hypot(lab_b[..., 1], lab_b[..., 2])
+    dh_b = np.abs((hue - np.degrees(np.arctan2(lab_b[..., 2], lab_b[..., 1])) + 180.0) % 360.0 - 180.0)
+    k_b = np.clip(lab_b[..., 0] / np.maximum(lab[..., 0], 1.0), 1.0, cfg.shade_gain_max)  # shading undone
+    own_hue = (c_b < cfg.min_chroma) | (dh_b > cfg.character_hue_deg) | (k_b * chroma > c_b + cfg.flag_chroma)
+    seen = ok & ~blocked & (piece > 0.8) & (chroma > cfg.flag_chroma) & own_hue
+
+    def decide(claims: npt.NDArray[np.bool_]) -> tuple[list[str | None], npt.NDArray[np.int64]]:
+        # a ray through the room of a claiming tower's flag may be seeing that flag, and a probe
+        # nearer a claiming tower belongs to that tower's flag
+        use = ok & ~blocked & ~(in_room & claims[None, None, :]).any(axis=2)
+        dd = np.where(claims[None, None, :] | np.eye(n_t, dtype=bool)[:, None, :], d, np.inf)
+        use &= dd.argmin(axis=2) == np.arange(n_t)[:, None]
+        strong = use & seen
+        res: list[str | None] = []
+        for t in range(n_t):
+            if use[t].sum() < 8 or strong[t].sum() < max(cfg.flag_min_probes, cfg.flag_min_share * use[t].sum()):
+                res.append(None)
+                continue
+            names = [_hue_name(lab[t, j], cfg, colours) for j in np.nonzero(strong[t])[0]]
+            best = max(set(names), key=names.count)
+            res.append(best if names.count(best) >= cfg.flag_agree * len(names) else None)
+        return res, np.asarray(strong.sum(axis=1), np.int64)
+
+    # first every tower may have a flag; then a tower without one found looks again, sharing the
+    # room between towers only with those whose flag was found (next to a plain tower, a banner
+    # reaching over towards it is this tower's)
+    out, _ = decide(np.ones(n_t, bool))
+    found = np.array([f is not None for f in out], bool)
+    while n_t > 1 and not found.all():  # one tower at a time, the clearest first
+        again, n_strong = decide(found)
+        new = [t for t in range(n_t) if not found[t] and again[t] is not None]
+        if not new:
+            break
+        t = max(new, key=lambda j: int(n_strong[j]))
+        out[t] = again[t]
+        found[t] = True
     return out
 
 

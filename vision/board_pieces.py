@@ -46,10 +46,13 @@ class PieceGeometry:
     cube_mm: float = 22.0  # Legends of Cubes cube
     character_radius: float = 6.0  # a character token: round base, body and head
     character_height: float = 17.5
+    character_body: float = 12.5  # the player's colour is on the body up to here; the head is skin-coloured
+    character_body_radius: float = 4.0  # the body (above a 2.5 mm base of ``character_radius``) is slim
     flag_height: float = 28.0  # a royal tower's flag: pole above the tower's top ...
     flag_banner: tuple[float, float] = (17.0, 27.0)  # ... with its banner between these heights
     flag_reach: float = 26.0  # how far from the top's centre the pole and banner may reach
-    marker_radius: float = 11.0  # a Gridopolis marker (pawn side up)
+    marker_radius: float = 11.0  # a Gridopolis marker (pawn side up): a 22 mm rounded square puck ...
+    marker_square: float = 9.5  # ... whose corners (rounded 6 mm) reach this square's (half-size) corners
     pawn_height: float = 12.0
     king_height: float = 17.5  # the flipped marker: crown side up
     crown_radius: float = 7.0
@@ -91,12 +94,14 @@ def _bandera(g: PieceGeometry) -> list[Hypothesis]:
 
 
 def _gridopolis(g: PieceGeometry) -> list[Hypothesis]:
+    """A marker is a rounded square puck lying square on its pad: the union of a cylinder (its
+    rounded corners) and a slightly smaller square box (its sides)."""
     r = g.marker_radius
+    puck = (Solid("cyl", r, 0.0, g.pawn_height, "marker"), Solid("box", g.marker_square, 0.0, g.pawn_height, "marker"))
     return [
         Hypothesis("empty", ()),
-        Hypothesis("pawn", (Solid("cyl", r, 0.0, g.pawn_height, "marker"),)),
-        Hypothesis("king", (Solid("cyl", r, 0.0, g.pawn_height, "marker"),
-                            Solid("cyl", g.crown_radius, g.pawn_height, g.king_height, "cube"))),
+        Hypothesis("pawn", puck),
+        Hypothesis("king", (*puck, Solid("cyl", g.crown_radius, g.pawn_height, g.king_height, "cube"))),
         Hypothesis("blocker", (Solid("box", g.blocker_half, 0.0, g.blocker_height, "marker"),)),
     ]
 

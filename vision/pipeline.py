@@ -160,6 +160,7 @@ def score_images(
         blocks = dict(state.blocks)
         turns = [str(t) for t in expl.turns]
         flag_alternatives = expl.flag_alternatives
+        state, flag_alternatives = _poles_decide(state, flag_alternatives, images, [e.camera for e in evidence])
         hidden = set(recon.unobserved)
         for t in expl.turns:
             for c in (t.placement.cells if t.placement is not None else ()):
@@ -242,6 +243,33 @@ def score_images(
     timings.update({f"reconstruct.{k}": v for k, v in recon.timings.items()})
     return SceneResult(state, recon, reports, poses, [e.camera for e in evidence], labels, problems, missing,
                        unobserved, timings, turns, uncertain)
+
+
+def _poles_decide(state: State, alternatives: Mapping[str, list[FlagSpot]], images: Sequence[tuple[str, U8]],
+                  cameras: Sequence[ViewCamera]) -> tuple[State, dict[str, list[FlagSpot]]]:
+    """A flag read with little margin over other legal spots: the pole decides.  Among the banner's
+    best spot and its nearly-as-good alternatives, the one whose pole (a thin line along the expected
+    axis, :mod:`vision.poles`) more pictures show wins when it is seen at all; the others stay as
+    alternatives (so the sides they would change are still reported uncertain)."""
+    from vision.poles import pole_evidence
+
+    flags = dict(state.flags)
+    alts = {k: list(v) for k, v in alternatives.items()}
+    for color, others in alternatives.items():
+        best = flags.get(color)
+        if best is None or not others:
+            continue
+        pics = [img for _, img in images]
+        seen = {sp: len(pole_evidence(pics, cameras, sp).views_seen) for sp in [best, *others]}
+        top = max(others, key=lambda sp: seen[sp])
+        if seen[top] > seen[best]:
+            flags[color] = top
+            alts[color] = [sp for sp in [best, *others] if sp != top]
+    if flags == dict(state.flags):
+        return state, alts
+    doc = state.to_json()
+    doc["flags"] = [{"color": c, "cell": list(f.cell), "points": f.points} for c, f in flags.items()]
+    return State.from_json(doc), alts
 
 
 def _turn_spread(state: State) -> list[Problem]:

@@ -117,13 +117,21 @@ def _refit_flags(state: State, turns: list[Turn], scorer: RayScorer, notes: list
             col = state.blocks.get(c)
             if col is not None and col not in movers:
                 movers.append(col)
-    alternatives: dict[str, list[FlagSpot]] = {}
     if not movers:
-        return state, notes, alternatives
+        return state, notes, {}
+    state, alternatives = pick_flags(state, movers, scorer)
+    kept = [n for n in notes if not any(n.startswith(f"the {c} flag") for c in movers)]
+    return state, kept, alternatives
+
+
+def pick_flags(state: State, colors: list[str], scorer: RayScorer) -> tuple[State, dict[str, list[FlagSpot]]]:
+    """Each of ``colors`` takes the legal flag spot (with ``state``'s blocks and the other flags) that
+    the banner evidence supports best; a colour no spot's rays support is left without a flag (never
+    guessed).  Spots with at least half the best spot's evidence are returned as alternatives."""
+    alternatives: dict[str, list[FlagSpot]] = {}
     doc = state.to_json()
     flags = {f["color"]: f for f in doc["flags"]}
-    kept = list(notes)
-    for color in movers:
+    for color in colors:
         others = {k: v for k, v in flags.items() if k != color}
         trial = State.from_json({**doc, "flags": list(others.values())})
         spots = trial.flag_spots(color)
@@ -134,13 +142,11 @@ def _refit_flags(state: State, turns: list[Turn], scorer: RayScorer, notes: list
         if scores[best] > 0:
             flags[color] = {"color": color, "cell": list(spots[best].cell), "points": spots[best].points}
             alternatives[color] = [sp for i, sp in enumerate(spots) if i != best and scores[i] >= 0.5 * scores[best]]
-            kept = [n for n in kept if not n.startswith(f"the {color} flag")]
         else:
             # no picture shows the banner at any legal spot: the flag is left out rather than guessed
             # (the pipeline reports it and which sides its spot could change)
             flags.pop(color, None)
-            kept = [n for n in kept if not n.startswith(f"the {color} flag")]
-    return State.from_json({**doc, "flags": list(flags.values())}), kept, alternatives
+    return State.from_json({**doc, "flags": list(flags.values())}), alternatives
 
 
 def _flag_for(state: State, color: str, seen: Mapping[str, FlagSpot]) -> tuple[FlagSpot | NoFlag, str]:

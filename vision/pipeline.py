@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import cv2
 import numpy as np
 import numpy.typing as npt
 
@@ -28,7 +29,7 @@ from engine.ctrl.state import BLOCKS_PER_TURN, COLORS
 from engine.ctrl.validate import validate_state
 from vision.camera import ViewCamera
 from vision.classify import classify
-from vision.history import explain_turns
+from vision.history import explain_turns, pick_flags
 from vision.locate import check_image, locate, self_calibrate_views
 from vision.reconstruct import ReconstructConfig, Reconstruction, ViewEvidence, reconstruct
 
@@ -182,6 +183,13 @@ def score_images(
     else:
         inferred += _infer_hidden_by_counts(blocks, recon.unobserved)
         state = _to_state(blocks, recon.flags, previous)
+        if recon.scorer is not None:
+            # the flags again, on the final blocks (start cells and counts may have added some),
+            # with their nearly-as-good alternatives, which the poles then decide between
+            state, flag_alternatives = pick_flags(state, [c for c in state.colors if c in state.flags],
+                                                  recon.scorer)
+            state, flag_alternatives = _poles_decide(state, flag_alternatives, images,
+                                                     [e.camera for e in evidence])
         inferred += _turn_spread(state)
     problems = validate_state(state) + inferred
     for color in state.colors:
@@ -255,12 +263,15 @@ def _poles_decide(state: State, alternatives: Mapping[str, list[FlagSpot]], imag
 
     flags = dict(state.flags)
     alts = {k: list(v) for k, v in alternatives.items()}
+    if not any(alternatives.values()):
+        return state, alts
+    greys: list[U8] = [np.asarray(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY) if img.ndim == 3 else img, np.uint8)
+                       for _, img in images]
     for color, others in alternatives.items():
         best = flags.get(color)
         if best is None or not others:
             continue
-        pics = [img for _, img in images]
-        seen = {sp: len(pole_evidence(pics, cameras, sp).views_seen) for sp in [best, *others]}
+        seen = {sp: len(pole_evidence(greys, cameras, sp).views_seen) for sp in [best, *others]}
         top = max(others, key=lambda sp: seen[sp])
         if seen[top] > seen[best]:
             flags[color] = top

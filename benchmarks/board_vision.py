@@ -42,6 +42,7 @@ from calibration.boards import BoardSpec
 from calibration.camera import CameraCalibration, read_image
 from engine.quirky import builtin_ids, builtin_scenario, parse_scenario
 from vision.board_classify import CellReading
+from vision.board_pads import PadDetectConfig
 from vision.board_pipeline import read_board
 from vision.board_reconstruct import ReconstructOptions
 from vision.locate import ImageRejectedError
@@ -116,10 +117,13 @@ def main() -> None:
     ap.add_argument("--scenes", type=int, default=0, help="only the first N scenes per game (0 = all)")
     ap.add_argument("--self-calibrate", action="store_true")
     ap.add_argument("--verbose", action="store_true")
+    ap.add_argument("--detect-pads", action="store_true",
+                    help="Gridopolis: look for pads added during play (vision.board_pads, experimental)")
     args = ap.parse_args()
     root = Path(args.fixtures)
     out: dict[str, Any] = {"simulated": "rendered photographs", "intrinsics":
-                           "self-estimated" if args.self_calibrate else "calibration (scene truth)"}
+                           "self-estimated" if args.self_calibrate else "calibration (scene truth)",
+                           "added_pads": "detected" if args.detect_pads else "not modelled"}
     all_frames: list[float] = []
     all_cpu: list[float] = []
     tot_cells = tot_wrong = tot_scenes = tot_exact = 0
@@ -148,6 +152,7 @@ def main() -> None:
                 cam = CameraCalibration(np.array(c["K"], np.float64), np.array(c["dist"], np.float64),
                                         tuple(c["image_size"]), 0.0, source="scene truth")
             labels, hidden = truth_labels(doc)
+            pad_cfg = PadDetectConfig() if args.detect_pads else None
             opt = ReconstructOptions()
             if game == "quirky":
                 ref = doc.get("scenario") or spec.name.split(":", 1)[1]
@@ -157,10 +162,10 @@ def main() -> None:
                 # the first picture of a board also draws the board's printed appearance (cached for
                 # every later frame of that board): timed apart, frames are timed as in a session
                 c0 = time.perf_counter()
-                read_board([(sj.stem, img)], game, spec=spec, camera=cam, options=opt)
+                read_board([(sj.stem, img)], game, spec=spec, camera=cam, options=opt, pad_config=pad_cfg)
                 first.append(time.perf_counter() - c0)
                 c0 = time.process_time()
-                res = read_board([(sj.stem, img)], game, spec=spec, camera=cam, options=opt)
+                res = read_board([(sj.stem, img)], game, spec=spec, camera=cam, options=opt, pad_config=pad_cfg)
                 cpu.append(time.process_time() - c0)
             except ImageRejectedError as exc:
                 rejected += 1

@@ -42,7 +42,6 @@ from calibration.boards import BoardSpec
 from calibration.camera import CameraCalibration, read_image
 from engine.quirky import builtin_ids, builtin_scenario, parse_scenario
 from vision.board_classify import CellReading
-from vision.board_pads import PadDetectConfig
 from vision.board_pipeline import read_board
 from vision.board_reconstruct import ReconstructOptions
 from vision.locate import ImageRejectedError
@@ -117,13 +116,13 @@ def main() -> None:
     ap.add_argument("--scenes", type=int, default=0, help="only the first N scenes per game (0 = all)")
     ap.add_argument("--self-calibrate", action="store_true")
     ap.add_argument("--verbose", action="store_true")
-    ap.add_argument("--detect-pads", action="store_true",
-                    help="Gridopolis: look for pads added during play (vision.board_pads, experimental)")
+    ap.add_argument("--standard-pads", action="store_true",
+                    help="Gridopolis: read the standard grid-set's pads only (no pad detection; for comparison)")
     args = ap.parse_args()
     root = Path(args.fixtures)
     out: dict[str, Any] = {"simulated": "rendered photographs", "intrinsics":
                            "self-estimated" if args.self_calibrate else "calibration (scene truth)",
-                           "added_pads": "detected" if args.detect_pads else "not modelled"}
+                           "pads": "standard grid-set only" if args.standard_pads else "detected"}
     all_frames: list[float] = []
     all_cpu: list[float] = []
     tot_cells = tot_wrong = tot_scenes = tot_exact = 0
@@ -152,7 +151,7 @@ def main() -> None:
                 cam = CameraCalibration(np.array(c["K"], np.float64), np.array(c["dist"], np.float64),
                                         tuple(c["image_size"]), 0.0, source="scene truth")
             labels, hidden = truth_labels(doc)
-            pad_cfg = PadDetectConfig() if args.detect_pads else None
+            finds = not args.standard_pads
             opt = ReconstructOptions()
             if game == "quirky":
                 ref = doc.get("scenario") or spec.name.split(":", 1)[1]
@@ -162,10 +161,10 @@ def main() -> None:
                 # the first picture of a board also draws the board's printed appearance (cached for
                 # every later frame of that board): timed apart, frames are timed as in a session
                 c0 = time.perf_counter()
-                read_board([(sj.stem, img)], game, spec=spec, camera=cam, options=opt, pad_config=pad_cfg)
+                read_board([(sj.stem, img)], game, spec=spec, camera=cam, options=opt, find_pads=finds)
                 first.append(time.perf_counter() - c0)
                 c0 = time.process_time()
-                res = read_board([(sj.stem, img)], game, spec=spec, camera=cam, options=opt, pad_config=pad_cfg)
+                res = read_board([(sj.stem, img)], game, spec=spec, camera=cam, options=opt, find_pads=finds)
                 cpu.append(time.process_time() - c0)
             except ImageRejectedError as exc:
                 rejected += 1

@@ -39,7 +39,7 @@ from calibration.boards import (
 from calibration.colour import linear_to_lab
 from engine.gridopolis.layout import CORE, HYPER_PADS, SEATS
 from vision.board_locate import BoardPose
-from vision.board_rays import hits, segments_to_board
+from vision.board_rays import segments_to_board
 
 __all__ = ["PadDetectConfig", "PadDetection", "candidate_pads", "detect_pads", "pad_rows"]
 
@@ -62,7 +62,8 @@ class PadDetectConfig:
     informative: float = 7.0  # pad and background colours differ by at least this to say anything
     vote_margin: float = 3.0  # a point votes when one distance is shorter by this much
     min_points: int = 5  # informative points a candidate needs to be decided from the picture
-    present: float = 0.8  # (pad votes - background votes) / informative points above this: a pad
+    present: float = 0.4  # (pad votes - background votes) / informative points above this: a pad
+    arm_absent: float = -0.7  # an arm whose inner pads' mean score is below this is not on the table
     rechecks: int = 0  # passes checking every pad found with all the others in place
 
 
@@ -73,6 +74,7 @@ class PadDetection:
 
     pads: tuple[Key, ...]
     scores: dict[Key, float | None]
+    absent: tuple[Key, ...] = ()  # standard pads seen missing: the arms of seats not in play
     gain: Any = None  # the picture's white balance (vision.board_classify.GainField), for the classify stage
 
 
@@ -102,6 +104,23 @@ def _ring_offsets(cfg: PadDetectConfig) -> F64:
     unit = np.concatenate([np.column_stack([t, -np.ones_like(t)]), np.column_stack([np.ones_like(t), t]),
                            np.column_stack([-t, np.ones_like(t)]), np.column_stack([-np.ones_like(t), -t])])
     return np.concatenate([r * h * unit for r in cfg.rings])
+
+
+def _box_hits(o: F64, ends: F64, rows: F64, t_lo: float | F64, t_hi: float | F64) -> npt.NDArray[np.bool_]:
+    """(N, M): does the segment ``o + t (end - o)``, ``t_lo <= t <= t_hi``, meet each box row (pads
+    are boxes only: a leaner :func:`vision.board_rays.hits`)."""
+    d = ends - o[None, :]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lo = np.broadcast_to(np.asarray(t_lo, np.float64).reshape(-1, 1), (len(ends), len(rows))).copy()
+        hi = np.broadcast_to(np.asarray(t_hi, np.float64).reshape(-1, 1), (len(ends), len(rows))).copy()
+        for axis, a, b in ((0, rows[:, 1] - rows[:, 3], rows[:, 1] + rows[:, 3]),
+                           (1, rows[:, 2] - rows[:, 3], rows[:, 2] + rows[:, 3]), (2, rows[:, 4], rows[:, 5])):
+            inv = 1.0 / d[:, axis:axis + 1]
+            t1 = (a[None, :] - o[axis]) * inv
+            t2 = (b[None, :] - o[axis]) * inv
+            np.maximum(lo, np.minimum(t1, t2), out=lo)
+            np.minimum(hi, np.maximum(t1, t2), out=hi)
+    return np.asarray(lo <= hi, bool)
 
 
 def _dist(a: F64, b: F64, w: float) -> F64:
@@ -149,7 +168,7 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
     core_rows = pad_rows(spec, [(p.x, p.y, p.level) for p in CORE])
     pts = tops(core)
     lab, ok = observe(pts)
-    hid = np.asarray(hits(cam, pts, core_rows, t_min=0.0, t_max=1.0 - 1e-3), bool).any(axis=1)
+    hid = _box_hits(cam, pts, core_rows, 0.0, 1.0 - 1e-3).any(axis=1)
     good = (ok & ~hid).reshape(len(core), n_o)
     lab = lab.reshape(len(core), n_o, 3)
     ref: dict[int, F64] = {}
@@ -185,13 +204,13 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
             up = orows[:, 5] > z + 1e-6
             cam_d = np.linalg.norm(pts - cam, axis=1) / np.maximum(np.linalg.norm(ends - cam, axis=1), 1e-9)
             if up.any():
-                hidden = np.asarray(hits(cam, ends, orows[up], t_min=0.0, t_max=cam_d - 2e-3), bool).any(axis=1)
+                hidden = np.asarray(_box_hits(cam, ends, orows[up], 0.0, cam_d - 2e-3).any(axis=1), bool)
             low = ~up
             if low.any():
                 rl, ll = orows[low], others_lab[low]
-                behind = np.asarray(hits(cam, ends, rl, t_min=cam_d, t_max=1.0), bool)
+                behind = _box_hits(cam, ends, rl, cam_d, 1.0)
                 first = np.argmax(np.where(behind, rl[None, :, 5], -np.inf), axis=1)
-                anyb = behind.any(axis=1)
+                anyb = np.asarray(behind.any(axis=1), bool)
                 bg = np.where(anyb[:, None], ll[first], bg)
         lv = np.repeat(np.array([k[2] for k in keys]), n_o)
         rf = np.array([ref[int(v)] for v in lv])
@@ -240,6 +259,13 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
                 scores[k] = s
                 if s is not None and s > cfg.present:
                     found.add(k)
+    # an arm left out (a seat not in play: the guide's print shows through where its pads would be)
+    absent: set[Key] = set()
+    for seat in SEATS.values():
+        inner = [(p.x, p.y, p.level) for p in seat.arm if p not in seat.start_row]
+        seen = [v for v in (scores.get(k) for k in inner) if v is not None]
+        if len(seen) >= 2 and float(np.mean(seen)) < cfg.arm_absent:
+            absent |= {(p.x, p.y, p.level) for p in seat.arm}
     # every pad found again, with all the others in place (an upper pad in front of a lower candidate)
     extra = sorted(found - set(core_keys) - start_rows)
     for _ in range(cfg.rechecks):
@@ -268,4 +294,4 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
                     (k[0] + dx, k[1] + dy, k[2]) in held for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1))):
                 held.add(k)
                 grew = True
-    return PadDetection(tuple(sorted(held)), scores, gain)
+    return PadDetection(tuple(sorted(held)), scores, tuple(sorted(absent - held)), gain)

@@ -87,16 +87,17 @@ class BoardReading:
         }
 
 
-def sites_for(spec: BoardSpec, added_pads: Sequence[tuple[int, int, int]] = ()
-              ) -> tuple[list[Site], F64 | None]:
+def sites_for(spec: BoardSpec, added_pads: Sequence[tuple[int, int, int]] = (),
+              absent_pads: Sequence[tuple[int, int, int]] = ()) -> tuple[list[Site], F64 | None]:
     """The places a piece can stand on ``spec`` and the fixed structure around them (Gridopolis:
-    the pads of the four-player grid-set and ``added_pads``, as thin boxes)."""
+    the pads of the four-player grid-set but ``absent_pads``, and ``added_pads``, as thin boxes)."""
     if spec.game != "gridopolis":
         return flat_sites(spec), None
     sites = []
     rows = []
     std = gridopolis_pads(4)
-    for x, y, lv in (*std, *sorted(set(added_pads) - set(std))):
+    gone = set(absent_pads)
+    for x, y, lv in (*(p for p in std if p not in gone), *sorted(set(added_pads) - set(std))):
         cx, cy, top = gridopolis_pad_centre_mm(spec, x, y, lv)
         sites.append(Site((x, y, lv), cx, cy, top))
         rows.append([0.0, cx, cy, GRIDOPOLIS_PAD_MM / 2, top - GRIDOPOLIS_PAD_THICK_MM, top])
@@ -124,6 +125,7 @@ def read_board(
     classify_config: ClassifyBoardConfig | None = None,
     on_image: Callable[[str], None] | None = None,
     pad_config: PadDetectConfig | None = None,
+    find_pads: bool = True,
 ) -> BoardReading:
     """Read the board of ``game`` from ``images`` ((name, BGR image) pairs of the same board).
 
@@ -131,8 +133,9 @@ def read_board(
     errors (:class:`vision.locate.ImageRejectedError` and subclasses) for a picture that cannot be
     used, with the reason.
 
-    Gridopolis with ``pad_config``: pads added during play are looked for first
-    (:func:`vision.board_pads.detect_pads`, experimental: docs/boards_vision.md) and read as sites too."""
+    Gridopolis: the pads on the table are looked for first (:func:`vision.board_pads.detect_pads`,
+    thresholds ``pad_config``): pads added during play are read as sites too, arms left out are not
+    read.  ``find_pads=False`` reads the standard four-player grid-set's pads only."""
     t0 = time.perf_counter()
     spec = spec or board_spec(game, scenario=scenario)
     sites, structure = sites_for(spec)
@@ -153,22 +156,25 @@ def read_board(
     poses: list[BoardPose] = []
     tms: list[dict[str, float]] = []
     added: set[tuple[int, int, int]] = set()
+    absent: set[tuple[int, int, int]] | None = None
     gains: list[Any] = []
     for name, img in images:
         tm: dict[str, float] = {}
         a = time.perf_counter()
         pose = locate_board(img, spec, camera, name=name, config=locate_config, timings=tm)
-        if game == "gridopolis" and pad_config is not None:
+        if game == "gridopolis" and find_pads:
             p0 = time.perf_counter()
             found = detect_pads(img, pose, pad_config)
             added |= set(found.pads) - set(gridopolis_pads(4))
             gains.append(found.gain)
+            # a standard pad counts as left out only when every picture sees it missing
+            absent = set(found.absent) if absent is None else absent & set(found.absent)
             tm["locate.pads_s"] = time.perf_counter() - p0
         tm["locate_s"] = time.perf_counter() - a
         poses.append(pose)
         tms.append(tm)
-    if added:
-        sites, structure = sites_for(spec, sorted(added))
+    if added or absent:
+        sites, structure = sites_for(spec, sorted(added), sorted(absent or ()))
         opt = replace(opt, added_pads=tuple(sorted(added)))
     for i, ((name, img), pose, tm) in enumerate(zip(images, poses, tms, strict=True)):
         b = time.perf_counter()

@@ -224,6 +224,9 @@ def _gridopolis(cells: Sequence[CellReading], opt: ReconstructOptions) -> tuple[
     doc = state_to_json(new_state(n))
     if opt.added_pads:
         _with_added_pads(doc, opt.added_pads)
+        # a pad is only ever added as a move: the table shows a game in progress, not the set-up
+        # (whose turn it is is not on the table: the first player's, as for Bandera)
+        doc["turns"] = max(1, int(doc.get("turns", 0)))
     doc["markers"] = [{"pad": list(c.key), "player": c.colour or "unknown", "king": c.kind == "king"}
                       for c in cells if c.kind in ("pawn", "king")]
     return doc, []

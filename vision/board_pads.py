@@ -182,7 +182,6 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
     # the lower core levels stand in the shade of the upper ones: the open top level's colour is the
     # colour of a pad in the open (the arms, pads added around the grid-set)
     lit = ref[max(ref)]
-    ref = {lv: lit for lv in range(cfg.max_level + 1)}
 
     def score(keys: list[Key], others: list[Key], others_lab: F64) -> list[float | None]:
         """Vote of each candidate with ``others`` (pads, observed colours) in place around it."""
@@ -212,8 +211,7 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
                 first = np.argmax(np.where(behind, rl[None, :, 5], -np.inf), axis=1)
                 anyb = np.asarray(behind.any(axis=1), bool)
                 bg = np.where(anyb[:, None], ll[first], bg)
-        lv = np.repeat(np.array([k[2] for k in keys]), n_o)
-        rf = np.array([ref[int(v)] for v in lv])
+        rf = np.broadcast_to(lit, lab_o.shape)
         d_pad = _dist(lab_o, rf, cfg.light_weight)
         d_bg = _dist(lab_o, bg, cfg.light_weight)
         inf = ok & ~hidden & (_dist(rf, bg, cfg.light_weight) >= cfg.informative)
@@ -240,7 +238,7 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
             level = [k for k in level if (k[0], k[1], lv - 1) in found or any(
                 (k[0] + dx, k[1] + dy, lv) in found for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1)))]
         others = sorted(found)
-        olab = np.array([ref[k[2]] for k in others])
+        olab = np.broadcast_to(lit, (len(others), 3))
         for k, s in zip(level, score(level, others, olab), strict=True):
             scores[k] = s
             if decide(k, s):
@@ -255,7 +253,7 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
                 scores[k] = None
         else:
             others = sorted(found)
-            for k, s in zip(row, score(row, others, np.array([ref[q[2]] for q in others])), strict=True):
+            for k, s in zip(row, score(row, others, np.broadcast_to(lit, (len(others), 3))), strict=True):
                 scores[k] = s
                 if s is not None and s > cfg.present:
                     found.add(k)
@@ -274,7 +272,7 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
         keep = []
         for k in extra:
             others = sorted(found - {k})
-            olab = np.array([ref[q[2]] for q in others])
+            olab = np.broadcast_to(lit, (len(others), 3))
             s = score([k], others, olab)[0]
             scores[k] = s
             if decide(k, s):

@@ -11,11 +11,12 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+import numpy.typing as npt
 
 from calibration.boards import board_spec, gridopolis_pad_centre_mm, gridopolis_pads
 from calibration.camera import CameraCalibration
 from tests.boardread.synthetic import SIM_CAM, synthetic_view
-from vision.board_locate import locate_board
+from vision.board_locate import BoardPose, locate_board
 from vision.board_pads import PadDetectConfig, candidate_pads, detect_pads
 from vision.board_pipeline import read_board
 
@@ -24,12 +25,13 @@ ROOT = Path(__file__).resolve().parents[2] / "fixtures" / "boards" / "gridopolis
 STANDARD = set(gridopolis_pads(4))
 
 
-def _paint_pad(img: np.ndarray, pose: object, key: tuple[int, int, int], bgr: tuple[int, int, int]) -> None:
-    spec = pose.spec  # type: ignore[attr-defined]
+def _paint_pad(img: npt.NDArray[np.uint8], pose: BoardPose, key: tuple[int, int, int],
+               bgr: tuple[int, int, int]) -> None:
+    spec = pose.spec
     cx, cy, top = gridopolis_pad_centre_mm(spec, *key)
     h = 20.0
     corners = np.array([[cx - h, cy - h, top], [cx + h, cy - h, top], [cx + h, cy + h, top], [cx - h, cy + h, top]])
-    px = pose.project(corners)  # type: ignore[attr-defined]
+    px = pose.project(corners)
     cv2.fillConvexPoly(img, np.round(px).astype(np.int32), bgr)
 
 
@@ -53,7 +55,7 @@ def test_bare_guide_shows_no_added_pad_and_painted_pads_are_found() -> None:
     grey = tuple(int(c) for c in v.image[int(ref_px[1]), int(ref_px[0])])
     img = v.image.copy()
     for key in ((5, 0, 0), (1, 5, 0)):
-        _paint_pad(img, pose, key, grey)  # type: ignore[arg-type]
+        _paint_pad(img, pose, key, (grey[0], grey[1], grey[2]))
     found = detect_pads(img, pose)
     assert {(5, 0, 0), (1, 5, 0)} <= set(found.pads)
     assert not set(found.pads) - STANDARD - {(5, 0, 0), (1, 5, 0)}
@@ -66,7 +68,7 @@ def test_fixture_with_added_pads_reads_the_marker_on_one() -> None:
     site of the reading and is in the state built, and the pieces standing on found added pads are
     read there (the standard reading had no site for them)."""
     doc = json.loads((ROOT / "scene_002.json").read_text())
-    img = cv2.imread(str(ROOT / "scene_002.jpg"))
+    img = np.asarray(cv2.imread(str(ROOT / "scene_002.jpg")), np.uint8)
     c = doc["camera"]
     cam = CameraCalibration(np.array(c["K"], np.float64), np.array(c["dist"], np.float64), tuple(c["image_size"]),
                             0.0, source="fixture truth (simulated camera)")

@@ -11,14 +11,15 @@ its top is a 40 mm grey square ``6 + 55 L`` mm up.  Points on two square rings o
 the 22 mm marker that may stand in its middle) are projected into the picture.  Each point's ray
 goes on to what the camera would see *without* that pad: another pad (its observed colour) or the
 print of the guide / the table.  A point whose colour is nearer the grid-set's plain pad colour
-(observed on the core pads, which are always there) than that background votes "pad"; nearer the
-background votes "no pad"; points where the two look alike say nothing.  A candidate is a pad when
-the votes say so (``PadDetectConfig``).  Candidates are decided level by level from the table up,
-each only where the engine would allow a pad (a pad below it, or a pad beside it on its level), then
-every pad found is checked again with all the others in place (an upper pad seen in front of a
-lower candidate is not that candidate).  The core 3 x 3 x 3 is never taken away (no rule removes a
-pad); the outer row of an arm (its kingerizers, tinted in the player's colour) is there when the
-arm's inner pads are.
+(observed on the core's top level, which is always there and in the open) than that background
+votes "pad"; nearer the background votes "no pad"; points where the two look alike say nothing.
+A candidate is a pad when the votes say so (``PadDetectConfig``).  Candidates are decided level by
+level from the table up, each only where the engine would allow a pad (a pad below it, or a pad
+beside it on its level); optionally (``rechecks``, off: no better on the development scenes) every
+pad found is checked again with all the others in place.  A pad found must be held up by links and
+posts.  The core 3 x 3 x 3 is never taken away (no rule removes a pad); the outer row of an arm (its
+kingerizers, tinted in the player's colour) is there when the arm's inner pads are; an arm whose
+inner pads all read missing is left out (a seat not in play).
 """
 
 from __future__ import annotations

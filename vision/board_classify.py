@@ -312,18 +312,21 @@ def classify_sites(
     obstacles: F64 | None = None,
     config: ClassifyBoardConfig | None = None,
     timings: dict[str, float] | None = None,
+    gain: GainField | None = None,
 ) -> list[CellReading]:
     """Read every site of a located board: kind, colour, confidence (module docstring).
 
     ``colours`` limits the owner colours to expect (the players' colours); ``structure`` lists fixed
     solids (rows as in :func:`vision.board_rays.hits`: Gridopolis pads) that are part of the
     background, not pieces; ``token_kinds`` (Quirky) the token kinds the scenario uses; ``obstacles``
-    solids that are no piece and hide what is behind them (the robot's body)."""
+    solids that are no piece and hide what is behind them (the robot's body); ``gain`` the picture's
+    white balance when an earlier stage has fitted it already (Gridopolis pad detection)."""
     cfg = config or config_for(game)
     t0 = time.perf_counter()
     blurred: U8 = np.asarray(cv2.blur(image, (cfg.blur_px, cfg.blur_px)), np.uint8) if cfg.blur_px > 1 else image
     app = _appearance(pose.spec, cfg.board_px_per_mm)
-    gain = _gain_field(blurred, pose, app, constant=structure is not None)
+    if gain is None:
+        gain = _gain_field(blurred, pose, app, constant=structure is not None)
     sc = _Scene(blurred, pose, app, gain, structure, None)
     table = _table_colour(sc)
     sc = _Scene(blurred, pose, app, gain, structure,

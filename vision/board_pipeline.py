@@ -28,6 +28,7 @@ from calibration.boards import (
 from calibration.camera import CameraCalibration
 from vision.board_classify import CellReading, ClassifyBoardConfig, Site, classify_sites, flat_sites
 from vision.board_locate import BoardLocateConfig, BoardPose, locate_board
+from vision.board_pads import PadDetectConfig, detect_pads
 from vision.board_reconstruct import (
     BoardReconstruction,
     ReconstructOptionError,
@@ -86,14 +87,17 @@ class BoardReading:
         }
 
 
-def sites_for(spec: BoardSpec) -> tuple[list[Site], F64 | None]:
+def sites_for(spec: BoardSpec, added_pads: Sequence[tuple[int, int, int]] = (),
+              absent_pads: Sequence[tuple[int, int, int]] = ()) -> tuple[list[Site], F64 | None]:
     """The places a piece can stand on ``spec`` and the fixed structure around them (Gridopolis:
-    the pads of the four-player grid-set, as thin boxes)."""
+    the pads of the four-player grid-set but ``absent_pads``, and ``added_pads``, as thin boxes)."""
     if spec.game != "gridopolis":
         return flat_sites(spec), None
     sites = []
     rows = []
-    for x, y, lv in gridopolis_pads(4):
+    std = gridopolis_pads(4)
+    gone = set(absent_pads)
+    for x, y, lv in (*(p for p in std if p not in gone), *sorted(set(added_pads) - set(std))):
         cx, cy, top = gridopolis_pad_centre_mm(spec, x, y, lv)
         sites.append(Site((x, y, lv), cx, cy, top))
         rows.append([0.0, cx, cy, GRIDOPOLIS_PAD_MM / 2, top - GRIDOPOLIS_PAD_THICK_MM, top])
@@ -120,12 +124,18 @@ def read_board(
     locate_config: BoardLocateConfig | None = None,
     classify_config: ClassifyBoardConfig | None = None,
     on_image: Callable[[str], None] | None = None,
+    pad_config: PadDetectConfig | None = None,
+    find_pads: bool = True,
 ) -> BoardReading:
     """Read the board of ``game`` from ``images`` ((name, BGR image) pairs of the same board).
 
     ``on_image(name)`` is called after each picture is read (progress).  Raises the locate stage's
     errors (:class:`vision.locate.ImageRejectedError` and subclasses) for a picture that cannot be
-    used, with the reason."""
+    used, with the reason.
+
+    Gridopolis: the pads on the table are looked for first (:func:`vision.board_pads.detect_pads`,
+    thresholds ``pad_config``): pads added during play are read as sites too, arms left out are not
+    read.  ``find_pads=False`` reads the standard four-player grid-set's pads only."""
     t0 = time.perf_counter()
     spec = spec or board_spec(game, scenario=scenario)
     sites, structure = sites_for(spec)
@@ -143,10 +153,30 @@ def read_board(
         token_kinds = sorted({t.kind for t in opt.scenario.tokens if not t.fixed})
     readings: list[ImageReading] = []
     robot: TagReading | None = None
+    poses: list[BoardPose] = []
+    tms: list[dict[str, float]] = []
+    added: set[tuple[int, int, int]] = set()
+    absent: set[tuple[int, int, int]] | None = None
+    gains: list[Any] = []
     for name, img in images:
         tm: dict[str, float] = {}
         a = time.perf_counter()
         pose = locate_board(img, spec, camera, name=name, config=locate_config, timings=tm)
+        if game == "gridopolis" and find_pads:
+            p0 = time.perf_counter()
+            found = detect_pads(img, pose, pad_config)
+            added |= set(found.pads) - set(gridopolis_pads(4))
+            gains.append(found.gain)
+            # a standard pad counts as left out only when every picture sees it missing
+            absent = set(found.absent) if absent is None else absent & set(found.absent)
+            tm["locate.pads_s"] = time.perf_counter() - p0
+        tm["locate_s"] = time.perf_counter() - a
+        poses.append(pose)
+        tms.append(tm)
+    if added or absent:
+        sites, structure = sites_for(spec, sorted(added), sorted(absent or ()))
+        opt = replace(opt, added_pads=tuple(sorted(added)))
+    for i, ((name, img), pose, tm) in enumerate(zip(images, poses, tms, strict=True)):
         b = time.perf_counter()
         seen = robot_from_tag(pose) if game == "quirky" else None
         body = None
@@ -154,9 +184,9 @@ def read_board(
             tag = RobotTag(seen.tag_id)
             body = np.array([[0.0, seen.x_mm, seen.y_mm, ROBOT_BODY_HALF_MM, 0.0, tag.height_mm]])
         cells = classify_sites(img, pose, sites, game, colours=colours, structure=structure,
-                               token_kinds=token_kinds, obstacles=body, config=classify_config, timings=tm)
+                               token_kinds=token_kinds, obstacles=body, config=classify_config, timings=tm,
+                               gain=gains[i] if i < len(gains) else None)
         c = time.perf_counter()
-        tm["locate_s"] = b - a
         tm["classify_s"] = c - b
         if seen is not None and seen.cell is not None:
             robot = robot or seen

@@ -45,6 +45,8 @@ class ReconstructOptions:
     scenario: Any = None  # quirky: engine.quirky.Scenario
     robot: Any = None  # quirky: an object with ``cell`` (x, y) and ``heading`` (engine.motion.Heading)
     min_confidence: float = 0.3
+    #: gridopolis: pads added during play that the reader found (x, y, level); None: the standard set
+    added_pads: tuple[tuple[int, int, int], ...] | None = None
 
 
 @dataclass
@@ -220,9 +222,51 @@ def _gridopolis(cells: Sequence[CellReading], opt: ReconstructOptions) -> tuple[
     if n not in (2, 3, 4):
         raise ReconstructOptionError(f"Gridopolis is for 2, 3 or 4 players, got {n!r}")
     doc = state_to_json(new_state(n))
+    if opt.added_pads:
+        _with_added_pads(doc, opt.added_pads)
+        # a pad is only ever added as a move: the table shows a game in progress, not the set-up
+        # (whose turn it is is not on the table: the first player's, as for Bandera)
+        doc["turns"] = max(1, int(doc.get("turns", 0)))
     doc["markers"] = [{"pad": list(c.key), "player": c.colour or "unknown", "king": c.kind == "king"}
                       for c in cells if c.kind in ("pawn", "king")]
     return doc, []
+
+
+def _with_added_pads(doc: dict[str, Any], added: Sequence[tuple[int, int, int]]) -> None:
+    """Put the pads added during play into the state document: each added pad comes from a player's
+    three spares (rulebook "Agregar un pad"), a pad not held by a link to a pad of its level stands on a
+    post (from the players' two spares). Who added which is not on the table: the spares are taken from
+    the players in turn order."""
+    pads = {tuple(int(v) for v in p) for p in doc["pads"]}
+    new = [tuple(int(v) for v in p) for p in added if tuple(int(v) for v in p) not in pads]
+    pads |= set(new)
+    posts = {tuple(int(v) for v in p) for p in doc["posts"]}
+    held = {p for p in pads if p[2] == 0}
+    grew = True
+    while grew:  # held up through links first; what is left stands on posts
+        grew = False
+        for p in sorted(pads - held):
+            if any((p[0] + dx, p[1] + dy, p[2]) in held for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1))) or (
+                    p in posts and (p[0], p[1], p[2] - 1) in held):
+                held.add(p)
+                grew = True
+        if not grew:
+            for p in sorted(pads - held, key=lambda q: q[2]):
+                if (p[0], p[1], p[2] - 1) in held:
+                    posts.add(p)
+                    held.add(p)
+                    grew = True
+                    break
+    new_posts = len(posts) - len(doc["posts"])
+    players = doc["players"]
+    for i in range(len(new)):
+        pl = players[i % len(players)]
+        pl["pads"] = max(0, int(pl["pads"]) - 1)
+    for i in range(new_posts):
+        pl = players[i % len(players)]
+        pl["posts"] = max(0, int(pl["posts"]) - 1)
+    doc["pads"] = [list(p) for p in sorted(pads)]
+    doc["posts"] = [list(p) for p in sorted(posts)]
 
 
 def reconstruct_board(

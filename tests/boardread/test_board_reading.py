@@ -108,20 +108,21 @@ def test_every_piece_type_is_read_on_some_fixture(game: str, piece: str) -> None
 
 @pytest.mark.parametrize(("game", "piece", "least"), [
     ("bandera", "cube", 52), ("bandera", "tower2", 11), ("bandera", "royal_tower", 16), ("bandera", "character", 15),
-    ("gridopolis", "pawn", 50), ("gridopolis", "blocker", 10),
+    ("gridopolis", "pawn", 53), ("gridopolis", "blocker", 13),
 ])
 def test_pieces_read_right_do_not_regress(game: str, piece: str, least: int) -> None:
     """A regression guard per piece kind at what the reader gets right now (bandera: 56 of 71 cubes,
-    12 of 19 towers, 18 of 35 royal towers, 17 of 34 characters; gridopolis: 54 of 67 pawns, 11 of
-    32 blocker boxes -- most of the others stand on pads added in play, which are not read)."""
+    12 of 19 towers, 18 of 35 royal towers, 17 of 34 characters; gridopolis, with the pads found in
+    the picture: 56 of 67 pawns, 15 of 32 blocker boxes, before 54 and 11)."""
     right, _ = _pieces_read(game, piece)
     assert right >= least
 
 
-@pytest.mark.parametrize(("game", "floor"), [("bandera", 0.065), ("quirky", 0.02), ("gridopolis", 0.07)])
+@pytest.mark.parametrize(("game", "floor"), [("bandera", 0.065), ("quirky", 0.02), ("gridopolis", 0.05)])
 def test_cell_error_rate_does_not_regress(game: str, floor: float) -> None:
     """A regression guard at the error rates measured after the accuracy work (bandera 5.8 %, quirky
-    1.5 %, gridopolis 6.1 %; the issue's target, 0.1 %, is not met: benchmarks/board_vision.py reports
+    1.5 %, gridopolis 4.5 % with the pads found in the picture (6.1 % reading the standard pads only);
+    the issue's target, 0.1 %, is not met: benchmarks/board_vision.py reports
     the figures)."""
     wrong = total = 0
     for n in range(12):

@@ -1,0 +1,296 @@
+"""Gridopolis: which pads of the grid-set are on the table (pads added or left out during play).
+
+The level guide only prints the standard grid-set, but players add pads during a game (rulebook
+"Agregar un pad": linked beside a pad of the same level, or on a post above another pad) and a game
+of two or three players leaves out the unused seats' arms.  The reader therefore does not assume the
+pads: every **candidate** pad position the engine could hold on the guide's footprint (7 x 7, levels
+0 to ``max_level``) is tested in the picture.
+
+A pad is a physical object at a known place and height (``calibration.boards.gridopolis_pad_centre_mm``):
+its top is a 40 mm grey square ``6 + 55 L`` mm up.  Points on two square rings of that top (outside
+the 22 mm marker that may stand in its middle) are projected into the picture.  Each point's ray
+goes on to what the camera would see *without* that pad: another pad (its observed colour) or the
+print of the guide / the table.  A point whose colour is nearer the grid-set's plain pad colour
+(observed on the core's top level, which is always there and in the open) than that background
+votes "pad"; nearer the background votes "no pad"; points where the two look alike say nothing.
+A candidate is a pad when the votes say so (``PadDetectConfig``).  Candidates are decided level by
+level from the table up, each only where the engine would allow a pad (a pad below it, or a pad
+beside it on its level); optionally (``rechecks``, off: no better on the development scenes) every
+pad found is checked again with all the others in place.  A pad found must be held up by links and
+posts.  The core 3 x 3 x 3 is never taken away (no rule removes a pad); the outer row of an arm (its
+kingerizers, tinted in the player's colour) is there when the arm's inner pads are; an arm whose
+inner pads all read missing is left out (a seat not in play).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from calibration.boards import (
+    GRIDOPOLIS_PAD_MM,
+    GRIDOPOLIS_PAD_THICK_MM,
+    BoardSpec,
+    gridopolis_pad_centre_mm,
+)
+from calibration.colour import linear_to_lab
+from engine.gridopolis.layout import CORE, HYPER_PADS, SEATS
+from vision.board_locate import BoardPose
+from vision.board_rays import segments_to_board
+
+__all__ = ["PadDetectConfig", "PadDetection", "candidate_pads", "detect_pads", "pad_rows"]
+
+F64 = npt.NDArray[np.float64]
+U8 = npt.NDArray[np.uint8]
+Key = tuple[int, int, int]
+
+#: the guide's footprint (docs/boards.md, "Gridopolis level guide")
+GUIDE_CELLS = 7
+
+
+@dataclass(frozen=True)
+class PadDetectConfig:
+    """Thresholds of pad detection (tuned on re-seeded development renders, docs/boards_vision.md)."""
+
+    max_level: int = 4  # candidates up to this level (12 spare pads reach level 4 over the core)
+    rings: tuple[float, ...] = (0.62, 0.9)  # square rings on the top, x the pad's half-size
+    ring_points: int = 16
+    light_weight: float = 0.5  # L* counts this much against a*b* in colour distances
+    informative: float = 7.0  # pad and background colours differ by at least this to say anything
+    vote_margin: float = 3.0  # a point votes when one distance is shorter by this much
+    min_points: int = 5  # informative points a candidate needs to be decided from the picture
+    present: float = 0.4  # (pad votes - background votes) / informative points above this: a pad
+    arm_absent: float = -0.7  # an arm whose inner pads' mean score is below this is not on the table
+    rechecks: int = 0  # passes checking every pad found with all the others in place
+
+
+@dataclass(frozen=True)
+class PadDetection:
+    """The pads found: ``pads`` (x, y, level) and, per candidate tested, its vote score (or None
+    when the picture could not say, then the prior decided)."""
+
+    pads: tuple[Key, ...]
+    scores: dict[Key, float | None]
+    absent: tuple[Key, ...] = ()  # standard pads seen missing: the arms of seats not in play
+    gain: Any = None  # the picture's white balance (vision.board_classify.GainField), for the classify stage
+
+
+def _plain_core() -> list[Key]:
+    return sorted((p.x, p.y, p.level) for p in CORE if p not in HYPER_PADS)
+
+
+def candidate_pads(max_level: int = 4) -> list[Key]:
+    """Every pad position the guide's footprint can hold outside the core, levels 0..``max_level``."""
+    core = {(p.x, p.y, p.level) for p in CORE}
+    return [(x, y, lv) for lv in range(max_level + 1) for y in range(GUIDE_CELLS) for x in range(GUIDE_CELLS)
+            if (x, y, lv) not in core]
+
+
+def pad_rows(spec: BoardSpec, pads: Iterable[Key]) -> F64:
+    """Solid rows (``vision.board_rays.hits``) of pads: thin boxes."""
+    rows = []
+    for x, y, lv in pads:
+        cx, cy, top = gridopolis_pad_centre_mm(spec, x, y, lv)
+        rows.append([0.0, cx, cy, GRIDOPOLIS_PAD_MM / 2, top - GRIDOPOLIS_PAD_THICK_MM, top])
+    return np.array(rows, np.float64).reshape(-1, 6)
+
+
+def _ring_offsets(cfg: PadDetectConfig) -> F64:
+    h = GRIDOPOLIS_PAD_MM / 2
+    t = np.linspace(-1.0, 1.0, cfg.ring_points // 4, endpoint=False)
+    unit = np.concatenate([np.column_stack([t, -np.ones_like(t)]), np.column_stack([np.ones_like(t), t]),
+                           np.column_stack([-t, np.ones_like(t)]), np.column_stack([-np.ones_like(t), -t])])
+    return np.concatenate([r * h * unit for r in cfg.rings])
+
+
+def _box_hits(o: F64, ends: F64, rows: F64, t_lo: float | F64, t_hi: float | F64) -> npt.NDArray[np.bool_]:
+    """(N, M): does the segment ``o + t (end - o)``, ``t_lo <= t <= t_hi``, meet each box row (pads
+    are boxes only: a leaner :func:`vision.board_rays.hits`)."""
+    d = ends - o[None, :]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lo = np.broadcast_to(np.asarray(t_lo, np.float64).reshape(-1, 1), (len(ends), len(rows))).copy()
+        hi = np.broadcast_to(np.asarray(t_hi, np.float64).reshape(-1, 1), (len(ends), len(rows))).copy()
+        for axis, a, b in ((0, rows[:, 1] - rows[:, 3], rows[:, 1] + rows[:, 3]),
+                           (1, rows[:, 2] - rows[:, 3], rows[:, 2] + rows[:, 3]), (2, rows[:, 4], rows[:, 5])):
+            inv = 1.0 / d[:, axis:axis + 1]
+            t1 = (a[None, :] - o[axis]) * inv
+            t2 = (b[None, :] - o[axis]) * inv
+            np.maximum(lo, np.minimum(t1, t2), out=lo)
+            np.minimum(hi, np.maximum(t1, t2), out=hi)
+    return np.asarray(lo <= hi, bool)
+
+
+def _dist(a: F64, b: F64, w: float) -> F64:
+    return np.asarray(np.sqrt(w * (a[..., 0] - b[..., 0]) ** 2 + (a[..., 1] - b[..., 1]) ** 2
+                              + (a[..., 2] - b[..., 2]) ** 2), np.float64)
+
+
+def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = None) -> PadDetection:
+    """Which pads stand on the guide in ``image`` (BGR, the guide located as ``pose``)."""
+    from vision.board_classify import (  # the classify stage's picture model (white balance, print)
+        _appearance,
+        _expected,
+        _gain_field,
+        _sample,
+        _Scene,
+        _table_colour,
+        config_for,
+    )
+
+    cfg = config or PadDetectConfig()
+    spec = pose.spec
+    ccfg = config_for("gridopolis")
+    app = _appearance(spec, ccfg.board_px_per_mm)
+    gain = _gain_field(image, pose, app, constant=True)
+    table = _table_colour(_Scene(image, pose, app, gain, None, None))
+    cam = pose.camera_position
+    w, h = pose.image_size
+    offs = _ring_offsets(cfg)
+    n_o = len(offs)
+
+    def tops(keys: Sequence[Key]) -> F64:
+        c = np.array([gridopolis_pad_centre_mm(spec, *k) for k in keys], np.float64).reshape(-1, 3)
+        pts = np.repeat(c[:, None, :], n_o, axis=1)
+        pts[..., :2] += offs[None, :, :]
+        return pts.reshape(-1, 3)
+
+    def observe(pts: F64) -> tuple[F64, npt.NDArray[np.bool_]]:
+        px = pose.project(pts)
+        ok = (px[:, 0] > 2) & (px[:, 0] < w - 3) & (px[:, 1] > 2) & (px[:, 1] < h - 3)
+        lin = _sample(image, np.where(ok[:, None], px, 0.0))
+        return linear_to_lab(np.clip(lin / gain.at(pts[:, :2]), 0.0, None)), ok
+
+    # the grid-set's plain pad colour per level, seen on the core's plain pads where nothing hides them
+    core = _plain_core()
+    core_rows = pad_rows(spec, [(p.x, p.y, p.level) for p in CORE])
+    pts = tops(core)
+    lab, ok = observe(pts)
+    hid = _box_hits(cam, pts, core_rows, 0.0, 1.0 - 1e-3).any(axis=1)
+    good = (ok & ~hid).reshape(len(core), n_o)
+    lab = lab.reshape(len(core), n_o, 3)
+    ref: dict[int, F64] = {}
+    for lv in range(3):
+        sel = [i for i, k in enumerate(core) if k[2] == lv]
+        vals = lab[sel][good[sel]]
+        if len(vals) >= 8:
+            ref[lv] = np.asarray(np.median(vals, axis=0), np.float64)
+    if not ref:
+        ref[0] = np.array([80.0, 0.0, 0.0])
+    # the lower core levels stand in the shade of the upper ones: the open top level's colour is the
+    # colour of a pad in the open (the arms, pads added around the grid-set)
+    lit = ref[max(ref)]
+
+    def score(keys: list[Key], others: list[Key], others_lab: F64) -> list[float | None]:
+        """Vote of each candidate with ``others`` (pads, observed colours) in place around it."""
+        if not keys:
+            return []
+        pts = tops(keys)
+        lab_o, ok = observe(pts)
+        ends = segments_to_board(cam, pts)
+        bg_lin, on_board = _expected(app, ends[:, :2])
+        bg = linear_to_lab(bg_lin)
+        if table is not None:
+            bg = np.where(on_board[:, None], bg, table[None, :])
+        orows = pad_rows(spec, others)
+        hidden = np.zeros(len(pts), bool)
+        if len(orows):
+            # another pad in front of the point hides it (only a higher pad can); beyond it, a lower
+            # pad is the background
+            z = float(pts[:, 2].max())
+            up = orows[:, 5] > z + 1e-6
+            cam_d = np.linalg.norm(pts - cam, axis=1) / np.maximum(np.linalg.norm(ends - cam, axis=1), 1e-9)
+            if up.any():
+                hidden = np.asarray(_box_hits(cam, ends, orows[up], 0.0, cam_d - 2e-3).any(axis=1), bool)
+            low = ~up
+            if low.any():
+                rl, ll = orows[low], others_lab[low]
+                behind = _box_hits(cam, ends, rl, cam_d, 1.0)
+                first = np.argmax(np.where(behind, rl[None, :, 5], -np.inf), axis=1)
+                anyb = np.asarray(behind.any(axis=1), bool)
+                bg = np.where(anyb[:, None], ll[first], bg)
+        rf = np.broadcast_to(lit, lab_o.shape)
+        d_pad = _dist(lab_o, rf, cfg.light_weight)
+        d_bg = _dist(lab_o, bg, cfg.light_weight)
+        inf = ok & ~hidden & (_dist(rf, bg, cfg.light_weight) >= cfg.informative)
+        vote = np.where(d_bg > d_pad + cfg.vote_margin, 1.0, np.where(d_pad > d_bg + cfg.vote_margin, -1.0, 0.0))
+        vote = np.where(inf, vote, 0.0).reshape(len(keys), n_o)
+        n_inf = inf.reshape(len(keys), n_o).sum(axis=1)
+        return [float(vote[i].sum() / n_inf[i]) if n_inf[i] >= cfg.min_points else None for i in range(len(keys))]
+
+    core_keys = [(p.x, p.y, p.level) for p in CORE]
+    standard_arms = {(p.x, p.y, p.level) for s in SEATS.values() for p in s.arm}
+    start_rows = {(p.x, p.y, p.level) for s in SEATS.values() for p in s.start_row}
+    scores: dict[Key, float | None] = {}
+    found: set[Key] = set(core_keys)
+
+    def decide(k: Key, s: float | None) -> bool:
+        if s is None:  # the picture cannot say: the standard grid-set's pads are assumed
+            return k in standard_arms
+        return s > cfg.present
+
+    cands = candidate_pads(cfg.max_level)
+    for lv in range(cfg.max_level + 1):
+        level = [k for k in cands if k[2] == lv and k not in start_rows]
+        if lv > 0:  # the engine allows a pad above a pad or beside one of its level; check twice
+            level = [k for k in level if (k[0], k[1], lv - 1) in found or any(
+                (k[0] + dx, k[1] + dy, lv) in found for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1)))]
+        others = sorted(found)
+        olab = np.broadcast_to(lit, (len(others), 3))
+        for k, s in zip(level, score(level, others, olab), strict=True):
+            scores[k] = s
+            if decide(k, s):
+                found.add(k)
+    # the start rows (kingerizers, tinted) come with their arm's inner pads; a spare pad there is plain
+    for seat in SEATS.values():
+        inner = [(p.x, p.y, p.level) for p in seat.arm if p not in seat.start_row]
+        row = [(p.x, p.y, p.level) for p in seat.start_row]
+        if sum(k in found for k in inner) >= 2:
+            found.update(row)
+            for k in row:
+                scores[k] = None
+        else:
+            others = sorted(found)
+            for k, s in zip(row, score(row, others, np.broadcast_to(lit, (len(others), 3))), strict=True):
+                scores[k] = s
+                if s is not None and s > cfg.present:
+                    found.add(k)
+    # an arm left out (a seat not in play: the guide's print shows through where its pads would be)
+    absent: set[Key] = set()
+    for seat in SEATS.values():
+        inner = [(p.x, p.y, p.level) for p in seat.arm if p not in seat.start_row]
+        seen = [v for v in (scores.get(k) for k in inner) if v is not None]
+        if len(seen) >= 2 and float(np.mean(seen)) < cfg.arm_absent:
+            absent |= {(p.x, p.y, p.level) for p in seat.arm}
+    # every pad found again, with all the others in place (an upper pad in front of a lower candidate)
+    extra = sorted(found - set(core_keys) - start_rows)
+    for _ in range(cfg.rechecks):
+        if not extra:
+            break
+        keep = []
+        for k in extra:
+            others = sorted(found - {k})
+            olab = np.broadcast_to(lit, (len(others), 3))
+            s = score([k], others, olab)[0]
+            scores[k] = s
+            if decide(k, s):
+                keep.append(k)
+            else:
+                found.discard(k)
+        if keep == extra:
+            break
+        extra = keep
+    # a pad must be held up: a chain of links and posts down to the table (rulebook "Agregar un pad")
+    held = {k for k in found if k[2] == 0}
+    grew = True
+    while grew:
+        grew = False
+        for k in sorted(found - held):
+            if (k[0], k[1], k[2] - 1) in held or any(
+                    (k[0] + dx, k[1] + dy, k[2]) in held for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1))):
+                held.add(k)
+                grew = True
+    return PadDetection(tuple(sorted(held)), scores, tuple(sorted(absent - held)), gain)

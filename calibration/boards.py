@@ -42,6 +42,7 @@ __all__ = [
     "MARKER_IDS",
     "QUIRKY_CELL_MM",
     "ROBOT_TAG_IDS",
+    "TOKEN_ART",
     "BoardImage",
     "BoardSpec",
     "BoardSpecError",
@@ -67,6 +68,26 @@ MARKER_IDS: dict[str, range] = {
 }
 #: ids reserved for the robot's tag (never printed on a board)
 ROBOT_TAG_IDS: tuple[int, ...] = tuple(range(230, 250))
+
+#: The printed Quirky Circuits tokens (Boardside's token art, docs/boards.md): kind -> the sRGB
+#: colour of the token's printed face (a white disc with a darker centre and the name lie on it).
+#: One table for the renderer that draws them and the board reader that recognises them.
+TOKEN_ART: dict[str, tuple[int, int, int]] = {
+    "dust": (190, 190, 196),
+    "vase": (60, 110, 200),
+    "seed": (140, 90, 40),
+    "fossil": (226, 212, 170),
+    "flag": (210, 40, 40),
+    "ball": (240, 140, 30),
+    "sock": (235, 120, 170),
+    "cup": (40, 170, 160),
+    "book": (120, 70, 170),
+    "teapot": (70, 160, 70),
+    "plank": (170, 120, 70),
+    "spotlight": (250, 220, 60),
+    "stage": (140, 30, 50),
+    "cushion": (180, 160, 220),
+}
 
 #: Captura la Bandera square side (interpretation: 22 mm cubes with room to pick them up)
 BANDERA_CELL_MM = 32.0

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from calibration.boards import TOKEN_ART
+
 __all__ = ["PIECES", "TOKEN_ART", "Hypothesis", "PieceGeometry", "Solid", "hypotheses_for"]
 
 
@@ -62,24 +64,6 @@ class PieceGeometry:
 
 PIECES = PieceGeometry()
 
-#: The printed Quirky Circuits tokens (Boardside's token art, docs/boards.md): kind -> the sRGB
-#: colour of the token's printed face (a white disc with a darker centre and the name lie on it).
-TOKEN_ART: dict[str, tuple[int, int, int]] = {
-    "dust": (190, 190, 196),
-    "vase": (60, 110, 200),
-    "seed": (140, 90, 40),
-    "fossil": (226, 212, 170),
-    "flag": (210, 40, 40),
-    "ball": (240, 140, 30),
-    "sock": (235, 120, 170),
-    "cup": (40, 170, 160),
-    "book": (120, 70, 170),
-    "teapot": (70, 160, 70),
-    "plank": (170, 120, 70),
-    "spotlight": (250, 220, 60),
-    "stage": (140, 30, 50),
-    "cushion": (180, 160, 220),
-}
 
 
 def _bandera(g: PieceGeometry) -> list[Hypothesis]:

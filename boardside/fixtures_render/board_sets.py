@@ -41,6 +41,7 @@ from boardside.fixtures_render.sets import Device
 from calibration.boards import (
     GRIDOPOLIS_PAD_MM,
     ROBOT_TAG_IDS,
+    TOKEN_ART,
     BoardSpec,
     RobotTag,
     board_spec,
@@ -107,23 +108,6 @@ CUBE_RGB: tuple[tuple[float, float, float], ...] = (
     (0.02, 0.3, 0.3),  # teal
     (0.45, 0.28, 0.14),  # wood
 )
-#: printed colours (sRGB) of Quirky token tops
-TOKEN_SRGB: dict[str, tuple[int, int, int]] = {
-    "dust": (190, 190, 196),
-    "vase": (60, 110, 200),
-    "seed": (140, 90, 40),
-    "fossil": (226, 212, 170),
-    "flag": (210, 40, 40),
-    "ball": (240, 140, 30),
-    "sock": (235, 120, 170),
-    "cup": (40, 170, 160),
-    "book": (120, 70, 170),
-    "teapot": (70, 160, 70),
-    "plank": (170, 120, 70),
-    "spotlight": (250, 220, 60),
-    "stage": (140, 30, 50),
-    "cushion": (180, 160, 220),
-}
 SKIN_RGB = ((0.58, 0.36, 0.25), (0.42, 0.24, 0.15), (0.2, 0.1, 0.06), (0.66, 0.45, 0.35))
 LIGHTS = ("warm", "cold", "dim")
 HEADING_DEG = {"E": 0.0, "N": 90.0, "W": 180.0, "S": 270.0}
@@ -297,7 +281,7 @@ def _token_image(kind: str) -> npt.NDArray[np.uint8]:
     import cv2
 
     n = 96
-    bg = TOKEN_SRGB.get(kind, (200, 200, 200))
+    bg = TOKEN_ART.get(kind, (200, 200, 200))
     img = np.full((n, n, 3), bg, np.uint8)
     cv2.circle(img, (n // 2, n // 2 - 6), 26, (250, 250, 250), -1, cv2.LINE_AA)
     label = kind.upper()[:7]

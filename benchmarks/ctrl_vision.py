@@ -30,9 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np
 
-from calibration.camera import CameraCalibration, read_image
-from calibration.mat import MatSpec
-from engine.ctrl import State
+from benchmarks.ctrl_scenes import load_scene
 from engine.ctrl.record import one_turn_back
 from vision.pipeline import score_images
 from vision.reconstruct import ReconstructConfig
@@ -60,18 +58,8 @@ def main() -> None:
     rows = []
     stage_times: dict[str, list[float]] = {}
     for sc in scenes:
-        truth_doc = json.loads((sc / "scene.json").read_text())
-        truth = State.from_json(truth_doc["state"])
-        spec = MatSpec.from_json(truth_doc["mat"])
-        pics = []
-        cam = None
-        for v in VIEWS:
-            if not (sc / f"{v}.jpg").exists():
-                continue
-            pics.append((f"{sc.name}/{v}.jpg", read_image(sc / f"{v}.jpg")))
-            if cam is None and not args.self_calibrate:
-                vt = json.loads((sc / f"{v}.json").read_text())["camera"]
-                cam = CameraCalibration(np.array(vt["K"]), np.array(vt["dist"]), tuple(vt["image_size"]), 0.0)
+        scene = load_scene(sc, with_camera=not args.self_calibrate)
+        truth_doc, truth, spec, pics, cam = scene.doc, scene.truth, scene.spec, scene.pics, scene.camera
         t0 = time.perf_counter()
         try:
             prev = None

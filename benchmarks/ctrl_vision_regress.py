@@ -32,9 +32,7 @@ import numpy as np
 
 import vision.pipeline as pipeline_mod
 import vision.reconstruct as reconstruct_mod
-from calibration.camera import CameraCalibration, read_image
-from calibration.mat import MatSpec
-from engine.ctrl import State
+from benchmarks.ctrl_scenes import load_scene
 from engine.ctrl.record import one_turn_back
 from vision.pipeline import score_images
 
@@ -91,18 +89,8 @@ def main() -> None:
     wall_total: list[float] = []
     stages: dict[str, list[float]] = {}
     for sc in scenes:
-        doc = json.loads((sc / "scene.json").read_text())
-        truth = State.from_json(doc["state"])
-        spec = MatSpec.from_json(doc["mat"])
-        pics = []
-        cam = None
-        for v in VIEWS:
-            if not (sc / f"{v}.jpg").exists():
-                continue
-            pics.append((f"{sc.name}/{v}.jpg", read_image(sc / f"{v}.jpg")))
-            if cam is None:
-                vt = json.loads((sc / f"{v}.json").read_text())["camera"]
-                cam = CameraCalibration(np.array(vt["K"]), np.array(vt["dist"]), tuple(vt["image_size"]), 0.0)
+        scene = load_scene(sc)
+        truth, spec, pics, cam = scene.truth, scene.spec, scene.pics, scene.camera
         prev = one_turn_back(truth) if args.previous else None
         best_cpu = best_wall = float("inf")
         best_t: dict[str, float] = {}

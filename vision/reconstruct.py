@@ -120,6 +120,13 @@ class _Volume:
             return (x * sy + y) * sz + z
         return -1
 
+    def cells(self, idx: I64) -> I64:
+        """Integer cells (N, 3) of linear indices (N,) (as :meth:`cell`, for many)."""
+        _sx, sy, sz = self.shape
+        x, rem = np.divmod(idx, sy * sz)
+        y, z = np.divmod(rem, sz)
+        return np.stack([x, y, z], axis=1) + self.lo  # type: ignore[no-any-return]
+
     def cell(self, idx: int) -> Cell:
         _sx, sy, sz = self.shape
         x, rem = divmod(idx, sy * sz)
@@ -296,7 +303,11 @@ def reconstruct(
     for r in rays:
         v = r.idx[r.idx >= 0]
         seen_any[v] = True
-    occ = seen_any.copy()  # cells no ray crosses are outside every view: not part of the hypothesis
+    # cells no ray crosses are outside every view: not part of the hypothesis; ``occ_ext`` has an
+    # always-empty cell appended, which "no cell" (-1) reads
+    occ_ext = np.zeros(vol.n + 1, bool)
+    occ_ext[:vol.n] = seen_any
+    occ = occ_ext[:vol.n]
     occ[fixed] = True
     free_mask = np.zeros(N_LABELS, bool)
     free_mask[[int(Label.BACKGROUND), int(Label.CUBE)]] = True
@@ -304,10 +315,9 @@ def reconstruct(
     def first_hits(sub: I64) -> I64:
         if sub.shape[0] == 0:
             return np.zeros(0, np.int64)
-        full = occ[sub] & (sub >= 0)  # index -1 reads the last cell: masked
-        first = np.argmax(full, axis=1)
-        has = full[np.arange(len(first)), first]
-        return np.where(has, sub[np.arange(len(first)), first], -1)  # type: ignore[no-any-return]
+        first = np.argmax(occ_ext[sub], axis=1)
+        got = sub[np.arange(len(first)), first]
+        return np.where(occ_ext[got], got, -1)  # type: ignore[no-any-return]
 
     iterations = 0
     counts_per_view: list[I64] = []
@@ -350,28 +360,22 @@ def reconstruct(
     hyp = np.zeros(vol.n, np.int64)
     hyp[fixed] = int(Label.CUBE)
     hull = np.flatnonzero(occ & ~fixed)
-    for i in hull:
-        col_counts = total_counts[i][color_labels]
-        if col_counts.max() > 0:
-            hyp[i] = color_labels[int(np.argmax(col_counts))]
+    col_counts = total_counts[hull][:, color_labels]
+    coloured_hull = col_counts.max(axis=1) > 0
+    hyp[hull[coloured_hull]] = np.array(color_labels, np.int64)[np.argmax(col_counts[coloured_hull], axis=1)]
     model = _RayModel(rays, vol.n)
     t_model = time.perf_counter()
     # candidates: the carved hull plus every seen cell next to it or to the Central Cube, so that
     # the search can put back a cell that carving removed by mistake
-    near = {int(i) for i in hull}
-    starts: list[int] = [*near, *(int(j) for j in np.flatnonzero(fixed))]
-    for k in starts:
-        cell = vol.cell(k)
-        for d in (*NOT_DOWN, (0, 0, -1)):
-            j = vol.index1((cell[0] + d[0], cell[1] + d[1], cell[2] + d[2]))
-            if j >= 0 and seen_any[j] and not fixed[j]:
-                near.add(j)
-    hull = np.array(sorted(near), np.int64)
-    neighbours: dict[int, list[int]] = {}
-    for i in hull:
-        cell = vol.cell(int(i))
-        nbs = [(cell[0] + d[0], cell[1] + d[1], cell[2] + d[2]) for d in NOT_DOWN] + [(cell[0], cell[1], cell[2] - 1)]
-        neighbours[int(i)] = [j for j in (vol.index1(nb) for nb in nbs) if j >= 0]
+    # (each cell's neighbours in the order NOT_DOWN, then down; -1 outside the volume)
+    steps = np.array([*NOT_DOWN, (0, 0, -1)], np.int64)
+    starts = np.concatenate([hull, np.flatnonzero(fixed)])
+    nb = vol.index(vol.cells(starts)[:, None, :] + steps[None, :, :]).ravel()
+    nb = nb[nb >= 0]
+    hull = np.union1d(hull, nb[seen_any[nb] & ~fixed[nb]]).astype(np.int64)
+    nb_rows = vol.index(vol.cells(hull)[:, None, :] + steps[None, :, :]).tolist()
+    neighbours: dict[int, list[int]] = {int(i): [j for j in row if j >= 0]
+                                        for i, row in zip(hull.tolist(), nb_rows, strict=True)}
     hyp, sweeps, act, act_pred = _refine(model, hyp, hull, [0, *color_labels], neighbours,
                                          block_penalty=cfg.block_penalty)
     t_refine = time.perf_counter()
@@ -559,12 +563,15 @@ class _RayModel:
                 self.dirs[row:row + k] = r.dirs
                 self.origins[row:row + k] = r.origin
             row += k
-        rr, _ = np.nonzero(self.idx >= 0)
-        cc = self.idx[self.idx >= 0]
+        valid = self.idx >= 0
+        cc = self.idx[valid]  # row by row
+        rr = np.repeat(np.arange(total, dtype=np.int64), np.count_nonzero(valid, axis=1))
         # a stable sort of small integers is a radix sort (linear time) in numpy
         order = np.argsort(cc.astype(np.int16) if n_cells < 2**15 else cc, kind="stable")
-        cc, rr = cc[order], rr[order]
-        bounds = np.searchsorted(cc, np.arange(n_cells + 1))
+        rr = rr[order]
+        # the sorted cells are runs of each cell: their bounds from the counts
+        bounds = np.zeros(n_cells + 1, np.int64)
+        np.cumsum(np.bincount(cc, minlength=n_cells), out=bounds[1:])
         self.rays_of = [rr[bounds[i]:bounds[i + 1]] for i in range(n_cells)]
         # observed POLE pixels are thin flag poles: not evidence either way for blocks
         self.weight = np.where(self.obs == int(Label.POLE), 0, 1).astype(np.int64)

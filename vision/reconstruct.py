@@ -44,6 +44,7 @@ from vision.labels import COLOR_LABELS, LABEL_COLORS, N_LABELS, Label
 from vision.pieces import FLAG, FlagGeometry
 
 I64 = npt.NDArray[np.int64]
+I32 = npt.NDArray[np.int32]  # cell indices along rays (small numbers: half the memory traffic of int64)
 U8 = npt.NDArray[np.uint8]
 
 
@@ -136,7 +137,7 @@ class _Volume:
 
 @dataclass
 class _Rays:
-    idx: I64  # (nrays, nsamples) cell index along each ray, -1 = none
+    idx: I32  # (nrays, nsamples) cell index along each ray, -1 = none
     labels: I64  # (nrays,)
     pixels: I64  # (nrays, 2)
     origin: npt.NDArray[np.float64] = field(default_factory=lambda: np.zeros(3))  # camera centre, block units
@@ -201,10 +202,10 @@ def _trace(view: ViewEvidence, vol: _Volume, cfg: ReconstructConfig) -> _Rays:
         hit = tmax > tmin
     pix, lab, d, tmin, tmax = pix[hit], lab[hit], d[hit], tmin[hit], tmax[hit]
     if len(pix) == 0:
-        return _Rays(np.full((0, 1), -1, np.int64), lab, pix, c, d)
+        return _Rays(np.full((0, 1), -1, np.int32), lab, pix, c, d)
     # Exact traversal: every crossing of a cell boundary plane, sorted; the midpoint of each
     # segment between consecutive crossings lies inside exactly one cell.
-    chunks: list[I64] = []
+    chunks: list[I32] = []
     width = 1
     planes = [np.arange(int(lo[a]), int(hi[a]) + 1, dtype=np.float64) for a in range(3)]
     sz_ = float(vol.shape[2])
@@ -269,7 +270,7 @@ def _trace(view: ViewEvidence, vol: _Volume, cfg: ReconstructConfig) -> _Rays:
                 if mult != 1:
                     fa *= mult
                 flat += fa
-        idx = np.where(ok, flat, -1.0).astype(np.int64)
+        idx = np.where(ok, flat, -1.0).astype(np.int32)
         # the crossings are sorted, so the unused (infinite) ones are at the end of each row; a
         # zero-length segment (a ray through an edge) leaves a -1 gap, which every reader skips
         valid = idx >= 0
@@ -277,7 +278,7 @@ def _trace(view: ViewEvidence, vol: _Volume, cfg: ReconstructConfig) -> _Rays:
         used = max(1, int(last.max()) if idx.size else 1)
         chunks.append(idx[:, :used])
         width = max(width, used)
-    out = np.full((len(pix), width), -1, np.int64)
+    out = np.full((len(pix), width), -1, np.int32)
     row = 0
     for ch in chunks:
         out[row:row + len(ch), :ch.shape[1]] = ch
@@ -312,9 +313,9 @@ def reconstruct(
     free_mask = np.zeros(N_LABELS, bool)
     free_mask[[int(Label.BACKGROUND), int(Label.CUBE)]] = True
 
-    def first_hits(sub: I64) -> I64:
+    def first_hits(sub: I32) -> I32:
         if sub.shape[0] == 0:
-            return np.zeros(0, np.int64)
+            return np.zeros(0, np.int32)
         first = np.argmax(occ_ext[sub], axis=1)
         got = sub[np.arange(len(first)), first]
         return np.where(occ_ext[got], got, -1)  # type: ignore[no-any-return]
@@ -548,7 +549,7 @@ class _RayModel:
     def __init__(self, rays: Sequence[_Rays], n_cells: int) -> None:
         width = max((r.idx.shape[1] for r in rays), default=1)
         total = sum(r.idx.shape[0] for r in rays)
-        self.idx = np.full((total, width), -1, np.int64)
+        self.idx = np.full((total, width), -1, np.int32)
         self.obs = np.zeros(total, np.int64)
         self.view = np.zeros(total, np.int64)
         self.dirs = np.zeros((total, 3))
@@ -757,22 +758,22 @@ class _ActiveRays:
         self.cells_ext = np.append(self.cells, -1)  # global cell of each local one, -1 for the padding
         full, keep = full[rows], keep[rows]
         # left-pack each row's active cells (in order) into as few columns as needed
-        pos = np.cumsum(keep, axis=1) - 1
+        pos = np.cumsum(keep, axis=1, dtype=np.int32) - 1
         width = max(1, int(pos[:, -1].max()) + 1) if len(rows) else 1
         rr, cc = np.nonzero(keep)
+        flat_rows, flat_cols, flat_cells = rr, pos[rr, cc], full[rr, cc]  # row by row, in each row's order
         self.idx = np.full((len(rows), width), k, np.int32)
-        self.idx[rr, pos[rr, cc]] = full[rr, cc]
+        self.idx[flat_rows, flat_cols] = flat_cells
         self.obs = model.obs[rows].astype(np.int8)
         self.weight = model.weight[rows].astype(np.int8)
         self.hyp = np.zeros(k + 1, np.int8)
         self.hyp[:k] = hyp[self.cells]
         # rows of each local cell, and its sub-table (built on first use)
-        flat_rows, flat_cols = np.nonzero(self.idx != k)
-        flat_cells = self.idx[flat_rows, flat_cols]
         order = np.argsort(flat_cells.astype(np.int16) if k < 2**15 else flat_cells, kind="stable")
         self._rows = flat_rows[order]
         self._cols = flat_cols[order].astype(np.int32)
-        self._bounds = np.searchsorted(flat_cells[order], np.arange(k + 1))
+        self._bounds = np.zeros(k + 1, np.int64)
+        np.cumsum(np.bincount(flat_cells, minlength=k), out=self._bounds[1:])
         self._cache: dict[int, tuple[I64, npt.NDArray[np.int32], npt.NDArray[np.int32], npt.NDArray[np.int8],
                                      npt.NDArray[np.bool_]]] = {}
 

@@ -44,7 +44,6 @@ from vision.labels import COLOR_LABELS, LABEL_COLORS, N_LABELS, Label
 from vision.pieces import FLAG, FlagGeometry
 
 I64 = npt.NDArray[np.int64]
-I32 = npt.NDArray[np.int32]  # cell indices along rays (small numbers: half the memory traffic of int64)
 U8 = npt.NDArray[np.uint8]
 
 
@@ -137,7 +136,7 @@ class _Volume:
 
 @dataclass
 class _Rays:
-    idx: I32  # (nrays, nsamples) cell index along each ray, -1 = none
+    idx: I64  # (nrays, nsamples) cell index along each ray, -1 = none
     labels: I64  # (nrays,)
     pixels: I64  # (nrays, 2)
     origin: npt.NDArray[np.float64] = field(default_factory=lambda: np.zeros(3))  # camera centre, block units
@@ -202,10 +201,10 @@ def _trace(view: ViewEvidence, vol: _Volume, cfg: ReconstructConfig) -> _Rays:
         hit = tmax > tmin
     pix, lab, d, tmin, tmax = pix[hit], lab[hit], d[hit], tmin[hit], tmax[hit]
     if len(pix) == 0:
-        return _Rays(np.full((0, 1), -1, np.int32), lab, pix, c, d)
+        return _Rays(np.full((0, 1), -1, np.int64), lab, pix, c, d)
     # Exact traversal: every crossing of a cell boundary plane, sorted; the midpoint of each
     # segment between consecutive crossings lies inside exactly one cell.
-    chunks: list[I32] = []
+    chunks: list[I64] = []
     width = 1
     planes = [np.arange(int(lo[a]), int(hi[a]) + 1, dtype=np.float64) for a in range(3)]
     sz_ = float(vol.shape[2])
@@ -270,7 +269,7 @@ def _trace(view: ViewEvidence, vol: _Volume, cfg: ReconstructConfig) -> _Rays:
                 if mult != 1:
                     fa *= mult
                 flat += fa
-        idx = np.where(ok, flat, -1.0).astype(np.int32)
+        idx = np.where(ok, flat, -1.0).astype(np.int64)
         # the crossings are sorted, so the unused (infinite) ones are at the end of each row; a
         # zero-length segment (a ray through an edge) leaves a -1 gap, which every reader skips
         valid = idx >= 0
@@ -278,7 +277,7 @@ def _trace(view: ViewEvidence, vol: _Volume, cfg: ReconstructConfig) -> _Rays:
         used = max(1, int(last.max()) if idx.size else 1)
         chunks.append(idx[:, :used])
         width = max(width, used)
-    out = np.full((len(pix), width), -1, np.int32)
+    out = np.full((len(pix), width), -1, np.int64)
     row = 0
     for ch in chunks:
         out[row:row + len(ch), :ch.shape[1]] = ch
@@ -313,9 +312,9 @@ def reconstruct(
     free_mask = np.zeros(N_LABELS, bool)
     free_mask[[int(Label.BACKGROUND), int(Label.CUBE)]] = True
 
-    def first_hits(sub: I32) -> I32:
+    def first_hits(sub: I64) -> I64:
         if sub.shape[0] == 0:
-            return np.zeros(0, np.int32)
+            return np.zeros(0, np.int64)
         first = np.argmax(occ_ext[sub], axis=1)
         got = sub[np.arange(len(first)), first]
         return np.where(occ_ext[got], got, -1)  # type: ignore[no-any-return]
@@ -549,7 +548,7 @@ class _RayModel:
     def __init__(self, rays: Sequence[_Rays], n_cells: int) -> None:
         width = max((r.idx.shape[1] for r in rays), default=1)
         total = sum(r.idx.shape[0] for r in rays)
-        self.idx = np.full((total, width), -1, np.int32)
+        self.idx = np.full((total, width), -1, np.int64)
         self.obs = np.zeros(total, np.int64)
         self.view = np.zeros(total, np.int64)
         self.dirs = np.zeros((total, 3))

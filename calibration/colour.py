@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import lru_cache
@@ -80,6 +80,27 @@ def srgb8_to_linear(rgb8: npt.ArrayLike) -> F64:
     """8-bit sRGB-encoded values (any shape, last axis RGB or not) -> linear 0..1."""
     c = np.asarray(rgb8, dtype=np.float64) / 255.0
     return np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
+
+
+_SRGB8_LINEAR = srgb8_to_linear(np.arange(256))  # the linear value of every 8-bit code (same formula)
+
+
+def _median_linear(bgr: npt.NDArray[np.uint8]) -> F64:
+    """``np.median(srgb8_to_linear(bgr[:, ::-1]), axis=0)`` of 8-bit BGR pixels (N >= 1, 3), from the
+    codes' counts: the decoding is increasing, so the middle codes decode to the middle values (and
+    an even count averages the two middle values, as ``np.median`` does)."""
+    n = len(bgr)
+    k = n // 2
+    out = np.empty(3)
+    for o, ch in enumerate((2, 1, 0)):
+        upto = np.cumsum(np.bincount(bgr[:, ch], minlength=256))
+        hi = int(np.searchsorted(upto, k, side="right"))  # the code of the k-th smallest (from 0)
+        if n % 2:
+            out[o] = _SRGB8_LINEAR[hi]
+        else:
+            lo = int(np.searchsorted(upto, k - 1, side="right"))
+            out[o] = np.mean(np.array([_SRGB8_LINEAR[lo], _SRGB8_LINEAR[hi]]))
+    return out
 
 
 def linear_to_srgb8(lin: npt.ArrayLike) -> F64:
@@ -321,8 +342,12 @@ class ColourSample:
     def from_pixels(cls, name: str, bgr: npt.NDArray[np.uint8]) -> ColourSample | None:
         if len(bgr) < 4:
             return None
-        lin = srgb8_to_linear(bgr[:, ::-1])
-        med = np.median(lin, axis=0)
+        if bgr.dtype == np.uint8:  # the same values, looked up
+            lin = _SRGB8_LINEAR[bgr[:, ::-1]]
+            med = _median_linear(bgr)
+        else:
+            lin = srgb8_to_linear(bgr[:, ::-1])
+            med = np.median(lin, axis=0)
         spread = float(np.median(np.abs(lin - med).sum(axis=1)))
         return cls(name, (float(med[0]), float(med[1]), float(med[2])), len(bgr), spread)
 
@@ -340,16 +365,25 @@ def sample_patches(
     """Median colour of each of the mat's patches visible in ``image`` (BGR), keyed by patch name.
     ``inset`` shrinks each patch (fraction) to stay clear of its frame and of pose error."""
     out: dict[str, ColourSample] = {}
+    for name, bgr in _patch_pixels(image, pose, inset):
+        s = ColourSample.from_pixels(name, bgr)
+        if s is not None:
+            out[name] = s
+    return out
+
+
+def _patch_pixels(
+    image: npt.NDArray[np.uint8], pose: MatPose, inset: float
+) -> Iterator[tuple[str, npt.NDArray[np.uint8]]]:
+    """(name, BGR pixels) of each of the mat's patches the Central Cube does not hide (see
+    :func:`sample_patches`)."""
     cube = _central_cube_outline(pose)
     for p in pose.spec.patches():
         x0, y0, x1, y1 = p.rect_world
         px = pose.project([[x0, y0, 0], [x1, y0, 0], [x1, y1, 0], [x0, y1, 0]])
         if cube is not None and _behind_cube(pose, p.rect_world, px, cube):
             continue  # the Central Cube stands in front of it: its black would pass for a grey patch
-        s = ColourSample.from_pixels(p.name, _bgr_pixels_in_polygon(image, px, inset))
-        if s is not None:
-            out[p.name] = s
-    return out
+        yield p.name, _bgr_pixels_in_polygon(image, px, inset)
 
 
 def _central_cube_outline(pose: MatPose) -> F64 | None:
@@ -420,7 +454,13 @@ class ClassModel:
 
 def _prior_classes() -> dict[str, ClassModel]:
     """Prototypes before anything is learned: the printed patch colours (as printed on white paper
-    of reflectance ~0.85) and a dark neutral for the Central Cube."""
+    of reflectance ~0.85) and a dark neutral for the Central Cube (a new dict each time; the
+    class models themselves are frozen, computed once)."""
+    return dict(_prior_class_models())
+
+
+@lru_cache(maxsize=1)
+def _prior_class_models() -> dict[str, ClassModel]:
     from calibration.mat import PATCH_COLOURS
 
     out: dict[str, ClassModel] = {}
@@ -457,8 +497,9 @@ class ColourModel:
         Patches hidden behind pieces (seen from the far side of the battlefield) are left out:
         only the largest group of neutral patches that agree in chromaticity is used
         (:func:`consistent_neutrals`)."""
-        samples = sample_patches(image, pose)
-        measured = consistent_neutrals({k: v.rgb_linear for k, v in samples.items()})
+        # the median colour of each patch, as ``sample_patches`` gives it (its spread is not needed)
+        medians = {name: _median_linear(bgr) for name, bgr in _patch_pixels(image, pose, 0.3) if len(bgr) >= 4}
+        measured = consistent_neutrals({k: (float(m[0]), float(m[1]), float(m[2])) for k, m in medians.items()})
         if not any(k.rstrip("0123456789") in ("white", "grey") for k in measured):
             raise ColourModelError(
                 "white balance needs a white or grey patch of the mat in view, and every one is hidden "

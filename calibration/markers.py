@@ -52,6 +52,14 @@ class FastMarkerDetector:
         base = np.stack(codes) if codes else np.zeros((0, self.n, self.n), np.uint8)
         # rotations: sampled grid S matches code C when rot90(S, k) == C
         self.codes = base.reshape(len(base), -1)
+        # the codes as bit fields (at most 64 bits): a Hamming distance is then a popcount of a XOR
+        nb = self.codes.shape[1]
+        self._bit_values = (np.uint64(1) << np.arange(nb, dtype=np.uint64)) if nb <= 64 else None
+        self._packed = (
+            (self.codes.astype(np.uint64) * self._bit_values).sum(axis=1, dtype=np.uint64)
+            if self._bit_values is not None
+            else None
+        )
         self.max_errors = max_errors
         self.min_side_px = min_side_px
 
@@ -68,9 +76,20 @@ class FastMarkerDetector:
         min_perim = 4 * min_side
         max_perim = 4 * max(w, h)
         quads: list[npt.NDArray[np.int32]] = []
-        for c in contours:
-            if len(c) < 4:
-                continue
+        # most contours are specks: their perimeters, summed in numpy, rule them out before the
+        # per-contour calls (with a margin, so only the exact ``arcLength`` decides near the limits)
+        long = [c for c in contours if len(c) >= 4]
+        if long:
+            pts = np.concatenate(long).reshape(-1, 2).astype(np.float64)
+            lens = np.fromiter((len(c) for c in long), np.int64, len(long))
+            starts = np.zeros(len(long), np.int64)
+            np.cumsum(lens[:-1], out=starts[1:])
+            seg = np.diff(pts, axis=0, append=pts[:1])
+            seg[starts + lens - 1] = pts[starts] - pts[starts + lens - 1]  # each contour's closing side
+            perims = np.add.reduceat(np.hypot(seg[:, 0], seg[:, 1]), starts)
+            maybe = (perims >= 0.99 * min_perim - 1.0) & (perims <= 1.01 * max_perim + 1.0)
+            long = [c for c, m in zip(long, maybe.tolist(), strict=True) if m]
+        for c in long:
             perim = cv2.arcLength(c, True)
             if perim < min_perim or perim > max_perim:
                 continue
@@ -143,7 +162,11 @@ class FastMarkerDetector:
         rots = np.stack(
             [np.rot90(inner, r, axes=(1, 2)).reshape(n_c, -1) for r in range(4)], axis=1
         )  # (N, 4, n*n)
-        dist = np.count_nonzero(rots[:, :, None, :] != self.codes[None, None, :, :], axis=3)  # (N, 4, K)
+        if self._bit_values is not None and self._packed is not None:
+            packed = (rots.astype(np.uint64) * self._bit_values).sum(axis=2, dtype=np.uint64)  # (N, 4)
+            dist = np.bitwise_count(packed[:, :, None] ^ self._packed[None, None, :]).astype(np.int64)  # (N, 4, K)
+        else:
+            dist = np.count_nonzero(rots[:, :, None, :] != self.codes[None, None, :, :], axis=3)  # (N, 4, K)
         flat = dist.reshape(n_c, -1)
         best = flat.argmin(axis=1)
         best_err = flat[np.arange(n_c), best]

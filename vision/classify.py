@@ -65,7 +65,6 @@ def _classify_colours(image: U8, model: ColourModel, cfg: ClassifyConfig) -> U8:
     lab = linear_to_lab(np.clip(model.white_balance.apply(lin), 0.0, None))
     a, b = lab[..., 1], lab[..., 2]
     chroma = np.hypot(a, b)
-    hue = np.degrees(np.arctan2(b, a))
     light = lab[..., 0]
     sat = chroma / np.maximum(light, 1.0)  # shading scales L and C together
     bright = light >= cfg.dark_lightness
@@ -76,13 +75,18 @@ def _classify_colours(image: U8, model: ColourModel, cfg: ClassifyConfig) -> U8:
     for n in names:
         p = model.classes[n].prototypes[0]
         hues.append(math.degrees(math.atan2(p[2], p[1])))
+    # the hue decides only for saturated colours (bright) and strongly coloured dark ones: it is
+    # worked out for those alone (the same formulas, element by element)
+    piece = bright & (sat >= cfg.piece_saturation) & (chroma >= cfg.piece_min_chroma)
+    dark = (light >= cfg.dark_min_lightness) & ~bright & (chroma >= cfg.dark_chroma)
+    sel = piece | dark
+    hue = np.degrees(np.arctan2(b[sel], a[sel]))
     d = np.stack([np.abs((hue - h + 180.0) % 360.0 - 180.0) for h in hues], axis=-1)
     best = np.argmin(d, axis=-1)
     hue_err = np.take_along_axis(d, best[..., None], axis=-1)[..., 0]
-    ok = bright & (sat >= cfg.piece_saturation) & (chroma >= cfg.piece_min_chroma) & (hue_err <= cfg.max_hue_deg)
+    ok = (piece[sel] & (hue_err <= cfg.max_hue_deg)) | (dark[sel] & (hue_err <= cfg.dark_max_hue_deg))
     labels = np.array([int(COLOR_LABELS[n]) for n in names], np.uint8)
-    dark_ok = ((light >= cfg.dark_min_lightness) & ~bright & (chroma >= cfg.dark_chroma)
-               & (hue_err <= cfg.dark_max_hue_deg))
-    ok |= dark_ok
-    out[ok] = labels[best[ok]]
+    target = out[sel]
+    target[ok] = labels[best[ok]]
+    out[sel] = target
     return out

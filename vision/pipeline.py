@@ -86,11 +86,14 @@ def score_images(
     spec = spec or MatSpec()
     cfg = config or ReconstructConfig()
     t0 = time.perf_counter()
-    for name, img in images:
-        check_image(img, name)
+    # the checks and the mat's detection both work on the grey picture: convert each once
+    greys: list[U8] = [np.asarray(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY), np.uint8) if img.ndim == 3 else img
+                       for _, img in images]
+    for (name, _), grey in zip(images, greys, strict=True):
+        check_image(grey, name)
     if camera is None:
         camera = self_calibrate_views(images, spec)
-    poses = [locate(img, name, spec, camera) for name, img in images]
+    poses = [locate(grey, name, spec, camera) for (name, _), grey in zip(images, greys, strict=True)]
     t_locate = time.perf_counter()
     # white balance per view from its patches (gains only: an offset fitted from a black patch with
     # glare on it turns every shadowed face black); a view whose patches are all hidden borrows the others'

@@ -120,6 +120,13 @@ class _Volume:
             return (x * sy + y) * sz + z
         return -1
 
+    def cells(self, idx: I64) -> I64:
+        """Integer cells (N, 3) of linear indices (N,) (as :meth:`cell`, for many)."""
+        _sx, sy, sz = self.shape
+        x, rem = np.divmod(idx, sy * sz)
+        y, z = np.divmod(rem, sz)
+        return np.stack([x, y, z], axis=1) + self.lo  # type: ignore[no-any-return]
+
     def cell(self, idx: int) -> Cell:
         _sx, sy, sz = self.shape
         x, rem = divmod(idx, sy * sz)
@@ -169,8 +176,11 @@ def _trace(view: ViewEvidence, vol: _Volume, cfg: ReconstructConfig) -> _Rays:
     with np.errstate(divide="ignore", invalid="ignore"):
         t1 = (lo - c) / d
         t2 = (hi - c) / d
-        tmin = np.fmax.reduce(np.minimum(t1, t2), axis=1)  # fmax/fmin skip NaN, as nanmax/nanmin
-        tmax = np.fmin.reduce(np.maximum(t1, t2), axis=1)
+        # fmax/fmin skip NaN, as nanmax/nanmin (written out over the 3 axes: a selection, so the
+        # same values as the row reductions, without their per-row overhead)
+        lo_t, hi_t = np.minimum(t1, t2), np.maximum(t1, t2)
+        tmin = np.fmax(np.fmax(lo_t[:, 0], lo_t[:, 1]), lo_t[:, 2])
+        tmax = np.fmin(np.fmin(hi_t[:, 0], hi_t[:, 1]), hi_t[:, 2])
         t_table = np.where(d[:, 2] < 0, -c[2] / d[:, 2], np.inf)  # the table (z = 0) stops the ray
     tmin = np.maximum(tmin, 0.0)
     tmax = np.minimum(tmax, t_table)
@@ -186,9 +196,9 @@ def _trace(view: ViewEvidence, vol: _Volume, cfg: ReconstructConfig) -> _Rays:
                 off_mat |= (tx >= px0 / s - m) & (tx <= px1 / s + m) & (ty >= py0 / s - m) & (ty <= py1 / s + m)
         coloured = (lab >= int(Label.BLUE)) & (lab <= int(Label.GREEN))
         lab = np.where(off_mat & coloured, int(Label.UNKNOWN), lab)
-        keep2 = lab != int(Label.UNKNOWN)
-        pix, lab, d, tmin, tmax = pix[keep2], lab[keep2], d[keep2], tmin[keep2], tmax[keep2]
-    hit = tmax > tmin
+        hit = (lab != int(Label.UNKNOWN)) & (tmax > tmin)
+    else:
+        hit = tmax > tmin
     pix, lab, d, tmin, tmax = pix[hit], lab[hit], d[hit], tmin[hit], tmax[hit]
     if len(pix) == 0:
         return _Rays(np.full((0, 1), -1, np.int64), lab, pix, c, d)
@@ -203,16 +213,40 @@ def _trace(view: ViewEvidence, vol: _Volume, cfg: ReconstructConfig) -> _Rays:
         b0 = min(len(pix), a0 + 8192)
         dd = d[a0:b0]
         t_lo, t_hi = tmin[a0:b0, None], tmax[a0:b0, None]
-        T = np.empty((b0 - a0, 2 + sum(len(p) for p in planes)))
+        # per axis, only the planes between where the ray enters and leaves (one plane of margin
+        # each side for rounding) can be crossed: a window of consecutive planes per ray, the same
+        # crossing values (same formula) and the same test as over every plane
+        parts: list[npt.NDArray[np.float64]] = []
+        for a in range(3):
+            da = dd[:, a:a + 1]
+            pa = c[a] + t_lo * da
+            pb = c[a] + t_hi * da
+            first = np.clip(np.floor(np.minimum(pa, pb)) - 1.0, lo[a], hi[a])
+            last = np.clip(np.ceil(np.maximum(pa, pb)) + 1.0, lo[a], hi[a])
+            wa = min(len(planes[a]), int((last - first).max()) + 1)
+            pln = first + np.arange(wa, dtype=np.float64)[None, :]
+            beyond = pln > hi[a]  # planes past the volume's last one do not exist
+            pln -= c[a]
+            with np.errstate(divide="ignore", invalid="ignore"):
+                pln /= da
+            if beyond.any():
+                pln[beyond] = np.inf
+            parts.append(pln)
+        T = np.empty((b0 - a0, 2 + sum(p.shape[1] for p in parts)))
         T[:, :1] = t_lo
         T[:, -1:] = t_hi
         col = 1
-        for a in range(3):
-            ta = T[:, col:col + len(planes[a])]
-            with np.errstate(divide="ignore", invalid="ignore"):
-                np.divide(planes[a][None, :] - c[a], dd[:, a:a + 1], out=ta)
-                ta[~(np.isfinite(ta) & (ta > t_lo) & (ta < t_hi))] = np.inf
-            col += len(planes[a])
+        for part in parts:
+            T[:, col:col + part.shape[1]] = part
+            col += part.shape[1]
+        # a crossing outside (t_lo, t_hi) is unused (inf); t_lo and t_hi are finite, so the strict
+        # comparisons also reject the infinite and NaN crossings (of axis-parallel rays)
+        cross = T[:, 1:-1]
+        with np.errstate(invalid="ignore"):
+            used_ = np.greater(cross, t_lo)
+            used_ &= np.less(cross, t_hi)
+        np.logical_not(used_, out=used_)
+        np.copyto(cross, np.inf, where=used_)
         T.sort(axis=1)
         # the unused (infinite) crossings sort last: drop the columns no row uses
         T = T[:, :max(2, int(np.isfinite(T).sum(axis=1).max()))]
@@ -223,11 +257,18 @@ def _trace(view: ViewEvidence, vol: _Volume, cfg: ReconstructConfig) -> _Rays:
         # the cell of each segment's midpoint, one axis at a time (2-D arrays, float arithmetic:
         # cell coordinates are small integers, exact in float64)
         flat = np.zeros(mids.shape)
+        fa = np.empty(mids.shape)
         for a, mult in ((0, sy_sz), (1, sz_), (2, 1)):
             with np.errstate(invalid="ignore"):
-                fa = np.floor(c[a] + mids * dd[:, a:a + 1])
-                ok &= (fa >= lo[a]) & (fa < hi[a])
-                flat += (fa - lo[a]) * mult
+                np.multiply(mids, dd[:, a:a + 1], out=fa)
+                fa += c[a]
+                np.floor(fa, out=fa)
+                ok &= fa >= lo[a]
+                ok &= fa < hi[a]
+                fa -= lo[a]
+                if mult != 1:
+                    fa *= mult
+                flat += fa
         idx = np.where(ok, flat, -1.0).astype(np.int64)
         # the crossings are sorted, so the unused (infinite) ones are at the end of each row; a
         # zero-length segment (a ray through an edge) leaves a -1 gap, which every reader skips
@@ -262,7 +303,11 @@ def reconstruct(
     for r in rays:
         v = r.idx[r.idx >= 0]
         seen_any[v] = True
-    occ = seen_any.copy()  # cells no ray crosses are outside every view: not part of the hypothesis
+    # cells no ray crosses are outside every view: not part of the hypothesis; ``occ_ext`` has an
+    # always-empty cell appended, which "no cell" (-1) reads
+    occ_ext = np.zeros(vol.n + 1, bool)
+    occ_ext[:vol.n] = seen_any
+    occ = occ_ext[:vol.n]
     occ[fixed] = True
     free_mask = np.zeros(N_LABELS, bool)
     free_mask[[int(Label.BACKGROUND), int(Label.CUBE)]] = True
@@ -270,10 +315,9 @@ def reconstruct(
     def first_hits(sub: I64) -> I64:
         if sub.shape[0] == 0:
             return np.zeros(0, np.int64)
-        full = occ[sub] & (sub >= 0)  # index -1 reads the last cell: masked
-        first = np.argmax(full, axis=1)
-        has = full[np.arange(len(first)), first]
-        return np.where(has, sub[np.arange(len(first)), first], -1)  # type: ignore[no-any-return]
+        first = np.argmax(occ_ext[sub], axis=1)
+        got = sub[np.arange(len(first)), first]
+        return np.where(occ_ext[got], got, -1)  # type: ignore[no-any-return]
 
     iterations = 0
     counts_per_view: list[I64] = []
@@ -316,28 +360,22 @@ def reconstruct(
     hyp = np.zeros(vol.n, np.int64)
     hyp[fixed] = int(Label.CUBE)
     hull = np.flatnonzero(occ & ~fixed)
-    for i in hull:
-        col_counts = total_counts[i][color_labels]
-        if col_counts.max() > 0:
-            hyp[i] = color_labels[int(np.argmax(col_counts))]
+    col_counts = total_counts[hull][:, color_labels]
+    coloured_hull = col_counts.max(axis=1) > 0
+    hyp[hull[coloured_hull]] = np.array(color_labels, np.int64)[np.argmax(col_counts[coloured_hull], axis=1)]
     model = _RayModel(rays, vol.n)
     t_model = time.perf_counter()
     # candidates: the carved hull plus every seen cell next to it or to the Central Cube, so that
     # the search can put back a cell that carving removed by mistake
-    near = {int(i) for i in hull}
-    starts: list[int] = [*near, *(int(j) for j in np.flatnonzero(fixed))]
-    for k in starts:
-        cell = vol.cell(k)
-        for d in (*NOT_DOWN, (0, 0, -1)):
-            j = vol.index1((cell[0] + d[0], cell[1] + d[1], cell[2] + d[2]))
-            if j >= 0 and seen_any[j] and not fixed[j]:
-                near.add(j)
-    hull = np.array(sorted(near), np.int64)
-    neighbours: dict[int, list[int]] = {}
-    for i in hull:
-        cell = vol.cell(int(i))
-        nbs = [(cell[0] + d[0], cell[1] + d[1], cell[2] + d[2]) for d in NOT_DOWN] + [(cell[0], cell[1], cell[2] - 1)]
-        neighbours[int(i)] = [j for j in (vol.index1(nb) for nb in nbs) if j >= 0]
+    # (each cell's neighbours in the order NOT_DOWN, then down; -1 outside the volume)
+    steps = np.array([*NOT_DOWN, (0, 0, -1)], np.int64)
+    starts = np.concatenate([hull, np.flatnonzero(fixed)])
+    nb = vol.index(vol.cells(starts)[:, None, :] + steps[None, :, :]).ravel()
+    nb = nb[nb >= 0]
+    hull = np.union1d(hull, nb[seen_any[nb] & ~fixed[nb]]).astype(np.int64)
+    nb_rows = vol.index(vol.cells(hull)[:, None, :] + steps[None, :, :]).tolist()
+    neighbours: dict[int, list[int]] = {int(i): [j for j in row if j >= 0]
+                                        for i, row in zip(hull.tolist(), nb_rows, strict=True)}
     hyp, sweeps, act, act_pred = _refine(model, hyp, hull, [0, *color_labels], neighbours,
                                          block_penalty=cfg.block_penalty)
     t_refine = time.perf_counter()
@@ -525,12 +563,15 @@ class _RayModel:
                 self.dirs[row:row + k] = r.dirs
                 self.origins[row:row + k] = r.origin
             row += k
-        rr, _ = np.nonzero(self.idx >= 0)
-        cc = self.idx[self.idx >= 0]
+        valid = self.idx >= 0
+        cc = self.idx[valid]  # row by row
+        rr = np.repeat(np.arange(total, dtype=np.int64), np.count_nonzero(valid, axis=1))
         # a stable sort of small integers is a radix sort (linear time) in numpy
         order = np.argsort(cc.astype(np.int16) if n_cells < 2**15 else cc, kind="stable")
-        cc, rr = cc[order], rr[order]
-        bounds = np.searchsorted(cc, np.arange(n_cells + 1))
+        rr = rr[order]
+        # the sorted cells are runs of each cell: their bounds from the counts
+        bounds = np.zeros(n_cells + 1, np.int64)
+        np.cumsum(np.bincount(cc, minlength=n_cells), out=bounds[1:])
         self.rays_of = [rr[bounds[i]:bounds[i + 1]] for i in range(n_cells)]
         # observed POLE pixels are thin flag poles: not evidence either way for blocks
         self.weight = np.where(self.obs == int(Label.POLE), 0, 1).astype(np.int64)
@@ -563,19 +604,31 @@ def _refine(
     act = _ActiveRays(model, hyp, candidates)
     hl = act.hyp
     pred = act.predict(act.idx)
+    # each compact row's first full cell, as a column (the row's width when none): a cell is the
+    # first full cell of a row, or would be if it were full, when no full cell comes before it,
+    # i.e. when ``fpos`` is not before the cell's own column; kept up to date with every change
+    width = act.idx.shape[1]
+    full0 = hl[act.idx] != 0
+    fpos = np.where(full0.any(axis=1), np.argmax(full0, axis=1), width).astype(np.int32)
+    del full0
+    no_rows = np.zeros(0, np.int64)
+    no_pos = np.zeros(0, np.int32)
     cand_set = {int(c) for c in candidates}
     penalty = block_penalty
     shown_of = {v: np.int8(v if v not in (0, int(Label.CUBE)) else int(Label.BACKGROUND)) for v in values}
 
-    def single(c: int) -> tuple[int, int, int, I64, npt.NDArray[np.int8], npt.NDArray[np.bool_]]:
+    def single(c: int) -> tuple[int, int, int, I64, npt.NDArray[np.int8], npt.NDArray[np.bool_], I64,
+                                npt.NDArray[np.int32]]:
         """Best new value for cell ``c`` alone and its cost change; also the cost change of emptying
-        it, its rays, their predictions with ``c`` empty, and which of them meet ``c`` first."""
+        it, its rays, their predictions with ``c`` empty, which of them meet ``c`` first, and (when
+        ``c`` is full) the rows it is the first full cell of and their next full cell's column."""
         j = int(act.loc[c])
-        rows, sub_before, sub_after, obs, wt = act.of(j)
-        hit: npt.NDArray[np.bool_] = np.logical_not(hl[sub_before].any(axis=1))  # no full cell before ``c``
+        rows, q, sub_after, obs, wt = act.of(j)
+        hit: npt.NDArray[np.bool_] = fpos[rows] >= q  # no full cell before ``c``
         old = int(hl[j])
         prow = pred[rows]
         p_empty = prow
+        h_rows, h_next = no_rows, no_pos
         if old != 0:
             h = np.flatnonzero(hit)  # ``c`` is these rays' first full cell: what is behind it?
             if len(h):
@@ -584,6 +637,8 @@ def _refine(
                 got = va[np.arange(len(h)), first]
                 p_empty = prow.copy()
                 p_empty[h] = np.where((got != 0) & (got != int(Label.CUBE)), got, np.int8(int(Label.BACKGROUND)))
+                h_rows = rows[h]
+                h_next = np.where(got != 0, first, width).astype(np.int32)
         base = np.count_nonzero((prow != obs) & wt)
         miss_empty = (p_empty != obs) & wt
         total_empty = np.count_nonzero(miss_empty)
@@ -599,17 +654,19 @@ def _refine(
             delta = int(cost) - int(base) + penalty * (int(v != 0) - int(old != 0))
             if delta < best_d:
                 best_v, best_d = v, delta
-        return best_v, best_d, int(total_empty) - int(base), rows, p_empty, hit
+        return best_v, best_d, int(total_empty) - int(base), rows, p_empty, hit, h_rows, h_next
 
-    def move(c: int, n: int, v: int, rows_c: I64, p_empty_c: npt.NDArray[np.int8]) -> tuple[int, I64,
-                                                                                              npt.NDArray[np.bool_]]:
+    def move(c: int, n: int, v: int, rows_c: I64, p_empty_c: npt.NDArray[np.int8], h_rows: I64,
+             h_next: npt.NDArray[np.int32]) -> tuple[int, I64, npt.NDArray[np.bool_], npt.NDArray[np.int32]]:
         """Cost change, beyond emptying ``c``, of putting its block ``v`` on the empty cell ``n``; the
-        rays of ``n`` and which of them would meet ``n`` first."""
-        jc, jn = int(act.loc[c]), int(act.loc[n])
-        rows_n, sub_before, _after, obs_n, wt_n = act.of(jn)
-        hl[jc] = 0
-        hit_n: npt.NDArray[np.bool_] = np.logical_not(hl[sub_before].any(axis=1))
-        hl[jc] = v
+        rays of ``n``, which of them would meet ``n`` first, and ``n``'s column on them."""
+        jn = int(act.loc[n])
+        rows_n, q_n, _after, obs_n, wt_n = act.of(jn)
+        # the first full cells with ``c`` empty (``fpos`` borrowed for a moment)
+        keep_f = fpos[h_rows]
+        fpos[h_rows] = h_next
+        hit_n: npt.NDArray[np.bool_] = fpos[rows_n] >= q_n
+        fpos[h_rows] = keep_f
         # the predictions with ``c`` empty, on the rays of ``n`` (``pred`` borrowed for a moment)
         keep = pred[rows_c]
         pred[rows_c] = p_empty_c
@@ -618,7 +675,7 @@ def _refine(
         pred[rows_c] = keep
         o = obs_n[sel]
         # the block penalty cancels: one block before, one after
-        return int(np.count_nonzero(o != v)) - int(np.count_nonzero(before != o)), rows_n, hit_n
+        return int(np.count_nonzero(o != v)) - int(np.count_nonzero(before != o)), rows_n, hit_n, q_n
 
     dirty = np.zeros(len(model.rays_of), bool)
     dirty[np.asarray(candidates, np.int64)] = True
@@ -632,29 +689,36 @@ def _refine(
             if not dirty[c] or len(model.rays_of[c]) == 0:
                 continue
             dirty[c] = False
-            v1, d1, d_empty, rows_c, p_empty, hit = single(c)
+            v1, d1, d_empty, rows_c, p_empty, hit, h_rows, h_next = single(c)
             best_d = min(d1, 0)
             best_n = -1
-            best_move: tuple[I64, npt.NDArray[np.bool_]] | None = None
+            best_move: tuple[I64, npt.NDArray[np.bool_], npt.NDArray[np.int32]] | None = None
             v = int(hyp[c])
             if v != 0:  # move this block to an empty neighbour
                 for n in neighbours.get(c, []):
                     # a neighbour no ray crosses: the move is the same as emptying ``c``, which
                     # ``single`` priced already (at least as well)
                     if n in cand_set and hyp[n] == 0 and len(model.rays_of[n]):
-                        extra, rows_n, hit_n = move(c, n, v, rows_c, p_empty)
+                        extra, rows_n, hit_n, q_n = move(c, n, v, rows_c, p_empty, h_rows, h_next)
                         if d_empty + extra < best_d:
-                            best_d, best_n, best_move = d_empty + extra, n, (rows_n, hit_n)
+                            best_d, best_n, best_move = d_empty + extra, n, (rows_n, hit_n, q_n)
             if best_d >= 0:
                 continue
             changed = True
             jc = int(act.loc[c])
             touched_mark[act.idx[rows_c].ravel()] = True
             if best_move is None:  # change ``c`` alone
+                if v == 0:  # filled: it comes first where nothing full came before it
+                    q_c = act.of(jc)[1]
+                    fpos[rows_c] = np.minimum(fpos[rows_c], q_c)
+                elif v1 == 0:  # emptied: its rows' first full cell is the next one
+                    fpos[h_rows] = h_next
                 hyp[c] = hl[jc] = v1
                 pred[rows_c] = p_empty if v1 == 0 else np.where(hit, shown_of[v1], p_empty)
             else:  # move the block from ``c`` to ``best_n``
-                rows_n, hit_n = best_move
+                rows_n, hit_n, q_n = best_move
+                fpos[h_rows] = h_next
+                fpos[rows_n] = np.minimum(fpos[rows_n], q_n)
                 hyp[c] = hl[jc] = 0
                 jn = int(act.loc[best_n])
                 hyp[best_n] = hl[jn] = v
@@ -693,39 +757,37 @@ class _ActiveRays:
         self.cells_ext = np.append(self.cells, -1)  # global cell of each local one, -1 for the padding
         full, keep = full[rows], keep[rows]
         # left-pack each row's active cells (in order) into as few columns as needed
-        pos = np.cumsum(keep, axis=1) - 1
+        pos = np.cumsum(keep, axis=1, dtype=np.int32) - 1
         width = max(1, int(pos[:, -1].max()) + 1) if len(rows) else 1
         rr, cc = np.nonzero(keep)
+        flat_rows, flat_cols, flat_cells = rr, pos[rr, cc], full[rr, cc]  # row by row, in each row's order
         self.idx = np.full((len(rows), width), k, np.int32)
-        self.idx[rr, pos[rr, cc]] = full[rr, cc]
+        self.idx[flat_rows, flat_cols] = flat_cells
         self.obs = model.obs[rows].astype(np.int8)
         self.weight = model.weight[rows].astype(np.int8)
         self.hyp = np.zeros(k + 1, np.int8)
         self.hyp[:k] = hyp[self.cells]
         # rows of each local cell, and its sub-table (built on first use)
-        flat_cells = self.idx[self.idx != k]
-        flat_rows = np.nonzero(self.idx != k)[0]
         order = np.argsort(flat_cells.astype(np.int16) if k < 2**15 else flat_cells, kind="stable")
         self._rows = flat_rows[order]
-        self._bounds = np.searchsorted(flat_cells[order], np.arange(k + 1))
+        self._cols = flat_cols[order].astype(np.int32)
+        self._bounds = np.zeros(k + 1, np.int64)
+        np.cumsum(np.bincount(flat_cells, minlength=k), out=self._bounds[1:])
         self._cache: dict[int, tuple[I64, npt.NDArray[np.int32], npt.NDArray[np.int32], npt.NDArray[np.int8],
                                      npt.NDArray[np.bool_]]] = {}
 
     def of(self, j: int) -> tuple[I64, npt.NDArray[np.int32], npt.NDArray[np.int32], npt.NDArray[np.int8],
                                   npt.NDArray[np.bool_]]:
-        """Rows through local cell ``j``; the cells before ``j`` on each (as few columns as needed)
-        and after it (other columns: the empty padding cell); observations; weights (as booleans)."""
+        """Rows through local cell ``j``; the column of ``j`` on each; the cells after it (other
+        columns: the empty padding cell); observations; weights (as booleans)."""
         got = self._cache.get(j)
         if got is None:
-            rows = self._rows[self._bounds[j]:self._bounds[j + 1]]
+            a, b = self._bounds[j], self._bounds[j + 1]
+            rows = self._rows[a:b]
+            q = self._cols[a:b]
             sub = self.idx[rows]
-            q = np.argmax(sub == j, axis=1)[:, None]
-            cols = np.arange(sub.shape[1])[None, :]
-            pad = len(self.cells)
-            qmax = int(q.max()) if len(rows) else 0
-            sub_before = np.where(cols < q, sub, pad)[:, :max(1, qmax)]
-            sub_after = np.where(cols > q, sub, pad)
-            got = (rows, sub_before, sub_after, self.obs[rows], self.weight[rows] > 0)
+            sub[np.arange(sub.shape[1])[None, :] <= q[:, None]] = len(self.cells)
+            got = (rows, q, sub, self.obs[rows], self.weight[rows] > 0)
             self._cache[j] = got
         return got
 

@@ -180,24 +180,39 @@ def test_cli_watch_scores_like_score_images(tmp_path: Path, capsys: pytest.Captu
     video = _video(scene)
     path = write_video(tmp_path / "simulated_scene_003.avi", video.frames, video.fps)
     out = tmp_path / "captured"
-    assert main(["ctrl", "watch", "--video", str(path), "--no-window", "-c", str(cam), "--out", str(out),
-                 "--json"]) == 0
+    # followed turn by turn (the state one turn earlier given), as a game at the table would be: the
+    # reading is then the legal turn the pictures show, stable against the video's re-encoding (a free
+    # reading of this mid-game is untrusted and may flip a cell between the JPEGs and the video frames)
+    from engine.ctrl import State
+    from engine.ctrl.record import one_turn_back
+
+    before = one_turn_back(State.from_json(json.loads((FIXTURES / scene / "scene.json").read_text())["state"]))
+    assert before is not None
+    prev = tmp_path / "before.json"
+    prev.write_text(json.dumps(before.to_json()))
+    code = main(["ctrl", "watch", "--video", str(path), "--no-window", "-c", str(cam), "--out", str(out), "--json",
+                 "--previous", str(prev)])
+    assert code in (0, 1)  # the reading's verdict (trusted or not): the same for both commands
     watched = json.loads(capsys.readouterr().out)
     d = FIXTURES / scene
-    assert main(["ctrl", "score-images", *[str(d / f"{v}.jpg") for v in ORDER], "-c", str(cam), "--json"]) == 0
+    assert main(["ctrl", "score-images", *[str(d / f"{v}.jpg") for v in ORDER], "-c", str(cam), "--json",
+                 "--previous", str(prev)]) == code
     direct = json.loads(capsys.readouterr().out)
     for key in ("sides", "totals", "winners", "state"):
         assert watched[key] == direct[key], key
     assert [v["side"] for v in watched["views"]] == [v["side"] for v in direct["views"]]
-    assert main(["ctrl", "score-images", *[str(out / f"{v}.png") for v in ORDER], "-c", str(cam), "--json"]) == 0
+    assert main(["ctrl", "score-images", *[str(out / f"{v}.png") for v in ORDER], "-c", str(cam), "--json",
+                 "--previous", str(prev)]) == code
     rescored = json.loads(capsys.readouterr().out)
     for key in ("sides", "totals", "winners", "state", "problems"):
         assert rescored[key] == watched[key], key
     # the printed text is score-images' own, line for line (the views are named by the saved files)
     out2 = tmp_path / "again"
-    assert main(["ctrl", "watch", "--video", str(path), "--no-window", "-c", str(cam), "--out", str(out2)]) == 0
+    assert main(["ctrl", "watch", "--video", str(path), "--no-window", "-c", str(cam), "--out", str(out2),
+                 "--previous", str(prev)]) == code
     text = capsys.readouterr().out
-    assert main(["ctrl", "score-images", *[str(out2 / f"{v}.png") for v in ORDER], "-c", str(cam)]) == 0
+    assert main(["ctrl", "score-images", *[str(out2 / f"{v}.png") for v in ORDER], "-c", str(cam),
+                 "--previous", str(prev)]) == code
     assert capsys.readouterr().out == text
     assert "CTRL score sheet (from pictures)" in text and "Winner:" in text
 

@@ -155,3 +155,24 @@ def test_a_whole_round_back_on_rendered_pictures() -> None:
     assert len(res.turns) == 4
     assert res.state.blocks == truth.blocks
     assert res.state.side_scores() == truth.side_scores()
+
+
+def test_json_confidence_follows_the_reported_state(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """With --previous the reported blocks are the legal turns', not the free reading's (which here has
+    blocks the turns do not): every reported block has one confidence entry (null when no picture shows
+    it), and nothing else is listed (this once crashed with a KeyError)."""
+    scene = FIXTURES / "scene_016"
+    before = one_turn_back(_truth("scene_016"))
+    assert before is not None
+    prev = tmp_path / "before.json"
+    prev.write_text(json.dumps(before.to_json()))
+    cam = json.loads((scene / "px.json").read_text())["camera"]
+    calib = tmp_path / "cam.json"
+    CameraCalibration(np.array(cam["K"]), np.array(cam["dist"]), tuple(cam["image_size"]), 0.0).save(calib)
+    pics = [str(scene / f"{v}.jpg") for v in ("px", "mx", "py", "my", "top")]
+    assert main(["ctrl", "score-images", *pics, "--previous", str(prev), "-c", str(calib), "--json"]) in (0, 1)
+    doc = json.loads(capsys.readouterr().out)
+    blocks = {tuple(b["cell"]): b["color"] for b in doc["state"]["blocks"]}
+    listed = {tuple(e["cell"]): e["color"] for e in doc["confidence"]}
+    assert listed == blocks
+    assert all(e["confidence"] is None or 0.0 <= e["confidence"] <= 1.0 for e in doc["confidence"])

@@ -445,8 +445,11 @@ def report_scene(res: SceneResult, pics: list[tuple[str, Any]], annotate: Path |
     if json_out:
         doc.update({
             "state": state.to_json(),
-            "confidence": [{"cell": list(c), "color": state.blocks[c], "confidence": round(v, 3)}
-                           for c, v in sorted(res.reconstruction.confidence.items())],
+            # per block of the reported state: the share of its pixels that agree with it; null for a
+            # block no picture shows (assumed by a rule or by the previous state's history)
+            "confidence": [{"cell": list(c), "color": col, "confidence": (
+                round(res.reconstruction.confidence[c], 3) if res.reconstruction.blocks.get(c) == col
+                and c in res.reconstruction.confidence else None)} for c, col in sorted(state.blocks.items())],
             "trusted": res.trusted,
             "views": [vars(v) for v in res.views],
             "missing_sides": res.missing_sides,

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from engine.ctrl import State
 from engine.ctrl.moves import FlagSpot, NoFlag, Pass, Placement, Turn
@@ -129,24 +129,22 @@ def pick_flags(state: State, colors: list[str], scorer: RayScorer) -> tuple[Stat
     the banner evidence supports best; a colour no spot's rays support is left without a flag (never
     guessed).  Spots with at least half the best spot's evidence are returned as alternatives."""
     alternatives: dict[str, list[FlagSpot]] = {}
-    doc = state.to_json()
-    flags = {f["color"]: f for f in doc["flags"]}
+    flags = dict(state.flags)
     for color in colors:
         others = {k: v for k, v in flags.items() if k != color}
-        trial = State.from_json({**doc, "flags": list(others.values())})
-        spots = trial.flag_spots(color)
+        spots = replace(state, flags=others).flag_spots(color)
         if not spots:
             continue
         scores = scorer.flag_scores(state.blocks, color, spots)
         best = max(range(len(spots)), key=lambda i: scores[i])
         if scores[best] > 0:
-            flags[color] = {"color": color, "cell": list(spots[best].cell), "points": spots[best].points}
+            flags[color] = spots[best]
             alternatives[color] = [sp for i, sp in enumerate(spots) if i != best and scores[i] >= 0.5 * scores[best]]
         else:
             # no picture shows the banner at any legal spot: the flag is left out rather than guessed
             # (the pipeline reports it and which sides its spot could change)
             flags.pop(color, None)
-    return State.from_json({**doc, "flags": list(flags.values())}), alternatives
+    return replace(state, flags=flags), alternatives
 
 
 def _flag_for(state: State, color: str, seen: Mapping[str, FlagSpot]) -> tuple[FlagSpot | NoFlag, str]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import cv2
@@ -256,6 +256,11 @@ def score_images(
                        unobserved, timings, turns, uncertain)
 
 
+def _greys(images: Sequence[tuple[str, U8]]) -> list[U8]:
+    """The pictures in grey, once, for the pole checks (:mod:`vision.poles`)."""
+    return [np.asarray(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY) if img.ndim == 3 else img, np.uint8) for _, img in images]
+
+
 def _poles_decide(state: State, alternatives: Mapping[str, list[FlagSpot]], images: Sequence[tuple[str, U8]],
                   cameras: Sequence[ViewCamera]) -> tuple[State, dict[str, list[FlagSpot]]]:
     """A flag read with little margin over other legal spots: the pole decides.  Among the banner's
@@ -268,8 +273,7 @@ def _poles_decide(state: State, alternatives: Mapping[str, list[FlagSpot]], imag
     alts = {k: list(v) for k, v in alternatives.items()}
     if not any(alternatives.values()):
         return state, alts
-    greys: list[U8] = [np.asarray(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY) if img.ndim == 3 else img, np.uint8)
-                       for _, img in images]
+    greys = _greys(images)
     for color, others in alternatives.items():
         best = flags.get(color)
         if best is None or not others:
@@ -279,11 +283,7 @@ def _poles_decide(state: State, alternatives: Mapping[str, list[FlagSpot]], imag
         if seen[top] > seen[best]:
             flags[color] = top
             alts[color] = [sp for sp in [best, *others] if sp != top]
-    if flags == dict(state.flags):
-        return state, alts
-    doc = state.to_json()
-    doc["flags"] = [{"color": c, "cell": list(f.cell), "points": f.points} for c, f in flags.items()]
-    return State.from_json(doc), alts
+    return (state if flags == dict(state.flags) else replace(state, flags=flags)), alts
 
 
 def _turn_spread(state: State) -> list[Problem]:
@@ -409,13 +409,14 @@ def confirm_setup_flags(state: State, images: Sequence[tuple[str, U8]], cameras:
 
     flags = dict(state.flags)
     notes: list[Problem] = []
+    greys = _greys(images)
     for color, start in state.starts.items():
         if state.blocks.get(start) != color:
             continue
         expected = FlagSpot.on_block(start, (0, 0, 1))
         if flags.get(color) == expected:
             continue
-        ev = pole_evidence([img for _, img in images], cameras, expected)
+        ev = pole_evidence(greys, cameras, expected)
         names = ", ".join(images[k][0] for k in ev.views_seen)
         if ev.views_seen and ev.standing():
             flags[color] = expected
@@ -425,8 +426,4 @@ def confirm_setup_flags(state: State, images: Sequence[tuple[str, U8]], cameras:
         elif ev.views_seen:
             notes.append(Problem("flag-unconfirmed", f"a pole may stand on the {color} start block (seen in {names} "
                                  "only); look at it", f"{color} flag", 'CTRL rulebook, "Setup" 4', "warning"))
-    if flags == dict(state.flags):
-        return state, notes
-    doc = state.to_json()
-    doc["flags"] = [{"color": c, "cell": list(f.cell), "points": f.points} for c, f in flags.items()]
-    return State.from_json(doc), notes
+    return (state if flags == dict(state.flags) else replace(state, flags=flags)), notes

@@ -82,8 +82,13 @@ def test_disconnect_mid_move_is_reported_never_repeated(tmp_path: Path) -> None:
         root = SimulatedRoot(time_factor=0.2)
         link = FaultyTransport(make_transport("sim://?dialect=root", sim_robot=root), FaultPlan())
         task = asyncio.ensure_future(execute_async(PROGRAM, None, tmp_path / "l.db", transport=link, timing=TIMING))
+        waited = 0.0
         while len(root.executed) < 2:
+            # a run that ends (or stalls) before its second move is a failure to report, not a hang
+            assert not task.done(), f"the run ended after {len(root.executed)} move(s): {task.exception()!r}"
+            assert waited < 30.0, f"no second move after 30 s ({len(root.executed)} executed)"
             await asyncio.sleep(0.001)
+            waited += 0.001
         await link.pull_cable()
         with pytest.raises(RobotInterruptedError):
             await task

@@ -60,6 +60,8 @@ class ReconstructConfig:
     consistency: float = 0.7  # a cell whose main colour has less than this share of its coloured pixels is carved
     min_pixels: int = 6  # first-hit pixels a view needs to judge a cell
     max_iterations: int = 40
+    max_per_colour: int = 22  # rulebook "Components"
+    max_grow: int = 4  # rounds of local search; each next one adds the cells where a block would explain more rays
     block_penalty: int = 0  # rays a block must explain to be kept (Occam prior; 2 made results worse)
     flag_min_rays: int = 4  # unexplained rays of a flag's colour needed to place a flag
     colors: tuple[str, ...] = ("blue", "pink", "yellow", "green")
@@ -373,11 +375,34 @@ def reconstruct(
     nb = vol.index(vol.cells(starts)[:, None, :] + steps[None, :, :]).ravel()
     nb = nb[nb >= 0]
     hull = np.union1d(hull, nb[seen_any[nb] & ~fixed[nb]]).astype(np.int64)
-    nb_rows = vol.index(vol.cells(hull)[:, None, :] + steps[None, :, :]).tolist()
-    neighbours: dict[int, list[int]] = {int(i): [j for j in row if j >= 0]
-                                        for i, row in zip(hull.tolist(), nb_rows, strict=True)}
-    hyp, sweeps, act, act_pred = _refine(model, hyp, hull, [0, *color_labels], neighbours,
-                                         block_penalty=cfg.block_penalty)
+    sweeps = 0
+    for _grow in range(cfg.max_grow):
+        nb_rows = vol.index(vol.cells(hull)[:, None, :] + steps[None, :, :]).tolist()
+        neighbours: dict[int, list[int]] = {int(i): [j for j in row if j >= 0]
+                                            for i, row in zip(hull.tolist(), nb_rows, strict=True)}
+        hyp, n_sweeps, act, act_pred = _refine(model, hyp, hull, [0, *color_labels], neighbours,
+                                               block_penalty=cfg.block_penalty)
+        sweeps += n_sweeps
+        # carving may have emptied a whole part of a pile, beyond the search's reach (the cells next to
+        # the carved hull): any other cell where a block would explain more rays than it breaks
+        # becomes a candidate too, with its neighbours, and the search runs again
+        better = _improving_cells(model, hyp, act, act_pred, color_lab_arr, seen_any & ~fixed)
+        better = np.setdiff1d(better, hull)
+        if not len(better):
+            break
+        nb = vol.index(vol.cells(better)[:, None, :] + steps[None, :, :]).ravel()
+        nb = nb[nb >= 0]
+        hull = np.union1d(np.union1d(hull, better), nb[seen_any[nb] & ~fixed[nb]]).astype(np.int64)
+    # at most 22 blocks of a colour (rulebook "Components"): more means some of that colour's
+    # evidence is something else (a cool shadow read as blue): the blocks that explain least go
+    # first, then the search runs again, never taking a colour over the limit
+    over = [lab for lab in color_labels if int(np.count_nonzero(hyp == lab)) > cfg.max_per_colour]
+    if over:
+        for lab in over:
+            _prune_colour(model, hyp, lab, cfg.max_per_colour, [0, *color_labels])
+        hyp, n_sweeps, act, act_pred = _refine(model, hyp, hull, [0, *color_labels], neighbours,
+                                               block_penalty=cfg.block_penalty, cap=cfg.max_per_colour)
+        sweeps += n_sweeps
     t_refine = time.perf_counter()
     # every full cell is one of the search's active cells: a ray through none of them shows the mat
     pred = np.full(len(model.obs), int(Label.BACKGROUND), np.int64)
@@ -590,6 +615,7 @@ class _RayModel:
 def _refine(
     model: _RayModel, hyp: I64, candidates: npt.NDArray[np.int64], values: Sequence[int],
     neighbours: dict[int, list[int]], max_sweeps: int = 10, block_penalty: int = 2,
+    cap: int | None = None,
 ) -> tuple[I64, int, _ActiveRays, npt.NDArray[np.int8]]:
     """Local search: change one cell, or move a block to a neighbouring cell, whenever that
     explains the rays better; repeat until nothing improves.
@@ -600,8 +626,12 @@ def _refine(
     same as on the whole table.  A change of one cell only alters the rays on which that cell is (or
     becomes) the first full cell, so each move is priced on those rays alone.
 
+    With ``cap``, no change makes a colour have more than ``cap`` blocks (22 per colour, rulebook
+    "Components").
+
     Returns the new hypothesis, the sweeps made, the compact table and its rays' predictions."""
     act = _ActiveRays(model, hyp, candidates)
+    counts = np.bincount(hyp, minlength=N_LABELS)
     hl = act.hyp
     pred = act.predict(act.idx)
     # each compact row's first full cell, as a column (the row's width when none): a cell is the
@@ -648,7 +678,7 @@ def _refine(
         n_hit = int(hit_labels.sum())
         best_v, best_d = old, 0
         for v in values:
-            if v == old:
+            if v == old or (cap is not None and v != 0 and counts[v] >= cap):
                 continue
             cost = total_empty if v == 0 else rest + n_hit - int(hit_labels[v])
             delta = int(cost) - int(base) + penalty * (int(v != 0) - int(old != 0))
@@ -713,6 +743,8 @@ def _refine(
                     fpos[rows_c] = np.minimum(fpos[rows_c], q_c)
                 elif v1 == 0:  # emptied: its rows' first full cell is the next one
                     fpos[h_rows] = h_next
+                counts[v] -= 1
+                counts[v1] += 1
                 hyp[c] = hl[jc] = v1
                 pred[rows_c] = p_empty if v1 == 0 else np.where(hit, shown_of[v1], p_empty)
             else:  # move the block from ``c`` to ``best_n``
@@ -735,6 +767,53 @@ def _refine(
         if not changed:
             break
     return hyp, sweeps, act, pred
+
+
+def _improving_cells(model: _RayModel, hyp: I64, act: _ActiveRays, act_pred: npt.NDArray[np.int8],
+                     colours: I64, allowed: npt.NDArray[np.bool_]) -> I64:
+    """Empty cells (among ``allowed``) where a block of some colour would explain more rays than it
+    breaks, given the hypothesis ``hyp`` and its predictions (the search's compact table)."""
+    pred = np.full(len(model.obs), int(Label.BACKGROUND), np.int64)
+    pred[act.model_rows] = act_pred
+    idx = model.idx
+    full = np.append(hyp, 1)[idx] != 0  # the padding (-1) counts as full: nothing beyond it
+    before = (np.arange(idx.shape[1])[None, :] < np.argmax(full, axis=1)[:, None]) & (idx >= 0)
+    rows = np.broadcast_to(np.arange(idx.shape[0])[:, None], idx.shape)[before]
+    cells = idx[before]
+    keep = allowed[cells] & (model.weight[rows] > 0)
+    rows, cells = rows[keep], cells[keep]
+    n = len(hyp)
+    miss_now = np.bincount(cells, weights=(pred[rows] != model.obs[rows]), minlength=n)
+    total = np.bincount(cells, minlength=n).astype(np.float64)
+    best = np.full(n, np.inf)
+    for v in colours.tolist():
+        agree = np.bincount(cells, weights=(model.obs[rows] == v), minlength=n)
+        best = np.minimum(best, total - agree - miss_now)
+    return np.flatnonzero(best < 0)
+
+
+def _prune_colour(model: _RayModel, hyp: I64, v: int, cap: int, values: Sequence[int]) -> None:
+    """Change colour ``v``'s blocks, one at a time, to whatever costs the fewest rays (empty or
+    another colour), until ``v`` has ``cap`` blocks; ``hyp`` is changed in place."""
+    while True:
+        cells = np.flatnonzero(hyp == v)
+        if len(cells) <= cap:
+            return
+        best: tuple[int, int, int] | None = None
+        for c in cells.tolist():
+            rows = model.rays_of[c]
+            obs, wt = model.obs[rows], model.weight[rows]
+            before = int(((model.predict(hyp, rows) != obs) * wt).sum())
+            for w in values:
+                if w == v:
+                    continue
+                hyp[c] = w
+                d = int(((model.predict(hyp, rows) != obs) * wt).sum()) - before
+                hyp[c] = v
+                if best is None or d < best[0]:
+                    best = (d, c, w)
+        assert best is not None
+        hyp[best[1]] = best[2]
 
 
 class _ActiveRays:

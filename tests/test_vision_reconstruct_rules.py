@@ -1,0 +1,63 @@
+"""The reconstruct stage's use of the rules and its search's reach (issue 5, item 6).
+
+* At most 22 blocks of a colour (rulebook "Components"): checked on SYNTHETIC label maps (exact
+  rasterized labels) of an illegal pile with 25 blue blocks, where the pictures alone support all 25.
+* The search reaches blocks that carving emptied beyond the carved hull's neighbours: checked on a
+  rendered fixture (scene_038) whose blue block at 2,-2,1 shows a whole face to the +x camera and was
+  missed before (docs/vision.md, "Session 3")."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from benchmarks.ctrl_scenes import load_scene
+from engine.ctrl.geometry import Cell
+from vision.camera import ViewCamera
+from vision.pipeline import score_images
+from vision.reconstruct import ReconstructConfig, ViewEvidence, reconstruct
+from vision.synthetic import render_labels, standard_cameras
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "ctrl"
+
+
+def _views(blocks: dict[Cell, str]) -> list[ViewEvidence]:
+    size = (640, 360)
+    k = np.array([[480.0, 0, 320], [0, 480.0, 180], [0, 0, 1]])
+    cams: dict[str, ViewCamera] = standard_cameras(k, size, elevation_deg=35.0)
+    return [ViewEvidence(cam, render_labels(blocks, {}, cam), side) for side, cam in cams.items()]
+
+
+def _wall(n: int) -> dict[Cell, str]:
+    """``n`` blue blocks in a one-block-thick wall against the Central Cube's -y face and beyond,
+    every block visible from the -y side."""
+    cells = [(x, -1, z) for z in range(3) for x in range(-3, 6)] + [(x, -1, 3) for x in range(-3, 6)]
+    return {c: "blue" for c in cells[:n]}
+
+
+def test_a_colour_never_gets_more_than_22_blocks() -> None:
+    blocks = _wall(25)
+    assert len(blocks) == 25
+    # without the rule the pictures support all 25 (the rule is what removes 3, not the evidence)
+    free = reconstruct(_views(blocks), ReconstructConfig(max_per_colour=99))
+    assert sum(1 for v in free.blocks.values() if v == "blue") == 25
+    capped = reconstruct(_views(blocks))
+    n_blue = sum(1 for v in capped.blocks.values() if v == "blue")
+    assert n_blue == 22
+    assert set(capped.blocks) <= set(blocks)  # the ones kept are real blocks
+
+
+def test_a_legal_pile_is_untouched_by_the_limit() -> None:
+    blocks = _wall(22)
+    recon = reconstruct(_views(blocks))
+    assert recon.blocks == blocks
+
+
+def test_search_reaches_blocks_beyond_the_carved_hull() -> None:
+    scene = load_scene(FIXTURES / "scene_038", with_camera=True)
+    truth = json.loads((FIXTURES / "scene_038" / "scene.json").read_text())["state"]
+    assert {"cell": [2, -2, 1], "color": "blue"} in truth["blocks"]
+    res = score_images(scene.pics, scene.spec, scene.camera)
+    assert res.state.blocks.get((2, -2, 1)) == "blue"

@@ -193,6 +193,12 @@ def score_images(
                                                   recon.scorer)
             state, flag_alternatives = _poles_decide(state, flag_alternatives, images,
                                                      [e.camera for e in evidence])
+            if all(list(state.blocks.values()).count(c) == 1 and state.blocks.get(state.starts.get(c, (0, 0, -1))) == c
+                   for c in state.colors):
+                # a set-up position: a flag whose banner was not made out may still show its pole
+                # on the start block, where the rulebook puts it ("Setup" 4), as ``check-setup`` does
+                state, pole_notes = confirm_setup_flags(state, images, [e.camera for e in evidence])
+                inferred += pole_notes
         inferred += _turn_spread(state)
     problems = validate_state(state) + inferred
     for color in state.colors:

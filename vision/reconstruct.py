@@ -376,12 +376,13 @@ def reconstruct(
     nb = nb[nb >= 0]
     hull = np.union1d(hull, nb[seen_any[nb] & ~fixed[nb]]).astype(np.int64)
     sweeps = 0
+    fresh: I64 | None = None  # the candidates new in this round (None: all)
     for _grow in range(cfg.max_grow):
         nb_rows = vol.index(vol.cells(hull)[:, None, :] + steps[None, :, :]).tolist()
         neighbours: dict[int, list[int]] = {int(i): [j for j in row if j >= 0]
                                             for i, row in zip(hull.tolist(), nb_rows, strict=True)}
         hyp, n_sweeps, act, act_pred = _refine(model, hyp, hull, [0, *color_labels], neighbours,
-                                               block_penalty=cfg.block_penalty)
+                                               block_penalty=cfg.block_penalty, first=fresh)
         sweeps += n_sweeps
         # carving may have emptied a whole part of a pile, beyond the search's reach (the cells next to
         # the carved hull): any other cell where a block would explain more rays than it breaks
@@ -392,7 +393,11 @@ def reconstruct(
             break
         nb = vol.index(vol.cells(better)[:, None, :] + steps[None, :, :]).ravel()
         nb = nb[nb >= 0]
-        hull = np.union1d(np.union1d(hull, better), nb[seen_any[nb] & ~fixed[nb]]).astype(np.int64)
+        grown = np.union1d(np.union1d(hull, better), nb[seen_any[nb] & ~fixed[nb]]).astype(np.int64)
+        # the old candidates next to a new one may now move a block onto it: priced again too
+        nb2 = vol.index(vol.cells(np.setdiff1d(grown, hull))[:, None, :] + steps[None, :, :]).ravel()
+        fresh = np.union1d(np.setdiff1d(grown, hull), np.intersect1d(nb2[nb2 >= 0], grown)).astype(np.int64)
+        hull = grown
     # at most 22 blocks of a colour (rulebook "Components"): more means some of that colour's
     # evidence is something else (a cool shadow read as blue): the blocks that explain least go
     # first, then the search runs again, never taking a colour over the limit
@@ -615,7 +620,7 @@ class _RayModel:
 def _refine(
     model: _RayModel, hyp: I64, candidates: npt.NDArray[np.int64], values: Sequence[int],
     neighbours: dict[int, list[int]], max_sweeps: int = 10, block_penalty: int = 2,
-    cap: int | None = None,
+    cap: int | None = None, first: npt.NDArray[np.int64] | None = None,
 ) -> tuple[I64, int, _ActiveRays, npt.NDArray[np.int8]]:
     """Local search: change one cell, or move a block to a neighbouring cell, whenever that
     explains the rays better; repeat until nothing improves.
@@ -626,6 +631,8 @@ def _refine(
     same as on the whole table.  A change of one cell only alters the rays on which that cell is (or
     becomes) the first full cell, so each move is priced on those rays alone.
 
+    ``first``: the only cells to price in the first sweep (the others are known to gain nothing
+    from a change: a previous search over them ended, and nothing changed since); default all.
     With ``cap``, no change makes a colour have more than ``cap`` blocks (22 per colour, rulebook
     "Components").
 
@@ -708,7 +715,7 @@ def _refine(
         return int(np.count_nonzero(o != v)) - int(np.count_nonzero(before != o)), rows_n, hit_n, q_n
 
     dirty = np.zeros(len(model.rays_of), bool)
-    dirty[np.asarray(candidates, np.int64)] = True
+    dirty[np.asarray(candidates if first is None else first, np.int64)] = True
     touched_mark = np.zeros(len(act.cells) + 1, bool)
     sweeps = 0
     for sweeps in range(1, max_sweeps + 1):  # noqa: B007
@@ -775,12 +782,25 @@ def _improving_cells(model: _RayModel, hyp: I64, act: _ActiveRays, act_pred: npt
     breaks, given the hypothesis ``hyp`` and its predictions (the search's compact table)."""
     pred = np.full(len(model.obs), int(Label.BACKGROUND), np.int64)
     pred[act.model_rows] = act_pred
-    idx = model.idx
-    full = np.append(hyp, 1)[idx] != 0  # the padding (-1) counts as full: nothing beyond it
-    before = (np.arange(idx.shape[1])[None, :] < np.argmax(full, axis=1)[:, None]) & (idx >= 0)
-    rows = np.broadcast_to(np.arange(idx.shape[0])[:, None], idx.shape)[before]
-    cells = idx[before]
-    keep = allowed[cells] & (model.weight[rows] > 0)
+    ext = np.append(hyp, 1)  # the padding (-1) counts as full: nothing beyond it
+
+    def ahead(rows: I64) -> tuple[I64, I64]:
+        """(ray, cell) pairs: the cells before each ray's first full cell."""
+        sub = model.idx[rows]
+        before = (np.arange(sub.shape[1])[None, :] < np.argmax(ext[sub] != 0, axis=1)[:, None]) & (sub >= 0)
+        return np.broadcast_to(rows[:, None], sub.shape)[before], sub[before]
+
+    # a block can only explain a ray that shows a piece colour nothing explains yet: the cells in
+    # front of the first full cell on those rays are the only ones worth pricing
+    loose = np.flatnonzero((pred != model.obs) & np.isin(model.obs, colours) & (model.weight > 0))
+    if not len(loose):
+        return np.zeros(0, np.int64)
+    _, cand = ahead(loose)
+    cand = np.unique(cand[allowed[cand]])
+    if not len(cand):
+        return np.zeros(0, np.int64)
+    rows, cells = ahead(np.unique(np.concatenate([model.rays_of[c] for c in cand.tolist()])))
+    keep = np.isin(cells, cand) & (model.weight[rows] > 0)
     rows, cells = rows[keep], cells[keep]
     n = len(hyp)
     miss_now = np.bincount(cells, weights=(pred[rows] != model.obs[rows]), minlength=n)
@@ -795,25 +815,41 @@ def _improving_cells(model: _RayModel, hyp: I64, act: _ActiveRays, act_pred: npt
 def _prune_colour(model: _RayModel, hyp: I64, v: int, cap: int, values: Sequence[int]) -> None:
     """Change colour ``v``'s blocks, one at a time, to whatever costs the fewest rays (empty or
     another colour), until ``v`` has ``cap`` blocks; ``hyp`` is changed in place."""
+    others = np.array([w for w in values if w != v], np.int64)
+    background = int(Label.BACKGROUND)
     while True:
         cells = np.flatnonzero(hyp == v)
         if len(cells) <= cap:
             return
-        best: tuple[int, int, int] | None = None
-        for c in cells.tolist():
-            rows = model.rays_of[c]
-            obs, wt = model.obs[rows], model.weight[rows]
-            before = int(((model.predict(hyp, rows) != obs) * wt).sum())
-            for w in values:
-                if w == v:
-                    continue
-                hyp[c] = w
-                d = int(((model.predict(hyp, rows) != obs) * wt).sum()) - before
-                hyp[c] = v
-                if best is None or d < best[0]:
-                    best = (d, c, w)
-        assert best is not None
-        hyp[best[1]] = best[2]
+        # only the rays a block of ``v`` is the first full cell of change: on them, the label shown
+        # becomes the other colour, or (emptied) what the next full cell behind it shows
+        rows = np.unique(np.concatenate([model.rays_of[c] for c in cells.tolist()]))
+        sub = model.idx[rows]
+        vals = np.append(hyp, 0)[sub]
+        full = vals != 0
+        ar = np.arange(len(rows))
+        first = np.argmax(full, axis=1)
+        mine = full[ar, first] & (vals[ar, first] == v)
+        rows, sub, vals, full, first = rows[mine], sub[mine], vals[mine], full[mine], first[mine]
+        ar = ar[: len(rows)]
+        cell_of = sub[ar, first]
+        full[ar, first] = False
+        second = np.argmax(full, axis=1)
+        nxt = np.where(full[ar, second], vals[ar, second], 0)
+        behind = np.where((nxt != 0) & (nxt != int(Label.CUBE)), nxt, background)
+        obs, wt = model.obs[rows], model.weight[rows]
+        now = (obs != v) * wt
+        pos = np.searchsorted(cells, cell_of)
+        n = len(cells)
+        best_d = np.full(n, np.inf)
+        best_w = np.zeros(n, np.int64)
+        for w in others.tolist():
+            shown = behind if w == 0 else np.full(len(rows), w)
+            d = np.bincount(pos, weights=(shown != obs) * wt - now, minlength=n)
+            better = d < best_d
+            best_d[better], best_w[better] = d[better], w
+        k = int(np.argmin(best_d))  # the first of equals, as a scan in cell order would pick
+        hyp[cells[k]] = best_w[k]
 
 
 class _ActiveRays:

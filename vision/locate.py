@@ -10,7 +10,7 @@ import numpy as np
 import numpy.typing as npt
 
 from calibration.camera import CameraCalibration
-from calibration.errors import CalibrationError
+from calibration.errors import CalibrationError, NoBoardFoundError
 from calibration.mat import MatSpec
 from calibration.pose import MatPose, detect_mat, estimate_pose, self_calibrate
 from engine.errors import BoardsideInputError
@@ -50,6 +50,10 @@ def locate(image: U8, name: str, spec: MatSpec, camera: CameraCalibration | None
     """The camera pose of one picture in battlefield coordinates (the mat must be in view)."""
     try:
         return estimate_pose(image, spec, camera)
+    except NoBoardFoundError as exc:
+        # the mat may be in the picture but its markers unreadable: say what usually causes that
+        raise ImageRejectedError(f"{name!r}: {exc}; if the mat is in the picture, its markers could not be read: "
+                                 "hold the camera still (motion blur), come closer or light the mat evenly") from None
     except CalibrationError as exc:
         raise ImageRejectedError(f"{name!r}: {exc}") from None
 

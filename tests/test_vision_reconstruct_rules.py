@@ -2,9 +2,10 @@
 
 * At most 22 blocks of a colour (rulebook "Components"): checked on SYNTHETIC label maps (exact
   rasterized labels) of an illegal pile with 25 blue blocks, where the pictures alone support all 25.
-* The search reaches blocks that carving emptied beyond the carved hull's neighbours: checked on a
-  rendered fixture (scene_038) whose blue block at 2,-2,1 shows a whole face to the +x camera and was
-  missed before (docs/vision.md, "Session 3")."""
+* The search reaches blocks that carving emptied beyond the carved hull's neighbours, and keeps a
+  strongly seen group whose link to the pile was misread: checked on rendered fixtures (before,
+  scene_038's blue block at 2,-2,1, showing a whole face to the +x camera, was missed, and
+  scene_026's yellow block at 1,4,2 was dropped as floating; docs/vision.md, "Session 3")."""
 
 from __future__ import annotations
 
@@ -61,3 +62,14 @@ def test_search_reaches_blocks_beyond_the_carved_hull() -> None:
     assert {"cell": [2, -2, 1], "color": "blue"} in truth["blocks"]
     res = score_images(scene.pics, scene.spec, scene.camera)
     assert res.state.blocks.get((2, -2, 1)) == "blue"
+
+
+def test_a_strongly_seen_group_is_reconnected_through_a_misread_cell() -> None:
+    # scene_026: the yellow block at 1,4,2 shows in several pictures (its rays weigh ~300), but the
+    # block joining it to the pile was misread, so it used to be dropped as "floating"
+    scene = load_scene(FIXTURES / "scene_026", with_camera=True)
+    truth = json.loads((FIXTURES / "scene_026" / "scene.json").read_text())["state"]
+    assert {"cell": [1, 4, 2], "color": "yellow"} in truth["blocks"]
+    res = score_images(scene.pics, scene.spec, scene.camera)
+    assert res.state.blocks.get((1, 4, 2)) == "yellow"
+    assert (1, 4, 2) not in res.reconstruction.ignored

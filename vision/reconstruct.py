@@ -453,6 +453,20 @@ def reconstruct(
     # cells no picture sees: colour where no connected block can be (a reflection in the Central
     # Cube's glossy faces, clutter, a printed patch) is ignored, and reported
     ignored = _floating(blocks, set(unobserved))
+    if ignored:
+        # a group the pictures show strongly is kept when a path of cells that the pictures do not
+        # contradict much connects it (the block between it and the pile was misread, e.g. shadowed):
+        # the cheapest such path's blocks are added, each in the colour that costs least there
+        added, connectors = _reconnect(model, hyp, vol, blocks, set(unobserved), ignored, color_lab_arr,
+                                       seen_any & ~fixed, cfg)
+        for cell, col in added.items():
+            blocks[cell] = col
+            hyp[vol.index1(cell)] = int(COLOR_LABELS[col])
+            confidence[cell] = 0.0
+        unobserved.extend(c for c in connectors if c not in unobserved)
+        ignored = _floating(blocks, set(unobserved))
+        if added:
+            pred = model.predict(hyp)
     for cell in ignored:
         del blocks[cell]
         confidence.pop(cell, None)
@@ -556,6 +570,107 @@ class RayScorer:
             self._hyp[i] = v
         obs, wt = m.obs[rows], m.weight[rows]
         return int(((p != obs) * wt).sum()) - int(((self._pred[rows] != obs) * wt).sum())
+
+
+def _reconnect(model: _RayModel, hyp: I64, vol: _Volume, blocks: Mapping[Cell, str], hidden: set[Cell],
+               floating: Mapping[Cell, str], colours: I64, allowed: npt.NDArray[np.bool_],
+               cfg: ReconstructConfig) -> tuple[dict[Cell, str], list[Cell]]:
+    """For each group of ``floating`` blocks (not connected to the Central Cube), the cheapest path of
+    cells joining it to the connected blocks (or the cube, or a hidden cell): a cell costs the rays a
+    block of its best colour there would leave unexplained beyond those it explains (nothing for a
+    cell no ray reaches first).  When a path costs less than half the rays the group explains, the
+    path's blocks (and its cells no ray reaches, as hidden connectors) are returned; otherwise the
+    group stays floating."""
+    import heapq
+
+    # the cost and best colour of filling each empty cell, on the rays it would be the first full cell of
+    ext = np.append(hyp, 1)
+    idx = model.idx
+    pred = model.predict(hyp)
+    before = (np.arange(idx.shape[1])[None, :] < np.argmax(ext[idx] != 0, axis=1)[:, None]) & (idx >= 0)
+    rows = np.broadcast_to(np.arange(idx.shape[0])[:, None], idx.shape)[before]
+    cells = idx[before]
+    keep = allowed[cells] & (model.weight[rows] > 0)
+    rows, cells = rows[keep], cells[keep]
+    n = vol.n
+    total = np.bincount(cells, minlength=n).astype(np.float64)
+    miss_now = np.bincount(cells, weights=(pred[rows] != model.obs[rows]), minlength=n)
+    fill = np.full(n, np.inf)
+    fill_col = np.zeros(n, np.int64)
+    for v in colours.tolist():
+        d = total - np.bincount(cells, weights=(model.obs[rows] == v), minlength=n) - miss_now
+        better = d < fill
+        fill[better], fill_col[better] = d[better], v
+    fill = np.maximum(fill, 0.0)
+    unseen = total < cfg.min_pixels  # no picture can tell: a connector at no cost
+    connected = {c for c in blocks if c not in floating} | set(CENTRAL_CUBE) | hidden
+    added: dict[Cell, str] = {}
+    connectors: list[Cell] = []
+    todo = dict(floating)
+    while todo:
+        # one group (6-connected floating blocks)
+        seed = next(iter(todo))
+        group = {seed}
+        queue = deque([seed])
+        while queue:
+            x, y, z = queue.popleft()
+            for dx, dy, dz in ALL_DIRS:
+                nb = (x + dx, y + dy, z + dz)
+                if nb in todo and nb not in group:
+                    group.add(nb)
+                    queue.append(nb)
+        for c in group:
+            del todo[c]
+        gidx = [vol.index1(c) for c in group]
+        gi = np.array([i for i in gidx if i >= 0], np.int64)
+        if not len(gi):
+            continue
+        grows = np.unique(np.concatenate([model.rays_of[i] for i in gi.tolist()]))
+        without = hyp.copy()
+        without[gi] = 0
+        obs, wt = model.obs[grows], model.weight[grows]
+        evidence = int(((model.predict(without, grows) != obs) * wt).sum()) - int(((pred[grows] != obs) * wt).sum())
+        # Dijkstra from the group to anything connected
+        dist: dict[Cell, float] = {c: 0.0 for c in group}
+        prev: dict[Cell, Cell] = {}
+        heap = [(0.0, c) for c in group]
+        heapq.heapify(heap)
+        goal: Cell | None = None
+        while heap:
+            d0, c = heapq.heappop(heap)
+            if d0 > dist.get(c, np.inf) or d0 >= evidence / 2:
+                continue
+            if c in connected:
+                goal = c
+                break
+            x, y, z = c
+            for dx, dy, dz in ALL_DIRS:
+                nb = (x + dx, y + dy, z + dz)
+                if nb[2] < 0 or nb in group:
+                    continue
+                i = vol.index1(nb)
+                if nb in connected:
+                    step = 0.0
+                elif i < 0 or not allowed[i]:
+                    continue
+                else:
+                    step = 0.0 if unseen[i] else float(fill[i])
+                if d0 + step < dist.get(nb, np.inf):
+                    dist[nb] = d0 + step
+                    prev[nb] = c
+                    heapq.heappush(heap, (d0 + step, nb))
+        if goal is None:
+            continue
+        on_path: Cell | None = prev.get(goal)
+        while on_path is not None and on_path not in group:
+            i = vol.index1(on_path)
+            if unseen[i]:
+                connectors.append(on_path)
+            else:
+                added[on_path] = LABEL_COLORS[int(fill_col[i])]
+            on_path = prev.get(on_path)
+        connected |= group | set(added) | set(connectors)
+    return added, connectors
 
 
 def _floating(blocks: Mapping[Cell, str], hidden: set[Cell]) -> dict[Cell, str]:

@@ -41,7 +41,7 @@ from calibration.boards import BoardSpec, render_board
 from calibration.colour import linear_to_lab, srgb8_to_linear
 from vision.board_locate import BoardPose
 from vision.board_pieces import Hypothesis, PieceGeometry, hypotheses_for
-from vision.board_rays import hits, segments_to_board
+from vision.board_rays import box_intervals, hits, segments_to_board
 
 __all__ = ["CellReading", "ClassifyBoardConfig", "Site", "classify_sites", "config_for", "flat_sites"]
 
@@ -230,14 +230,25 @@ def _observe(sc: _Scene, pts: F64, cfg: ClassifyBoardConfig, known: F64 | None =
         on_board = np.ones_like(on_board)
     t0 = np.linalg.norm(pts - cam, axis=1) / np.maximum(np.linalg.norm(ends - cam, axis=1), 1e-9)
     hidden: npt.NDArray[np.bool_] = np.zeros(len(pts), bool)
+    behind_structure: npt.NDArray[np.bool_] | None = None
     if sc.structure is not None and len(sc.structure):
-        # a structure solid (an upper pad) between the camera and the probe hides it
-        before = np.asarray(hits(cam, ends, sc.structure, t_min=0.0, t_max=t0 - 1e-3), bool)
-        hidden = np.asarray(before.any(axis=1), bool)
+        # a structure solid (an upper pad) between the camera and the probe hides it; one beyond the
+        # probe is its background (boxes, as the Gridopolis pads: one pass over the rays for both)
+        if not sc.structure[:, 0].any():
+            lo, hi = box_intervals(cam, ends, sc.structure)
+            t_lo = t0[:, None]
+            hidden = np.asarray((np.maximum(lo, 0.0) <= np.minimum(hi, t_lo - 1e-3)).any(axis=1), bool)
+            behind_structure = np.asarray(np.maximum(lo, t_lo - 1e-6) <= np.minimum(hi, 1.0), bool)
+        else:
+            before = np.asarray(hits(cam, ends, sc.structure, t_min=0.0, t_max=t0 - 1e-3), bool)
+            hidden = np.asarray(before.any(axis=1), bool)
     for rows, labs in ((sc.structure, sc.structure_lab), (known, known_lab)):
         if rows is None or labs is None or not len(rows):
             continue
-        hit = np.asarray(hits(cam, ends, rows, t_min=t0 - 1e-6, t_max=1.0), bool)  # (N, G) beyond the probe
+        if rows is sc.structure and behind_structure is not None:
+            hit = behind_structure
+        else:
+            hit = np.asarray(hits(cam, ends, rows, t_min=t0 - 1e-6, t_max=1.0), bool)  # (N, G) beyond the probe
         top = np.where(hit, rows[None, :, 5], -np.inf)
         first = np.argmax(top, axis=1)  # rays come from above: the highest solid hit is met first
         any_hit: npt.NDArray[np.bool_] = np.asarray(hit.any(axis=1), bool)
@@ -419,6 +430,7 @@ def classify_sites(
                                                    rows_g, owner_g, colours, cfg, cube_lab), strict=True))
     kind_index = {h.kind: j for j, h in enumerate(hyps)}
     out: list[CellReading] = []
+    crown_check: list[int] = []  # Gridopolis markers whose crown is looked for (all at once, below)
     for i, site in enumerate(sites):
         k = int(choice[i])
         hyp = hyps[k]
@@ -472,11 +484,15 @@ def classify_sites(
                 if same.mean() < cfg.blocker_colour_share:
                     kind = "pawn"
         if game == "gridopolis" and kind in ("pawn", "king") and colour in HUES and colour != "yellow":
-            kind = "king" if _crowned(sc, site, colour, cfg) else "pawn"
+            crown_check.append(len(out))
         out.append(CellReading(site.key, kind, colour, hyp.cubes if kind not in ("unseen", "occluded") else 0,
                                char_colour is not None, conf, char_colour,
                                {f"{h.kind}{'+c' if h.character else ''}": float(scores[j, i])
                                 for j, h in enumerate(hyps)}))
+    if crown_check:
+        crowned = _crowned(sc, [sites[i] for i in crown_check], cfg)
+        for i, king in zip(crown_check, crowned, strict=True):
+            out[i] = replace(out[i], kind="king" if king else "pawn")
     t4 = time.perf_counter()
     if timings is not None:
         timings["classify.observe_s"] = t1 - t0
@@ -593,12 +609,17 @@ def _structure_colours(sc: _Scene, cfg: ClassifyBoardConfig) -> F64:
     ok = ok.reshape(len(rows), len(ang))
     # a ring point under another solid (an upper level) shows that solid, not this one's colour
     cam = sc.pose.camera_position
-    hid = np.asarray(hits(cam, pts, rows, t_min=0.0, t_max=1.0 - 1e-3), bool).reshape(len(rows), len(ang), len(rows))
+    if not rows[:, 0].any():  # boxes (Gridopolis pads): the leaner test
+        lo, hi = box_intervals(cam, pts, rows)
+        hid = np.asarray(np.maximum(lo, 0.0) <= np.minimum(hi, 1.0 - 1e-3), bool).reshape(len(rows), len(ang), len(rows))
+    else:
+        hid = np.asarray(hits(cam, pts, rows, t_min=0.0, t_max=1.0 - 1e-3), bool).reshape(len(rows), len(ang), len(rows))
     hid[:, :, np.arange(len(rows))] &= ~np.eye(len(rows), dtype=bool)[:, None, :]
     seen = ok & ~hid.any(axis=2)
     ok = np.where(seen.sum(axis=1, keepdims=True) >= 3, seen, ok)
-    for j in range(len(rows)):
-        out[j] = np.median(lab[j, ok[j]], axis=0) if ok[j].any() else np.array([60.0, 0.0, 0.0])
+    with np.errstate(all="ignore"):
+        med = np.nanmedian(np.where(ok[..., None], lab, np.nan), axis=1) if len(rows) else out
+    out[:] = np.where(ok.any(axis=1)[:, None], med, np.array([60.0, 0.0, 0.0])[None, :])
     return out
 
 
@@ -704,22 +725,23 @@ def _characters(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], c
     return out
 
 
-def _crowned(sc: _Scene, site: Site, colour: str, cfg: ClassifyBoardConfig) -> bool:
-    """Is the marker on ``site`` a king (flipped: its gold crown up)?  Probes just above the pawn's
-    top that show gold -- a yellow hue unlike the marker's own colour -- are the crown.  (A yellow
-    player's crown is not told this way: the shape alone decides.)"""
+def _crowned(sc: _Scene, sites: Sequence[Site], cfg: ClassifyBoardConfig) -> list[bool]:
+    """Is the marker on each of ``sites`` a king (flipped: its gold crown up)?  Probes just above
+    the pawn's top that show gold -- a yellow hue unlike the marker's own colour -- are the crown.
+    (A yellow player's crown is not told this way: the shape alone decides.)"""
     g = cfg.geometry
     r = 0.8 * g.crown_radius
     gx = np.linspace(-r, r, 4)
-    pts = np.array([(site.x_mm + a, site.y_mm + b, site.floor_mm + g.pawn_height + z)
-                    for a in gx for b in gx for z in (1.5, 3.0, 4.5)])
+    local = np.array([(a, b, g.pawn_height + z) for a in gx for b in gx for z in (1.5, 3.0, 4.5)])
+    base = np.array([[s.x_mm, s.y_mm, s.floor_mm] for s in sites], np.float64)
+    pts = (base[:, None, :] + local[None, :, :]).reshape(-1, 3)
     _, lab, ok, _ = _observe(sc, pts, cfg)
-    if ok.sum() < 8:
-        return False
     chroma = np.hypot(lab[:, 1], lab[:, 2])
     hue = np.degrees(np.arctan2(lab[:, 2], lab[:, 1]))
-    gold = ok & (chroma > cfg.player_chroma) & (np.abs((hue - HUES["yellow"] + 180) % 360 - 180) < 25.0)
-    return bool(gold.sum() >= max(3, cfg.crown_min_share * ok.sum()))
+    gold = (ok & (chroma > cfg.player_chroma) & (np.abs((hue - HUES["yellow"] + 180) % 360 - 180) < 25.0))
+    n_ok = ok.reshape(len(sites), -1).sum(axis=1)
+    n_gold = gold.reshape(len(sites), -1).sum(axis=1)
+    return [bool(n_ok[i] >= 8 and n_gold[i] >= max(3, cfg.crown_min_share * n_ok[i])) for i in range(len(sites))]
 
 
 def _flags(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64],
@@ -964,6 +986,11 @@ def _gain_field(img: U8, pose: BoardPose, app: _Appearance, constant: bool = Fal
         return field
     xy, exp = xy[ok], exp[ok]
     r = np.log(np.maximum(_sample(img, px[ok]), 1e-4) / np.maximum(exp, 1e-4))  # (N, 3)
+    if constant:  # most of the print hidden (a Gridopolis grid-set): one gain for all
+        lit = r.mean(axis=1) >= np.percentile(r.mean(axis=1), 40)
+        coef = np.zeros((3, 6))
+        coef[:, 0] = np.median(r[lit], axis=0)
+        return GainField(np.asarray(coef, np.float64), pose.spec.extent_mm)
     basis = field._basis(xy)
     # start from the largest group of samples that agree (the lit paper and print), whatever covers
     # the rest (pieces, shadows, a hand): the sample with the most neighbours in log-gain space
@@ -983,8 +1010,4 @@ def _gain_field(img: U8, pose: BoardPose, app: _Appearance, constant: bool = Fal
         dev = np.abs(res - np.median(res[keep], axis=0)).max(axis=1)
         mad = float(np.median(dev[keep])) + 1e-3
         keep = dev < 3.0 * mad
-    if constant:  # most of the print hidden (a Gridopolis grid-set): one gain for all
-        lit = r.mean(axis=1) >= np.percentile(r.mean(axis=1), 40)
-        coef = np.zeros((3, 6))
-        coef[:, 0] = np.median(r[lit], axis=0)
     return GainField(np.asarray(coef, np.float64), pose.spec.extent_mm)

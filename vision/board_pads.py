@@ -32,6 +32,7 @@ import numpy as np
 import numpy.typing as npt
 
 from calibration.boards import (
+    GRIDOPOLIS_LEVEL_MM,
     GRIDOPOLIS_PAD_MM,
     GRIDOPOLIS_PAD_THICK_MM,
     BoardSpec,
@@ -92,11 +93,12 @@ def candidate_pads(max_level: int = 4) -> list[Key]:
 
 def pad_rows(spec: BoardSpec, pads: Iterable[Key]) -> F64:
     """Solid rows (``vision.board_rays.hits``) of pads: thin boxes."""
-    rows = []
-    for x, y, lv in pads:
-        cx, cy, top = gridopolis_pad_centre_mm(spec, x, y, lv)
-        rows.append([0.0, cx, cy, GRIDOPOLIS_PAD_MM / 2, top - GRIDOPOLIS_PAD_THICK_MM, top])
-    return np.array(rows, np.float64).reshape(-1, 6)
+    keys = np.array(list(pads), np.float64).reshape(-1, 3)
+    if len(keys):
+        gridopolis_pad_centre_mm(spec, 0, 0, 0)  # (checks that ``spec`` is the level guide)
+    top = GRIDOPOLIS_PAD_THICK_MM + keys[:, 2] * GRIDOPOLIS_LEVEL_MM  # gridopolis_pad_top_mm, vectorised
+    return np.column_stack([np.zeros(len(keys)), (keys[:, 0] + 0.5) * spec.cell_mm, (keys[:, 1] + 0.5) * spec.cell_mm,
+                            np.full(len(keys), GRIDOPOLIS_PAD_MM / 2), top - GRIDOPOLIS_PAD_THICK_MM, top])
 
 
 def _ring_offsets(cfg: PadDetectConfig) -> F64:
@@ -153,7 +155,7 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
     n_o = len(offs)
 
     def tops(keys: Sequence[Key]) -> F64:
-        c = np.array([gridopolis_pad_centre_mm(spec, *k) for k in keys], np.float64).reshape(-1, 3)
+        c = pad_rows(spec, keys)[:, [1, 2, 5]]
         pts = np.repeat(c[:, None, :], n_o, axis=1)
         pts[..., :2] += offs[None, :, :]
         return pts.reshape(-1, 3)

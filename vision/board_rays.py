@@ -71,3 +71,24 @@ def hits(camera: F64, ends: F64, solids: F64, t_min: float | F64 = 0.0, t_max: f
         lo = np.where(kind == 1, np.maximum(lo, clo), lo)
         hi = np.where(kind == 1, np.minimum(hi, chi), hi)
     return np.asarray(lo <= hi, bool)
+
+
+def box_intervals(camera: F64, ends: F64, boxes: F64) -> tuple[F64, F64]:
+    """The parameter interval ``[lo, hi]`` (both ``(N, M)``) over which each ray ``camera + t (end -
+    camera)`` (``ends`` (N, 3)) lies inside each *box* row of ``boxes`` (M, 6) (kind ignored: all
+    boxes); the ray meets the box over ``t_min <= t <= t_max`` when ``max(lo, t_min) <= min(hi,
+    t_max)``.  One pass serves several ranges of ``t`` (in front of a probe, behind it), which is
+    what the Gridopolis pads as background and occluders need (:func:`hits` does it for one range)."""
+    o = camera.reshape(3)
+    d = np.asarray(ends, np.float64) - o[None, :]
+    lo = np.full((len(d), len(boxes)), -np.inf)
+    hi = np.full((len(d), len(boxes)), np.inf)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for axis, a, b in ((2, boxes[:, 4], boxes[:, 5]), (0, boxes[:, 1] - boxes[:, 3], boxes[:, 1] + boxes[:, 3]),
+                           (1, boxes[:, 2] - boxes[:, 3], boxes[:, 2] + boxes[:, 3])):
+            inv = 1.0 / d[:, axis:axis + 1]
+            t1 = (a[None, :] - o[axis]) * inv
+            t2 = (b[None, :] - o[axis]) * inv
+            np.maximum(lo, np.minimum(t1, t2), out=lo)
+            np.minimum(hi, np.maximum(t1, t2), out=hi)
+    return lo, hi

@@ -611,12 +611,13 @@ def _structure_colours(sc: _Scene, cfg: ClassifyBoardConfig) -> F64:
     cam = sc.pose.camera_position
     if not rows[:, 0].any():  # boxes (Gridopolis pads): the leaner test
         lo, hi = box_intervals(cam, pts, rows)
-        hid = np.asarray(np.maximum(lo, 0.0) <= np.minimum(hi, 1.0 - 1e-3), bool).reshape(len(rows), len(ang), len(rows))
+        hid = np.asarray(np.maximum(lo, 0.0) <= np.minimum(hi, 1.0 - 1e-3), bool)
     else:
-        hid = np.asarray(hits(cam, pts, rows, t_min=0.0, t_max=1.0 - 1e-3), bool).reshape(len(rows), len(ang), len(rows))
+        hid = np.asarray(hits(cam, pts, rows, t_min=0.0, t_max=1.0 - 1e-3), bool)
+    hid = np.asarray(hid, bool).reshape(len(rows), len(ang), len(rows))
     hid[:, :, np.arange(len(rows))] &= ~np.eye(len(rows), dtype=bool)[:, None, :]
     seen = ok & ~hid.any(axis=2)
-    ok = np.where(seen.sum(axis=1, keepdims=True) >= 3, seen, ok)
+    ok = np.asarray(np.where(seen.sum(axis=1, keepdims=True) >= 3, seen, ok), bool)
     with np.errstate(all="ignore"):
         med = np.nanmedian(np.where(ok[..., None], lab, np.nan), axis=1) if len(rows) else out
     out[:] = np.where(ok.any(axis=1)[:, None], med, np.array([60.0, 0.0, 0.0])[None, :])

@@ -620,7 +620,8 @@ def _structure_colours(sc: _Scene, cfg: ClassifyBoardConfig) -> F64:
     ok = np.asarray(np.where(seen.sum(axis=1, keepdims=True) >= 3, seen, ok), bool)
     with np.errstate(all="ignore"):
         med = np.nanmedian(np.where(ok[..., None], lab, np.nan), axis=1) if len(rows) else out
-    out[:] = np.where(ok.any(axis=1)[:, None], med, np.array([60.0, 0.0, 0.0])[None, :])
+    has = np.asarray(ok.any(axis=1), bool)
+    out[:] = np.where(has[:, None], med, np.array([60.0, 0.0, 0.0])[None, :])
     return out
 
 

@@ -95,6 +95,11 @@ class ClassifyBoardConfig:
     blocker_min_probes: int = 2  # probes only a blocker box explains ...
     blocker_colour_share: float = 0.5  # ... of which this share must show the box's colour, else a marker
     crown_min_share: float = 0.15  # share of the probes over a marker that must show its gold crown
+    box_margin_mm: float = 0.0  # Gridopolis (> 0: on): points on a blocker box's faces whose rays pass this
+    # far from a marker (pawn or king) tell the two apart; the box needs ``blocker_colour_share`` of them
+    box_hue: bool = True  # ... in the marker's hue (else: anything not the background)
+    box_share: float = 0.3  # ... this share of them showing it: a box
+    box_min_points: int = 6  # ... that many of them seen, else the probes' scores decide
     flag_margin: float = 2.5  # rays this close to the tower (bevels, a cube set slightly askew) are left out
     flag_chroma: float = 15.0  # a flag's banner seen on camera (thin: mixed with what is behind it)
     blur_px: int = 3
@@ -108,7 +113,7 @@ def config_for(game: str) -> ClassifyBoardConfig:
     wider for the 3-D pieces than for Quirky's flat tokens: light bouncing off a coloured cube or pad
     tints the paper and pads around it (tuned on re-seeded development renders, docs/boards_vision.md)."""
     if game == "gridopolis":
-        return ClassifyBoardConfig(black_lightness=0.0, dab_lo=6.0, dab_hi=18.0)
+        return ClassifyBoardConfig(black_lightness=0.0, dab_lo=6.0, dab_hi=18.0, box_margin_mm=1.5)
     if game == "bandera":
         return ClassifyBoardConfig(dab_lo=4.0, dab_hi=14.0)
     return ClassifyBoardConfig()
@@ -430,7 +435,8 @@ def classify_sites(
                                                    rows_g, owner_g, colours, cfg, cube_lab), strict=True))
     kind_index = {h.kind: j for j, h in enumerate(hyps)}
     out: list[CellReading] = []
-    crown_check: list[int] = []  # Gridopolis markers whose crown is looked for (all at once, below)
+    crown_check: list[int] = []  # Gridopolis markers and boxes: shape and crown looked at (all at once, below)
+    body_lab: list[F64 | None] = []  # ... and the colour of each one's body
     for i, site in enumerate(sites):
         k = int(choice[i])
         hyp = hyps[k]
@@ -483,12 +489,28 @@ def classify_sites(
                     same = ch_x > cfg.min_chroma
                 if same.mean() < cfg.blocker_colour_share:
                     kind = "pawn"
-        if game == "gridopolis" and kind in ("pawn", "king") and colour in HUES and colour != "yellow":
+        if game == "gridopolis" and kind in ("pawn", "king", "blocker") and colour in HUES:
             crown_check.append(len(out))
+            kp = kind_index["pawn"]
+            body = pred[kp, i] & (weight[i] > 0) & (piece[i] > 0.5)
+            body_lab.append(np.median(lab_o[i, body], axis=0) if body.sum() >= 2 else None)
         out.append(CellReading(site.key, kind, colour, hyp.cubes if kind not in ("unseen", "occluded") else 0,
                                char_colour is not None, conf, char_colour,
                                {f"{h.kind}{'+c' if h.character else ''}": float(scores[j, i])
                                 for j, h in enumerate(hyps)}))
+    if crown_check and cfg.box_margin_mm > 0:
+        # a blocker box or a marker: decided on the box's faces where a marker would not be seen
+        g_rows = [r for r in solids_now if len(r)]
+        rows_g = np.concatenate(g_rows) if g_rows else np.zeros((0, 6))
+        owner_g = np.concatenate([np.full(len(r), j) for j, r in enumerate(solids_now) if len(r)]) \
+            if g_rows else np.zeros(0, np.int64)
+        shape = _box_or_marker(sc, sites, np.array(crown_check, np.int64), body_lab, rows_g, owner_g, cfg)
+        for i, (n_box, share) in zip(crown_check, shape, strict=True):
+            if n_box >= cfg.box_min_points:
+                box = share >= cfg.box_share
+                if box != (out[i].kind == "blocker"):
+                    out[i] = replace(out[i], kind="blocker" if box else "pawn")
+    crown_check = [i for i in crown_check if out[i].kind in ("pawn", "king") and out[i].colour != "yellow"]
     if crown_check:
         crowned = _crowned(sc, [sites[i] for i in crown_check], cfg)
         for i, king in zip(crown_check, crowned, strict=True):
@@ -724,6 +746,53 @@ def _characters(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], c
         low = mine[pts[t, mine, 2] <= top[t] + zz[0] + 1e-6]
         at = low if len(low) >= 2 else mine
         out.append((best, float(pts[t, at, 0].mean()), float(pts[t, at, 1].mean())))
+    return out
+
+
+def _box_or_marker(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], body: Sequence[F64 | None],
+                   rows: F64, owner: npt.NDArray[np.int64], cfg: ClassifyBoardConfig) -> list[tuple[int, float]]:
+    """Gridopolis: a blocker box or a marker on each site ``idx``?  Points on the faces of a box there
+    (its top, its sides facing the camera) whose rays pass ``box_margin_mm`` clear of a marker (pawn
+    or king: lower and narrower) show the box's colour (``body``: the colour seen on the marker's
+    place) if it is a box, what lies behind if it is a marker.  Returns, per site, how many such
+    points are seen (not hidden by the grid-set or other sites' pieces) and the share showing the
+    box's colour."""
+    g = cfg.geometry
+    hb, hz, m = g.blocker_half, g.blocker_height, cfg.box_margin_mm
+    cam = sc.pose.camera_position
+    s = np.linspace(-1.0, 1.0, 7) * (hb - 1.0)
+    loc = [(a, b, hz - 0.5, 0.0, 0.0) for a in s for b in s]
+    for z in np.linspace(2.0, hz - 1.0, 5):
+        for t in s:
+            loc += [(t, -hb + 0.3, z, 0.0, -1.0), (hb - 0.3, t, z, 1.0, 0.0), (t, hb - 0.3, z, 0.0, 1.0),
+                    (-hb + 0.3, t, z, -1.0, 0.0)]
+    local = np.array(loc)
+    base = np.array([[sites[i].x_mm, sites[i].y_mm, sites[i].floor_mm] for i in idx], np.float64)
+    pts = base[:, None, :] + local[None, :, :3]  # (T, P, 3)
+    to_cam = cam[None, None, :2] - pts[..., :2]
+    facing = (local[None, :, 3] * to_cam[..., 0] + local[None, :, 4] * to_cam[..., 1] > 0) | (
+        (local[:, 3] == 0) & (local[:, 4] == 0))[None, :]
+    n_t, n_p = pts.shape[:2]
+    piece, lab, ok, ends = _observe(sc, pts.reshape(-1, 3), cfg)
+    ends = ends.reshape(n_t, n_p, 3)
+    marker = np.stack([np.array([[1.0, b[0], b[1], g.marker_radius + m, b[2], b[2] + g.pawn_height + m],
+                                 [0.0, b[0], b[1], g.marker_square + m, b[2], b[2] + g.pawn_height + m],
+                                 [1.0, b[0], b[1], g.crown_radius + m, b[2], b[2] + g.king_height + m]])
+                       for b in base])  # (T, 3, 6)
+    explained = np.asarray(hits(cam, ends, marker[:, None, :, :]), bool).any(axis=2)
+    use = facing & ~explained & ok.reshape(n_t, n_p) & _not_blocked(cam, ends, rows, owner, idx, base[:, :2])
+    piece, lab = piece.reshape(n_t, n_p), lab.reshape(n_t, n_p, 3)
+    chroma = np.hypot(lab[..., 1], lab[..., 2])
+    hue = np.degrees(np.arctan2(lab[..., 2], lab[..., 1]))
+    out: list[tuple[int, float]] = []
+    for t in range(n_t):
+        ref = body[t]
+        same = (piece[t] > 0.5) & ((chroma[t] > cfg.min_chroma) | (not cfg.box_hue))
+        if cfg.box_hue and ref is not None and math.hypot(ref[1], ref[2]) >= cfg.min_chroma:
+            dh = np.abs((hue[t] - math.degrees(math.atan2(ref[2], ref[1])) + 180.0) % 360.0 - 180.0)
+            same &= dh <= cfg.character_hue_deg
+        n = int(use[t].sum())
+        out.append((n, float(same[use[t]].mean()) if n else 0.0))
     return out
 
 

@@ -25,7 +25,7 @@ inner pads all read missing is left out (a seat not in play).
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -43,7 +43,7 @@ from engine.gridopolis.layout import CORE, HYPER_PADS, SEATS
 from vision.board_locate import BoardPose
 from vision.board_rays import segments_to_board
 
-__all__ = ["PadDetectConfig", "PadDetection", "candidate_pads", "detect_pads", "pad_rows"]
+__all__ = ["PadDetectConfig", "PadDetection", "candidate_pads", "detect_pads", "link_rows", "pad_rows"]
 
 F64 = npt.NDArray[np.float64]
 U8 = npt.NDArray[np.uint8]
@@ -51,6 +51,8 @@ Key = tuple[int, int, int]
 
 #: the guide's footprint (docs/boards.md, "Gridopolis level guide")
 GUIDE_CELLS = 7
+#: half the width of a link between two pads (12 mm; it spans the 10 mm gap between them)
+LINK_HALF_MM = 6.0
 
 
 @dataclass(frozen=True)
@@ -67,6 +69,14 @@ class PadDetectConfig:
     present: float = 0.4  # (pad votes - background votes) / informative points above this: a pad
     arm_absent: float = -0.7  # an arm whose inner pads' mean score is below this is not on the table
     rechecks: int = 0  # passes checking every pad found with all the others in place
+    edge_contrast: float = 6.0  # > 0: a pad's outline is looked at too: point pairs differing by this much ...
+    edge_in: float = 0.8  # ... just inside the top's edge (x the half-size) ...
+    edge_out: float = 1.25  # ... and just outside it
+    edge_from_level: int = 1  # candidates from this level up (on posts or links: the colours behind them are
+    # mostly pads, which say little) need ...
+    edge_min: float = 0.5  # ... this share of differing pairs with their colour votes,
+    edge_alone: float = 1.01  # ... or this share where the colours cannot say (> 1: never)
+    links: bool = True  # the links between neighbouring pads found are background (pad-coloured) too
 
 
 @dataclass(frozen=True)
@@ -78,6 +88,7 @@ class PadDetection:
     scores: dict[Key, float | None]
     absent: tuple[Key, ...] = ()  # standard pads seen missing: the arms of seats not in play
     gain: Any = None  # the picture's white balance (vision.board_classify.GainField), for the classify stage
+    edges: dict[Key, float | None] = field(default_factory=dict)  # per candidate: its outline's share of contrast
 
 
 def _plain_core() -> list[Key]:
@@ -99,6 +110,21 @@ def pad_rows(spec: BoardSpec, pads: Iterable[Key]) -> F64:
     top = GRIDOPOLIS_PAD_THICK_MM + keys[:, 2] * GRIDOPOLIS_LEVEL_MM  # gridopolis_pad_top_mm, vectorised
     return np.column_stack([np.zeros(len(keys)), (keys[:, 0] + 0.5) * spec.cell_mm, (keys[:, 1] + 0.5) * spec.cell_mm,
                             np.full(len(keys), GRIDOPOLIS_PAD_MM / 2), top - GRIDOPOLIS_PAD_THICK_MM, top])
+
+
+def link_rows(spec: BoardSpec, pads: Iterable[Key]) -> F64:
+    """Solid rows of the links joining neighbouring ``pads`` of one level (docs/boards.md: the pitch is
+    a pad plus a link): 12 mm wide bars across the 10 mm gap, 4 mm thick, just under the pads' tops
+    (a square box, about the link's size)."""
+    have = set(pads)
+    mids = [((x + 0.5 * dx, y + 0.5 * dy, lv)) for x, y, lv in sorted(have) for dx, dy in ((1, 0), (0, 1))
+            if (x + dx, y + dy, lv) in have]
+    if not mids:
+        return np.zeros((0, 6))
+    m = np.array(mids, np.float64)
+    top = GRIDOPOLIS_PAD_THICK_MM + m[:, 2] * GRIDOPOLIS_LEVEL_MM
+    return np.column_stack([np.zeros(len(m)), (m[:, 0] + 0.5) * spec.cell_mm, (m[:, 1] + 0.5) * spec.cell_mm,
+                            np.full(len(m), LINK_HALF_MM), top - 5.0, top - 1.0])
 
 
 def _ring_offsets(cfg: PadDetectConfig) -> F64:
@@ -198,6 +224,10 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
         if table is not None:
             bg = np.where(on_board[:, None], bg, table[None, :])
         orows = pad_rows(spec, others)
+        if cfg.links:  # the links joining neighbouring pads of a level: grey plastic too
+            lrows = link_rows(spec, others)
+            orows = np.concatenate([orows, lrows])
+            others_lab = np.concatenate([others_lab, np.broadcast_to(lit, (len(lrows), 3))])
         hidden = np.zeros(len(pts), bool)
         if len(orows):
             # another pad in front of the point hides it (only a higher pad can); beyond it, a lower
@@ -227,9 +257,48 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
     standard_arms = {(p.x, p.y, p.level) for s in SEATS.values() for p in s.arm}
     start_rows = {(p.x, p.y, p.level) for s in SEATS.values() for p in s.start_row}
     scores: dict[Key, float | None] = {}
+    edges: dict[Key, float | None] = {}
     found: set[Key] = set(core_keys)
 
-    def decide(k: Key, s: float | None) -> bool:
+    # the outline of a pad's top: points just inside it and just outside it (clear of the links, in the
+    # middle of each side) differ when the pad is there (its top against what lies beyond it)
+    side = np.concatenate([np.linspace(-0.8, -0.35, 3), np.linspace(0.35, 0.8, 3)])
+    hside = GRIDOPOLIS_PAD_MM / 2
+    edge_in = np.concatenate([np.column_stack([side, np.full(6, s0)]) for s0 in (-1.0, 1.0)]
+                             + [np.column_stack([np.full(6, s0), side]) for s0 in (-1.0, 1.0)]) * hside
+    edge_out = edge_in.copy()
+    edge_in[np.abs(edge_in) == hside] *= cfg.edge_in
+    edge_out[np.abs(edge_out) == hside] *= cfg.edge_out
+    n_e = len(edge_in)
+
+    def edge_share(keys: list[Key], others: list[Key]) -> list[float | None]:
+        """Share of the outline's point pairs (both seen, not hidden by a higher pad) that differ."""
+        if not keys:
+            return []
+        c = pad_rows(spec, keys)[:, [1, 2, 5]]
+        p_in = np.repeat(c[:, None, :], n_e, axis=1)
+        p_in[..., :2] += edge_in[None]
+        p_out = np.repeat(c[:, None, :], n_e, axis=1)
+        p_out[..., :2] += edge_out[None]
+        pts = np.concatenate([p_in.reshape(-1, 3), p_out.reshape(-1, 3)])
+        lab_e, ok = observe(pts)
+        orows = pad_rows(spec, others)
+        if len(orows):
+            z = float(pts[:, 2].max())
+            up = orows[:, 5] > z + 1e-6
+            if up.any():
+                ok &= ~_box_hits(cam, pts, orows[up], 0.0, 1.0 - 1e-3).any(axis=1)
+        m = len(keys) * n_e
+        both = (ok[:m] & ok[m:]).reshape(len(keys), n_e)
+        diff = (_dist(lab_e[:m], lab_e[m:], cfg.light_weight) > cfg.edge_contrast).reshape(len(keys), n_e)
+        n = both.sum(axis=1)
+        return [float((diff[i] & both[i]).sum() / n[i]) if n[i] >= cfg.min_points else None for i in range(len(keys))]
+
+    def decide(k: Key, s: float | None, e: float | None = None) -> bool:
+        if cfg.edge_contrast > 0 and k[2] >= cfg.edge_from_level and e is not None:
+            if s is None:  # the colours cannot say: the outline decides
+                return e > cfg.edge_alone
+            return s > cfg.present and e > cfg.edge_min
         if s is None:  # the picture cannot say: the standard grid-set's pads are assumed
             return k in standard_arms
         return s > cfg.present
@@ -242,9 +311,11 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
                 (k[0] + dx, k[1] + dy, lv) in found for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1)))]
         others = sorted(found)
         olab = np.broadcast_to(lit, (len(others), 3))
-        for k, s in zip(level, score(level, others, olab), strict=True):
+        es = edge_share(level, others) if cfg.edge_contrast > 0 else [None] * len(level)
+        for k, s, e in zip(level, score(level, others, olab), es, strict=True):
             scores[k] = s
-            if decide(k, s):
+            edges[k] = e
+            if decide(k, s, e):
                 found.add(k)
     # the start rows (kingerizers, tinted) come with their arm's inner pads; a spare pad there is plain
     for seat in SEATS.values():
@@ -295,4 +366,4 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
                     (k[0] + dx, k[1] + dy, k[2]) in held for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1))):
                 held.add(k)
                 grew = True
-    return PadDetection(tuple(sorted(held)), scores, tuple(sorted(absent - held)), gain)
+    return PadDetection(tuple(sorted(held)), scores, tuple(sorted(absent - held)), gain, edges)

@@ -41,7 +41,7 @@ from calibration.boards import BoardSpec, render_board
 from calibration.colour import linear_to_lab, srgb8_to_linear
 from vision.board_locate import BoardPose
 from vision.board_pieces import Hypothesis, PieceGeometry, hypotheses_for
-from vision.board_rays import box_intervals, hits, segments_to_board
+from vision.board_rays import box_corners, box_ray_hits, hits, segments_to_board
 
 __all__ = ["CellReading", "ClassifyBoardConfig", "Site", "classify_sites", "config_for", "flat_sites"]
 
@@ -208,6 +208,7 @@ class _Scene:
     structure: F64 | None
     structure_lab: F64 | None  # observed CIELAB of each structure solid's top (its own colour)
     table_lab: F64 | None = None  # what lies around the board (the table), median CIELAB
+    structure_px: F64 | None = None  # each structure box's bounding box in the picture (x0, y0, x1, y1)
 
 
 def _observe(sc: _Scene, pts: F64, cfg: ClassifyBoardConfig, known: F64 | None = None,
@@ -235,28 +236,27 @@ def _observe(sc: _Scene, pts: F64, cfg: ClassifyBoardConfig, known: F64 | None =
         on_board = np.ones_like(on_board)
     t0 = np.linalg.norm(pts - cam, axis=1) / np.maximum(np.linalg.norm(ends - cam, axis=1), 1e-9)
     hidden: npt.NDArray[np.bool_] = np.zeros(len(pts), bool)
-    behind_structure: npt.NDArray[np.bool_] | None = None
+    first_structure: npt.NDArray[np.int64] | None = None
     if sc.structure is not None and len(sc.structure):
         # a structure solid (an upper pad) between the camera and the probe hides it; one beyond the
-        # probe is its background (boxes, as the Gridopolis pads: one pass over the rays for both)
+        # probe is its background (boxes, as the Gridopolis pads: one pass over the rays for both, and
+        # only the boxes seen around each ray's pixel)
         if not sc.structure[:, 0].any():
-            lo, hi = box_intervals(cam, ends, sc.structure)
-            t_lo = t0[:, None]
-            hidden = np.asarray((np.maximum(lo, 0.0) <= np.minimum(hi, t_lo - 1e-3)).any(axis=1), bool)
-            behind_structure = np.asarray(np.maximum(lo, t_lo - 1e-6) <= np.minimum(hi, 1.0), bool)
+            hidden, first_structure = box_ray_hits(cam, ends, sc.structure, t0, px, sc.structure_px)
         else:
             before = np.asarray(hits(cam, ends, sc.structure, t_min=0.0, t_max=t0 - 1e-3), bool)
             hidden = np.asarray(before.any(axis=1), bool)
     for rows, labs in ((sc.structure, sc.structure_lab), (known, known_lab)):
         if rows is None or labs is None or not len(rows):
             continue
-        if rows is sc.structure and behind_structure is not None:
-            hit = behind_structure
+        if rows is sc.structure and first_structure is not None:
+            any_hit: npt.NDArray[np.bool_] = np.asarray(first_structure >= 0, bool)
+            first = np.maximum(first_structure, 0)
         else:
             hit = np.asarray(hits(cam, ends, rows, t_min=t0 - 1e-6, t_max=1.0), bool)  # (N, G) beyond the probe
-        top = np.where(hit, rows[None, :, 5], -np.inf)
-        first = np.argmax(top, axis=1)  # rays come from above: the highest solid hit is met first
-        any_hit: npt.NDArray[np.bool_] = np.asarray(hit.any(axis=1), bool)
+            top = np.where(hit, rows[None, :, 5], -np.inf)
+            first = np.argmax(top, axis=1)  # rays come from above: the highest solid hit is met first
+            any_hit = np.asarray(hit.any(axis=1), bool)
         lab_e = np.where(any_hit[:, None], labs[first], lab_e)
         on_board = on_board | any_hit
         on_print &= ~any_hit
@@ -343,10 +343,14 @@ def classify_sites(
     app = _appearance(pose.spec, cfg.board_px_per_mm)
     if gain is None:
         gain = _gain_field(blurred, pose, app, constant=structure is not None)
-    sc = _Scene(blurred, pose, app, gain, structure, None)
+    s_px = None
+    if structure is not None and len(structure) and not structure[:, 0].any():
+        corners = pose.project(box_corners(structure).reshape(-1, 3)).reshape(len(structure), 8, 2)
+        s_px = np.concatenate([corners.min(axis=1) - 4.0, corners.max(axis=1) + 4.0], axis=1)
+    sc = _Scene(blurred, pose, app, gain, structure, None, structure_px=s_px)
     table = _table_colour(sc)
     sc = _Scene(blurred, pose, app, gain, structure,
-                _structure_colours(sc, cfg) if structure is not None and len(structure) else None, table)
+                _structure_colours(sc, cfg) if structure is not None and len(structure) else None, table, s_px)
     if game == "quirky":
         tokens = _classify_tokens(sc, sites, token_kinds, obstacles, cfg)
         if timings is not None:
@@ -631,14 +635,16 @@ def _structure_colours(sc: _Scene, cfg: ClassifyBoardConfig) -> F64:
     ok = ok.reshape(len(rows), len(ang))
     # a ring point under another solid (an upper level) shows that solid, not this one's colour
     cam = sc.pose.camera_position
-    if not rows[:, 0].any():  # boxes (Gridopolis pads): the leaner test
-        lo, hi = box_intervals(cam, pts, rows)
-        hid = np.asarray(np.maximum(lo, 0.0) <= np.minimum(hi, 1.0 - 1e-3), bool)
+    if not rows[:, 0].any():  # boxes (Gridopolis pads and links): only those seen around each point
+        own = np.repeat(np.arange(len(rows)), len(ang))
+        hid_any, _ = box_ray_hits(cam, pts, rows, np.ones(len(pts)), px, sc.structure_px, exclude=own)
+        hid_any = hid_any.reshape(len(rows), len(ang))
     else:
-        hid = np.asarray(hits(cam, pts, rows, t_min=0.0, t_max=1.0 - 1e-3), bool)
-    hid = np.asarray(hid, bool).reshape(len(rows), len(ang), len(rows))
-    hid[:, :, np.arange(len(rows))] &= ~np.eye(len(rows), dtype=bool)[:, None, :]
-    seen = ok & ~hid.any(axis=2)
+        hid = np.asarray(hits(cam, pts, rows, t_min=0.0, t_max=1.0 - 1e-3), bool).reshape(len(rows), len(ang),
+                                                                                        len(rows))
+        hid[:, :, np.arange(len(rows))] &= ~np.eye(len(rows), dtype=bool)[:, None, :]
+        hid_any = hid.any(axis=2)
+    seen = ok & ~hid_any
     ok = np.asarray(np.where(seen.sum(axis=1, keepdims=True) >= 3, seen, ok), bool)
     with np.errstate(all="ignore"):
         med = np.nanmedian(np.where(ok[..., None], lab, np.nan), axis=1) if len(rows) else out

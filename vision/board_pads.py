@@ -41,7 +41,7 @@ from calibration.boards import (
 from calibration.colour import linear_to_lab
 from engine.gridopolis.layout import CORE, HYPER_PADS, SEATS
 from vision.board_locate import BoardPose
-from vision.board_rays import segments_to_board
+from vision.board_rays import box_corners, box_ray_hits, segments_to_board
 
 __all__ = ["PadDetectConfig", "PadDetection", "candidate_pads", "detect_pads", "link_rows", "pad_rows"]
 
@@ -186,11 +186,18 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
         pts[..., :2] += offs[None, :, :]
         return pts.reshape(-1, 3)
 
-    def observe(pts: F64) -> tuple[F64, npt.NDArray[np.bool_]]:
+    def observe(pts: F64, pixels: list[F64] | None = None) -> tuple[F64, npt.NDArray[np.bool_]]:
         px = pose.project(pts)
+        if pixels is not None:
+            pixels.append(px)
         ok = (px[:, 0] > 2) & (px[:, 0] < w - 3) & (px[:, 1] > 2) & (px[:, 1] < h - 3)
         lin = _sample(image, np.where(ok[:, None], px, 0.0))
         return linear_to_lab(np.clip(lin / gain.at(pts[:, :2]), 0.0, None)), ok
+
+    def bounds(rows: F64) -> F64:
+        """Each box's bounding box in the picture (for :func:`vision.board_rays.box_ray_hits`)."""
+        corners = pose.project(box_corners(rows).reshape(-1, 3)).reshape(len(rows), 8, 2)
+        return np.concatenate([corners.min(axis=1) - 4.0, corners.max(axis=1) + 4.0], axis=1)
 
     # the grid-set's plain pad colour per level, seen on the core's plain pads where nothing hides them
     core = _plain_core()
@@ -217,7 +224,8 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
         if not keys:
             return []
         pts = tops(keys)
-        lab_o, ok = observe(pts)
+        pix: list[F64] = []
+        lab_o, ok = observe(pts, pix)
         ends = segments_to_board(cam, pts)
         bg_lin, on_board = _expected(app, ends[:, :2])
         bg = linear_to_lab(bg_lin)
@@ -231,19 +239,10 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
         hidden = np.zeros(len(pts), bool)
         if len(orows):
             # another pad in front of the point hides it (only a higher pad can); beyond it, a lower
-            # pad is the background
-            z = float(pts[:, 2].max())
-            up = orows[:, 5] > z + 1e-6
+            # pad is the background (the highest one met)
             cam_d = np.linalg.norm(pts - cam, axis=1) / np.maximum(np.linalg.norm(ends - cam, axis=1), 1e-9)
-            if up.any():
-                hidden = np.asarray(_box_hits(cam, ends, orows[up], 0.0, cam_d - 2e-3).any(axis=1), bool)
-            low = ~up
-            if low.any():
-                rl, ll = orows[low], others_lab[low]
-                behind = _box_hits(cam, ends, rl, cam_d, 1.0)
-                first = np.argmax(np.where(behind, rl[None, :, 5], -np.inf), axis=1)
-                anyb = np.asarray(behind.any(axis=1), bool)
-                bg = np.where(anyb[:, None], ll[first], bg)
+            hidden, first = box_ray_hits(cam, ends, orows, cam_d, pix[0], bounds(orows), chunk=n_o)
+            bg = np.where((first >= 0)[:, None], others_lab[np.maximum(first, 0)], bg)
         rf = np.broadcast_to(lit, lab_o.shape)
         d_pad = _dist(lab_o, rf, cfg.light_weight)
         d_bg = _dist(lab_o, bg, cfg.light_weight)
@@ -281,13 +280,14 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
         p_out = np.repeat(c[:, None, :], n_e, axis=1)
         p_out[..., :2] += edge_out[None]
         pts = np.concatenate([p_in.reshape(-1, 3), p_out.reshape(-1, 3)])
-        lab_e, ok = observe(pts)
+        pix: list[F64] = []
+        lab_e, ok = observe(pts, pix)
         orows = pad_rows(spec, others)
-        if len(orows):
+        if len(orows):  # a higher pad in front of a point hides it
             z = float(pts[:, 2].max())
             up = orows[:, 5] > z + 1e-6
             if up.any():
-                ok &= ~_box_hits(cam, pts, orows[up], 0.0, 1.0 - 1e-3).any(axis=1)
+                ok &= ~box_ray_hits(cam, pts, orows[up], np.ones(len(pts)), pix[0], bounds(orows[up]), chunk=6)[0]
         m = len(keys) * n_e
         both = (ok[:m] & ok[m:]).reshape(len(keys), n_e)
         diff = (_dist(lab_e[:m], lab_e[m:], cfg.light_weight) > cfg.edge_contrast).reshape(len(keys), n_e)

@@ -643,7 +643,7 @@ def _structure_colours(sc: _Scene, cfg: ClassifyBoardConfig) -> F64:
         hid = np.asarray(hits(cam, pts, rows, t_min=0.0, t_max=1.0 - 1e-3), bool).reshape(len(rows), len(ang),
                                                                                         len(rows))
         hid[:, :, np.arange(len(rows))] &= ~np.eye(len(rows), dtype=bool)[:, None, :]
-        hid_any = hid.any(axis=2)
+        hid_any = np.asarray(hid.any(axis=2), bool)
     seen = ok & ~hid_any
     ok = np.asarray(np.where(seen.sum(axis=1, keepdims=True) >= 3, seen, ok), bool)
     with np.errstate(all="ignore"):

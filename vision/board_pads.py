@@ -311,8 +311,14 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
                 (k[0] + dx, k[1] + dy, lv) in found for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1)))]
         others = sorted(found)
         olab = np.broadcast_to(lit, (len(others), 3))
-        es = edge_share(level, others) if cfg.edge_contrast > 0 else [None] * len(level)
-        for k, s, e in zip(level, score(level, others, olab), es, strict=True):
+        ss = score(level, others, olab)
+        es: list[float | None] = [None] * len(level)
+        if cfg.edge_contrast > 0 and lv >= cfg.edge_from_level:
+            # the outline is needed only where the colours say "pad" (or cannot say)
+            need = [j for j, v in enumerate(ss) if v is None or v > cfg.present]
+            for j, e in zip(need, edge_share([level[j] for j in need], others), strict=True):
+                es[j] = e
+        for k, s, e in zip(level, ss, es, strict=True):
             scores[k] = s
             edges[k] = e
             if decide(k, s, e):

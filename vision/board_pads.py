@@ -24,6 +24,7 @@ inner pads all read missing is left out (a seat not in play).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -76,6 +77,8 @@ class PadDetectConfig:
     # mostly pads, which say little) need ...
     edge_min: float = 0.5  # ... this share of differing pairs with their colour votes,
     edge_alone: float = 1.01  # ... or this share where the colours cannot say (> 1: never)
+    colour_veto: float = 8.0  # > 0: a point this much more colourful (chroma) than a plain pad votes "no pad"
+    piece_room: tuple[float, float] = (14.0, 21.0)  # ... unless seen through this room (half-size, height) above a pad
     links: bool = True  # the links between neighbouring pads found are background (pad-coloured) too
 
 
@@ -248,6 +251,17 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
         d_bg = _dist(lab_o, bg, cfg.light_weight)
         inf = ok & ~hidden & (_dist(rf, bg, cfg.light_weight) >= cfg.informative)
         vote = np.where(d_bg > d_pad + cfg.vote_margin, 1.0, np.where(d_pad > d_bg + cfg.vote_margin, -1.0, 0.0))
+        if cfg.colour_veto > 0:  # a plain pad is grey: a point showing a colour (a piece) is no pad's ...
+            vivid = ok & ~hidden & (np.hypot(lab_o[:, 1], lab_o[:, 2]) > math.hypot(lit[1], lit[2]) + cfg.colour_veto)
+            if vivid.any():  # ... unless a piece standing on this pad or another may be in front of it
+                rooms = pad_rows(spec, [*keys, *others])
+                rooms[:, 3] = cfg.piece_room[0]
+                rooms[:, 4] = rooms[:, 5]
+                rooms[:, 5] += cfg.piece_room[1]
+                d_pt = np.linalg.norm(pts - cam, axis=1) / np.maximum(np.linalg.norm(ends - cam, axis=1), 1e-9)
+                vivid &= ~box_ray_hits(cam, ends, rooms, d_pt, pix[0], bounds(rooms), chunk=n_o)[0]
+            vote = np.where(vivid, -1.0, vote)
+            inf = inf | vivid
         vote = np.where(inf, vote, 0.0).reshape(len(keys), n_o)
         n_inf = inf.reshape(len(keys), n_o).sum(axis=1)
         return [float(vote[i].sum() / n_inf[i]) if n_inf[i] >= cfg.min_points else None for i in range(len(keys))]

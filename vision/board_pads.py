@@ -44,7 +44,7 @@ from engine.gridopolis.layout import CORE, HYPER_PADS, SEATS
 from vision.board_locate import BoardPose
 from vision.board_rays import box_corners, box_ray_hits, segments_to_board
 
-__all__ = ["PadDetectConfig", "PadDetection", "candidate_pads", "detect_pads", "link_rows", "pad_rows"]
+__all__ = ["PadDetectConfig", "PadDetection", "candidate_pads", "detect_pads", "link_rows", "pad_rows", "post_rows"]
 
 F64 = npt.NDArray[np.float64]
 U8 = npt.NDArray[np.uint8]
@@ -54,6 +54,9 @@ Key = tuple[int, int, int]
 GUIDE_CELLS = 7
 #: half the width of a link between two pads (12 mm; it spans the 10 mm gap between them)
 LINK_HALF_MM = 6.0
+#: a post's legs: half their width, and how far off the pad's centre (along x and y) they stand
+POST_LEG_HALF_MM = 3.5
+POST_LEG_OFF_MM = 14.0
 
 
 @dataclass(frozen=True)
@@ -128,6 +131,28 @@ def link_rows(spec: BoardSpec, pads: Iterable[Key]) -> F64:
     top = GRIDOPOLIS_PAD_THICK_MM + m[:, 2] * GRIDOPOLIS_LEVEL_MM
     return np.column_stack([np.zeros(len(m)), (m[:, 0] + 0.5) * spec.cell_mm, (m[:, 1] + 0.5) * spec.cell_mm,
                             np.full(len(m), LINK_HALF_MM), top - 5.0, top - 1.0])
+
+
+def post_rows(spec: BoardSpec, pads: Iterable[Key]) -> F64:
+    """Solid rows of the legs of the posts holding up ``pads`` (docs/boards.md: a post is a pair of
+    7 mm legs under two opposite corners of the pad it holds, 14 mm off its centre each way, standing
+    on the pad below): the standard grid-set's posts (engine.gridopolis.layout) where both pads are
+    there, and under a pad above level 0 with a pad below it and none beside it on its level (as
+    :func:`vision.board_reconstruct.reconstruct_board` reads it).  Legs are square boxes here."""
+    from engine.gridopolis.layout import standard_layout
+
+    have = set(pads)
+    posts = {(p.x, p.y, p.level) for p in standard_layout(4)[1]}
+    posts = {k for k in posts if k in have and (k[0], k[1], k[2] - 1) in have}
+    posts |= {k for k in have if k[2] > 0 and (k[0], k[1], k[2] - 1) in have and not any(
+        (k[0] + dx, k[1] + dy, k[2]) in have for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1)))}
+    rows = []
+    for x, y, lv in sorted(posts):
+        cx, cy = (x + 0.5) * spec.cell_mm, (y + 0.5) * spec.cell_mm
+        z0 = GRIDOPOLIS_PAD_THICK_MM + (lv - 1) * GRIDOPOLIS_LEVEL_MM
+        z1 = GRIDOPOLIS_PAD_THICK_MM + lv * GRIDOPOLIS_LEVEL_MM - GRIDOPOLIS_PAD_THICK_MM
+        rows += [[0.0, cx + o, cy + o, POST_LEG_HALF_MM, z0, z1] for o in (-POST_LEG_OFF_MM, POST_LEG_OFF_MM)]
+    return np.array(rows, np.float64).reshape(-1, 6)
 
 
 def _ring_offsets(cfg: PadDetectConfig) -> F64:

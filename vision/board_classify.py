@@ -779,15 +779,19 @@ def _box_or_marker(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64]
     facing = (local[None, :, 3] * to_cam[..., 0] + local[None, :, 4] * to_cam[..., 1] > 0) | (
         (local[:, 3] == 0) & (local[:, 4] == 0))[None, :]
     n_t, n_p = pts.shape[:2]
-    piece, lab, ok, ends = _observe(sc, pts.reshape(-1, 3), cfg)
-    ends = ends.reshape(n_t, n_p, 3)
+    ends = segments_to_board(cam, pts.reshape(-1, 3)).reshape(n_t, n_p, 3)
     marker = np.stack([np.array([[1.0, b[0], b[1], g.marker_radius + m, b[2], b[2] + g.pawn_height + m],
                                  [0.0, b[0], b[1], g.marker_square + m, b[2], b[2] + g.pawn_height + m],
                                  [1.0, b[0], b[1], g.crown_radius + m, b[2], b[2] + g.king_height + m]])
                        for b in base])  # (T, 3, 6)
     explained = np.asarray(hits(cam, ends, marker[:, None, :, :]), bool).any(axis=2)
-    use = facing & ~explained & ok.reshape(n_t, n_p) & _not_blocked(cam, ends, rows, owner, idx, base[:, :2])
-    piece, lab = piece.reshape(n_t, n_p), lab.reshape(n_t, n_p, 3)
+    use = facing & ~explained
+    use &= _not_blocked(cam, ends, rows, owner, idx, base[:, :2])
+    piece = np.zeros((n_t, n_p))
+    lab = np.zeros((n_t, n_p, 3))
+    if use.any():  # only the points that can tell are looked at in the picture
+        piece[use], lab[use], ok, _ = _observe(sc, pts[use], cfg)
+        use[use] = ok
     chroma = np.hypot(lab[..., 1], lab[..., 2])
     hue = np.degrees(np.arctan2(lab[..., 2], lab[..., 1]))
     out: list[tuple[int, float]] = []

@@ -554,9 +554,14 @@ def _covered_sites(sc: _Scene, sites: Sequence[Site], tallest: float, cfg: Class
     if len(rows_i) < min_area:
         return out
     full = np.column_stack([(cols_i + 0.5) * f - 0.5, (rows_i + 0.5) * f - 0.5])
-    xy = sc.pose.pixel_to_plane(full, 0.0)[:, :2]
     lin = srgb8_to_linear(small[rows_i, cols_i, ::-1].astype(np.float64))
-    lab = linear_to_lab(np.clip(lin / sc.gain.at(xy), 0, None))
+    if sc.gain.constant:  # (the board points are then needed only where skin is seen)
+        xy = np.zeros((len(full), 2))
+        gain = sc.gain.at(xy[:1])
+    else:
+        xy = sc.pose.pixel_to_plane(full, 0.0)[:, :2]
+        gain = sc.gain.at(xy)
+    lab = linear_to_lab(np.clip(lin / gain, 0, None))
     chroma = np.hypot(lab[:, 1], lab[:, 2])
     hue = np.degrees(np.arctan2(lab[:, 2], lab[:, 1]))
     cand = ((hue >= cfg.skin_hue[0]) & (hue <= cfg.skin_hue[1]) & (chroma >= cfg.skin_chroma[0])
@@ -565,6 +570,8 @@ def _covered_sites(sc: _Scene, sites: Sequence[Site], tallest: float, cfg: Class
         return out
     # not the print itself (zone C's pink is a skin hue): only where the picture differs from it
     j = np.nonzero(cand)[0]
+    if sc.gain.constant:
+        xy[j] = sc.pose.pixel_to_plane(full[j], 0.0)[:, :2]
     exp, _ = _expected(sc.app, xy[j])
     # (with the base colour ramp: skin over a pale print of a similar hue differs only a little)
     keep = _pieceness(lab[j], linear_to_lab(exp), replace(cfg, dab_lo=cfg.cover_dab[0], dab_hi=cfg.cover_dab[1])) > 0.5
@@ -1043,6 +1050,11 @@ class GainField:
         u = np.clip((xy[:, 0] - (x0 + x1) / 2) / ((x1 - x0) / 2), -1.2, 1.2)
         v = np.clip((xy[:, 1] - (y0 + y1) / 2) / ((y1 - y0) / 2), -1.2, 1.2)
         return np.column_stack([np.ones_like(u), u, v, u * u, u * v, v * v])
+
+    @property
+    def constant(self) -> bool:
+        """The same gain everywhere (only the constant term)."""
+        return not np.any(self.coef[:, 1:])
 
     def at(self, xy: F64) -> F64:
         """Gain (N, 3) at board points (N, 2)."""

@@ -222,10 +222,19 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
         lin = _sample(image, np.where(ok[:, None], px, 0.0))
         return linear_to_lab(np.clip(lin / gain.at(pts[:, :2]), 0.0, None)), ok
 
+    seen_boxes: dict[bytes, F64] = {}
+
     def bounds(rows: F64) -> F64:
-        """Each box's bounding box in the picture (for :func:`vision.board_rays.box_ray_hits`)."""
-        corners = pose.project(box_corners(rows).reshape(-1, 3)).reshape(len(rows), 8, 2)
-        return np.concatenate([corners.min(axis=1) - 4.0, corners.max(axis=1) + 4.0], axis=1)
+        """Each box's bounding box in the picture (for :func:`vision.board_rays.box_ray_hits`; the
+        same boxes come back level after level: each is projected once)."""
+        rows = np.ascontiguousarray(rows, np.float64)
+        keys = [r.tobytes() for r in rows]
+        miss = [i for i, k in enumerate(keys) if k not in seen_boxes]
+        if miss:
+            corners = pose.project(box_corners(rows[miss]).reshape(-1, 3)).reshape(len(miss), 8, 2)
+            box = np.concatenate([corners.min(axis=1) - 4.0, corners.max(axis=1) + 4.0], axis=1)
+            seen_boxes.update(zip((keys[i] for i in miss), box, strict=True))
+        return np.array([seen_boxes[k] for k in keys], np.float64).reshape(-1, 4)
 
     # the grid-set's plain pad colour per level, seen on the core's plain pads where nothing hides them
     core = _plain_core()

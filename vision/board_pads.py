@@ -70,7 +70,7 @@ class PadDetectConfig:
     informative: float = 7.0  # pad and background colours differ by at least this to say anything
     vote_margin: float = 3.0  # a point votes when one distance is shorter by this much
     min_points: int = 5  # informative points a candidate needs to be decided from the picture
-    present: float = 0.4  # (pad votes - background votes) / informative points above this: a pad
+    present: float = 0.5  # (pad votes - background votes) / informative points above this: a pad
     arm_absent: float = -0.7  # an arm whose inner pads' mean score is below this is not on the table
     rechecks: int = 0  # passes checking every pad found with all the others in place
     edge_contrast: float = 6.0  # > 0: a pad's outline is looked at too: point pairs differing by this much ...

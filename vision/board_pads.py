@@ -137,15 +137,29 @@ def post_rows(spec: BoardSpec, pads: Iterable[Key]) -> F64:
     """Solid rows of the legs of the posts holding up ``pads`` (docs/boards.md: a post is a pair of
     7 mm legs under two opposite corners of the pad it holds, 14 mm off its centre each way, standing
     on the pad below): the standard grid-set's posts (engine.gridopolis.layout) where both pads are
-    there, and under a pad above level 0 with a pad below it and none beside it on its level (as
-    :func:`vision.board_reconstruct.reconstruct_board` reads it).  Legs are square boxes here."""
+    there, and under the pads not held up by links to a pad of their level, as
+    :func:`vision.board_reconstruct.reconstruct_board` puts them in the state.  Legs are square boxes here."""
     from engine.gridopolis.layout import standard_layout
 
     have = set(pads)
     posts = {(p.x, p.y, p.level) for p in standard_layout(4)[1]}
     posts = {k for k in posts if k in have and (k[0], k[1], k[2] - 1) in have}
-    posts |= {k for k in have if k[2] > 0 and (k[0], k[1], k[2] - 1) in have and not any(
-        (k[0] + dx, k[1] + dy, k[2]) in have for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1)))}
+    held = {k for k in have if k[2] == 0}
+    grew = True
+    while grew:  # held up through links first; what is left stands on posts
+        grew = False
+        for k in sorted(have - held):
+            if any((k[0] + dx, k[1] + dy, k[2]) in held for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1))) or (
+                    k in posts and (k[0], k[1], k[2] - 1) in held):
+                held.add(k)
+                grew = True
+        if not grew:
+            for k in sorted(have - held, key=lambda q: q[2]):
+                if (k[0], k[1], k[2] - 1) in held:
+                    posts.add(k)
+                    held.add(k)
+                    grew = True
+                    break
     rows = []
     for x, y, lv in sorted(posts):
         cx, cy = (x + 0.5) * spec.cell_mm, (y + 0.5) * spec.cell_mm

@@ -236,19 +236,33 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
         lin = _sample(image, np.where(ok[:, None], px, 0.0))
         return linear_to_lab(np.clip(lin / gain.at(pts[:, :2]), 0.0, None)), ok
 
-    seen_boxes: dict[bytes, F64] = {}
+    # every box the votes may meet (pads, links, pieces' rooms on the footprint's grid, levels 0 to
+    # max_level) is projected once: its bounding box in the picture, looked up by its place
+    n_lv = cfg.max_level + 1
+    lut = np.zeros((3, n_lv, 2 * GUIDE_CELLS - 1, 2 * GUIDE_CELLS - 1, 4))
+    grid = [(x, y, lv) for lv in range(n_lv) for y in range(GUIDE_CELLS) for x in range(GUIDE_CELLS)]
+    kinds = [pad_rows(spec, grid), link_rows(spec, grid), pad_rows(spec, grid)]
+    kinds[2][:, 3] = cfg.piece_room[0]
+    kinds[2][:, 4] = kinds[2][:, 5]
+    kinds[2][:, 5] += cfg.piece_room[1]
+    every = np.concatenate(kinds)
+    corners = pose.project(box_corners(every).reshape(-1, 3)).reshape(len(every), 8, 2)
+    box_px = np.concatenate([corners.min(axis=1) - 4.0, corners.max(axis=1) + 4.0], axis=1)
+
+    def lut_index(rows: F64) -> tuple[npt.NDArray[np.int64], ...]:
+        kind = np.where(np.abs(rows[:, 3] - LINK_HALF_MM) < 1e-6, 1,
+                        np.where(np.abs(rows[:, 3] - cfg.piece_room[0]) < 1e-6, 2, 0))
+        top = np.where(kind == 1, rows[:, 5] + 1.0, np.where(kind == 2, rows[:, 4], rows[:, 5]))
+        lv = np.round((top - GRIDOPOLIS_PAD_THICK_MM) / GRIDOPOLIS_LEVEL_MM).astype(np.int64)
+        ix = np.round(2.0 * (rows[:, 1] / spec.cell_mm - 0.5)).astype(np.int64)
+        iy = np.round(2.0 * (rows[:, 2] / spec.cell_mm - 0.5)).astype(np.int64)
+        return kind.astype(np.int64), lv, iy, ix
+
+    lut[lut_index(every)] = box_px
 
     def bounds(rows: F64) -> F64:
-        """Each box's bounding box in the picture (for :func:`vision.board_rays.box_ray_hits`; the
-        same boxes come back level after level: each is projected once)."""
-        rows = np.ascontiguousarray(rows, np.float64)
-        keys = [r.tobytes() for r in rows]
-        miss = [i for i, k in enumerate(keys) if k not in seen_boxes]
-        if miss:
-            corners = pose.project(box_corners(rows[miss]).reshape(-1, 3)).reshape(len(miss), 8, 2)
-            box = np.concatenate([corners.min(axis=1) - 4.0, corners.max(axis=1) + 4.0], axis=1)
-            seen_boxes.update(zip((keys[i] for i in miss), box, strict=True))
-        return np.array([seen_boxes[k] for k in keys], np.float64).reshape(-1, 4)
+        """Each box's bounding box in the picture (for :func:`vision.board_rays.box_ray_hits`)."""
+        return np.asarray(lut[lut_index(rows)], np.float64).reshape(-1, 4)
 
     # the grid-set's plain pad colour per level, seen on the core's plain pads where nothing hides them
     core = _plain_core()

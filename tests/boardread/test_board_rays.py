@@ -64,3 +64,20 @@ def test_box_ray_hits_agrees_with_the_generic_ray_test() -> None:
     own = np.argmax(behind, axis=1)
     _, first = box_ray_hits(cam, ends, boxes, t0, exclude=np.where(behind.any(axis=1), own, -1))
     assert not np.any((first == own) & behind.any(axis=1))
+
+
+def test_projection_is_opencvs_lens_model() -> None:
+    """``BoardPose.project`` evaluates OpenCV's lens model itself (``cv2.projectPoints`` also computes
+    derivatives, slowly): the same pixels for 4, 5 and 8 distortion coefficients."""
+    import dataclasses
+
+    import cv2
+
+    spec = board_spec("gridopolis")
+    pose = locate_board(synthetic_view(spec, 50, 30, 750, seed=2).image, spec, CAM)
+    pts = np.random.default_rng(3).uniform([-50, -50, 0], [400, 400, 250], (3000, 3))  # (numpy for many points)
+    for dist in (np.array([-0.1, 0.04, 0.001, -0.002]), np.array([-0.1, 0.04, 0.001, -0.002, 0.01]),
+                 np.array([-0.1, 0.04, 0.001, -0.002, 0.01, 0.02, -0.01, 0.005])):
+        p = dataclasses.replace(pose, dist=dist)
+        want, _ = cv2.projectPoints(pts.reshape(-1, 1, 3), p.rvec, p.tvec, p.K, dist)
+        assert np.abs(p.project(pts) - want.reshape(-1, 2)).max() < 1e-6

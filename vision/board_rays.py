@@ -85,7 +85,7 @@ def box_corners(boxes: F64) -> F64:
 
 
 def box_ray_hits(camera: F64, ends: F64, boxes: F64, t_split: F64, px: F64 | None = None,
-                 box_px: F64 | None = None, exclude: npt.NDArray[np.int64] | None = None, chunk: int = 30
+                 box_px: F64 | None = None, exclude: npt.NDArray[np.int64] | None = None, chunk: int = 12
                  ) -> tuple[B, npt.NDArray[np.int64]]:
     """For rays ``camera -> ends`` (N, 3) and *box* rows ``boxes`` (M, 6): whether a box is met in front
     of ``t_split`` (N,) (``t <= t_split - 1e-3``: it hides what lies at ``t_split``), and the index of the

@@ -320,8 +320,9 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
                 rooms[:, 3] = cfg.piece_room[0]
                 rooms[:, 4] = rooms[:, 5]
                 rooms[:, 5] += cfg.piece_room[1]
-                d_pt = np.linalg.norm(pts - cam, axis=1) / np.maximum(np.linalg.norm(ends - cam, axis=1), 1e-9)
-                vivid &= ~box_ray_hits(cam, ends, rooms, d_pt, pix[0], bounds(rooms), chunk=n_o)[0]
+                j = np.nonzero(vivid)[0]
+                d_pt = np.linalg.norm(pts[j] - cam, axis=1) / np.maximum(np.linalg.norm(ends[j] - cam, axis=1), 1e-9)
+                vivid[j] = ~box_ray_hits(cam, ends[j], rooms, d_pt, pix[0][j], bounds(rooms), chunk=4)[0]
             vote = np.where(vivid, -1.0, vote)
             inf = inf | vivid
         vote = np.where(inf, vote, 0.0).reshape(len(keys), n_o)

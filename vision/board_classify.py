@@ -1058,6 +1058,8 @@ class GainField:
 
     def at(self, xy: F64) -> F64:
         """Gain (N, 3) at board points (N, 2)."""
+        if self.constant:
+            return np.asarray(np.broadcast_to(np.exp(self.coef[:, 0]), (len(xy), 3)), np.float64)
         return np.asarray(np.exp(self._basis(xy) @ self.coef.T), np.float64)
 
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 import cv2
@@ -518,6 +519,7 @@ def gridopolis_pad_centre_mm(spec: BoardSpec, x: int, y: int, level: int) -> tup
     return (cx, cy, gridopolis_pad_top_mm(level))
 
 
+@lru_cache(maxsize=8)
 def gridopolis_pads(players: int = 4) -> tuple[tuple[int, int, int], ...]:
     """``(x, y, level)`` of every pad of the standard grid-set for ``players`` players (layout.py)."""
     from engine.gridopolis.layout import standard_layout

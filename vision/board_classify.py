@@ -41,7 +41,7 @@ from calibration.boards import BoardSpec, render_board
 from calibration.colour import linear_to_lab, srgb8_to_linear
 from vision.board_locate import BoardPose
 from vision.board_pieces import Hypothesis, PieceGeometry, hypotheses_for
-from vision.board_rays import hits, segments_to_board
+from vision.board_rays import box_corners, box_ray_hits, hits, segments_to_board
 
 __all__ = ["CellReading", "ClassifyBoardConfig", "Site", "classify_sites", "config_for", "flat_sites"]
 
@@ -95,6 +95,11 @@ class ClassifyBoardConfig:
     blocker_min_probes: int = 2  # probes only a blocker box explains ...
     blocker_colour_share: float = 0.5  # ... of which this share must show the box's colour, else a marker
     crown_min_share: float = 0.15  # share of the probes over a marker that must show its gold crown
+    box_margin_mm: float = 0.0  # Gridopolis (> 0: on): points on a blocker box's faces whose rays pass this
+    # far from a marker (pawn or king) tell the two apart; the box needs ``blocker_colour_share`` of them
+    box_hue: bool = True  # ... in the marker's hue (else: anything not the background)
+    box_share: float = 0.3  # ... this share of them showing it: a box
+    box_min_points: int = 6  # ... that many of them seen, else the probes' scores decide
     flag_margin: float = 2.5  # rays this close to the tower (bevels, a cube set slightly askew) are left out
     flag_chroma: float = 15.0  # a flag's banner seen on camera (thin: mixed with what is behind it)
     blur_px: int = 3
@@ -108,7 +113,7 @@ def config_for(game: str) -> ClassifyBoardConfig:
     wider for the 3-D pieces than for Quirky's flat tokens: light bouncing off a coloured cube or pad
     tints the paper and pads around it (tuned on re-seeded development renders, docs/boards_vision.md)."""
     if game == "gridopolis":
-        return ClassifyBoardConfig(black_lightness=0.0, dab_lo=6.0, dab_hi=18.0)
+        return ClassifyBoardConfig(black_lightness=0.0, dab_lo=6.0, dab_hi=18.0, box_margin_mm=1.5)
     if game == "bandera":
         return ClassifyBoardConfig(dab_lo=4.0, dab_hi=14.0)
     return ClassifyBoardConfig()
@@ -203,6 +208,7 @@ class _Scene:
     structure: F64 | None
     structure_lab: F64 | None  # observed CIELAB of each structure solid's top (its own colour)
     table_lab: F64 | None = None  # what lies around the board (the table), median CIELAB
+    structure_px: F64 | None = None  # each structure box's bounding box in the picture (x0, y0, x1, y1)
 
 
 def _observe(sc: _Scene, pts: F64, cfg: ClassifyBoardConfig, known: F64 | None = None,
@@ -230,17 +236,27 @@ def _observe(sc: _Scene, pts: F64, cfg: ClassifyBoardConfig, known: F64 | None =
         on_board = np.ones_like(on_board)
     t0 = np.linalg.norm(pts - cam, axis=1) / np.maximum(np.linalg.norm(ends - cam, axis=1), 1e-9)
     hidden: npt.NDArray[np.bool_] = np.zeros(len(pts), bool)
+    first_structure: npt.NDArray[np.int64] | None = None
     if sc.structure is not None and len(sc.structure):
-        # a structure solid (an upper pad) between the camera and the probe hides it
-        before = np.asarray(hits(cam, ends, sc.structure, t_min=0.0, t_max=t0 - 1e-3), bool)
-        hidden = np.asarray(before.any(axis=1), bool)
+        # a structure solid (an upper pad) between the camera and the probe hides it; one beyond the
+        # probe is its background (boxes, as the Gridopolis pads: one pass over the rays for both, and
+        # only the boxes seen around each ray's pixel)
+        if not sc.structure[:, 0].any():
+            hidden, first_structure = box_ray_hits(cam, ends, sc.structure, t0, px, sc.structure_px)
+        else:
+            before = np.asarray(hits(cam, ends, sc.structure, t_min=0.0, t_max=t0 - 1e-3), bool)
+            hidden = np.asarray(before.any(axis=1), bool)
     for rows, labs in ((sc.structure, sc.structure_lab), (known, known_lab)):
         if rows is None or labs is None or not len(rows):
             continue
-        hit = np.asarray(hits(cam, ends, rows, t_min=t0 - 1e-6, t_max=1.0), bool)  # (N, G) beyond the probe
-        top = np.where(hit, rows[None, :, 5], -np.inf)
-        first = np.argmax(top, axis=1)  # rays come from above: the highest solid hit is met first
-        any_hit: npt.NDArray[np.bool_] = np.asarray(hit.any(axis=1), bool)
+        if rows is sc.structure and first_structure is not None:
+            any_hit: npt.NDArray[np.bool_] = np.asarray(first_structure >= 0, bool)
+            first = np.maximum(first_structure, 0)
+        else:
+            hit = np.asarray(hits(cam, ends, rows, t_min=t0 - 1e-6, t_max=1.0), bool)  # (N, G) beyond the probe
+            top = np.where(hit, rows[None, :, 5], -np.inf)
+            first = np.argmax(top, axis=1)  # rays come from above: the highest solid hit is met first
+            any_hit = np.asarray(hit.any(axis=1), bool)
         lab_e = np.where(any_hit[:, None], labs[first], lab_e)
         on_board = on_board | any_hit
         on_print &= ~any_hit
@@ -327,10 +343,14 @@ def classify_sites(
     app = _appearance(pose.spec, cfg.board_px_per_mm)
     if gain is None:
         gain = _gain_field(blurred, pose, app, constant=structure is not None)
-    sc = _Scene(blurred, pose, app, gain, structure, None)
+    s_px = None
+    if structure is not None and len(structure) and not structure[:, 0].any():
+        corners = pose.project(box_corners(structure).reshape(-1, 3)).reshape(len(structure), 8, 2)
+        s_px = np.concatenate([corners.min(axis=1) - 4.0, corners.max(axis=1) + 4.0], axis=1)
+    sc = _Scene(blurred, pose, app, gain, structure, None, structure_px=s_px)
     table = _table_colour(sc)
     sc = _Scene(blurred, pose, app, gain, structure,
-                _structure_colours(sc, cfg) if structure is not None and len(structure) else None, table)
+                _structure_colours(sc, cfg) if structure is not None and len(structure) else None, table, s_px)
     if game == "quirky":
         tokens = _classify_tokens(sc, sites, token_kinds, obstacles, cfg)
         if timings is not None:
@@ -419,6 +439,8 @@ def classify_sites(
                                                    rows_g, owner_g, colours, cfg, cube_lab), strict=True))
     kind_index = {h.kind: j for j, h in enumerate(hyps)}
     out: list[CellReading] = []
+    crown_check: list[int] = []  # Gridopolis markers and boxes: shape and crown looked at (all at once, below)
+    body_lab: list[F64 | None] = []  # ... and the colour of each one's body
     for i, site in enumerate(sites):
         k = int(choice[i])
         hyp = hyps[k]
@@ -471,12 +493,32 @@ def classify_sites(
                     same = ch_x > cfg.min_chroma
                 if same.mean() < cfg.blocker_colour_share:
                     kind = "pawn"
-        if game == "gridopolis" and kind in ("pawn", "king") and colour in HUES and colour != "yellow":
-            kind = "king" if _crowned(sc, site, colour, cfg) else "pawn"
+        if game == "gridopolis" and kind in ("pawn", "king", "blocker") and colour in HUES:
+            crown_check.append(len(out))
+            kp = kind_index["pawn"]
+            body = pred[kp, i] & (weight[i] > 0) & (piece[i] > 0.5)
+            body_lab.append(np.median(lab_o[i, body], axis=0) if body.sum() >= 2 else None)
         out.append(CellReading(site.key, kind, colour, hyp.cubes if kind not in ("unseen", "occluded") else 0,
                                char_colour is not None, conf, char_colour,
                                {f"{h.kind}{'+c' if h.character else ''}": float(scores[j, i])
                                 for j, h in enumerate(hyps)}))
+    if crown_check and cfg.box_margin_mm > 0:
+        # a blocker box or a marker: decided on the box's faces where a marker would not be seen
+        g_rows = [r for r in solids_now if len(r)]
+        rows_g = np.concatenate(g_rows) if g_rows else np.zeros((0, 6))
+        owner_g = np.concatenate([np.full(len(r), j) for j, r in enumerate(solids_now) if len(r)]) \
+            if g_rows else np.zeros(0, np.int64)
+        shape = _box_or_marker(sc, sites, np.array(crown_check, np.int64), body_lab, rows_g, owner_g, cfg)
+        for i, (n_box, share) in zip(crown_check, shape, strict=True):
+            if n_box >= cfg.box_min_points:
+                box = share >= cfg.box_share
+                if box != (out[i].kind == "blocker"):
+                    out[i] = replace(out[i], kind="blocker" if box else "pawn")
+    crown_check = [i for i in crown_check if out[i].kind in ("pawn", "king") and out[i].colour != "yellow"]
+    if crown_check:
+        crowned = _crowned(sc, [sites[i] for i in crown_check], cfg)
+        for i, king in zip(crown_check, crowned, strict=True):
+            out[i] = replace(out[i], kind="king" if king else "pawn")
     t4 = time.perf_counter()
     if timings is not None:
         timings["classify.observe_s"] = t1 - t0
@@ -512,9 +554,14 @@ def _covered_sites(sc: _Scene, sites: Sequence[Site], tallest: float, cfg: Class
     if len(rows_i) < min_area:
         return out
     full = np.column_stack([(cols_i + 0.5) * f - 0.5, (rows_i + 0.5) * f - 0.5])
-    xy = sc.pose.pixel_to_plane(full, 0.0)[:, :2]
     lin = srgb8_to_linear(small[rows_i, cols_i, ::-1].astype(np.float64))
-    lab = linear_to_lab(np.clip(lin / sc.gain.at(xy), 0, None))
+    if sc.gain.constant:  # (the board points are then needed only where skin is seen)
+        xy = np.zeros((len(full), 2))
+        gain = sc.gain.at(xy[:1])
+    else:
+        xy = sc.pose.pixel_to_plane(full, 0.0)[:, :2]
+        gain = sc.gain.at(xy)
+    lab = linear_to_lab(np.clip(lin / gain, 0, None))
     chroma = np.hypot(lab[:, 1], lab[:, 2])
     hue = np.degrees(np.arctan2(lab[:, 2], lab[:, 1]))
     cand = ((hue >= cfg.skin_hue[0]) & (hue <= cfg.skin_hue[1]) & (chroma >= cfg.skin_chroma[0])
@@ -523,6 +570,8 @@ def _covered_sites(sc: _Scene, sites: Sequence[Site], tallest: float, cfg: Class
         return out
     # not the print itself (zone C's pink is a skin hue): only where the picture differs from it
     j = np.nonzero(cand)[0]
+    if sc.gain.constant:
+        xy[j] = sc.pose.pixel_to_plane(full[j], 0.0)[:, :2]
     exp, _ = _expected(sc.app, xy[j])
     # (with the base colour ramp: skin over a pale print of a similar hue differs only a little)
     keep = _pieceness(lab[j], linear_to_lab(exp), replace(cfg, dab_lo=cfg.cover_dab[0], dab_hi=cfg.cover_dab[1])) > 0.5
@@ -593,12 +642,21 @@ def _structure_colours(sc: _Scene, cfg: ClassifyBoardConfig) -> F64:
     ok = ok.reshape(len(rows), len(ang))
     # a ring point under another solid (an upper level) shows that solid, not this one's colour
     cam = sc.pose.camera_position
-    hid = np.asarray(hits(cam, pts, rows, t_min=0.0, t_max=1.0 - 1e-3), bool).reshape(len(rows), len(ang), len(rows))
-    hid[:, :, np.arange(len(rows))] &= ~np.eye(len(rows), dtype=bool)[:, None, :]
-    seen = ok & ~hid.any(axis=2)
-    ok = np.where(seen.sum(axis=1, keepdims=True) >= 3, seen, ok)
-    for j in range(len(rows)):
-        out[j] = np.median(lab[j, ok[j]], axis=0) if ok[j].any() else np.array([60.0, 0.0, 0.0])
+    if not rows[:, 0].any():  # boxes (Gridopolis pads and links): only those seen around each point
+        own = np.repeat(np.arange(len(rows)), len(ang))
+        hid_any, _ = box_ray_hits(cam, pts, rows, np.ones(len(pts)), px, sc.structure_px, exclude=own)
+        hid_any = hid_any.reshape(len(rows), len(ang))
+    else:
+        hid = np.asarray(hits(cam, pts, rows, t_min=0.0, t_max=1.0 - 1e-3), bool).reshape(len(rows), len(ang),
+                                                                                        len(rows))
+        hid[:, :, np.arange(len(rows))] &= ~np.eye(len(rows), dtype=bool)[:, None, :]
+        hid_any = np.asarray(hid.any(axis=2), bool)
+    seen = ok & ~hid_any
+    ok = np.asarray(np.where(seen.sum(axis=1, keepdims=True) >= 3, seen, ok), bool)
+    with np.errstate(all="ignore"):
+        med = np.nanmedian(np.where(ok[..., None], lab, np.nan), axis=1) if len(rows) else out
+    has = np.asarray(ok.any(axis=1), bool)
+    out[:] = np.where(has[:, None], med, np.array([60.0, 0.0, 0.0])[None, :])
     return out
 
 
@@ -704,22 +762,74 @@ def _characters(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], c
     return out
 
 
-def _crowned(sc: _Scene, site: Site, colour: str, cfg: ClassifyBoardConfig) -> bool:
-    """Is the marker on ``site`` a king (flipped: its gold crown up)?  Probes just above the pawn's
-    top that show gold -- a yellow hue unlike the marker's own colour -- are the crown.  (A yellow
-    player's crown is not told this way: the shape alone decides.)"""
+def _box_or_marker(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], body: Sequence[F64 | None],
+                   rows: F64, owner: npt.NDArray[np.int64], cfg: ClassifyBoardConfig) -> list[tuple[int, float]]:
+    """Gridopolis: a blocker box or a marker on each site ``idx``?  Points on the faces of a box there
+    (its top, its sides facing the camera) whose rays pass ``box_margin_mm`` clear of a marker (pawn
+    or king: lower and narrower) show the box's colour (``body``: the colour seen on the marker's
+    place) if it is a box, what lies behind if it is a marker.  Returns, per site, how many such
+    points are seen (not hidden by the grid-set or other sites' pieces) and the share showing the
+    box's colour."""
+    g = cfg.geometry
+    hb, hz, m = g.blocker_half, g.blocker_height, cfg.box_margin_mm
+    cam = sc.pose.camera_position
+    s = np.linspace(-1.0, 1.0, 7) * (hb - 1.0)
+    loc = [(a, b, hz - 0.5, 0.0, 0.0) for a in s for b in s]
+    for z in np.linspace(2.0, hz - 1.0, 5):
+        for t in s:
+            loc += [(t, -hb + 0.3, z, 0.0, -1.0), (hb - 0.3, t, z, 1.0, 0.0), (t, hb - 0.3, z, 0.0, 1.0),
+                    (-hb + 0.3, t, z, -1.0, 0.0)]
+    local = np.array(loc)
+    base = np.array([[sites[i].x_mm, sites[i].y_mm, sites[i].floor_mm] for i in idx], np.float64)
+    pts = base[:, None, :] + local[None, :, :3]  # (T, P, 3)
+    to_cam = cam[None, None, :2] - pts[..., :2]
+    facing = (local[None, :, 3] * to_cam[..., 0] + local[None, :, 4] * to_cam[..., 1] > 0) | (
+        (local[:, 3] == 0) & (local[:, 4] == 0))[None, :]
+    n_t, n_p = pts.shape[:2]
+    ends = segments_to_board(cam, pts.reshape(-1, 3)).reshape(n_t, n_p, 3)
+    marker = np.stack([np.array([[1.0, b[0], b[1], g.marker_radius + m, b[2], b[2] + g.pawn_height + m],
+                                 [0.0, b[0], b[1], g.marker_square + m, b[2], b[2] + g.pawn_height + m],
+                                 [1.0, b[0], b[1], g.crown_radius + m, b[2], b[2] + g.king_height + m]])
+                       for b in base])  # (T, 3, 6)
+    explained = np.asarray(hits(cam, ends, marker[:, None, :, :]), bool).any(axis=2)
+    use = facing & ~explained
+    use &= _not_blocked(cam, ends, rows, owner, idx, base[:, :2])
+    piece = np.zeros((n_t, n_p))
+    lab = np.zeros((n_t, n_p, 3))
+    if use.any():  # only the points that can tell are looked at in the picture
+        piece[use], lab[use], ok, _ = _observe(sc, pts[use], cfg)
+        use[use] = ok
+    chroma = np.hypot(lab[..., 1], lab[..., 2])
+    hue = np.degrees(np.arctan2(lab[..., 2], lab[..., 1]))
+    out: list[tuple[int, float]] = []
+    for t in range(n_t):
+        ref = body[t]
+        same = (piece[t] > 0.5) & ((chroma[t] > cfg.min_chroma) | (not cfg.box_hue))
+        if cfg.box_hue and ref is not None and math.hypot(ref[1], ref[2]) >= cfg.min_chroma:
+            dh = np.abs((hue[t] - math.degrees(math.atan2(ref[2], ref[1])) + 180.0) % 360.0 - 180.0)
+            same &= dh <= cfg.character_hue_deg
+        n = int(use[t].sum())
+        out.append((n, float(same[use[t]].mean()) if n else 0.0))
+    return out
+
+
+def _crowned(sc: _Scene, sites: Sequence[Site], cfg: ClassifyBoardConfig) -> list[bool]:
+    """Is the marker on each of ``sites`` a king (flipped: its gold crown up)?  Probes just above
+    the pawn's top that show gold -- a yellow hue unlike the marker's own colour -- are the crown.
+    (A yellow player's crown is not told this way: the shape alone decides.)"""
     g = cfg.geometry
     r = 0.8 * g.crown_radius
     gx = np.linspace(-r, r, 4)
-    pts = np.array([(site.x_mm + a, site.y_mm + b, site.floor_mm + g.pawn_height + z)
-                    for a in gx for b in gx for z in (1.5, 3.0, 4.5)])
+    local = np.array([(a, b, g.pawn_height + z) for a in gx for b in gx for z in (1.5, 3.0, 4.5)])
+    base = np.array([[s.x_mm, s.y_mm, s.floor_mm] for s in sites], np.float64)
+    pts = (base[:, None, :] + local[None, :, :]).reshape(-1, 3)
     _, lab, ok, _ = _observe(sc, pts, cfg)
-    if ok.sum() < 8:
-        return False
     chroma = np.hypot(lab[:, 1], lab[:, 2])
     hue = np.degrees(np.arctan2(lab[:, 2], lab[:, 1]))
-    gold = ok & (chroma > cfg.player_chroma) & (np.abs((hue - HUES["yellow"] + 180) % 360 - 180) < 25.0)
-    return bool(gold.sum() >= max(3, cfg.crown_min_share * ok.sum()))
+    gold = (ok & (chroma > cfg.player_chroma) & (np.abs((hue - HUES["yellow"] + 180) % 360 - 180) < 25.0))
+    n_ok = ok.reshape(len(sites), -1).sum(axis=1)
+    n_gold = gold.reshape(len(sites), -1).sum(axis=1)
+    return [bool(n_ok[i] >= 8 and n_gold[i] >= max(3, cfg.crown_min_share * n_ok[i])) for i in range(len(sites))]
 
 
 def _flags(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64],
@@ -941,8 +1051,15 @@ class GainField:
         v = np.clip((xy[:, 1] - (y0 + y1) / 2) / ((y1 - y0) / 2), -1.2, 1.2)
         return np.column_stack([np.ones_like(u), u, v, u * u, u * v, v * v])
 
+    @property
+    def constant(self) -> bool:
+        """The same gain everywhere (only the constant term)."""
+        return not np.any(self.coef[:, 1:])
+
     def at(self, xy: F64) -> F64:
         """Gain (N, 3) at board points (N, 2)."""
+        if self.constant:
+            return np.asarray(np.broadcast_to(np.exp(self.coef[:, 0]), (len(xy), 3)), np.float64)
         return np.asarray(np.exp(self._basis(xy) @ self.coef.T), np.float64)
 
 
@@ -964,6 +1081,11 @@ def _gain_field(img: U8, pose: BoardPose, app: _Appearance, constant: bool = Fal
         return field
     xy, exp = xy[ok], exp[ok]
     r = np.log(np.maximum(_sample(img, px[ok]), 1e-4) / np.maximum(exp, 1e-4))  # (N, 3)
+    if constant:  # most of the print hidden (a Gridopolis grid-set): one gain for all
+        lit = r.mean(axis=1) >= np.percentile(r.mean(axis=1), 40)
+        coef = np.zeros((3, 6))
+        coef[:, 0] = np.median(r[lit], axis=0)
+        return GainField(np.asarray(coef, np.float64), pose.spec.extent_mm)
     basis = field._basis(xy)
     # start from the largest group of samples that agree (the lit paper and print), whatever covers
     # the rest (pieces, shadows, a hand): the sample with the most neighbours in log-gain space
@@ -983,8 +1105,4 @@ def _gain_field(img: U8, pose: BoardPose, app: _Appearance, constant: bool = Fal
         dev = np.abs(res - np.median(res[keep], axis=0)).max(axis=1)
         mad = float(np.median(dev[keep])) + 1e-3
         keep = dev < 3.0 * mad
-    if constant:  # most of the print hidden (a Gridopolis grid-set): one gain for all
-        lit = r.mean(axis=1) >= np.percentile(r.mean(axis=1), 40)
-        coef = np.zeros((3, 6))
-        coef[:, 0] = np.median(r[lit], axis=0)
     return GainField(np.asarray(coef, np.float64), pose.spec.extent_mm)

@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Any
 
 import cv2
@@ -103,12 +103,34 @@ class BoardPose:
         return len(self.spec.fiducials)
 
     def project(self, points_mm: npt.ArrayLike) -> F64:
-        """Board points (N, 3) in mm -> pixels (N, 2), lens distortion applied."""
-        p = np.asarray(points_mm, np.float64).reshape(-1, 1, 3)
+        """Board points (N, 3) in mm -> pixels (N, 2), lens distortion applied.
+
+        OpenCV's lens model (``k1 k2 p1 p2 [k3 [k4 k5 k6]]``) evaluated with numpy: the same pixels
+        as ``cv2.projectPoints``, which also computes the derivatives, several times slower for the
+        thousands of points a frame projects; other models and a few points go to OpenCV."""
+        p = np.asarray(points_mm, np.float64).reshape(-1, 3)
         if len(p) == 0:
             return np.zeros((0, 2))
-        px, _ = cv2.projectPoints(p, self.rvec, self.tvec, self.K, self.dist)
-        return np.asarray(px, np.float64).reshape(-1, 2)
+        d = np.ravel(np.asarray(self.dist, np.float64))
+        if len(d) not in (0, 4, 5, 8) or len(p) < 256:  # (for a few points OpenCV is quicker)
+            px, _ = cv2.projectPoints(p.reshape(-1, 1, 3), self.rvec, self.tvec, self.K, self.dist)
+            return np.asarray(px, np.float64).reshape(-1, 2)
+        k = np.zeros(8)
+        k[:len(d)] = d
+        xc = p @ self._rot.T + np.ravel(self.tvec)[None, :]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            iz = np.where(xc[:, 2] != 0, 1.0 / xc[:, 2], 1.0)
+        x, y = xc[:, 0] * iz, xc[:, 1] * iz
+        r2 = x * x + y * y
+        radial = (1 + r2 * (k[0] + r2 * (k[1] + r2 * k[4]))) / (1 + r2 * (k[5] + r2 * (k[6] + r2 * k[7])))
+        xd = x * radial + 2 * k[2] * x * y + k[3] * (r2 + 2 * x * x)
+        yd = y * radial + k[2] * (r2 + 2 * y * y) + 2 * k[3] * x * y
+        kk = np.asarray(self.K, np.float64)
+        return np.column_stack([kk[0, 0] * xd + kk[0, 1] * yd + kk[0, 2], kk[1, 1] * yd + kk[1, 2]])
+
+    @cached_property
+    def _rot(self) -> F64:
+        return self.R
 
     def pixel_to_plane(self, px: npt.ArrayLike, z_mm: float) -> F64:
         """Pixels (N, 2) -> board points (N, 3) on the horizontal plane ``z = z_mm``."""

@@ -24,14 +24,16 @@ inner pads all read missing is left out (a seat not in play).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from calibration.boards import (
+    GRIDOPOLIS_LEVEL_MM,
     GRIDOPOLIS_PAD_MM,
     GRIDOPOLIS_PAD_THICK_MM,
     BoardSpec,
@@ -40,9 +42,9 @@ from calibration.boards import (
 from calibration.colour import linear_to_lab
 from engine.gridopolis.layout import CORE, HYPER_PADS, SEATS
 from vision.board_locate import BoardPose
-from vision.board_rays import segments_to_board
+from vision.board_rays import box_corners, box_ray_hits, segments_to_board
 
-__all__ = ["PadDetectConfig", "PadDetection", "candidate_pads", "detect_pads", "pad_rows"]
+__all__ = ["PadDetectConfig", "PadDetection", "candidate_pads", "detect_pads", "link_rows", "pad_rows", "post_rows"]
 
 F64 = npt.NDArray[np.float64]
 U8 = npt.NDArray[np.uint8]
@@ -50,6 +52,11 @@ Key = tuple[int, int, int]
 
 #: the guide's footprint (docs/boards.md, "Gridopolis level guide")
 GUIDE_CELLS = 7
+#: half the width of a link between two pads (12 mm; it spans the 10 mm gap between them)
+LINK_HALF_MM = 6.0
+#: a post's legs: half their width, and how far off the pad's centre (along x and y) they stand
+POST_LEG_HALF_MM = 3.5
+POST_LEG_OFF_MM = 14.0
 
 
 @dataclass(frozen=True)
@@ -63,9 +70,19 @@ class PadDetectConfig:
     informative: float = 7.0  # pad and background colours differ by at least this to say anything
     vote_margin: float = 3.0  # a point votes when one distance is shorter by this much
     min_points: int = 5  # informative points a candidate needs to be decided from the picture
-    present: float = 0.4  # (pad votes - background votes) / informative points above this: a pad
+    present: float = 0.5  # (pad votes - background votes) / informative points above this: a pad
     arm_absent: float = -0.7  # an arm whose inner pads' mean score is below this is not on the table
     rechecks: int = 0  # passes checking every pad found with all the others in place
+    edge_contrast: float = 6.0  # > 0: a pad's outline is looked at too: point pairs differing by this much ...
+    edge_in: float = 0.8  # ... just inside the top's edge (x the half-size) ...
+    edge_out: float = 1.25  # ... and just outside it
+    edge_from_level: int = 1  # candidates from this level up (on posts or links: the colours behind them are
+    # mostly pads, which say little) need ...
+    edge_min: float = 0.5  # ... this share of differing pairs with their colour votes,
+    edge_alone: float = 1.01  # ... or this share where the colours cannot say (> 1: never)
+    colour_veto: float = 8.0  # > 0: a point this much more colourful (chroma) than a plain pad votes "no pad"
+    piece_room: tuple[float, float] = (14.0, 21.0)  # ... unless seen through this room (half-size, height) above a pad
+    links: bool = True  # the links between neighbouring pads found are background (pad-coloured) too
 
 
 @dataclass(frozen=True)
@@ -77,6 +94,7 @@ class PadDetection:
     scores: dict[Key, float | None]
     absent: tuple[Key, ...] = ()  # standard pads seen missing: the arms of seats not in play
     gain: Any = None  # the picture's white balance (vision.board_classify.GainField), for the classify stage
+    edges: dict[Key, float | None] = field(default_factory=dict)  # per candidate: its outline's share of contrast
 
 
 def _plain_core() -> list[Key]:
@@ -92,10 +110,62 @@ def candidate_pads(max_level: int = 4) -> list[Key]:
 
 def pad_rows(spec: BoardSpec, pads: Iterable[Key]) -> F64:
     """Solid rows (``vision.board_rays.hits``) of pads: thin boxes."""
+    keys = np.array(list(pads), np.float64).reshape(-1, 3)
+    if len(keys):
+        gridopolis_pad_centre_mm(spec, 0, 0, 0)  # (checks that ``spec`` is the level guide)
+    top = GRIDOPOLIS_PAD_THICK_MM + keys[:, 2] * GRIDOPOLIS_LEVEL_MM  # gridopolis_pad_top_mm, vectorised
+    return np.column_stack([np.zeros(len(keys)), (keys[:, 0] + 0.5) * spec.cell_mm, (keys[:, 1] + 0.5) * spec.cell_mm,
+                            np.full(len(keys), GRIDOPOLIS_PAD_MM / 2), top - GRIDOPOLIS_PAD_THICK_MM, top])
+
+
+def link_rows(spec: BoardSpec, pads: Iterable[Key]) -> F64:
+    """Solid rows of the links joining neighbouring ``pads`` of one level (docs/boards.md: the pitch is
+    a pad plus a link): 12 mm wide bars across the 10 mm gap, 4 mm thick, just under the pads' tops
+    (a square box, about the link's size)."""
+    have = set(pads)
+    mids = [((x + 0.5 * dx, y + 0.5 * dy, lv)) for x, y, lv in sorted(have) for dx, dy in ((1, 0), (0, 1))
+            if (x + dx, y + dy, lv) in have]
+    if not mids:
+        return np.zeros((0, 6))
+    m = np.array(mids, np.float64)
+    top = GRIDOPOLIS_PAD_THICK_MM + m[:, 2] * GRIDOPOLIS_LEVEL_MM
+    return np.column_stack([np.zeros(len(m)), (m[:, 0] + 0.5) * spec.cell_mm, (m[:, 1] + 0.5) * spec.cell_mm,
+                            np.full(len(m), LINK_HALF_MM), top - 5.0, top - 1.0])
+
+
+def post_rows(spec: BoardSpec, pads: Iterable[Key]) -> F64:
+    """Solid rows of the legs of the posts holding up ``pads`` (docs/boards.md: a post is a pair of
+    7 mm legs under two opposite corners of the pad it holds, 14 mm off its centre each way, standing
+    on the pad below): the standard grid-set's posts (engine.gridopolis.layout) where both pads are
+    there, and under the pads not held up by links to a pad of their level, as
+    :func:`vision.board_reconstruct.reconstruct_board` puts them in the state.  Legs are square boxes here."""
+    from engine.gridopolis.layout import standard_layout
+
+    have = set(pads)
+    posts = {(p.x, p.y, p.level) for p in standard_layout(4)[1]}
+    posts = {k for k in posts if k in have and (k[0], k[1], k[2] - 1) in have}
+    held = {k for k in have if k[2] == 0}
+    grew = True
+    while grew:  # held up through links first; what is left stands on posts
+        grew = False
+        for k in sorted(have - held):
+            if any((k[0] + dx, k[1] + dy, k[2]) in held for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1))) or (
+                    k in posts and (k[0], k[1], k[2] - 1) in held):
+                held.add(k)
+                grew = True
+        if not grew:
+            for k in sorted(have - held, key=lambda q: q[2]):
+                if (k[0], k[1], k[2] - 1) in held:
+                    posts.add(k)
+                    held.add(k)
+                    grew = True
+                    break
     rows = []
-    for x, y, lv in pads:
-        cx, cy, top = gridopolis_pad_centre_mm(spec, x, y, lv)
-        rows.append([0.0, cx, cy, GRIDOPOLIS_PAD_MM / 2, top - GRIDOPOLIS_PAD_THICK_MM, top])
+    for x, y, lv in sorted(posts):
+        cx, cy = (x + 0.5) * spec.cell_mm, (y + 0.5) * spec.cell_mm
+        z0 = GRIDOPOLIS_PAD_THICK_MM + (lv - 1) * GRIDOPOLIS_LEVEL_MM
+        z1 = GRIDOPOLIS_PAD_THICK_MM + lv * GRIDOPOLIS_LEVEL_MM - GRIDOPOLIS_PAD_THICK_MM
+        rows += [[0.0, cx + o, cy + o, POST_LEG_HALF_MM, z0, z1] for o in (-POST_LEG_OFF_MM, POST_LEG_OFF_MM)]
     return np.array(rows, np.float64).reshape(-1, 6)
 
 
@@ -153,16 +223,46 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
     n_o = len(offs)
 
     def tops(keys: Sequence[Key]) -> F64:
-        c = np.array([gridopolis_pad_centre_mm(spec, *k) for k in keys], np.float64).reshape(-1, 3)
+        c = pad_rows(spec, keys)[:, [1, 2, 5]]
         pts = np.repeat(c[:, None, :], n_o, axis=1)
         pts[..., :2] += offs[None, :, :]
         return pts.reshape(-1, 3)
 
-    def observe(pts: F64) -> tuple[F64, npt.NDArray[np.bool_]]:
+    def observe(pts: F64, pixels: list[F64] | None = None) -> tuple[F64, npt.NDArray[np.bool_]]:
         px = pose.project(pts)
+        if pixels is not None:
+            pixels.append(px)
         ok = (px[:, 0] > 2) & (px[:, 0] < w - 3) & (px[:, 1] > 2) & (px[:, 1] < h - 3)
         lin = _sample(image, np.where(ok[:, None], px, 0.0))
         return linear_to_lab(np.clip(lin / gain.at(pts[:, :2]), 0.0, None)), ok
+
+    # every box the votes may meet (pads, links, pieces' rooms on the footprint's grid, levels 0 to
+    # max_level) is projected once: its bounding box in the picture, looked up by its place
+    n_lv = cfg.max_level + 1
+    lut = np.zeros((3, n_lv, 2 * GUIDE_CELLS - 1, 2 * GUIDE_CELLS - 1, 4))
+    grid = [(x, y, lv) for lv in range(n_lv) for y in range(GUIDE_CELLS) for x in range(GUIDE_CELLS)]
+    kinds = [pad_rows(spec, grid), link_rows(spec, grid), pad_rows(spec, grid)]
+    kinds[2][:, 3] = cfg.piece_room[0]
+    kinds[2][:, 4] = kinds[2][:, 5]
+    kinds[2][:, 5] += cfg.piece_room[1]
+    every = np.concatenate(kinds)
+    corners = pose.project(box_corners(every).reshape(-1, 3)).reshape(len(every), 8, 2)
+    box_px = np.concatenate([corners.min(axis=1) - 4.0, corners.max(axis=1) + 4.0], axis=1)
+
+    def lut_index(rows: F64) -> tuple[npt.NDArray[np.int64], ...]:
+        kind = np.where(np.abs(rows[:, 3] - LINK_HALF_MM) < 1e-6, 1,
+                        np.where(np.abs(rows[:, 3] - cfg.piece_room[0]) < 1e-6, 2, 0))
+        top = np.where(kind == 1, rows[:, 5] + 1.0, np.where(kind == 2, rows[:, 4], rows[:, 5]))
+        lv = np.round((top - GRIDOPOLIS_PAD_THICK_MM) / GRIDOPOLIS_LEVEL_MM).astype(np.int64)
+        ix = np.round(2.0 * (rows[:, 1] / spec.cell_mm - 0.5)).astype(np.int64)
+        iy = np.round(2.0 * (rows[:, 2] / spec.cell_mm - 0.5)).astype(np.int64)
+        return kind.astype(np.int64), lv, iy, ix
+
+    lut[lut_index(every)] = box_px
+
+    def bounds(rows: F64) -> F64:
+        """Each box's bounding box in the picture (for :func:`vision.board_rays.box_ray_hits`)."""
+        return np.asarray(lut[lut_index(rows)], np.float64).reshape(-1, 4)
 
     # the grid-set's plain pad colour per level, seen on the core's plain pads where nothing hides them
     core = _plain_core()
@@ -189,34 +289,42 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
         if not keys:
             return []
         pts = tops(keys)
-        lab_o, ok = observe(pts)
+        pix: list[F64] = []
+        lab_o, ok = observe(pts, pix)
         ends = segments_to_board(cam, pts)
         bg_lin, on_board = _expected(app, ends[:, :2])
         bg = linear_to_lab(bg_lin)
         if table is not None:
             bg = np.where(on_board[:, None], bg, table[None, :])
         orows = pad_rows(spec, others)
+        if cfg.links:  # the links joining neighbouring pads of a level: grey plastic too
+            lrows = link_rows(spec, others)
+            orows = np.concatenate([orows, lrows])
+            others_lab = np.concatenate([others_lab, np.broadcast_to(lit, (len(lrows), 3))])
         hidden = np.zeros(len(pts), bool)
         if len(orows):
             # another pad in front of the point hides it (only a higher pad can); beyond it, a lower
-            # pad is the background
-            z = float(pts[:, 2].max())
-            up = orows[:, 5] > z + 1e-6
+            # pad is the background (the highest one met)
             cam_d = np.linalg.norm(pts - cam, axis=1) / np.maximum(np.linalg.norm(ends - cam, axis=1), 1e-9)
-            if up.any():
-                hidden = np.asarray(_box_hits(cam, ends, orows[up], 0.0, cam_d - 2e-3).any(axis=1), bool)
-            low = ~up
-            if low.any():
-                rl, ll = orows[low], others_lab[low]
-                behind = _box_hits(cam, ends, rl, cam_d, 1.0)
-                first = np.argmax(np.where(behind, rl[None, :, 5], -np.inf), axis=1)
-                anyb = np.asarray(behind.any(axis=1), bool)
-                bg = np.where(anyb[:, None], ll[first], bg)
+            hidden, first = box_ray_hits(cam, ends, orows, cam_d, pix[0], bounds(orows), chunk=n_o)
+            bg = np.where((first >= 0)[:, None], others_lab[np.maximum(first, 0)], bg)
         rf = np.broadcast_to(lit, lab_o.shape)
         d_pad = _dist(lab_o, rf, cfg.light_weight)
         d_bg = _dist(lab_o, bg, cfg.light_weight)
         inf = ok & ~hidden & (_dist(rf, bg, cfg.light_weight) >= cfg.informative)
         vote = np.where(d_bg > d_pad + cfg.vote_margin, 1.0, np.where(d_pad > d_bg + cfg.vote_margin, -1.0, 0.0))
+        if cfg.colour_veto > 0:  # a plain pad is grey: a point showing a colour (a piece) is no pad's ...
+            vivid = ok & ~hidden & (np.hypot(lab_o[:, 1], lab_o[:, 2]) > math.hypot(lit[1], lit[2]) + cfg.colour_veto)
+            if vivid.any():  # ... unless a piece standing on this pad or another may be in front of it
+                rooms = pad_rows(spec, [*keys, *others])
+                rooms[:, 3] = cfg.piece_room[0]
+                rooms[:, 4] = rooms[:, 5]
+                rooms[:, 5] += cfg.piece_room[1]
+                j = np.nonzero(vivid)[0]
+                d_pt = np.linalg.norm(pts[j] - cam, axis=1) / np.maximum(np.linalg.norm(ends[j] - cam, axis=1), 1e-9)
+                vivid[j] = ~box_ray_hits(cam, ends[j], rooms, d_pt, pix[0][j], bounds(rooms), chunk=4)[0]
+            vote = np.where(vivid, -1.0, vote)
+            inf = inf | vivid
         vote = np.where(inf, vote, 0.0).reshape(len(keys), n_o)
         n_inf = inf.reshape(len(keys), n_o).sum(axis=1)
         return [float(vote[i].sum() / n_inf[i]) if n_inf[i] >= cfg.min_points else None for i in range(len(keys))]
@@ -225,9 +333,49 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
     standard_arms = {(p.x, p.y, p.level) for s in SEATS.values() for p in s.arm}
     start_rows = {(p.x, p.y, p.level) for s in SEATS.values() for p in s.start_row}
     scores: dict[Key, float | None] = {}
+    edges: dict[Key, float | None] = {}
     found: set[Key] = set(core_keys)
 
-    def decide(k: Key, s: float | None) -> bool:
+    # the outline of a pad's top: points just inside it and just outside it (clear of the links, in the
+    # middle of each side) differ when the pad is there (its top against what lies beyond it)
+    side = np.concatenate([np.linspace(-0.8, -0.35, 3), np.linspace(0.35, 0.8, 3)])
+    hside = GRIDOPOLIS_PAD_MM / 2
+    edge_in = np.concatenate([np.column_stack([side, np.full(6, s0)]) for s0 in (-1.0, 1.0)]
+                             + [np.column_stack([np.full(6, s0), side]) for s0 in (-1.0, 1.0)]) * hside
+    edge_out = edge_in.copy()
+    edge_in[np.abs(edge_in) == hside] *= cfg.edge_in
+    edge_out[np.abs(edge_out) == hside] *= cfg.edge_out
+    n_e = len(edge_in)
+
+    def edge_share(keys: list[Key], others: list[Key]) -> list[float | None]:
+        """Share of the outline's point pairs (both seen, not hidden by a higher pad) that differ."""
+        if not keys:
+            return []
+        c = pad_rows(spec, keys)[:, [1, 2, 5]]
+        p_in = np.repeat(c[:, None, :], n_e, axis=1)
+        p_in[..., :2] += edge_in[None]
+        p_out = np.repeat(c[:, None, :], n_e, axis=1)
+        p_out[..., :2] += edge_out[None]
+        pts = np.concatenate([p_in.reshape(-1, 3), p_out.reshape(-1, 3)])
+        pix: list[F64] = []
+        lab_e, ok = observe(pts, pix)
+        orows = pad_rows(spec, others)
+        if len(orows):  # a higher pad in front of a point hides it
+            z = float(pts[:, 2].max())
+            up = orows[:, 5] > z + 1e-6
+            if up.any():
+                ok &= ~box_ray_hits(cam, pts, orows[up], np.ones(len(pts)), pix[0], bounds(orows[up]), chunk=6)[0]
+        m = len(keys) * n_e
+        both = (ok[:m] & ok[m:]).reshape(len(keys), n_e)
+        diff = (_dist(lab_e[:m], lab_e[m:], cfg.light_weight) > cfg.edge_contrast).reshape(len(keys), n_e)
+        n = both.sum(axis=1)
+        return [float((diff[i] & both[i]).sum() / n[i]) if n[i] >= cfg.min_points else None for i in range(len(keys))]
+
+    def decide(k: Key, s: float | None, e: float | None = None) -> bool:
+        if cfg.edge_contrast > 0 and k[2] >= cfg.edge_from_level and e is not None:
+            if s is None:  # the colours cannot say: the outline decides
+                return e > cfg.edge_alone
+            return s > cfg.present and e > cfg.edge_min
         if s is None:  # the picture cannot say: the standard grid-set's pads are assumed
             return k in standard_arms
         return s > cfg.present
@@ -240,9 +388,17 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
                 (k[0] + dx, k[1] + dy, lv) in found for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1)))]
         others = sorted(found)
         olab = np.broadcast_to(lit, (len(others), 3))
-        for k, s in zip(level, score(level, others, olab), strict=True):
+        ss = score(level, others, olab)
+        es: list[float | None] = [None] * len(level)
+        if cfg.edge_contrast > 0 and lv >= cfg.edge_from_level:
+            # the outline is needed only where the colours say "pad" (or cannot say)
+            need = [j for j, v in enumerate(ss) if v is None or v > cfg.present]
+            for j, e in zip(need, edge_share([level[j] for j in need], others), strict=True):
+                es[j] = e
+        for k, s, e in zip(level, ss, es, strict=True):
             scores[k] = s
-            if decide(k, s):
+            edges[k] = e
+            if decide(k, s, e):
                 found.add(k)
     # the start rows (kingerizers, tinted) come with their arm's inner pads; a spare pad there is plain
     for seat in SEATS.values():
@@ -293,4 +449,4 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
                     (k[0] + dx, k[1] + dy, k[2]) in held for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1))):
                 held.add(k)
                 grew = True
-    return PadDetection(tuple(sorted(held)), scores, tuple(sorted(absent - held)), gain)
+    return PadDetection(tuple(sorted(held)), scores, tuple(sorted(absent - held)), gain, edges)

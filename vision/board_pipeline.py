@@ -28,7 +28,7 @@ from calibration.boards import (
 from calibration.camera import CameraCalibration
 from vision.board_classify import CellReading, ClassifyBoardConfig, Site, classify_sites, flat_sites
 from vision.board_locate import BoardLocateConfig, BoardPose, locate_board
-from vision.board_pads import PadDetectConfig, detect_pads
+from vision.board_pads import PadDetectConfig, detect_pads, link_rows, post_rows
 from vision.board_reconstruct import (
     BoardReconstruction,
     ReconstructOptionError,
@@ -90,18 +90,22 @@ class BoardReading:
 def sites_for(spec: BoardSpec, added_pads: Sequence[tuple[int, int, int]] = (),
               absent_pads: Sequence[tuple[int, int, int]] = ()) -> tuple[list[Site], F64 | None]:
     """The places a piece can stand on ``spec`` and the fixed structure around them (Gridopolis:
-    the pads of the four-player grid-set but ``absent_pads``, and ``added_pads``, as thin boxes)."""
+    the pads of the four-player grid-set but ``absent_pads``, and ``added_pads``, as thin boxes, then
+    the links between neighbouring pads of a level and the legs of the posts, :func:`vision.board_pads.link_rows`,
+    :func:`vision.board_pads.post_rows`)."""
     if spec.game != "gridopolis":
         return flat_sites(spec), None
     sites = []
     rows = []
     std = gridopolis_pads(4)
     gone = set(absent_pads)
-    for x, y, lv in (*(p for p in std if p not in gone), *sorted(set(added_pads) - set(std))):
+    pads = [*(p for p in std if p not in gone), *sorted(set(added_pads) - set(std))]
+    for x, y, lv in pads:
         cx, cy, top = gridopolis_pad_centre_mm(spec, x, y, lv)
         sites.append(Site((x, y, lv), cx, cy, top))
         rows.append([0.0, cx, cy, GRIDOPOLIS_PAD_MM / 2, top - GRIDOPOLIS_PAD_THICK_MM, top])
-    return sites, np.array(rows)
+    # the links joining neighbouring pads of a level and the posts' legs hide what is behind them too
+    return sites, np.concatenate([np.array(rows), link_rows(spec, pads), post_rows(spec, pads)])
 
 
 def _better(a: CellReading, b: CellReading) -> CellReading:

@@ -71,3 +71,79 @@ def hits(camera: F64, ends: F64, solids: F64, t_min: float | F64 = 0.0, t_max: f
         lo = np.where(kind == 1, np.maximum(lo, clo), lo)
         hi = np.where(kind == 1, np.minimum(hi, chi), hi)
     return np.asarray(lo <= hi, bool)
+
+
+def box_corners(boxes: F64) -> F64:
+    """The 8 corners (M, 8, 3) of box rows (M, 6) (kind ignored: all boxes)."""
+    sx = np.array([-1, 1, 1, -1, -1, 1, 1, -1], np.float64)
+    sy = np.array([-1, -1, 1, 1, -1, -1, 1, 1], np.float64)
+    out = np.empty((len(boxes), 8, 3))
+    out[..., 0] = boxes[:, 1, None] + sx[None, :] * boxes[:, 3, None]
+    out[..., 1] = boxes[:, 2, None] + sy[None, :] * boxes[:, 3, None]
+    out[..., 2] = np.where(np.arange(8) < 4, boxes[:, 4, None], boxes[:, 5, None])
+    return out
+
+
+def box_ray_hits(camera: F64, ends: F64, boxes: F64, t_split: F64, px: F64 | None = None,
+                 box_px: F64 | None = None, exclude: npt.NDArray[np.int64] | None = None, chunk: int = 12
+                 ) -> tuple[B, npt.NDArray[np.int64]]:
+    """For rays ``camera -> ends`` (N, 3) and *box* rows ``boxes`` (M, 6): whether a box is met in front
+    of ``t_split`` (N,) (``t <= t_split - 1e-3``: it hides what lies at ``t_split``), and the index of the
+    highest box met beyond it (``t >= t_split - 1e-6``: rays come from above, the highest is met first;
+    -1 for none).  ``exclude`` (N,) names one box per ray to leave out (or -1).
+
+    With the rays' pixels ``px`` (N, 2) and each box's pixel bounding box ``box_px`` (M, 4: x0, y0, x1, y1)
+    only the boxes whose bounding box holds a ray's pixel are tested (a ray meets a box only where the
+    box is seen): rays are taken in chunks of ``chunk`` (callers pass neighbouring rays together)."""
+    n, m = len(ends), len(boxes)
+    before = np.zeros(n, bool)
+    first = np.full(n, -1, np.int64)
+    if n == 0 or m == 0:
+        return before, first
+    n_c = -(-n // chunk)
+    pad = n_c * chunk - n
+    e = np.concatenate([ends, np.repeat(ends[-1:], pad, axis=0)]).reshape(n_c, chunk, 3)
+    ts = np.concatenate([t_split, np.repeat(t_split[-1:], pad)]).reshape(n_c, chunk)
+    ex = np.full((n_c, chunk), -1, np.int64)
+    if exclude is not None:
+        ex.reshape(-1)[:n] = exclude
+    if px is None or box_px is None:
+        near = np.ones((n_c, m), bool)
+    else:
+        p = np.concatenate([px, np.repeat(px[-1:], pad, axis=0)]).reshape(n_c, chunk, 2)
+        lo_p, hi_p = p.min(axis=1), p.max(axis=1)  # (C, 2)
+        near = ((box_px[None, :, 0] <= hi_p[:, None, 0]) & (box_px[None, :, 2] >= lo_p[:, None, 0])
+                & (box_px[None, :, 1] <= hi_p[:, None, 1]) & (box_px[None, :, 3] >= lo_p[:, None, 1]))  # (C, M)
+    c_idx, m_idx = np.nonzero(near)  # (chunk, box) pairs, grouped by chunk
+    if not len(c_idx):
+        return before, first
+    rows = boxes[m_idx]  # (L, 6)
+    o = camera.reshape(3)
+    d = e[c_idx] - o  # (L, P, 3)
+    lo = np.full(d.shape[:2], -np.inf)
+    hi = np.full_like(lo, np.inf)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for axis, a, b in ((2, rows[:, 4], rows[:, 5]), (0, rows[:, 1] - rows[:, 3], rows[:, 1] + rows[:, 3]),
+                           (1, rows[:, 2] - rows[:, 3], rows[:, 2] + rows[:, 3])):
+            inv = 1.0 / d[..., axis]  # (L, P)
+            t1 = (a[:, None] - o[axis]) * inv
+            t2 = (b[:, None] - o[axis]) * inv
+            np.maximum(lo, np.minimum(t1, t2), out=lo)
+            np.minimum(hi, np.maximum(t1, t2), out=hi)
+    ok = m_idx[:, None] != ex[c_idx]
+    t = ts[c_idx]
+    bef = ok & (np.maximum(lo, 0.0) <= np.minimum(hi, t - 1e-3))
+    beh = ok & (np.maximum(lo, t - 1e-6) <= np.minimum(hi, 1.0))
+    starts = np.concatenate([[0], np.nonzero(np.diff(c_idx))[0] + 1])
+    chunks = c_idx[starts]
+    top = np.where(beh, rows[:, 5, None], -np.inf)
+    best = np.maximum.reduceat(top, starts, axis=0)  # (G, P): the highest box met behind
+    group = np.repeat(np.arange(len(starts)), np.diff(np.concatenate([starts, [len(c_idx)]])))
+    which = np.where(beh & (top == best[group]), m_idx[:, None], -1)
+    b_all = np.zeros((n_c, chunk), bool)
+    f_all = np.full((n_c, chunk), -1, np.int64)
+    b_all[chunks] = np.logical_or.reduceat(bef, starts, axis=0)
+    f_all[chunks] = np.maximum.reduceat(which, starts, axis=0)
+    before[:] = b_all.reshape(-1)[:n]
+    first[:] = f_all.reshape(-1)[:n]
+    return before, first

@@ -1,0 +1,83 @@
+"""Rays against the Gridopolis grid-set's boxes (``vision.board_rays.box_ray_hits``) and the grid-set's
+links and posts as solids (``vision.board_pads.link_rows``, ``post_rows``).
+
+``box_ray_hits`` answers, for many rays at once, "is a box in front of this point" and "which box
+lies behind it", testing only the boxes seen around each ray's pixel: it must agree with the generic
+ray test (``hits``) on every ray, with the picture culling and without it."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from calibration.boards import board_spec, gridopolis_pads
+from calibration.camera import CameraCalibration
+from tests.boardread.synthetic import SIM_CAM, synthetic_view
+from vision.board_locate import locate_board
+from vision.board_pads import link_rows, pad_rows, post_rows
+from vision.board_rays import box_corners, box_ray_hits, hits, segments_to_board
+
+CAM = CameraCalibration(SIM_CAM.camera_matrix, SIM_CAM.dist_coeffs, SIM_CAM.size, 0.0, source="synthetic")
+
+
+def test_links_and_posts_of_the_standard_grid_set() -> None:
+    spec = board_spec("gridopolis")
+    pads = gridopolis_pads(4)
+    have = set(pads)
+    pairs = sum((x + 1, y, lv) in have for x, y, lv in pads) + sum((x, y + 1, lv) in have for x, y, lv in pads)
+    links = link_rows(spec, pads)
+    assert len(links) == pairs
+    assert np.allclose(links[:, 3], 6.0) and np.all(links[:, 5] < pad_rows(spec, pads)[:, 5].max())
+    legs = post_rows(spec, pads)
+    assert len(legs) == 2 * 8  # the core's eight posts (engine.gridopolis.layout), two legs each
+    # a pad added on top of the core (no pad beside it on its level) stands on a post too
+    assert len(post_rows(spec, [*pads, (3, 3, 3)])) == 2 * 9
+    # ... and of two linked pads added there, one stands on a post and holds the other up by its link
+    assert len(post_rows(spec, [*pads, (3, 3, 3), (3, 4, 3)])) == 2 * 9
+
+
+def test_box_ray_hits_agrees_with_the_generic_ray_test() -> None:
+    spec = board_spec("gridopolis")
+    pose = locate_board(synthetic_view(spec, 55, -70, 800, seed=1).image, spec, CAM)
+    pads = [*gridopolis_pads(4), (3, 3, 3), (5, 5, 0), (5, 5, 1)]
+    boxes = np.concatenate([pad_rows(spec, pads), link_rows(spec, pads), post_rows(spec, pads)])
+    corners = pose.project(box_corners(boxes).reshape(-1, 3)).reshape(len(boxes), 8, 2)
+    bounds = np.concatenate([corners.min(axis=1) - 4.0, corners.max(axis=1) + 4.0], axis=1)
+    rng = np.random.default_rng(7)
+    # probe points in vertical lines over random places (neighbouring points together, as callers pass them)
+    base = rng.uniform(0, 350, (60, 2))
+    pts = np.concatenate([np.column_stack([np.repeat(b[None], 12, axis=0) + rng.normal(0, 4, (12, 2)),
+                                           rng.uniform(0, 240, 12)]) for b in base])
+    cam = pose.camera_position
+    ends = segments_to_board(cam, pts)
+    t0 = np.linalg.norm(pts - cam, axis=1) / np.linalg.norm(ends - cam, axis=1)
+    front = hits(cam, ends, boxes, t_min=0.0, t_max=t0 - 1e-3).any(axis=1)
+    behind = hits(cam, ends, boxes, t_min=t0 - 1e-6, t_max=1.0)
+    top = np.where(behind, boxes[None, :, 5], -np.inf).max(axis=1)
+    for px, bb in ((pose.project(pts), bounds), (None, None)):
+        hid, first = box_ray_hits(cam, ends, boxes, t0, px, bb, chunk=12)
+        assert np.array_equal(hid, front)
+        assert np.array_equal(first >= 0, behind.any(axis=1))
+        got = first >= 0
+        assert np.allclose(boxes[first[got], 5], top[got])  # the highest box met behind
+    assert front.any() and behind.any() and (~front).any()
+    # one box per ray left out
+    own = np.argmax(behind, axis=1)
+    _, first = box_ray_hits(cam, ends, boxes, t0, exclude=np.where(behind.any(axis=1), own, -1))
+    assert not np.any((first == own) & behind.any(axis=1))
+
+
+def test_projection_is_opencvs_lens_model() -> None:
+    """``BoardPose.project`` evaluates OpenCV's lens model itself (``cv2.projectPoints`` also computes
+    derivatives, slowly): the same pixels for 4, 5 and 8 distortion coefficients."""
+    import dataclasses
+
+    import cv2
+
+    spec = board_spec("gridopolis")
+    pose = locate_board(synthetic_view(spec, 50, 30, 750, seed=2).image, spec, CAM)
+    pts = np.random.default_rng(3).uniform([-50, -50, 0], [400, 400, 250], (3000, 3))  # (numpy for many points)
+    for dist in (np.array([-0.1, 0.04, 0.001, -0.002]), np.array([-0.1, 0.04, 0.001, -0.002, 0.01]),
+                 np.array([-0.1, 0.04, 0.001, -0.002, 0.01, 0.02, -0.01, 0.005])):
+        p = dataclasses.replace(pose, dist=dist)
+        want, _ = cv2.projectPoints(pts.reshape(-1, 1, 3), p.rvec, p.tvec, p.K, dist)
+        assert np.abs(p.project(pts) - want.reshape(-1, 2)).max() < 1e-6

@@ -94,7 +94,7 @@ def test_killed_host_process_resumes_without_repeats(tmp_path: Path) -> None:
 
 def test_ctrl_c_holds_robot_and_rerun_resumes(tmp_path: Path) -> None:
     record = tmp_path / "record.txt"
-    board = subprocess.Popen([sys.executable, "-m", "hardware.simfw", "--time", "0.1", "--no-reset-on-open",
+    board = subprocess.Popen([sys.executable, "-m", "hardware.simfw", "--time", "0.3", "--no-reset-on-open",
                               "--record", str(record)], stdout=subprocess.PIPE, text=True, cwd=ROOT)
     assert board.stdout is not None
     url = f"serial://{board.stdout.readline().strip()}"

@@ -46,7 +46,7 @@ def test_quirky_robot_bad_url_is_one_line(capsys: pytest.CaptureFixture[str]) ->
 def test_quirky_ctrl_c_stops_robot_and_same_command_resumes(tmp_path: Path) -> None:
     root = Path(__file__).resolve().parents[2]
     record = tmp_path / "record.txt"
-    board = subprocess.Popen([sys.executable, "-m", "hardware.simfw", "--time", "0.1", "--no-reset-on-open",
+    board = subprocess.Popen([sys.executable, "-m", "hardware.simfw", "--time", "0.3", "--no-reset-on-open",
                               "--record", str(record)], stdout=subprocess.PIPE, text=True, cwd=root)
     assert board.stdout is not None
     url = f"serial://{board.stdout.readline().strip()}"

@@ -494,11 +494,17 @@ def _covered_sites(sc: _Scene, sites: Sequence[Site], tallest: float, cfg: Class
     img = sc.image
     f = cfg.cover_scale
     out = np.zeros(len(sites))
-    small: U8 = np.asarray(cv2.resize(img, (img.shape[1] // f, img.shape[0] // f), interpolation=cv2.INTER_AREA),
-                           np.uint8)
-    hh, ww = small.shape[:2]
+    hh, ww = img.shape[0] // f, img.shape[1] // f
     x0, y0, x1, y1 = sc.pose.spec.extent_mm
     outline = sc.pose.project(np.array([[x0, y0, 0.0], [x1, y0, 0.0], [x1, y1, 0.0], [x0, y1, 0.0]])) / f
+    # only the board's part of the picture is shrunk (whole blocks of f x f pixels: the same values
+    # as shrinking the whole picture)
+    bx0, by0 = (max(0, min(n, int(math.floor(float(v))) - 1)) for v, n in zip(outline.min(axis=0), (ww, hh), strict=True))
+    bx1, by1 = (max(0, min(n, int(math.ceil(float(v))) + 2)) for v, n in zip(outline.max(axis=0), (ww, hh), strict=True))
+    small: U8 = np.zeros((hh, ww, 3), np.uint8)
+    if bx1 > bx0 and by1 > by0:
+        small[by0:by1, bx0:bx1] = cv2.resize(img[by0 * f:by1 * f, bx0 * f:bx1 * f], (bx1 - bx0, by1 - by0),
+                                             interpolation=cv2.INTER_AREA)
     board = np.zeros((hh, ww), np.uint8)
     cv2.fillConvexPoly(board, np.round(outline).astype(np.int32), 1)
     c = sc.pose.spec.cell_mm
@@ -539,7 +545,9 @@ def _covered_sites(sc: _Scene, sites: Sequence[Site], tallest: float, cfg: Class
     mask = big[comp]
     zs = np.linspace(0.0, tallest, 6)
     offs = np.array([[0, 0], [-0.3, -0.3], [0.3, -0.3], [0.3, 0.3], [-0.3, 0.3]]) * c
-    pts = np.array([[s.x_mm + ox, s.y_mm + oy, s.floor_mm + z] for s in sites for ox, oy in offs for z in zs])
+    ctr = np.array([[s.x_mm, s.y_mm, s.floor_mm] for s in sites]).reshape(-1, 1, 1, 3)
+    pts = (ctr + np.stack(np.broadcast_arrays(offs[:, None, 0], offs[:, None, 1], zs[None, :]), axis=-1)[None]
+           ).reshape(-1, 3)
     px = sc.pose.project(pts) / f
     xi, yi = np.round(px[:, 0]).astype(int), np.round(px[:, 1]).astype(int)
     inside = (xi >= 0) & (xi < ww) & (yi >= 0) & (yi < hh)

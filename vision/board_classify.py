@@ -73,7 +73,9 @@ class ClassifyBoardConfig:
     flag_rays: int = 16  # ... and probes per ring (a banner is 14 mm: a coarse grid misses it)
     character_min_share: float = 0.08  # share of the probes over a stack that must see a player's colour
     character_reach: float = 0.8  # probes for a character cover this share of the top face (half-size)
-    character_hue_deg: float = 35.0  # a character's hue differs from its cube's by more than this
+    character_hue_deg: float = 35.0  # a character's hue differs from its cube's by more than this ...
+    character_near_deg: float = 180.0  # ... or by more than this when a player's hue is nearer by
+    character_nearer_deg: float = 10.0  # this much (a red character on an orange or wood cube)
     character_room: float = 2.0  # mm round where a character was seen that its body may take
     token_hue_deg: float = 28.0  # hue tolerance of a token's printed colour
     token_light_tol: float = 22.0  # lightness tolerance (L*) of a token's printed colour
@@ -110,7 +112,7 @@ def config_for(game: str) -> ClassifyBoardConfig:
     if game == "gridopolis":
         return ClassifyBoardConfig(black_lightness=0.0, dab_lo=6.0, dab_hi=18.0)
     if game == "bandera":
-        return ClassifyBoardConfig(dab_lo=4.0, dab_hi=14.0)
+        return ClassifyBoardConfig(dab_lo=4.0, dab_hi=14.0, character_near_deg=8.0, character_nearer_deg=5.0)
     return ClassifyBoardConfig()
 
 
@@ -291,6 +293,13 @@ def _hue_name(lab: F64, cfg: ClassifyBoardConfig, allowed: Sequence[str] | None)
     if not names:
         return None
     return min(names, key=lambda n: abs((hue - HUES[n] + 180) % 360 - 180))
+
+
+def _player_hue_deg(hue: F64, allowed: Sequence[str] | None) -> F64:
+    """Hue distance (degrees) of each hue angle ``hue`` to the nearest player colour's prototype."""
+    names = [n for n in HUES if allowed is None or n in allowed] or list(HUES)
+    protos = np.array([HUES[n] for n in names])
+    return np.asarray(np.abs((hue[..., None] - protos + 180.0) % 360.0 - 180.0).min(axis=-1), np.float64)
 
 
 def _solid_rows(h: Hypothesis, site: Site) -> F64:
@@ -499,8 +508,9 @@ def _covered_sites(sc: _Scene, sites: Sequence[Site], tallest: float, cfg: Class
     outline = sc.pose.project(np.array([[x0, y0, 0.0], [x1, y0, 0.0], [x1, y1, 0.0], [x0, y1, 0.0]])) / f
     # only the board's part of the picture is shrunk (whole blocks of f x f pixels: the same values
     # as shrinking the whole picture)
-    bx0, by0 = (max(0, min(n, int(math.floor(float(v))) - 1)) for v, n in zip(outline.min(axis=0), (ww, hh), strict=True))
-    bx1, by1 = (max(0, min(n, int(math.ceil(float(v))) + 2)) for v, n in zip(outline.max(axis=0), (ww, hh), strict=True))
+    lim = np.array([ww, hh])
+    bx0, by0 = (int(v) for v in np.clip(np.floor(outline.min(axis=0)).astype(np.int64) - 1, 0, lim))
+    bx1, by1 = (int(v) for v in np.clip(np.ceil(outline.max(axis=0)).astype(np.int64) + 2, 0, lim))
     small: U8 = np.zeros((hh, ww, 3), np.uint8)
     if bx1 > bx0 and by1 > by0:
         small[by0:by1, bx0:bx1] = cv2.resize(img[by0 * f:by1 * f, bx0 * f:bx1 * f], (bx1 - bx0, by1 - by0),
@@ -695,6 +705,10 @@ def _characters(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], c
         h_cube = math.degrees(math.atan2(cube_lab[2], cube_lab[1]))
         dh = np.abs((hue[t] - h_cube + 180.0) % 360.0 - 180.0)
         other_hue = (dh > cfg.character_hue_deg) if c_cube >= cfg.min_chroma else np.ones(n_p, bool)
+        if c_cube >= cfg.min_chroma and cfg.character_near_deg < cfg.character_hue_deg:
+            # a hue nearer a player's plastic than the cube's, by a clear margin
+            nearer = dh - _player_hue_deg(hue[t], colours) > cfg.character_nearer_deg
+            other_hue |= (dh > cfg.character_near_deg) & nearer
         differs = np.where(on_stack[t], other_hue, piece[t] > 0.8)
         strong = ok[t] & differs & (chroma[t] > cfg.player_chroma)
         sel = np.nonzero(strong)[0]

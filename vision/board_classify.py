@@ -295,6 +295,21 @@ def _hue_name(lab: F64, cfg: ClassifyBoardConfig, allowed: Sequence[str] | None)
     return min(names, key=lambda n: abs((hue - HUES[n] + 180) % 360 - 180))
 
 
+def _hue_names(lab: F64, cfg: ClassifyBoardConfig, allowed: Sequence[str] | None) -> list[str | None]:
+    """:func:`_hue_name` of every colour (N, 3) at once."""
+    if len(lab) == 0:
+        return []
+    names = [n for n in HUES if allowed is None or n in allowed]
+    hue = np.degrees(np.arctan2(lab[:, 2], lab[:, 1])) % 360
+    chroma = np.hypot(lab[:, 1], lab[:, 2])
+    best: list[str | None] = [None] * len(lab)
+    if names:
+        protos = np.array([HUES[n] for n in names])
+        near = np.argmin(np.abs((hue[:, None] - protos[None, :] + 180) % 360 - 180), axis=1)
+        best = [names[int(k)] for k in near]
+    return [_hue_name(lab[j], cfg, allowed) if chroma[j] < cfg.min_chroma else best[j] for j in range(len(lab))]
+
+
 def _player_hue_deg(hue: F64, allowed: Sequence[str] | None) -> F64:
     """Hue distance (degrees) of each hue angle ``hue`` to the nearest player colour's prototype."""
     names = [n for n in HUES if allowed is None or n in allowed] or list(HUES)
@@ -712,7 +727,7 @@ def _characters(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], c
         differs = np.where(on_stack[t], other_hue, piece[t] > 0.8)
         strong = ok[t] & differs & (chroma[t] > cfg.player_chroma)
         sel = np.nonzero(strong)[0]
-        names = [_hue_name(lab[t, j], cfg, colours) for j in sel]
+        names = _hue_names(lab[t, sel], cfg, colours)
         if len(names) < max(3, cfg.character_min_share * ok[t].sum()):
             out.append(None)
             continue
@@ -830,7 +845,7 @@ def _flags(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64],
             if use[t].sum() < 8 or strong[t].sum() < max(cfg.flag_min_probes, cfg.flag_min_share * use[t].sum()):
                 res.append(None)
                 continue
-            names = [_hue_name(lab[t, j], cfg, colours) for j in np.nonzero(strong[t])[0]]
+            names = _hue_names(lab[t, strong[t]], cfg, colours)
             best = max(set(names), key=names.count)
             res.append(best if names.count(best) >= cfg.flag_agree * len(names) else None)
         return res, np.asarray(strong.sum(axis=1), np.int64)
@@ -1000,7 +1015,11 @@ def _gain_field(img: U8, pose: BoardPose, app: _Appearance, constant: bool = Fal
     for _ in range(4):
         if keep.sum() < 12:
             break
-        coef = np.linalg.lstsq(basis[keep], r[keep], rcond=None)[0].T
+        bk = basis[keep]  # least squares by the normal equations (6 unknowns: much faster than an SVD)
+        try:
+            coef = np.linalg.solve(bk.T @ bk, bk.T @ r[keep]).T
+        except np.linalg.LinAlgError:  # the samples kept do not span the quadratic
+            coef = np.linalg.lstsq(bk, r[keep], rcond=None)[0].T
         res = r - basis @ coef.T
         dev = np.abs(res - np.median(res[keep], axis=0)).max(axis=1)
         mad = float(np.median(dev[keep])) + 1e-3

@@ -88,6 +88,7 @@ class ClassifyBoardConfig:
     cover_share: float = 0.25  # share of a site's view on such a blob: the site is covered
     min_weight: float = 0.15  # share of a site's probes usable, below which it is "unseen"
     iterations: int = 2
+    settle_in_turn: bool = False  # sites still changing after the iterations are decided one at a time
     margin_full: float = 0.15  # a winner this far ahead of the runner-up is sure
     empty_bias: float = 0.0  # added to the empty hypothesis' score
     pad_ring: float = 0.85  # a pad's own colour is read on a ring this far out (x its half-size)
@@ -108,11 +109,14 @@ def config_for(game: str) -> ClassifyBoardConfig:
     """The classify thresholds for ``game``: Gridopolis has no black piece, so nothing is read as
     one there (the shade under the grid-set's upper levels is deep).  The colour-difference ramp is
     wider for the 3-D pieces than for Quirky's flat tokens: light bouncing off a coloured cube or pad
-    tints the paper and pads around it (tuned on re-seeded development renders, docs/boards_vision.md)."""
+    tints the paper and pads around it (tuned on re-seeded development renders, docs/boards_vision.md).
+    Bandera also tells a character by a hue nearer a player's than its cube's, and decides pieces
+    that keep hiding each other one at a time (docs/boards_vision.md, "Accuracy round 3")."""
     if game == "gridopolis":
         return ClassifyBoardConfig(black_lightness=0.0, dab_lo=6.0, dab_hi=18.0)
     if game == "bandera":
-        return ClassifyBoardConfig(dab_lo=4.0, dab_hi=14.0, character_near_deg=8.0, character_nearer_deg=5.0)
+        return ClassifyBoardConfig(dab_lo=4.0, dab_hi=14.0, character_near_deg=8.0, character_nearer_deg=5.0,
+                                   settle_in_turn=True)
     return ClassifyBoardConfig()
 
 
@@ -405,21 +409,55 @@ def classify_sites(
     t2 = time.perf_counter()
     weight = valid.astype(np.float64)
     choice = _choose(pred, piece, weight, cfg.empty_bias)
-    for _ in range(cfg.iterations):
-        others = [(_solid_rows(hyps[c], s), i) for i, (c, s) in enumerate(zip(choice, sites, strict=True))]
+
+    def blocked_by(ch: npt.NDArray[np.int64], targets: npt.NDArray[np.int64]) -> npt.NDArray[np.bool_] | None:
+        """(T, P): which probes of sites ``targets`` the pieces ``ch`` of the other sites hide."""
+        others = [(_solid_rows(hyps[c], s), i) for i, (c, s) in enumerate(zip(ch, sites, strict=True))]
         rows_all = [r for r, _ in others if len(r)]
         if not rows_all:
-            break
+            return None
         owner = np.concatenate([np.full(len(r), i) for r, i in others if len(r)])
-        allr = np.concatenate(rows_all)
+        return ~_not_blocked(cam, ends_s[targets], np.concatenate(rows_all), owner, targets, centres[targets, :2])
+
+    before = choice
+    settled = True
+    for _ in range(cfg.iterations):
         # only candidate sites need it: the others saw nothing at all
+        b_c = blocked_by(choice, cand)
+        if b_c is None:
+            break
         blocked = np.zeros((n_s, n_p), bool)
-        blocked[cand] = ~_not_blocked(cam, ends_s[cand], allr, owner, cand, centres[cand, :2])
+        blocked[cand] = b_c
         weight = (valid & ~blocked).astype(np.float64)
         new = _choose(pred, piece, weight, cfg.empty_bias)
-        if np.array_equal(new, choice):
+        settled = bool(np.array_equal(new, choice))
+        before = choice
+        if settled:
             break
         choice = new
+    if not settled and cfg.settle_in_turn:
+        # pieces that hide each other (a tower with a cube right behind it) may flip to empty and
+        # back together: those still changing are decided one at a time, the surest (on their own
+        # probes, nothing left out) first, each hidden only by the pieces decided before it
+        s0 = _scores(pred, piece, valid.astype(np.float64), cfg.empty_bias)
+        flip = np.nonzero(before != choice)[0]
+        s_sorted = np.sort(s0[:, flip], axis=0)
+        pending = {int(i) for i in flip}
+        for i in flip[np.argsort(-(s_sorted[-1] - s_sorted[-2]), kind="stable")]:
+            pending.discard(int(i))
+            ch = choice.copy()
+            ch[list(pending)] = 0
+            b_i = blocked_by(ch, np.array([i]))
+            w_i = (valid[i] & ~b_i[0] if b_i is not None else valid[i]).astype(np.float64)
+            if w_i.sum() < cfg.min_weight * n_p:
+                choice[i] = int(np.argmax(s0[:, i]))
+            else:
+                choice[i] = int(_choose(pred[:, i:i + 1], piece[i:i + 1], w_i[None, :], cfg.empty_bias)[0])
+        b_c = blocked_by(choice, cand)
+        blocked = np.zeros((n_s, n_p), bool)
+        if b_c is not None:
+            blocked[cand] = b_c
+        weight = (valid & ~blocked).astype(np.float64)
     t3 = time.perf_counter()
     scores = _scores(pred, piece, weight, cfg.empty_bias)  # (K, S)
     cand_set = {int(i) for i in cand}

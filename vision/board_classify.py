@@ -256,9 +256,10 @@ def _observe(sc: _Scene, pts: F64, cfg: ClassifyBoardConfig, known: F64 | None =
         # printed colours): a probe matching the print nearby is not a piece
         j = np.nonzero(on_print & (piece > 0))[0]
         d = cfg.print_slack_mm
-        for dx, dy in ((d, 0.0), (-d, 0.0), (0.0, d), (0.0, -d)):
-            alt, _ = _expected(sc.app, ends[j, :2] + np.array([dx, dy]))
-            piece[j] = np.minimum(piece[j], _pieceness(lab_o[j], linear_to_lab(alt), cfg, chroma_only))
+        shifts = np.array([(d, 0.0), (-d, 0.0), (0.0, d), (0.0, -d)])
+        alt, _ = _expected(sc.app, (ends[None, j, :2] + shifts[:, None, :]).reshape(-1, 2))  # all four at once
+        p_alt = _pieceness(np.tile(lab_o[j], (len(shifts), 1)), linear_to_lab(alt), cfg, chroma_only)
+        piece[j] = np.minimum(piece[j], p_alt.reshape(len(shifts), -1).min(axis=0))
     if expected_out is not None:
         expected_out.append(lab_e)
     return piece, lab_o, in_img & on_board & ~hidden, ends
@@ -848,7 +849,9 @@ def _flags(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64],
                                    top[t] + g.character_body + 1.0])])
 
     own = np.stack([own_solids(t) for t in range(n_t)])  # (T, 3, 6)
-    hit_own = np.asarray(hits(cam, ends, own[:, None, :, :]), bool)  # (T, P, 3): top cube, lower cube, character
+    # (T, P, 3): top cube, lower cube, character (boxes and the cylinder apart: each test is cheaper alone)
+    hit_own = np.concatenate([np.asarray(hits(cam, ends, own[:, None, :2, :]), bool),
+                              np.asarray(hits(cam, ends, own[:, None, 2:, :]), bool)], axis=2)
     blocked = hit_own[..., 1] | hit_own[..., 2]
     hue = np.degrees(np.arctan2(lab[..., 2], lab[..., 1]))
     for t in range(n_t):

@@ -89,6 +89,8 @@ class ClassifyBoardConfig:
     min_weight: float = 0.15  # share of a site's probes usable, below which it is "unseen"
     iterations: int = 2
     settle_in_turn: bool = False  # sites still changing after the iterations are decided one at a time
+    piece_min_score: float = 0.0  # a piece hypothesis explaining less than this share of the probes is not read
+    piece_min_single: bool = False  # ... only a single cube
     margin_full: float = 0.15  # a winner this far ahead of the runner-up is sure
     empty_bias: float = 0.0  # added to the empty hypothesis' score
     pad_ring: float = 0.85  # a pad's own colour is read on a ring this far out (x its half-size)
@@ -110,13 +112,14 @@ def config_for(game: str) -> ClassifyBoardConfig:
     one there (the shade under the grid-set's upper levels is deep).  The colour-difference ramp is
     wider for the 3-D pieces than for Quirky's flat tokens: light bouncing off a coloured cube or pad
     tints the paper and pads around it (tuned on re-seeded development renders, docs/boards_vision.md).
-    Bandera also tells a character by a hue nearer a player's than its cube's, and decides pieces
-    that keep hiding each other one at a time (docs/boards_vision.md, "Accuracy round 3")."""
+    Bandera also tells a character by a hue nearer a player's than its cube's, decides pieces that
+    keep hiding each other one at a time and reads no single cube that explains under 70 % of its
+    probes (docs/boards_vision.md, "Accuracy round 3")."""
     if game == "gridopolis":
         return ClassifyBoardConfig(black_lightness=0.0, dab_lo=6.0, dab_hi=18.0)
     if game == "bandera":
         return ClassifyBoardConfig(dab_lo=4.0, dab_hi=14.0, character_near_deg=8.0, character_nearer_deg=5.0,
-                                   settle_in_turn=True)
+                                   settle_in_turn=True, piece_min_score=0.7, piece_min_single=True)
     return ClassifyBoardConfig()
 
 
@@ -461,6 +464,12 @@ def classify_sites(
         weight = (valid & ~blocked).astype(np.float64)
     t3 = time.perf_counter()
     scores = _scores(pred, piece, weight, cfg.empty_bias)  # (K, S)
+    if cfg.piece_min_score > 0:
+        # a piece that explains its probes only about as well as nothing does is no piece (light
+        # bouncing off coloured cubes tints the paper round them, but unlike any solid's outline)
+        low = np.array([h.cubes == 1 for h in hyps]) if cfg.piece_min_single else np.arange(len(hyps)) > 0
+        weak = low[choice] & (scores[choice, np.arange(n_s)] < cfg.piece_min_score)
+        choice = np.where(weak, 0, choice)
     cand_set = {int(i) for i in cand}
     used = weight.sum(axis=1) / n_p
     solids_now = [_solid_rows(hyps[c], s) for c, s in zip(choice, sites, strict=True)]

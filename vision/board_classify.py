@@ -738,20 +738,22 @@ def _characters(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], c
     face = np.stack([cx[:, None] - 0.98 * half * u[:, None, 0] + fa[None, :] * v[:, None, 0],
                      cy[:, None] - 0.98 * half * u[:, None, 1] + fa[None, :] * v[:, None, 1],
                      top[:, None] - fb[None, :]], axis=-1)  # (T, 20, 3)
-    _, flab, fok, fends = _observe(sc, face.reshape(-1, 3), cfg)
-    ctr = np.column_stack([cx, cy])
-    fok = fok.reshape(n_t, -1) & _not_blocked(cam, fends.reshape(n_t, -1, 3), rows, owner, idx, ctr)
-    flab = flab.reshape(n_t, -1, 3)
     r = cfg.character_reach * half
     gx = np.linspace(-r, r, 5)
     zz = np.linspace(3.0, 0.7 * g.character_height, 3)
     ga, gb, gz = (m.ravel() for m in np.meshgrid(gx, gx, zz, indexing="ij"))
     pts = np.stack([cx[:, None] + ga[None, :], cy[:, None] + gb[None, :], top[:, None] + gz[None, :]], axis=-1)
-    n_p = pts.shape[1]
-    piece, lab, ok, ends = _observe(sc, pts.reshape(-1, 3), cfg)
-    ends = ends.reshape(n_t, n_p, 3)
-    piece, lab = piece.reshape(n_t, n_p), lab.reshape(n_t, n_p, 3)
-    ok = ok.reshape(n_t, n_p) & _not_blocked(cam, ends, rows, owner, idx, ctr)
+    n_p, n_f = pts.shape[1], face.shape[1]
+    # the face probes and the probes over the top observed in one go
+    both = np.concatenate([face, pts], axis=1)  # (T, F + P, 3)
+    piece_b, lab_b, ok_b, ends_b = _observe(sc, both.reshape(-1, 3), cfg)
+    ends_b = ends_b.reshape(n_t, n_f + n_p, 3)
+    ctr = np.column_stack([cx, cy])
+    ok_b = ok_b.reshape(n_t, n_f + n_p) & _not_blocked(cam, ends_b, rows, owner, idx, ctr)
+    lab_b = lab_b.reshape(n_t, n_f + n_p, 3)
+    fok, flab = ok_b[:, :n_f], lab_b[:, :n_f]
+    ok, lab, ends = ok_b[:, n_f:], lab_b[:, n_f:], ends_b[:, n_f:]
+    piece = piece_b.reshape(n_t, n_f + n_p)[:, n_f:]
     own = np.stack([np.array([0.0, cx[t], cy[t], half, top[t] - cubes[t] * c, top[t]]) for t in range(n_t)])
     on_stack = np.asarray(hits(cam, ends, own[:, None, None, :]), bool)[..., 0]  # (T, P)
     chroma = np.hypot(lab[..., 1], lab[..., 2])

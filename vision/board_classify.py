@@ -73,7 +73,9 @@ class ClassifyBoardConfig:
     flag_rays: int = 16  # ... and probes per ring (a banner is 14 mm: a coarse grid misses it)
     character_min_share: float = 0.08  # share of the probes over a stack that must see a player's colour
     character_reach: float = 0.8  # probes for a character cover this share of the top face (half-size)
-    character_hue_deg: float = 35.0  # a character's hue differs from its cube's by more than this
+    character_hue_deg: float = 35.0  # a character's hue differs from its cube's by more than this ...
+    character_near_deg: float = 180.0  # ... or by more than this when a player's hue is nearer by
+    character_nearer_deg: float = 10.0  # this much (a red character on an orange or wood cube)
     character_room: float = 2.0  # mm round where a character was seen that its body may take
     token_hue_deg: float = 28.0  # hue tolerance of a token's printed colour
     token_light_tol: float = 22.0  # lightness tolerance (L*) of a token's printed colour
@@ -86,6 +88,9 @@ class ClassifyBoardConfig:
     cover_share: float = 0.25  # share of a site's view on such a blob: the site is covered
     min_weight: float = 0.15  # share of a site's probes usable, below which it is "unseen"
     iterations: int = 2
+    settle_in_turn: bool = False  # sites still changing after the iterations are decided one at a time
+    piece_min_score: float = 0.0  # a piece hypothesis explaining less than this share of the probes is not read
+    piece_min_single: bool = False  # ... only a single cube
     margin_full: float = 0.15  # a winner this far ahead of the runner-up is sure
     empty_bias: float = 0.0  # added to the empty hypothesis' score
     pad_ring: float = 0.85  # a pad's own colour is read on a ring this far out (x its half-size)
@@ -111,11 +116,15 @@ def config_for(game: str) -> ClassifyBoardConfig:
     """The classify thresholds for ``game``: Gridopolis has no black piece, so nothing is read as
     one there (the shade under the grid-set's upper levels is deep).  The colour-difference ramp is
     wider for the 3-D pieces than for Quirky's flat tokens: light bouncing off a coloured cube or pad
-    tints the paper and pads around it (tuned on re-seeded development renders, docs/boards_vision.md)."""
+    tints the paper and pads around it (tuned on re-seeded development renders, docs/boards_vision.md).
+    Bandera also tells a character by a hue nearer a player's than its cube's, decides pieces that
+    keep hiding each other one at a time and reads no single cube that explains under 70 % of its
+    probes (docs/boards_vision.md, "Accuracy round 3")."""
     if game == "gridopolis":
         return ClassifyBoardConfig(black_lightness=0.0, dab_lo=6.0, dab_hi=18.0, box_margin_mm=1.5)
     if game == "bandera":
-        return ClassifyBoardConfig(dab_lo=4.0, dab_hi=14.0)
+        return ClassifyBoardConfig(dab_lo=4.0, dab_hi=14.0, character_near_deg=8.0, character_nearer_deg=5.0,
+                                   settle_in_turn=True, piece_min_score=0.7, piece_min_single=True)
     return ClassifyBoardConfig()
 
 
@@ -266,9 +275,10 @@ def _observe(sc: _Scene, pts: F64, cfg: ClassifyBoardConfig, known: F64 | None =
         # printed colours): a probe matching the print nearby is not a piece
         j = np.nonzero(on_print & (piece > 0))[0]
         d = cfg.print_slack_mm
-        for dx, dy in ((d, 0.0), (-d, 0.0), (0.0, d), (0.0, -d)):
-            alt, _ = _expected(sc.app, ends[j, :2] + np.array([dx, dy]))
-            piece[j] = np.minimum(piece[j], _pieceness(lab_o[j], linear_to_lab(alt), cfg, chroma_only))
+        shifts = np.array([(d, 0.0), (-d, 0.0), (0.0, d), (0.0, -d)])
+        alt, _ = _expected(sc.app, (ends[None, j, :2] + shifts[:, None, :]).reshape(-1, 2))  # all four at once
+        p_alt = _pieceness(np.tile(lab_o[j], (len(shifts), 1)), linear_to_lab(alt), cfg, chroma_only)
+        piece[j] = np.minimum(piece[j], p_alt.reshape(len(shifts), -1).min(axis=0))
     if expected_out is not None:
         expected_out.append(lab_e)
     return piece, lab_o, in_img & on_board & ~hidden, ends
@@ -307,6 +317,28 @@ def _hue_name(lab: F64, cfg: ClassifyBoardConfig, allowed: Sequence[str] | None)
     if not names:
         return None
     return min(names, key=lambda n: abs((hue - HUES[n] + 180) % 360 - 180))
+
+
+def _hue_names(lab: F64, cfg: ClassifyBoardConfig, allowed: Sequence[str] | None) -> list[str | None]:
+    """:func:`_hue_name` of every colour (N, 3) at once."""
+    if len(lab) == 0:
+        return []
+    names = [n for n in HUES if allowed is None or n in allowed]
+    hue = np.degrees(np.arctan2(lab[:, 2], lab[:, 1])) % 360
+    chroma = np.hypot(lab[:, 1], lab[:, 2])
+    best: list[str | None] = [None] * len(lab)
+    if names:
+        protos = np.array([HUES[n] for n in names])
+        near = np.argmin(np.abs((hue[:, None] - protos[None, :] + 180) % 360 - 180), axis=1)
+        best = [names[int(k)] for k in near]
+    return [_hue_name(lab[j], cfg, allowed) if chroma[j] < cfg.min_chroma else best[j] for j in range(len(lab))]
+
+
+def _player_hue_deg(hue: F64, allowed: Sequence[str] | None) -> F64:
+    """Hue distance (degrees) of each hue angle ``hue`` to the nearest player colour's prototype."""
+    names = [n for n in HUES if allowed is None or n in allowed] or list(HUES)
+    protos = np.array([HUES[n] for n in names])
+    return np.asarray(np.abs((hue[..., None] - protos + 180.0) % 360.0 - 180.0).min(axis=-1), np.float64)
 
 
 def _solid_rows(h: Hypothesis, site: Site) -> F64:
@@ -401,23 +433,63 @@ def classify_sites(
     t2 = time.perf_counter()
     weight = valid.astype(np.float64)
     choice = _choose(pred, piece, weight, cfg.empty_bias)
-    for _ in range(cfg.iterations):
-        others = [(_solid_rows(hyps[c], s), i) for i, (c, s) in enumerate(zip(choice, sites, strict=True))]
+
+    def blocked_by(ch: npt.NDArray[np.int64], targets: npt.NDArray[np.int64]) -> npt.NDArray[np.bool_] | None:
+        """(T, P): which probes of sites ``targets`` the pieces ``ch`` of the other sites hide."""
+        others = [(_solid_rows(hyps[c], s), i) for i, (c, s) in enumerate(zip(ch, sites, strict=True))]
         rows_all = [r for r, _ in others if len(r)]
         if not rows_all:
-            break
+            return None
         owner = np.concatenate([np.full(len(r), i) for r, i in others if len(r)])
-        allr = np.concatenate(rows_all)
+        return ~_not_blocked(cam, ends_s[targets], np.concatenate(rows_all), owner, targets, centres[targets, :2])
+
+    before = choice
+    settled = True
+    for _ in range(cfg.iterations):
         # only candidate sites need it: the others saw nothing at all
+        b_c = blocked_by(choice, cand)
+        if b_c is None:
+            break
         blocked = np.zeros((n_s, n_p), bool)
-        blocked[cand] = ~_not_blocked(cam, ends_s[cand], allr, owner, cand, centres[cand, :2])
+        blocked[cand] = b_c
         weight = (valid & ~blocked).astype(np.float64)
         new = _choose(pred, piece, weight, cfg.empty_bias)
-        if np.array_equal(new, choice):
+        settled = bool(np.array_equal(new, choice))
+        before = choice
+        if settled:
             break
         choice = new
+    if not settled and cfg.settle_in_turn:
+        # pieces that hide each other (a tower with a cube right behind it) may flip to empty and
+        # back together: those still changing are decided one at a time, the surest (on their own
+        # probes, nothing left out) first, each hidden only by the pieces decided before it
+        s0 = _scores(pred, piece, valid.astype(np.float64), cfg.empty_bias)
+        flip = np.nonzero(before != choice)[0]
+        s_sorted = np.sort(s0[:, flip], axis=0)
+        pending = {int(i) for i in flip}
+        for i in flip[np.argsort(-(s_sorted[-1] - s_sorted[-2]), kind="stable")]:
+            pending.discard(int(i))
+            ch = choice.copy()
+            ch[list(pending)] = 0
+            b_i = blocked_by(ch, np.array([i]))
+            w_i = (valid[i] & ~b_i[0] if b_i is not None else valid[i]).astype(np.float64)
+            if w_i.sum() < cfg.min_weight * n_p:
+                choice[i] = int(np.argmax(s0[:, i]))
+            else:
+                choice[i] = int(_choose(pred[:, i:i + 1], piece[i:i + 1], w_i[None, :], cfg.empty_bias)[0])
+        b_c = blocked_by(choice, cand)
+        blocked = np.zeros((n_s, n_p), bool)
+        if b_c is not None:
+            blocked[cand] = b_c
+        weight = (valid & ~blocked).astype(np.float64)
     t3 = time.perf_counter()
     scores = _scores(pred, piece, weight, cfg.empty_bias)  # (K, S)
+    if cfg.piece_min_score > 0:
+        # a piece that explains its probes only about as well as nothing does is no piece (light
+        # bouncing off coloured cubes tints the paper round them, but unlike any solid's outline)
+        low = np.array([h.cubes == 1 for h in hyps]) if cfg.piece_min_single else np.arange(len(hyps)) > 0
+        weak = low[choice] & (scores[choice, np.arange(n_s)] < cfg.piece_min_score)
+        choice = np.where(weak, 0, choice)
     cand_set = {int(i) for i in cand}
     used = weight.sum(axis=1) / n_p
     solids_now = [_solid_rows(hyps[c], s) for c, s in zip(choice, sites, strict=True)]
@@ -536,11 +608,18 @@ def _covered_sites(sc: _Scene, sites: Sequence[Site], tallest: float, cfg: Class
     img = sc.image
     f = cfg.cover_scale
     out = np.zeros(len(sites))
-    small: U8 = np.asarray(cv2.resize(img, (img.shape[1] // f, img.shape[0] // f), interpolation=cv2.INTER_AREA),
-                           np.uint8)
-    hh, ww = small.shape[:2]
+    hh, ww = img.shape[0] // f, img.shape[1] // f
     x0, y0, x1, y1 = sc.pose.spec.extent_mm
     outline = sc.pose.project(np.array([[x0, y0, 0.0], [x1, y0, 0.0], [x1, y1, 0.0], [x0, y1, 0.0]])) / f
+    # only the board's part of the picture is shrunk (whole blocks of f x f pixels: the same values
+    # as shrinking the whole picture)
+    lim = np.array([ww, hh])
+    bx0, by0 = (int(v) for v in np.clip(np.floor(outline.min(axis=0)).astype(np.int64) - 1, 0, lim))
+    bx1, by1 = (int(v) for v in np.clip(np.ceil(outline.max(axis=0)).astype(np.int64) + 2, 0, lim))
+    small: U8 = np.zeros((hh, ww, 3), np.uint8)
+    if bx1 > bx0 and by1 > by0:
+        small[by0:by1, bx0:bx1] = cv2.resize(img[by0 * f:by1 * f, bx0 * f:bx1 * f], (bx1 - bx0, by1 - by0),
+                                             interpolation=cv2.INTER_AREA)
     board = np.zeros((hh, ww), np.uint8)
     cv2.fillConvexPoly(board, np.round(outline).astype(np.int32), 1)
     c = sc.pose.spec.cell_mm
@@ -588,7 +667,9 @@ def _covered_sites(sc: _Scene, sites: Sequence[Site], tallest: float, cfg: Class
     mask = big[comp]
     zs = np.linspace(0.0, tallest, 6)
     offs = np.array([[0, 0], [-0.3, -0.3], [0.3, -0.3], [0.3, 0.3], [-0.3, 0.3]]) * c
-    pts = np.array([[s.x_mm + ox, s.y_mm + oy, s.floor_mm + z] for s in sites for ox, oy in offs for z in zs])
+    ctr = np.array([[s.x_mm, s.y_mm, s.floor_mm] for s in sites]).reshape(-1, 1, 1, 3)
+    pts = (ctr + np.stack(np.broadcast_arrays(offs[:, None, 0], offs[:, None, 1], zs[None, :]), axis=-1)[None]
+           ).reshape(-1, 3)
     px = sc.pose.project(pts) / f
     xi, yi = np.round(px[:, 0]).astype(int), np.round(px[:, 1]).astype(int)
     inside = (xi >= 0) & (xi < ww) & (yi >= 0) & (yi < hh)
@@ -715,20 +796,22 @@ def _characters(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], c
     face = np.stack([cx[:, None] - 0.98 * half * u[:, None, 0] + fa[None, :] * v[:, None, 0],
                      cy[:, None] - 0.98 * half * u[:, None, 1] + fa[None, :] * v[:, None, 1],
                      top[:, None] - fb[None, :]], axis=-1)  # (T, 20, 3)
-    _, flab, fok, fends = _observe(sc, face.reshape(-1, 3), cfg)
-    ctr = np.column_stack([cx, cy])
-    fok = fok.reshape(n_t, -1) & _not_blocked(cam, fends.reshape(n_t, -1, 3), rows, owner, idx, ctr)
-    flab = flab.reshape(n_t, -1, 3)
     r = cfg.character_reach * half
     gx = np.linspace(-r, r, 5)
     zz = np.linspace(3.0, 0.7 * g.character_height, 3)
     ga, gb, gz = (m.ravel() for m in np.meshgrid(gx, gx, zz, indexing="ij"))
     pts = np.stack([cx[:, None] + ga[None, :], cy[:, None] + gb[None, :], top[:, None] + gz[None, :]], axis=-1)
-    n_p = pts.shape[1]
-    piece, lab, ok, ends = _observe(sc, pts.reshape(-1, 3), cfg)
-    ends = ends.reshape(n_t, n_p, 3)
-    piece, lab = piece.reshape(n_t, n_p), lab.reshape(n_t, n_p, 3)
-    ok = ok.reshape(n_t, n_p) & _not_blocked(cam, ends, rows, owner, idx, ctr)
+    n_p, n_f = pts.shape[1], face.shape[1]
+    # the face probes and the probes over the top observed in one go
+    both = np.concatenate([face, pts], axis=1)  # (T, F + P, 3)
+    piece_b, lab_b, ok_b, ends_b = _observe(sc, both.reshape(-1, 3), cfg)
+    ends_b = ends_b.reshape(n_t, n_f + n_p, 3)
+    ctr = np.column_stack([cx, cy])
+    ok_b = ok_b.reshape(n_t, n_f + n_p) & _not_blocked(cam, ends_b, rows, owner, idx, ctr)
+    lab_b = lab_b.reshape(n_t, n_f + n_p, 3)
+    fok, flab = ok_b[:, :n_f], lab_b[:, :n_f]
+    ok, lab, ends = ok_b[:, n_f:], lab_b[:, n_f:], ends_b[:, n_f:]
+    piece = piece_b.reshape(n_t, n_f + n_p)[:, n_f:]
     own = np.stack([np.array([0.0, cx[t], cy[t], half, top[t] - cubes[t] * c, top[t]]) for t in range(n_t)])
     on_stack = np.asarray(hits(cam, ends, own[:, None, None, :]), bool)[..., 0]  # (T, P)
     chroma = np.hypot(lab[..., 1], lab[..., 2])
@@ -745,10 +828,14 @@ def _characters(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], c
         h_cube = math.degrees(math.atan2(cube_lab[2], cube_lab[1]))
         dh = np.abs((hue[t] - h_cube + 180.0) % 360.0 - 180.0)
         other_hue = (dh > cfg.character_hue_deg) if c_cube >= cfg.min_chroma else np.ones(n_p, bool)
+        if c_cube >= cfg.min_chroma and cfg.character_near_deg < cfg.character_hue_deg:
+            # a hue nearer a player's plastic than the cube's, by a clear margin
+            nearer = dh - _player_hue_deg(hue[t], colours) > cfg.character_nearer_deg
+            other_hue |= (dh > cfg.character_near_deg) & nearer
         differs = np.where(on_stack[t], other_hue, piece[t] > 0.8)
         strong = ok[t] & differs & (chroma[t] > cfg.player_chroma)
         sel = np.nonzero(strong)[0]
-        names = [_hue_name(lab[t, j], cfg, colours) for j in sel]
+        names = _hue_names(lab[t, sel], cfg, colours)
         if len(names) < max(3, cfg.character_min_share * ok[t].sum()):
             out.append(None)
             continue
@@ -883,7 +970,9 @@ def _flags(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64],
                                    top[t] + g.character_body + 1.0])])
 
     own = np.stack([own_solids(t) for t in range(n_t)])  # (T, 3, 6)
-    hit_own = np.asarray(hits(cam, ends, own[:, None, :, :]), bool)  # (T, P, 3): top cube, lower cube, character
+    # (T, P, 3): top cube, lower cube, character (boxes and the cylinder apart: each test is cheaper alone)
+    hit_own = np.concatenate([np.asarray(hits(cam, ends, own[:, None, :2, :]), bool),
+                              np.asarray(hits(cam, ends, own[:, None, 2:, :]), bool)], axis=2)
     blocked = hit_own[..., 1] | hit_own[..., 2]
     hue = np.degrees(np.arctan2(lab[..., 2], lab[..., 1]))
     for t in range(n_t):
@@ -918,7 +1007,7 @@ def _flags(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64],
             if use[t].sum() < 8 or strong[t].sum() < max(cfg.flag_min_probes, cfg.flag_min_share * use[t].sum()):
                 res.append(None)
                 continue
-            names = [_hue_name(lab[t, j], cfg, colours) for j in np.nonzero(strong[t])[0]]
+            names = _hue_names(lab[t, strong[t]], cfg, colours)
             best = max(set(names), key=names.count)
             res.append(best if names.count(best) >= cfg.flag_agree * len(names) else None)
         return res, np.asarray(strong.sum(axis=1), np.int64)
@@ -1100,7 +1189,11 @@ def _gain_field(img: U8, pose: BoardPose, app: _Appearance, constant: bool = Fal
     for _ in range(4):
         if keep.sum() < 12:
             break
-        coef = np.linalg.lstsq(basis[keep], r[keep], rcond=None)[0].T
+        bk = basis[keep]  # least squares by the normal equations (6 unknowns: much faster than an SVD)
+        try:
+            coef = np.linalg.solve(bk.T @ bk, bk.T @ r[keep]).T
+        except np.linalg.LinAlgError:  # the samples kept do not span the quadratic
+            coef = np.linalg.lstsq(bk, r[keep], rcond=None)[0].T
         res = r - basis @ coef.T
         dev = np.abs(res - np.median(res[keep], axis=0)).max(axis=1)
         mad = float(np.median(dev[keep])) + 1e-3

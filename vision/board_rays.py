@@ -42,22 +42,30 @@ def hits(camera: F64, ends: F64, solids: F64, t_min: float | F64 = 0.0, t_max: f
     cx, cy, r, z0, z1 = (solids[..., k] for k in range(1, 6))
     kind = solids[..., 0]
     shape = np.broadcast_shapes(d.shape[:-1], cx.shape)
-    lo = np.broadcast_to(np.asarray(t_min, np.float64), shape).copy() if np.ndim(t_min) == 0 else \
-        np.broadcast_to(np.asarray(t_min, np.float64)[..., None], shape).copy()
-    hi = np.broadcast_to(np.asarray(t_max, np.float64), shape).copy() if np.ndim(t_max) == 0 else \
-        np.broadcast_to(np.asarray(t_max, np.float64)[..., None], shape).copy()
+    lo = np.broadcast_to(np.asarray(t_min, np.float64), shape) if np.ndim(t_min) == 0 else \
+        np.broadcast_to(np.asarray(t_min, np.float64)[..., None], shape)
+    hi = np.broadcast_to(np.asarray(t_max, np.float64), shape) if np.ndim(t_max) == 0 else \
+        np.broadcast_to(np.asarray(t_max, np.float64)[..., None], shape)
     with np.errstate(divide="ignore", invalid="ignore"):
         dz = d[..., 2]
         ta = (z0 - o[2]) / dz
         tb = (z1 - o[2]) / dz
         lo = np.maximum(lo, np.minimum(ta, tb))
         hi = np.minimum(hi, np.maximum(ta, tb))
-        for axis, c in ((0, cx), (1, cy)):
+        # the slab and cylinder tests only where such solids are (most calls have one kind only)
+        boxes, cyls = bool((kind == 0).any()), bool((kind == 1).any())
+        for axis, c in ((0, cx), (1, cy)) if boxes else ():
             da = d[..., axis]
             t1 = (c - r - o[axis]) / da
             t2 = (c + r - o[axis]) / da
-            lo = np.where(kind == 0, np.maximum(lo, np.minimum(t1, t2)), lo)
-            hi = np.where(kind == 0, np.minimum(hi, np.maximum(t1, t2)), hi)
+            if cyls:
+                lo = np.where(kind == 0, np.maximum(lo, np.minimum(t1, t2)), lo)
+                hi = np.where(kind == 0, np.minimum(hi, np.maximum(t1, t2)), hi)
+            else:
+                lo = np.maximum(lo, np.minimum(t1, t2))
+                hi = np.minimum(hi, np.maximum(t1, t2))
+        if not cyls:
+            return np.asarray(lo <= hi, bool)
         px, py = o[0] - cx, o[1] - cy
         a = d[..., 0] ** 2 + d[..., 1] ** 2
         b = 2 * (px * d[..., 0] + py * d[..., 1])
@@ -68,8 +76,12 @@ def hits(camera: F64, ends: F64, solids: F64, t_min: float | F64 = 0.0, t_max: f
         a2 = np.maximum(2 * a, 1e-12)
         clo = np.where(ok, (-b - sq) / a2, np.inf)
         chi = np.where(ok, (-b + sq) / a2, -np.inf)
-        lo = np.where(kind == 1, np.maximum(lo, clo), lo)
-        hi = np.where(kind == 1, np.minimum(hi, chi), hi)
+        if boxes:
+            lo = np.where(kind == 1, np.maximum(lo, clo), lo)
+            hi = np.where(kind == 1, np.minimum(hi, chi), hi)
+        else:
+            lo = np.maximum(lo, clo)
+            hi = np.minimum(hi, chi)
     return np.asarray(lo <= hi, bool)
 
 

@@ -86,3 +86,21 @@ def test_character_body_is_slim_and_lower_than_its_head() -> None:
     g = PIECES
     assert g.character_body < g.character_height
     assert g.character_body_radius < g.character_radius
+
+
+def test_a_character_is_told_by_a_hue_nearer_a_players_than_its_cubes() -> None:
+    """Accuracy round 3: a red character (hue about 40 degrees) on an orange cube (about 58) differs
+    from the cube by less than ``character_hue_deg`` but is nearer the red plastic's hue by a clear
+    margin; the cube's own faces (hue within a few degrees of the cube's) are not."""
+    cfg = bc.config_for("bandera")
+    hue = np.array([40.0, 60.0, 55.0])
+    cube = 58.0
+    dh = np.abs((hue - cube + 180.0) % 360.0 - 180.0)
+    nearer = dh - bc._player_hue_deg(hue, ("blue", "red", "green", "yellow")) > cfg.character_nearer_deg
+    other = (dh > cfg.character_near_deg) & nearer
+    assert (dh < cfg.character_hue_deg).all()  # the hue test alone misses the red character
+    assert other.tolist() == [True, False, False]
+    # the Bandera-only settings stay Bandera's
+    for game in ("quirky", "gridopolis"):
+        g = bc.config_for(game)
+        assert g.character_near_deg >= g.character_hue_deg and not g.settle_in_turn and g.piece_min_score == 0.0

@@ -496,8 +496,12 @@ def check_setup_images(
         res = score_images(pics, spec, cam)
     state, flag_notes = confirm_setup_flags(res.state, pics, res.cameras)
     problems = check_setup(state) + cube_on_footprint(pics, res.poses, res.labels, spec.block_mm) + flag_notes
+    # score_images already confirms a set-up position's flags by their poles: its notes are kept,
+    # once each (the check above repeats them for a position read otherwise)
     problems += [p for p in res.problems if p.code == "unobserved"
+                 or p.code in ("flag-by-pole", "flag-unconfirmed")
                  or (p.code == "flag-not-found" and p.where.split()[0] not in state.flags)]
+    problems = list({(p.code, p.where, p.message): p for p in problems}.values())
     errors = [p for p in problems if p.severity == "error"]
     if json_out:
         emit_json({"valid": not errors, "state": state.to_json(), "problems": [p.to_json() for p in problems]})

@@ -176,3 +176,23 @@ def test_json_confidence_follows_the_reported_state(tmp_path: Path, capsys: pyte
     listed = {tuple(e["cell"]): e["color"] for e in doc["confidence"]}
     assert listed == blocks
     assert all(e["confidence"] is None or 0.0 <= e["confidence"] <= 1.0 for e in doc["confidence"])
+
+
+def test_a_flag_read_from_a_handful_of_rays_makes_its_sides_uncertain() -> None:
+    # scene_008 one turn back: the pink banner is seen by 5 sampled rays, at a spot one cell from the
+    # true one; the reading keeps it, but every side it could change is reported, not trusted silently
+    from benchmarks.ctrl_scenes import load_scene
+    from vision.history import WEAK_FLAG_RAYS
+    from vision.pipeline import score_images
+
+    scene = load_scene(FIXTURES / "scene_008", with_camera=True)
+    previous = one_turn_back(scene.truth)
+    assert previous is not None
+    res = score_images(scene.pics, scene.spec, scene.camera, previous)
+    pink = res.state.flags.get("pink")
+    assert pink is not None
+    assert res.reconstruction.scorer is not None
+    score = res.reconstruction.scorer.flag_scores(res.state.blocks, "pink", [pink])[0]
+    assert 0 < score < WEAK_FLAG_RAYS
+    assert "+x" in res.uncertain_sides  # the side the true spot changes
+    assert any(p.code == "side-uncertain" and "pink" in p.message for p in res.problems)

@@ -21,6 +21,10 @@ from engine.ctrl import State
 from engine.ctrl.moves import FlagSpot, NoFlag, Pass, Placement, Turn
 from vision.reconstruct import RayScorer
 
+# a flag whose banner evidence is below this many sampled rays (twice the fewest that place a flag)
+# is reported as possibly standing on any of its legal spots
+WEAK_FLAG_RAYS = 8
+
 
 @dataclass(frozen=True)
 class HistoryConfig:
@@ -41,6 +45,7 @@ class Explanation:
     considered: int = 0  # placements priced
     depth_costs: list[int] = field(default_factory=list)  # the best cost after 0, 1, 2 ... turns
     flag_alternatives: dict[str, list[FlagSpot]] = field(default_factory=dict)  # nearly as well supported
+    weak_flags: set[str] = field(default_factory=set)  # colours whose flag rests on very few rays
 
 
 def explain_turns(
@@ -99,12 +104,13 @@ def explain_turns(
     # the shallowest depth that explains the pictures as well as any deeper one (hidden placements
     # change no ray, so deeper searches can always add turns for free: the fewest turns win)
     cost, state, turns, notes = next(b for b in best_per_depth if b[0] <= lowest + cfg.tolerance)
-    state, notes, alternatives = _refit_flags(state, turns, scorer, notes)
+    weak: set[str] = set()
+    state, notes, alternatives = _refit_flags(state, turns, scorer, notes, weak)
     return Explanation(state, turns, cost, free_cost, notes, considered, [b[0] for b in best_per_depth],
-                       alternatives)
+                       alternatives, weak)
 
 
-def _refit_flags(state: State, turns: list[Turn], scorer: RayScorer, notes: list[str],
+def _refit_flags(state: State, turns: list[Turn], scorer: RayScorer, notes: list[str], weak: set[str],
                  ) -> tuple[State, list[str], dict[str, list[FlagSpot]]]:
     """With the blocks settled, each colour that played picks the flag spot the pictures support best
     among its legal spots now (the free reconstruction's flags were fitted to its own, partly wrong,
@@ -119,15 +125,18 @@ def _refit_flags(state: State, turns: list[Turn], scorer: RayScorer, notes: list
                 movers.append(col)
     if not movers:
         return state, notes, {}
-    state, alternatives = pick_flags(state, movers, scorer)
+    state, alternatives = pick_flags(state, movers, scorer, weak)
     kept = [n for n in notes if not any(n.startswith(f"the {c} flag") for c in movers)]
     return state, kept, alternatives
 
 
-def pick_flags(state: State, colors: list[str], scorer: RayScorer) -> tuple[State, dict[str, list[FlagSpot]]]:
+def pick_flags(state: State, colors: list[str], scorer: RayScorer,
+               weak: set[str] | None = None) -> tuple[State, dict[str, list[FlagSpot]]]:
     """Each of ``colors`` takes the legal flag spot (with ``state``'s blocks and the other flags) that
     the banner evidence supports best; a colour no spot's rays support is left without a flag (never
-    guessed).  Spots with at least half the best spot's evidence are returned as alternatives."""
+    guessed).  Spots with at least half the best spot's evidence are returned as alternatives; the
+    colours whose flag rests on fewer than ``WEAK_FLAG_RAYS`` rays are added to ``weak``."""
+    weak = set() if weak is None else weak
     alternatives: dict[str, list[FlagSpot]] = {}
     flags = dict(state.flags)
     for color in colors:
@@ -140,6 +149,8 @@ def pick_flags(state: State, colors: list[str], scorer: RayScorer) -> tuple[Stat
         if scores[best] > 0:
             flags[color] = spots[best]
             alternatives[color] = [sp for i, sp in enumerate(spots) if i != best and scores[i] >= 0.5 * scores[best]]
+            if scores[best] < WEAK_FLAG_RAYS:
+                weak.add(color)
         else:
             # no picture shows the banner at any legal spot: the flag is left out rather than guessed
             # (the pipeline reports it and which sides its spot could change)

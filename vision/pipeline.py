@@ -155,6 +155,7 @@ def score_images(
     inferred += _report_ignored(recon.ignored)
     turns: list[str] = []
     flag_alternatives: dict[str, list[FlagSpot]] = {}
+    weak_flags: set[str] = set()  # flags read from very few rays: they may stand on any legal spot
     guessed: list[Cell] = []  # with a previous state: blocks the chosen turns put where no picture shows
     history = previous is not None and recon.scorer is not None
     if previous is not None and recon.scorer is not None:
@@ -164,6 +165,7 @@ def score_images(
         blocks = dict(state.blocks)
         turns = [str(t) for t in expl.turns]
         flag_alternatives = expl.flag_alternatives
+        weak_flags = expl.weak_flags
         state, flag_alternatives = _poles_decide(state, flag_alternatives, images, [e.camera for e in evidence])
         hidden = set(recon.unobserved)
         for t in expl.turns:
@@ -190,7 +192,7 @@ def score_images(
             # the flags again, on the final blocks (start cells and counts may have added some),
             # with their nearly-as-good alternatives, which the poles then decide between
             state, flag_alternatives = pick_flags(state, [c for c in state.colors if c in state.flags],
-                                                  recon.scorer)
+                                                  recon.scorer, weak_flags)
             state, flag_alternatives = _poles_decide(state, flag_alternatives, images,
                                                      [e.camera for e in evidence])
             if all(list(state.blocks.values()).count(c) == 1 and state.blocks.get(state.starts.get(c, (0, 0, -1))) == c
@@ -229,7 +231,11 @@ def score_images(
     flag_sides: dict[str, list[str]] = {}
     base = side_scores(state.blocks, state.flags, state.colors)
     for color in state.colors:
-        if color in state.flags:
+        if color in state.flags and color in weak_flags:
+            # found from a handful of rays: it may as well stand on any legal spot
+            candidates = [sp for sp in replace(state, flags={k: v for k, v in state.flags.items() if k != color}
+                                               ).flag_spots(color) if sp != state.flags[color]]
+        elif color in state.flags:
             candidates = flag_alternatives.get(color, [])  # found, but other spots are nearly as likely
         elif any(col == color for col in state.blocks.values()):
             candidates = state.flag_spots(color)  # not found: it may stand on any legal spot

@@ -387,7 +387,7 @@ def reconstruct(
         # carving may have emptied a whole part of a pile, beyond the search's reach (the cells next to
         # the carved hull): any other cell where a block would explain more rays than it breaks
         # becomes a candidate too, with its neighbours, and the search runs again
-        better = _improving_cells(model, hyp, act, act_pred, color_lab_arr, seen_any & ~fixed)
+        better = _improving_cells(model, hyp, act, act_pred, color_lab_arr, seen_any & ~fixed, cfg.min_pixels)
         better = np.setdiff1d(better, hull)
         if not len(better):
             break
@@ -892,7 +892,7 @@ def _refine(
 
 
 def _improving_cells(model: _RayModel, hyp: I64, act: _ActiveRays, act_pred: npt.NDArray[np.int8],
-                     colours: I64, allowed: npt.NDArray[np.bool_]) -> I64:
+                     colours: I64, allowed: npt.NDArray[np.bool_], min_rays: int) -> I64:
     """Empty cells (among ``allowed``) where a block of some colour would explain more rays than it
     breaks, given the hypothesis ``hyp`` and its predictions (the search's compact table)."""
     pred = np.full(len(model.obs), int(Label.BACKGROUND), np.int64)
@@ -910,11 +910,20 @@ def _improving_cells(model: _RayModel, hyp: I64, act: _ActiveRays, act_pred: npt
     loose = np.flatnonzero((pred != model.obs) & np.isin(model.obs, colours) & (model.weight > 0))
     if not len(loose):
         return np.zeros(0, np.int64)
-    _, cand = ahead(loose)
-    cand = np.unique(cand[allowed[cand]])
+    loose_rows, cand = ahead(loose)
+    ok = allowed[cand]
+    loose_rows, cand = loose_rows[ok], cand[ok]
+    # at least ``min_pixels`` such rays of one colour (the bar for judging a cell anywhere else)
+    n_cells = len(hyp)
+    most = np.zeros(n_cells)
+    for v in colours.tolist():
+        most = np.maximum(most, np.bincount(cand, weights=(model.obs[loose_rows] == v), minlength=n_cells))
+    cand = np.flatnonzero(most >= min_rays)
     if not len(cand):
         return np.zeros(0, np.int64)
-    rows, cells = ahead(np.unique(np.concatenate([model.rays_of[c] for c in cand.tolist()])))
+    through = np.zeros(len(model.obs), bool)  # the rays through any candidate, each once
+    through[np.concatenate([model.rays_of[c] for c in cand.tolist()])] = True
+    rows, cells = ahead(np.flatnonzero(through))
     keep = np.isin(cells, cand) & (model.weight[rows] > 0)
     rows, cells = rows[keep], cells[keep]
     n = len(hyp)
@@ -938,7 +947,9 @@ def _prune_colour(model: _RayModel, hyp: I64, v: int, cap: int, values: Sequence
             return
         # only the rays a block of ``v`` is the first full cell of change: on them, the label shown
         # becomes the other colour, or (emptied) what the next full cell behind it shows
-        rows = np.unique(np.concatenate([model.rays_of[c] for c in cells.tolist()]))
+        through = np.zeros(len(model.obs), bool)
+        through[np.concatenate([model.rays_of[c] for c in cells.tolist()])] = True
+        rows = np.flatnonzero(through)
         sub = model.idx[rows]
         vals = np.append(hyp, 0)[sub]
         full = vals != 0

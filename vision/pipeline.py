@@ -152,6 +152,16 @@ def score_images(
             inferred.append(Problem("inferred-start", f"hidden from every picture; the {color} start block is "
                                     "assumed to be there (start blocks never move)", f"cell {cell[0]},{cell[1]},"
                                     f"{cell[2]}", 'CTRL rulebook, "Setup" 3', "warning"))
+    # a start block assumed in a hidden cell may take its colour over 22 (rulebook "Components"):
+    # then another block of that colour was misread; the one the fewest rays show goes
+    for color in {c for c, cell in starts.items() if previous is None and blocks.get(cell) == c}:
+        while sum(1 for v in blocks.values() if v == color) > BLOCKS_PER_COLOR:
+            weakest = min((c for c, v in blocks.items() if v == color and c != starts[color]),
+                          key=lambda c: recon.confidence.get(c, 0.0) * sum(recon.first_hit_pixels.get(c, [0])))
+            del blocks[weakest]
+            inferred.append(Problem("over-22", f"left out: with the {color} start block assumed, this was a 23rd "
+                                    f"{color} block, the one the fewest pixels show", f"cell {weakest[0]},"
+                                    f"{weakest[1]},{weakest[2]}", 'CTRL rulebook, "Components"', "warning"))
     inferred += _report_ignored(recon.ignored)
     turns: list[str] = []
     flag_alternatives: dict[str, list[FlagSpot]] = {}

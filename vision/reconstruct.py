@@ -597,7 +597,10 @@ def _reconnect(model: _RayModel, hyp: I64, vol: _Volume, blocks: Mapping[Cell, s
     miss_now = np.bincount(cells, weights=(pred[rows] != model.obs[rows]), minlength=n)
     fill = np.full(n, np.inf)
     fill_col = np.zeros(n, np.int64)
+    counts = np.bincount(hyp, minlength=N_LABELS)
     for v in colours.tolist():
+        if counts[v] >= cfg.max_per_colour:
+            continue  # never a 23rd block of a colour (rulebook "Components")
         d = total - np.bincount(cells, weights=(model.obs[rows] == v), minlength=n) - miss_now
         better = d < fill
         fill[better], fill_col[better] = d[better], v
@@ -661,14 +664,21 @@ def _reconnect(model: _RayModel, hyp: I64, vol: _Volume, blocks: Mapping[Cell, s
                     heapq.heappush(heap, (d0 + step, nb))
         if goal is None:
             continue
+        path: list[Cell] = []
         on_path: Cell | None = prev.get(goal)
         while on_path is not None and on_path not in group:
-            i = vol.index1(on_path)
-            if unseen[i]:
-                connectors.append(on_path)
-            else:
-                added[on_path] = LABEL_COLORS[int(fill_col[i])]
+            path.append(on_path)
             on_path = prev.get(on_path)
+        new_blocks = {c: int(fill_col[vol.index1(c)]) for c in path if not unseen[vol.index1(c)]}
+        extra = np.bincount(np.array(list(new_blocks.values()), np.int64), minlength=N_LABELS)
+        if any(counts[v] + extra[v] > cfg.max_per_colour for v in colours.tolist()):
+            continue  # the path would take a colour over 22: the group stays floating
+        counts += extra
+        for c in path:
+            if c in new_blocks:
+                added[c] = LABEL_COLORS[new_blocks[c]]
+            else:
+                connectors.append(c)
         connected |= group | set(added) | set(connectors)
     return added, connectors
 

@@ -57,10 +57,12 @@ def unframe(line: bytes) -> str | None:
     if star < 0 or len(line) - star != 3:
         return None
     body = line[:star]
-    try:
-        want = int(line[star + 1 :].decode(), 16)
-    except ValueError:
+    digits = line[star + 1 :]
+    # exactly two upper-case hex digits, as frame() writes them: int(..., 16) alone also takes
+    # "8c", " 8" or "+8", so a damaged byte there would go unnoticed
+    if any(d not in b"0123456789ABCDEF" for d in digits):
         return None
+    want = int(digits.decode(), 16)
     if crc8(body) != want:
         return None
     try:

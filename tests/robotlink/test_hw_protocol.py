@@ -272,3 +272,11 @@ def test_newer_motion_kinds_map_to_protocol_ops() -> None:
     assert (Command.from_motion(Motion.parse("J:2>0,2,N")).op, Command.from_motion(Motion.parse("J:2>0,2,N")).arg) \
         == ("G", "2")
     assert Command.from_motion(Motion.parse("XS:W>0,0,N")).arg == "W"
+
+
+def test_a_checksum_digit_changed_in_case_or_to_a_sign_is_detected() -> None:
+    # found by hypothesis in a helper's run: int(..., 16) accepted "8c" for "8C"
+    line = bsproto.frame("4").rstrip(b"\n")
+    assert line == b"4*8C" and bsproto.unframe(line) == "4"
+    for bad in (b"4*8c", b"4* C", b"4*+C", b"4*8 "):
+        assert bsproto.unframe(bad) is None

@@ -85,6 +85,12 @@ def srgb8_to_linear(rgb8: npt.ArrayLike) -> F64:
 _SRGB8_LINEAR = srgb8_to_linear(np.arange(256))  # the linear value of every 8-bit code (same formula)
 
 
+def srgb8_codes_to_linear(codes: npt.NDArray[np.uint8]) -> F64:
+    """:func:`srgb8_to_linear` of 8-bit codes (any shape), looked up in a table of the 256 codes'
+    values: the same numbers, some ten times quicker."""
+    return np.asarray(_SRGB8_LINEAR[codes], np.float64)
+
+
 def _median_linear(bgr: npt.NDArray[np.uint8]) -> F64:
     """``np.median(srgb8_to_linear(bgr[:, ::-1]), axis=0)`` of 8-bit BGR pixels (N >= 1, 3), from the
     codes' counts: the decoding is increasing, so the middle codes decode to the middle values (and

@@ -32,13 +32,14 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
+from typing import Any
 
 import cv2
 import numpy as np
 import numpy.typing as npt
 
 from calibration.boards import BoardSpec, render_board
-from calibration.colour import linear_to_lab, srgb8_to_linear
+from calibration.colour import linear_to_lab, srgb8_codes_to_linear, srgb8_to_linear
 from vision.board_locate import BoardPose
 from vision.board_pieces import Hypothesis, PieceGeometry, hypotheses_for
 from vision.board_rays import box_corners, box_ray_hits, hits, segments_to_board
@@ -191,11 +192,14 @@ def _expected(app: _Appearance, xy: F64) -> tuple[F64, npt.NDArray[np.bool_]]:
 
 def _sample(img: U8, px: F64) -> F64:
     """Linear RGB of a BGR image at pixels (N, 2), bilinear."""
+    if img.dtype == np.uint8:  # remap keeps 8-bit codes: decoded by table (the same values)
+        return srgb8_codes_to_linear(_remap_raw(img, px[:, 0], px[:, 1])[:, ::-1])
     return srgb8_to_linear(_remap_points(img, px[:, 0], px[:, 1])[:, ::-1])
 
 
-def _remap_points(src: npt.NDArray[np.uint8] | npt.NDArray[np.float32], xs: F64, ys: F64) -> F64:
-    """Bilinear samples (N, channels) of ``src`` at points (OpenCV's remap, in rows of 1024)."""
+def _remap_raw(src: npt.NDArray[Any], xs: F64, ys: F64) -> npt.NDArray[Any]:
+    """Bilinear samples (N, channels) of ``src`` at points, in ``src``'s type (OpenCV's remap, in
+    rows of 1024)."""
     n = len(xs)
     width = 1024
     rows = max(1, -(-n // width))
@@ -203,7 +207,12 @@ def _remap_points(src: npt.NDArray[np.uint8] | npt.NDArray[np.float32], xs: F64,
     mx = np.concatenate([xs, np.zeros(pad)]).astype(np.float32).reshape(rows, width)
     my = np.concatenate([ys, np.zeros(pad)]).astype(np.float32).reshape(rows, width)
     out = cv2.remap(src, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    return np.asarray(out, np.float64).reshape(rows * width, -1)[:n]
+    return np.asarray(out).reshape(rows * width, -1)[:n]
+
+
+def _remap_points(src: npt.NDArray[np.uint8] | npt.NDArray[np.float32], xs: F64, ys: F64) -> F64:
+    """Bilinear samples (N, channels) of ``src`` at points (OpenCV's remap, in rows of 1024)."""
+    return np.asarray(_remap_raw(src, xs, ys), np.float64)
 
 
 @dataclass(frozen=True, eq=False)

@@ -27,6 +27,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -194,6 +195,37 @@ def _box_hits(o: F64, ends: F64, rows: F64, t_lo: float | F64, t_hi: float | F64
     return np.asarray(lo <= hi, bool)
 
 
+def _lut_index(spec: BoardSpec, cfg: PadDetectConfig, rows: F64) -> tuple[npt.NDArray[np.int64], ...]:
+    """Where box rows (pads, links, pieces' rooms on the footprint's grid) sit in the table of their
+    bounding boxes in the picture: (kind, level, 2 y, 2 x)."""
+    kind = np.where(np.abs(rows[:, 3] - LINK_HALF_MM) < 1e-6, 1,
+                    np.where(np.abs(rows[:, 3] - cfg.piece_room[0]) < 1e-6, 2, 0))
+    top = np.where(kind == 1, rows[:, 5] + 1.0, np.where(kind == 2, rows[:, 4], rows[:, 5]))
+    lv = np.round((top - GRIDOPOLIS_PAD_THICK_MM) / GRIDOPOLIS_LEVEL_MM).astype(np.int64)
+    ix = np.round(2.0 * (rows[:, 1] / spec.cell_mm - 0.5)).astype(np.int64)
+    iy = np.round(2.0 * (rows[:, 2] / spec.cell_mm - 0.5)).astype(np.int64)
+    return kind.astype(np.int64), lv, iy, ix
+
+
+@lru_cache(maxsize=8)
+def _every_box(spec: BoardSpec, cfg: PadDetectConfig) -> tuple[int, F64, tuple[npt.NDArray[np.int64], ...]]:
+    """Every box pad detection may meet (pads, links, pieces' rooms on the footprint's grid, levels
+    0 to ``max_level``; the same for every picture): how many, their corners (8 per box, flat) and
+    their places in the table of bounding boxes (:func:`_lut_index`).  Read-only arrays."""
+    n_lv = cfg.max_level + 1
+    grid = [(x, y, lv) for lv in range(n_lv) for y in range(GUIDE_CELLS) for x in range(GUIDE_CELLS)]
+    kinds = [pad_rows(spec, grid), link_rows(spec, grid), pad_rows(spec, grid)]
+    kinds[2][:, 3] = cfg.piece_room[0]
+    kinds[2][:, 4] = kinds[2][:, 5]
+    kinds[2][:, 5] += cfg.piece_room[1]
+    every = np.concatenate(kinds)
+    corners = np.asarray(box_corners(every).reshape(-1, 3), np.float64)
+    idx = _lut_index(spec, cfg, every)
+    for a in (corners, *idx):
+        a.setflags(write=False)
+    return len(every), corners, idx
+
+
 def _dist(a: F64, b: F64, w: float) -> F64:
     return np.asarray(np.sqrt(w * (a[..., 0] - b[..., 0]) ** 2 + (a[..., 1] - b[..., 1]) ** 2
                               + (a[..., 2] - b[..., 2]) ** 2), np.float64)
@@ -240,29 +272,14 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
     # max_level) is projected once: its bounding box in the picture, looked up by its place
     n_lv = cfg.max_level + 1
     lut = np.zeros((3, n_lv, 2 * GUIDE_CELLS - 1, 2 * GUIDE_CELLS - 1, 4))
-    grid = [(x, y, lv) for lv in range(n_lv) for y in range(GUIDE_CELLS) for x in range(GUIDE_CELLS)]
-    kinds = [pad_rows(spec, grid), link_rows(spec, grid), pad_rows(spec, grid)]
-    kinds[2][:, 3] = cfg.piece_room[0]
-    kinds[2][:, 4] = kinds[2][:, 5]
-    kinds[2][:, 5] += cfg.piece_room[1]
-    every = np.concatenate(kinds)
-    corners = pose.project(box_corners(every).reshape(-1, 3)).reshape(len(every), 8, 2)
+    n_every, corners3, every_idx = _every_box(spec, cfg)
+    corners = pose.project(corners3).reshape(n_every, 8, 2)
     box_px = np.concatenate([corners.min(axis=1) - 4.0, corners.max(axis=1) + 4.0], axis=1)
-
-    def lut_index(rows: F64) -> tuple[npt.NDArray[np.int64], ...]:
-        kind = np.where(np.abs(rows[:, 3] - LINK_HALF_MM) < 1e-6, 1,
-                        np.where(np.abs(rows[:, 3] - cfg.piece_room[0]) < 1e-6, 2, 0))
-        top = np.where(kind == 1, rows[:, 5] + 1.0, np.where(kind == 2, rows[:, 4], rows[:, 5]))
-        lv = np.round((top - GRIDOPOLIS_PAD_THICK_MM) / GRIDOPOLIS_LEVEL_MM).astype(np.int64)
-        ix = np.round(2.0 * (rows[:, 1] / spec.cell_mm - 0.5)).astype(np.int64)
-        iy = np.round(2.0 * (rows[:, 2] / spec.cell_mm - 0.5)).astype(np.int64)
-        return kind.astype(np.int64), lv, iy, ix
-
-    lut[lut_index(every)] = box_px
+    lut[every_idx] = box_px
 
     def bounds(rows: F64) -> F64:
         """Each box's bounding box in the picture (for :func:`vision.board_rays.box_ray_hits`)."""
-        return np.asarray(lut[lut_index(rows)], np.float64).reshape(-1, 4)
+        return np.asarray(lut[_lut_index(spec, cfg, rows)], np.float64).reshape(-1, 4)
 
     # the grid-set's plain pad colour per level, seen on the core's plain pads where nothing hides them
     core = _plain_core()

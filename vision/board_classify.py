@@ -642,7 +642,7 @@ def _covered_sites(sc: _Scene, sites: Sequence[Site], tallest: float, cfg: Class
     if len(rows_i) < min_area:
         return out
     full = np.column_stack([(cols_i + 0.5) * f - 0.5, (rows_i + 0.5) * f - 0.5])
-    lin = srgb8_to_linear(small[rows_i, cols_i, ::-1].astype(np.float64))
+    lin = srgb8_codes_to_linear(small[rows_i, cols_i, ::-1])
     if sc.gain.constant:  # (the board points are then needed only where skin is seen)
         xy = np.zeros((len(full), 2))
         gain = sc.gain.at(xy[:1])
@@ -744,11 +744,25 @@ def _structure_colours(sc: _Scene, cfg: ClassifyBoardConfig) -> F64:
         hid_any = np.asarray(hid.any(axis=2), bool)
     seen = ok & ~hid_any
     ok = np.asarray(np.where(seen.sum(axis=1, keepdims=True) >= 3, seen, ok), bool)
-    with np.errstate(all="ignore"):
-        med = np.nanmedian(np.where(ok[..., None], lab, np.nan), axis=1) if len(rows) else out
+    med = _masked_median(lab, ok) if len(rows) else out
     has = np.asarray(ok.any(axis=1), bool)
     out[:] = np.where(has[:, None], med, np.array([60.0, 0.0, 0.0])[None, :])
     return out
+
+
+def _masked_median(vals: F64, ok: npt.NDArray[np.bool_]) -> F64:
+    """Per row, the median of ``vals`` (R, A, C) over the ``ok`` (R, A) entries (R, C): the numbers
+    ``np.nanmedian`` gives with the others set to NaN (the middle one, or half the sum of the middle
+    two), without its masked-array path; rows with none give ``inf``."""
+    s = np.sort(np.where(ok[..., None], vals, np.inf), axis=1)
+    n = ok.sum(axis=1)
+    lo = np.maximum((n - 1) // 2, 0)[:, None, None]
+    hi = np.minimum(n // 2, vals.shape[1] - 1)[:, None, None]
+    idx = np.broadcast_to(lo, (len(vals), 1, vals.shape[2]))
+    a = np.take_along_axis(s, idx, axis=1)[:, 0]
+    b = np.take_along_axis(s, np.broadcast_to(hi, idx.shape), axis=1)[:, 0]
+    with np.errstate(invalid="ignore"):
+        return np.asarray((a + b) / 2.0, np.float64)
 
 
 def _nearest_solids(rows: F64, owner: npt.NDArray[np.int64], centres: F64, k: int

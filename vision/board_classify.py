@@ -450,7 +450,9 @@ def classify_sites(
         if not rows_all:
             return None
         owner = np.concatenate([np.full(len(r), i) for r, i in others if len(r)])
-        return ~_not_blocked(cam, ends_s[targets], np.concatenate(rows_all), owner, targets, centres[targets, :2])
+        # (only the usable probes: a probe is weighed only when usable and not hidden)
+        return ~_not_blocked(cam, ends_s[targets], np.concatenate(rows_all), owner, targets, centres[targets, :2],
+                             mask=valid[targets])
 
     before = choice
     settled = True
@@ -780,14 +782,22 @@ def _nearest_solids(rows: F64, owner: npt.NDArray[np.int64], centres: F64, k: in
 
 
 def _not_blocked(cam: F64, ends: F64, rows: F64, owner: npt.NDArray[np.int64], sites_idx: npt.NDArray[np.int64],
-                 centres: F64 | None = None, k: int = 10) -> npt.NDArray[np.bool_]:
+                 centres: F64 | None = None, k: int = 10, mask: npt.NDArray[np.bool_] | None = None
+                 ) -> npt.NDArray[np.bool_]:
     """(T, P): the rays of probes ``ends`` (T, P, 3) of sites ``sites_idx`` meet no solid ``rows``
     (G, 6) belonging to another site (``owner`` (G,)); only the ``k`` solids nearest each site
-    (``centres`` (T, 2), else the probes' mean) are tried."""
+    (``centres`` (T, 2), else the probes' mean) are tried, and with ``mask`` (T, P) only those probes
+    (the others are given True)."""
     if not len(rows):
         return np.ones(ends.shape[:2], bool)
     ctr = centres if centres is not None else ends[..., :2].mean(axis=1)
     near, own = _nearest_solids(rows, owner, ctr, k)
+    if mask is not None:
+        t_i, p_i = np.nonzero(mask)
+        out = np.ones(ends.shape[:2], bool)
+        hit_m = np.asarray(hits(cam, ends[t_i, p_i], near[t_i]), bool)  # (Q, k)
+        out[t_i, p_i] = ~(hit_m & (own[t_i] != sites_idx[t_i, None])).any(axis=1)
+        return out
     hit = np.asarray(hits(cam, ends, near[:, None, :, :]), bool)  # (T, P, k)
     return np.asarray(~(hit & (own[:, None, :] != sites_idx[:, None, None])).any(axis=2), bool)
 
@@ -831,7 +841,8 @@ def _characters(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], c
     piece_b, lab_b, ok_b, ends_b = _observe(sc, both.reshape(-1, 3), cfg)
     ends_b = ends_b.reshape(n_t, n_f + n_p, 3)
     ctr = np.column_stack([cx, cy])
-    ok_b = ok_b.reshape(n_t, n_f + n_p) & _not_blocked(cam, ends_b, rows, owner, idx, ctr)
+    ok_b = ok_b.reshape(n_t, n_f + n_p)
+    ok_b &= _not_blocked(cam, ends_b, rows, owner, idx, ctr, mask=ok_b)
     lab_b = lab_b.reshape(n_t, n_f + n_p, 3)
     fok, flab = ok_b[:, :n_f], lab_b[:, :n_f]
     ok, lab, ends = ok_b[:, n_f:], lab_b[:, n_f:], ends_b[:, n_f:]
@@ -902,9 +913,11 @@ def _box_or_marker(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64]
                                  [0.0, b[0], b[1], g.marker_square + m, b[2], b[2] + g.pawn_height + m],
                                  [1.0, b[0], b[1], g.crown_radius + m, b[2], b[2] + g.king_height + m]])
                        for b in base])  # (T, 3, 6)
-    explained = np.asarray(hits(cam, ends, marker[:, None, :, :]), bool).any(axis=2)
-    use = facing & ~explained
-    use &= _not_blocked(cam, ends, rows, owner, idx, base[:, :2])
+    # (only the facing points are tried against the marker, only those it leaves against the others)
+    t_i, p_i = np.nonzero(facing)
+    use = np.zeros((n_t, n_p), bool)
+    use[t_i, p_i] = ~np.asarray(hits(cam, ends[t_i, p_i], marker[t_i]), bool).any(axis=1)
+    use &= _not_blocked(cam, ends, rows, owner, idx, base[:, :2], mask=use)
     piece = np.zeros((n_t, n_p))
     lab = np.zeros((n_t, n_p, 3))
     if use.any():  # only the points that can tell are looked at in the picture

@@ -524,13 +524,16 @@ def classify_sites(
     out: list[CellReading] = []
     crown_check: list[int] = []  # Gridopolis markers and boxes: shape and crown looked at (all at once, below)
     body_lab: list[F64 | None] = []  # ... and the colour of each one's body
+    # every site's margin between its two best hypotheses and the share of its probes used, at once
+    cols = np.arange(n_s)
+    order = np.argsort(-scores, axis=0)
+    margins = (scores[order[0], cols] - scores[order[1], cols]) if len(hyps) > 1 else np.ones(n_s)
+    seens = np.clip(used / 0.5, 0.0, 1.0)
+    confs = np.clip(margins / cfg.margin_full, 0.0, 1.0) * seens
     for i, site in enumerate(sites):
         k = int(choice[i])
         hyp = hyps[k]
-        order = np.argsort(-scores[:, i])
-        margin = float(scores[order[0], i] - scores[order[1], i]) if len(order) > 1 else 1.0
-        seen = float(np.clip(used[i] / 0.5, 0.0, 1.0))
-        conf = float(np.clip(margin / cfg.margin_full, 0.0, 1.0)) * seen if i in cand_set else seen
+        conf = float(confs[i]) if i in cand_set else float(seens[i])
         kind = hyp.kind
         if used[i] < cfg.min_weight:
             kind, conf = "unseen", 0.0

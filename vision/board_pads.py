@@ -109,6 +109,13 @@ def candidate_pads(max_level: int = 4) -> list[Key]:
             if (x, y, lv) not in core]
 
 
+@lru_cache(maxsize=32)
+def _level_candidates(max_level: int, level: int) -> tuple[Key, ...]:
+    """The candidates of one level, the seats' start rows left out (they come with their arm)."""
+    start_rows = {(p.x, p.y, p.level) for s in SEATS.values() for p in s.start_row}
+    return tuple(k for k in candidate_pads(max_level) if k[2] == level and k not in start_rows)
+
+
 def pad_rows(spec: BoardSpec, pads: Iterable[Key]) -> F64:
     """Solid rows (``vision.board_rays.hits``) of pads: thin boxes."""
     keys = np.array(list(pads), np.float64).reshape(-1, 3)
@@ -397,12 +404,11 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
             return k in standard_arms
         return s > cfg.present
 
-    cands = candidate_pads(cfg.max_level)
     for lv in range(cfg.max_level + 1):
-        level = [k for k in cands if k[2] == lv and k not in start_rows]
+        level = list(_level_candidates(cfg.max_level, lv))
         if lv > 0:  # the engine allows a pad above a pad or beside one of its level; check twice
-            level = [k for k in level if (k[0], k[1], lv - 1) in found or any(
-                (k[0] + dx, k[1] + dy, lv) in found for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1)))]
+            level = [(x, y, z) for x, y, z in level if (x, y, z - 1) in found or (x + 1, y, z) in found
+                     or (x - 1, y, z) in found or (x, y + 1, z) in found or (x, y - 1, z) in found]
         others = sorted(found)
         olab = np.broadcast_to(lit, (len(others), 3))
         ss = score(level, others, olab)

@@ -693,9 +693,10 @@ def _covered_sites(sc: _Scene, sites: Sequence[Site], tallest: float, cfg: Class
     return np.where(share >= cfg.cover_share, share, 0.0)
 
 
-def _table_colour(sc: _Scene) -> F64 | None:
-    """Median CIELAB of the table around the board (a band 15-50 mm outside its printed edge)."""
-    x0, y0, x1, y1 = sc.pose.spec.extent_mm
+@lru_cache(maxsize=16)
+def _table_points(extent: tuple[float, float, float, float]) -> F64:
+    """Board points (N, 3) of a band 15-50 mm outside the printed edge ``extent`` (read-only)."""
+    x0, y0, x1, y1 = extent
     pts = []
     for d in (15.0, 30.0, 50.0):
         xs = np.linspace(x0 - d, x1 + d, 24)
@@ -703,6 +704,13 @@ def _table_colour(sc: _Scene) -> F64 | None:
         pts += [(x, y0 - d) for x in xs] + [(x, y1 + d) for x in xs] + [(x0 - d, y) for y in ys] + \
                [(x1 + d, y) for y in ys]
     p3 = np.column_stack([np.array(pts), np.zeros(len(pts))])
+    p3.setflags(write=False)
+    return p3
+
+
+def _table_colour(sc: _Scene) -> F64 | None:
+    """Median CIELAB of the table around the board (a band 15-50 mm outside its printed edge)."""
+    p3 = _table_points(sc.pose.spec.extent_mm)
     w, h = sc.pose.image_size
     px = sc.pose.project(p3)
     ok = (px[:, 0] > 2) & (px[:, 0] < w - 3) & (px[:, 1] > 2) & (px[:, 1] < h - 3)
@@ -1192,17 +1200,28 @@ class GainField:
         return np.asarray(np.exp(self._basis(xy) @ self.coef.T), np.float64)
 
 
-def _gain_field(img: U8, pose: BoardPose, app: _Appearance, constant: bool = False) -> GainField:
-    """Fit :class:`GainField` to the board's light print (paper and pale zones) seen in the picture.
-    Pieces and shadows on some of the sample points are outliers (darker, or another colour): the
-    fit is repeated without the points far from it (robust, median absolute deviation)."""
-    x0, y0, x1, y1 = pose.spec.extent_mm
+@lru_cache(maxsize=16)
+def _gain_samples(extent: tuple[float, float, float, float], app: _Appearance) -> tuple[F64, F64, F64]:
+    """The light print's sample points of :func:`_gain_field` (the same for every picture of a
+    board): board points (N, 2), their printed linear RGB (N, 3), the points at z = 0 (N, 3)."""
+    x0, y0, x1, y1 = extent
     gx, gy = np.meshgrid(np.linspace(x0 + 2, x1 - 2, 40), np.linspace(y0 + 2, y1 - 2, 30))
     xy = np.column_stack([gx.ravel(), gy.ravel()])
     exp, _ = _expected(app, xy)
     light = exp.min(axis=1) > 0.3
     xy, exp = xy[light], exp[light]
-    px = pose.project(np.column_stack([xy, np.zeros(len(xy))]))
+    xyz = np.column_stack([xy, np.zeros(len(xy))])
+    for a in (xy, exp, xyz):
+        a.setflags(write=False)
+    return xy, exp, xyz
+
+
+def _gain_field(img: U8, pose: BoardPose, app: _Appearance, constant: bool = False) -> GainField:
+    """Fit :class:`GainField` to the board's light print (paper and pale zones) seen in the picture.
+    Pieces and shadows on some of the sample points are outliers (darker, or another colour): the
+    fit is repeated without the points far from it (robust, median absolute deviation)."""
+    xy, exp, xyz = _gain_samples(pose.spec.extent_mm, app)
+    px = pose.project(xyz)
     w, h = pose.image_size
     ok = (px[:, 0] > 2) & (px[:, 0] < w - 3) & (px[:, 1] > 2) & (px[:, 1] < h - 3)
     field = GainField(np.zeros((3, 6)), pose.spec.extent_mm)

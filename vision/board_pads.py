@@ -261,8 +261,8 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
     offs = _ring_offsets(cfg)
     n_o = len(offs)
 
-    def tops(keys: Sequence[Key]) -> F64:
-        c = pad_rows(spec, keys)[:, [1, 2, 5]]
+    def tops(keys: Sequence[Key], rows: F64 | None = None) -> F64:
+        c = (pad_rows(spec, keys) if rows is None else rows)[:, [1, 2, 5]]
         pts = np.repeat(c[:, None, :], n_o, axis=1)
         pts[..., :2] += offs[None, :, :]
         return pts.reshape(-1, 3)
@@ -312,7 +312,8 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
         """Vote of each candidate with ``others`` (pads, observed colours) in place around it."""
         if not keys:
             return []
-        pts = tops(keys)
+        krows = pad_rows(spec, keys)
+        pts = tops(keys, krows)
         pix: list[F64] = []
         lab_o, ok = observe(pts, pix)
         ends = segments_to_board(cam, pts)
@@ -320,7 +321,7 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
         bg = linear_to_lab(bg_lin)
         if table is not None:
             bg = np.where(on_board[:, None], bg, table[None, :])
-        orows = pad_rows(spec, others)
+        orows = prows = pad_rows(spec, others)
         if cfg.links:  # the links joining neighbouring pads of a level: grey plastic too
             lrows = link_rows(spec, others)
             orows = np.concatenate([orows, lrows])
@@ -340,7 +341,7 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
         if cfg.colour_veto > 0:  # a plain pad is grey: a point showing a colour (a piece) is no pad's ...
             vivid = ok & ~hidden & (np.hypot(lab_o[:, 1], lab_o[:, 2]) > math.hypot(lit[1], lit[2]) + cfg.colour_veto)
             if vivid.any():  # ... unless a piece standing on this pad or another may be in front of it
-                rooms = pad_rows(spec, [*keys, *others])
+                rooms = np.concatenate([krows, prows])  # (= pad_rows(spec, [*keys, *others]))
                 rooms[:, 3] = cfg.piece_room[0]
                 rooms[:, 4] = rooms[:, 5]
                 rooms[:, 5] += cfg.piece_room[1]

@@ -119,11 +119,16 @@ def linear_to_lab(rgb: npt.ArrayLike) -> F64:
     a = np.asarray(rgb, dtype=np.float64)
     xyz = a @ _M_RGB2XYZ.T / _WHITE_D65
     eps, kappa = 216 / 24389, 24389 / 27
-    f = np.where(xyz > eps, np.cbrt(np.maximum(xyz, 0.0)), (kappa * xyz + 16) / 116)
-    lab = np.stack(
-        [116 * f[..., 1] - 16, 500 * (f[..., 0] - f[..., 1]), 200 * (f[..., 1] - f[..., 2])], axis=-1
-    )
-    return np.asarray(lab, np.float64)
+    # (the linear segment only where it applies: the same numbers as np.where over both branches)
+    f = np.cbrt(np.maximum(xyz, 0.0))
+    low = xyz <= eps
+    if low.any():
+        f[low] = (kappa * xyz[low] + 16) / 116
+    lab = np.empty(f.shape, np.float64)
+    lab[..., 0] = 116 * f[..., 1] - 16
+    lab[..., 1] = 500 * (f[..., 0] - f[..., 1])
+    lab[..., 2] = 200 * (f[..., 1] - f[..., 2])
+    return lab
 
 
 def lab_to_linear(lab: npt.ArrayLike) -> F64:

@@ -1,6 +1,7 @@
 """Helpers the board reader uses for speed must give the very numbers of what they replace
-(docs/boards_vision.md, "Speed (Gridopolis), session 3"): the 8-bit sRGB decoding table, and the
-per-row median of the entries a mask keeps (``np.nanmedian`` without its masked-array path)."""
+(docs/boards_vision.md, "Speed (Gridopolis), session 3"): the 8-bit sRGB decoding table, the
+per-row median of the entries a mask keeps (``np.nanmedian`` without its masked-array path), and
+CIELAB computing the linear segment only where it applies."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import warnings
 
 import numpy as np
 
-from calibration.colour import srgb8_codes_to_linear, srgb8_to_linear
+from calibration.colour import _M_RGB2XYZ, _WHITE_D65, linear_to_lab, srgb8_codes_to_linear, srgb8_to_linear
 from vision.board_classify import _masked_median
 
 
@@ -35,3 +36,20 @@ def test_masked_median_is_nanmedian() -> None:
         has = ok.any(axis=1)
         assert np.array_equal(got[has].view(np.int64), want[has].view(np.int64))
         assert np.isinf(got[~has]).all()
+
+
+def _lab_reference(rgb: np.ndarray) -> np.ndarray:
+    """CIELAB as written before (both branches everywhere, then np.where)."""
+    xyz = np.asarray(rgb, np.float64) @ _M_RGB2XYZ.T / _WHITE_D65
+    eps, kappa = 216 / 24389, 24389 / 27
+    f = np.where(xyz > eps, np.cbrt(np.maximum(xyz, 0.0)), (kappa * xyz + 16) / 116)
+    return np.stack([116 * f[..., 1] - 16, 500 * (f[..., 0] - f[..., 1]), 200 * (f[..., 1] - f[..., 2])], axis=-1)
+
+
+def test_linear_to_lab_gives_the_where_formulas_bits() -> None:
+    rng = np.random.default_rng(5)
+    for shape in [(4000, 3), (9, 3), (20, 16, 3), (3,), (0, 3)]:
+        rgb = rng.random(shape) ** 3 * 1.2 - 0.05  # dark values (the linear segment), negatives, > 1
+        got, want = linear_to_lab(rgb), _lab_reference(rgb)
+        assert got.shape == want.shape and got.dtype == np.float64
+        assert np.array_equal(got.view(np.int64), want.view(np.int64))

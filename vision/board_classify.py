@@ -549,7 +549,7 @@ def classify_sites(
                 if role == "marker":  # a player's plastic: its colourful probes (not a grey link or shadow)
                     vivid = sel & (np.hypot(lab_o[i, :, 1], lab_o[i, :, 2]) >= cfg.min_chroma)
                     sel = vivid if vivid.sum() >= max(2.0, 0.4 * sel.sum()) else sel
-                name = _hue_name(np.median(lab_o[i, sel], axis=0), cfg, colours)
+                name = _hue_name(_median_rows(lab_o[i, sel]), cfg, colours)
                 if role == "character":
                     char_colour = name
                 else:
@@ -568,7 +568,7 @@ def classify_sites(
             extra = pred[kb, i] & ~pred[kp, i] & (weight[i] > 0)
             if extra.sum() >= cfg.blocker_min_probes:
                 body = pred[kp, i] & (weight[i] > 0) & (piece[i] > 0.5)
-                ref = np.median(lab_o[i, body], axis=0) if body.any() else None
+                ref = _median_rows(lab_o[i, body]) if body.any() else None
                 lab_x = lab_o[i, extra]
                 ch_x = np.hypot(lab_x[:, 1], lab_x[:, 2])
                 if ref is not None:
@@ -583,7 +583,7 @@ def classify_sites(
             crown_check.append(len(out))
             kp = kind_index["pawn"]
             body = pred[kp, i] & (weight[i] > 0) & (piece[i] > 0.5)
-            body_lab.append(np.median(lab_o[i, body], axis=0) if body.sum() >= 2 else None)
+            body_lab.append(_median_rows(lab_o[i, body]) if body.sum() >= 2 else None)
         out.append(CellReading(site.key, kind, colour, hyp.cubes if kind not in ("unseen", "occluded") else 0,
                                char_colour is not None, conf, char_colour,
                                {f"{h.kind}{'+c' if h.character else ''}": float(scores[j, i])
@@ -761,6 +761,18 @@ def _structure_colours(sc: _Scene, cfg: ClassifyBoardConfig) -> F64:
     has = np.asarray(ok.any(axis=1), bool)
     out[:] = np.where(has[:, None], med, np.array([60.0, 0.0, 0.0])[None, :])
     return out
+
+
+def _median_rows(vals: F64) -> F64:
+    """``np.median(vals, axis=0)`` of a few rows (N >= 1, C): the same numbers (the middle one, or
+    half the sum of the middle two), without its general machinery (called per site)."""
+    s = np.sort(vals, axis=0)
+    n = len(s)
+    if n == 0 or np.isnan(s[-1]).any():  # (NaN: np.median's own answer)
+        return np.asarray(np.median(vals, axis=0), np.float64)
+    if n % 2:
+        return np.asarray(s[n // 2], np.float64)
+    return np.asarray((s[n // 2 - 1] + s[n // 2]) / 2.0, np.float64)
 
 
 def _masked_median(vals: F64, ok: npt.NDArray[np.bool_]) -> F64:

@@ -1,6 +1,7 @@
 """Helpers the board reader uses for speed must give the very numbers of what they replace
 (docs/boards_vision.md, "Speed (Gridopolis), session 3"): the 8-bit sRGB decoding table, the
-per-row median of the entries a mask keeps (``np.nanmedian`` without its masked-array path), and
+per-row median of the entries a mask keeps (``np.nanmedian`` without its masked-array path), the
+median of a few rows (``np.median`` without its general machinery), and
 CIELAB computing the linear segment only where it applies."""
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ import warnings
 import numpy as np
 
 from calibration.colour import _M_RGB2XYZ, _WHITE_D65, linear_to_lab, srgb8_codes_to_linear, srgb8_to_linear
-from vision.board_classify import _masked_median
+from vision.board_classify import _masked_median, _median_rows
 
 
 def test_srgb8_table_gives_the_formulas_bits() -> None:
@@ -53,3 +54,15 @@ def test_linear_to_lab_gives_the_where_formulas_bits() -> None:
         got, want = linear_to_lab(rgb), _lab_reference(rgb)
         assert got.shape == want.shape and got.dtype == np.float64
         assert np.array_equal(got.view(np.int64), want.view(np.int64))
+
+
+def test_median_rows_is_np_median() -> None:
+    rng = np.random.default_rng(13)
+    for n in [1, 2, 3, 4, 5, 8, 17, 40]:
+        for _ in range(30):
+            vals = rng.normal(40.0, 25.0, (n, 3))
+            vals[: n // 3] = np.round(vals[: n // 3])  # ties
+            want = np.median(vals, axis=0)
+            assert np.array_equal(_median_rows(vals).view(np.int64), want.view(np.int64))
+    with_nan = np.array([[1.0, 2.0, 3.0], [np.nan, 1.0, 0.0], [2.0, 2.0, 2.0]])
+    assert np.array_equal(_median_rows(with_nan), np.median(with_nan, axis=0), equal_nan=True)

@@ -130,12 +130,21 @@ def link_rows(spec: BoardSpec, pads: Iterable[Key]) -> F64:
     """Solid rows of the links joining neighbouring ``pads`` of one level (docs/boards.md: the pitch is
     a pad plus a link): 12 mm wide bars across the 10 mm gap, 4 mm thick, just under the pads' tops
     (a square box, about the link's size)."""
+    return _link_rows_at(spec, _link_mids(pads))
+
+
+def _link_mids(pads: Iterable[Key]) -> F64:
+    """The places (M, 3: x, y at half steps, level) of the links joining neighbouring ``pads``."""
     have = set(pads)
     mids = [((x + 0.5 * dx, y + 0.5 * dy, lv)) for x, y, lv in sorted(have) for dx, dy in ((1, 0), (0, 1))
             if (x + dx, y + dy, lv) in have]
-    if not mids:
+    return np.array(mids, np.float64).reshape(-1, 3)
+
+
+def _link_rows_at(spec: BoardSpec, m: F64) -> F64:
+    """Solid rows of links at places ``m`` (:func:`_link_mids`)."""
+    if not len(m):
         return np.zeros((0, 6))
-    m = np.array(mids, np.float64)
     top = GRIDOPOLIS_PAD_THICK_MM + m[:, 2] * GRIDOPOLIS_LEVEL_MM
     return np.column_stack([np.zeros(len(m)), (m[:, 0] + 0.5) * spec.cell_mm, (m[:, 1] + 0.5) * spec.cell_mm,
                             np.full(len(m), LINK_HALF_MM), top - 5.0, top - 1.0])
@@ -284,9 +293,14 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
     box_px = np.concatenate([corners.min(axis=1) - 4.0, corners.max(axis=1) + 4.0], axis=1)
     lut[every_idx] = box_px
 
-    def bounds(rows: F64) -> F64:
-        """Each box's bounding box in the picture (for :func:`vision.board_rays.box_ray_hits`)."""
-        return np.asarray(lut[_lut_index(spec, cfg, rows)], np.float64).reshape(-1, 4)
+    def bounds(kind: int, places: F64) -> F64:
+        """The bounding boxes in the picture (for :func:`vision.board_rays.box_ray_hits`) of the boxes
+        of ``kind`` (0 pad, 1 link, 2 a piece's room) at ``places`` (N, 3: x, y, level; links at half
+        steps), as :func:`_lut_index` places them."""
+        k = np.asarray(places, np.float64).reshape(-1, 3)
+        at = (k[:, 2].astype(np.int64), np.round(2.0 * k[:, 1]).astype(np.int64),
+              np.round(2.0 * k[:, 0]).astype(np.int64))
+        return np.asarray(lut[(kind, *at)], np.float64).reshape(-1, 4)
 
     # the grid-set's plain pad colour per level, seen on the core's plain pads where nothing hides them
     core = _plain_core()
@@ -322,16 +336,20 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
         if table is not None:
             bg = np.where(on_board[:, None], bg, table[None, :])
         orows = prows = pad_rows(spec, others)
+        okeys = np.array(others, np.float64).reshape(-1, 3)
+        obox = bounds(0, okeys)
         if cfg.links:  # the links joining neighbouring pads of a level: grey plastic too
-            lrows = link_rows(spec, others)
+            mids = _link_mids(others)
+            lrows = _link_rows_at(spec, mids)
             orows = np.concatenate([orows, lrows])
+            obox = np.concatenate([obox, bounds(1, mids)])
             others_lab = np.concatenate([others_lab, np.broadcast_to(lit, (len(lrows), 3))])
         hidden = np.zeros(len(pts), bool)
         if len(orows):
             # another pad in front of the point hides it (only a higher pad can); beyond it, a lower
             # pad is the background (the highest one met)
             cam_d = np.linalg.norm(pts - cam, axis=1) / np.maximum(np.linalg.norm(ends - cam, axis=1), 1e-9)
-            hidden, first = box_ray_hits(cam, ends, orows, cam_d, pix[0], bounds(orows), chunk=n_o)
+            hidden, first = box_ray_hits(cam, ends, orows, cam_d, pix[0], obox, chunk=n_o)
             bg = np.where((first >= 0)[:, None], others_lab[np.maximum(first, 0)], bg)
         rf = np.broadcast_to(lit, lab_o.shape)
         d_pad = _dist(lab_o, rf, cfg.light_weight)
@@ -347,7 +365,8 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
                 rooms[:, 5] += cfg.piece_room[1]
                 j = np.nonzero(vivid)[0]
                 d_pt = np.linalg.norm(pts[j] - cam, axis=1) / np.maximum(np.linalg.norm(ends[j] - cam, axis=1), 1e-9)
-                vivid[j] = ~box_ray_hits(cam, ends[j], rooms, d_pt, pix[0][j], bounds(rooms), chunk=4)[0]
+                r_box = bounds(2, np.concatenate([np.array(keys, np.float64).reshape(-1, 3), okeys]))
+                vivid[j] = ~box_ray_hits(cam, ends[j], rooms, d_pt, pix[0][j], r_box, chunk=4)[0]
             vote = np.where(vivid, -1.0, vote)
             inf = inf | vivid
         vote = np.where(inf, vote, 0.0).reshape(len(keys), n_o)
@@ -389,7 +408,8 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
             z = float(pts[:, 2].max())
             up = orows[:, 5] > z + 1e-6
             if up.any():
-                ok &= ~box_ray_hits(cam, pts, orows[up], np.ones(len(pts)), pix[0], bounds(orows[up]), chunk=6)[0]
+                u_box = bounds(0, np.array(others, np.float64).reshape(-1, 3)[up])
+                ok &= ~box_ray_hits(cam, pts, orows[up], np.ones(len(pts)), pix[0], u_box, chunk=6)[0]
         m = len(keys) * n_e
         both = (ok[:m] & ok[m:]).reshape(len(keys), n_e)
         diff = (_dist(lab_e[:m], lab_e[m:], cfg.light_weight) > cfg.edge_contrast).reshape(len(keys), n_e)

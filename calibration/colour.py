@@ -85,6 +85,12 @@ def srgb8_to_linear(rgb8: npt.ArrayLike) -> F64:
 _SRGB8_LINEAR = srgb8_to_linear(np.arange(256))  # the linear value of every 8-bit code (same formula)
 
 
+def srgb8_codes_to_linear(codes: npt.NDArray[np.uint8]) -> F64:
+    """:func:`srgb8_to_linear` of 8-bit codes (any shape), looked up in a table of the 256 codes'
+    values: the same numbers, some ten times quicker."""
+    return np.asarray(_SRGB8_LINEAR[codes], np.float64)
+
+
 def _median_linear(bgr: npt.NDArray[np.uint8]) -> F64:
     """``np.median(srgb8_to_linear(bgr[:, ::-1]), axis=0)`` of 8-bit BGR pixels (N >= 1, 3), from the
     codes' counts: the decoding is increasing, so the middle codes decode to the middle values (and
@@ -113,11 +119,16 @@ def linear_to_lab(rgb: npt.ArrayLike) -> F64:
     a = np.asarray(rgb, dtype=np.float64)
     xyz = a @ _M_RGB2XYZ.T / _WHITE_D65
     eps, kappa = 216 / 24389, 24389 / 27
-    f = np.where(xyz > eps, np.cbrt(np.maximum(xyz, 0.0)), (kappa * xyz + 16) / 116)
-    lab = np.stack(
-        [116 * f[..., 1] - 16, 500 * (f[..., 0] - f[..., 1]), 200 * (f[..., 1] - f[..., 2])], axis=-1
-    )
-    return np.asarray(lab, np.float64)
+    # (the linear segment only where it applies: the same numbers as np.where over both branches)
+    f = np.cbrt(np.maximum(xyz, 0.0))
+    low = xyz <= eps
+    if low.any():
+        f[low] = (kappa * xyz[low] + 16) / 116
+    lab = np.empty(f.shape, np.float64)
+    lab[..., 0] = 116 * f[..., 1] - 16
+    lab[..., 1] = 500 * (f[..., 0] - f[..., 1])
+    lab[..., 2] = 200 * (f[..., 1] - f[..., 2])
+    return lab
 
 
 def lab_to_linear(lab: npt.ArrayLike) -> F64:

@@ -32,13 +32,14 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
+from typing import Any
 
 import cv2
 import numpy as np
 import numpy.typing as npt
 
 from calibration.boards import BoardSpec, render_board
-from calibration.colour import linear_to_lab, srgb8_to_linear
+from calibration.colour import linear_to_lab, srgb8_codes_to_linear, srgb8_to_linear
 from vision.board_locate import BoardPose
 from vision.board_pieces import Hypothesis, PieceGeometry, hypotheses_for
 from vision.board_rays import box_corners, box_ray_hits, hits, segments_to_board
@@ -191,11 +192,14 @@ def _expected(app: _Appearance, xy: F64) -> tuple[F64, npt.NDArray[np.bool_]]:
 
 def _sample(img: U8, px: F64) -> F64:
     """Linear RGB of a BGR image at pixels (N, 2), bilinear."""
+    if img.dtype == np.uint8:  # remap keeps 8-bit codes: decoded by table (the same values)
+        return srgb8_codes_to_linear(_remap_raw(img, px[:, 0], px[:, 1])[:, ::-1])
     return srgb8_to_linear(_remap_points(img, px[:, 0], px[:, 1])[:, ::-1])
 
 
-def _remap_points(src: npt.NDArray[np.uint8] | npt.NDArray[np.float32], xs: F64, ys: F64) -> F64:
-    """Bilinear samples (N, channels) of ``src`` at points (OpenCV's remap, in rows of 1024)."""
+def _remap_raw(src: npt.NDArray[Any], xs: F64, ys: F64) -> npt.NDArray[Any]:
+    """Bilinear samples (N, channels) of ``src`` at points, in ``src``'s type (OpenCV's remap, in
+    rows of 1024)."""
     n = len(xs)
     width = 1024
     rows = max(1, -(-n // width))
@@ -203,7 +207,12 @@ def _remap_points(src: npt.NDArray[np.uint8] | npt.NDArray[np.float32], xs: F64,
     mx = np.concatenate([xs, np.zeros(pad)]).astype(np.float32).reshape(rows, width)
     my = np.concatenate([ys, np.zeros(pad)]).astype(np.float32).reshape(rows, width)
     out = cv2.remap(src, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    return np.asarray(out, np.float64).reshape(rows * width, -1)[:n]
+    return np.asarray(out).reshape(rows * width, -1)[:n]
+
+
+def _remap_points(src: npt.NDArray[np.uint8] | npt.NDArray[np.float32], xs: F64, ys: F64) -> F64:
+    """Bilinear samples (N, channels) of ``src`` at points (OpenCV's remap, in rows of 1024)."""
+    return np.asarray(_remap_raw(src, xs, ys), np.float64)
 
 
 @dataclass(frozen=True, eq=False)
@@ -441,7 +450,9 @@ def classify_sites(
         if not rows_all:
             return None
         owner = np.concatenate([np.full(len(r), i) for r, i in others if len(r)])
-        return ~_not_blocked(cam, ends_s[targets], np.concatenate(rows_all), owner, targets, centres[targets, :2])
+        # (only the usable probes: a probe is weighed only when usable and not hidden)
+        return ~_not_blocked(cam, ends_s[targets], np.concatenate(rows_all), owner, targets, centres[targets, :2],
+                             mask=valid[targets])
 
     before = choice
     settled = True
@@ -513,13 +524,16 @@ def classify_sites(
     out: list[CellReading] = []
     crown_check: list[int] = []  # Gridopolis markers and boxes: shape and crown looked at (all at once, below)
     body_lab: list[F64 | None] = []  # ... and the colour of each one's body
+    # every site's margin between its two best hypotheses and the share of its probes used, at once
+    cols = np.arange(n_s)
+    order = np.argsort(-scores, axis=0)
+    margins = (scores[order[0], cols] - scores[order[1], cols]) if len(hyps) > 1 else np.ones(n_s)
+    seens = np.clip(used / 0.5, 0.0, 1.0)
+    confs = np.clip(margins / cfg.margin_full, 0.0, 1.0) * seens
     for i, site in enumerate(sites):
         k = int(choice[i])
         hyp = hyps[k]
-        order = np.argsort(-scores[:, i])
-        margin = float(scores[order[0], i] - scores[order[1], i]) if len(order) > 1 else 1.0
-        seen = float(np.clip(used[i] / 0.5, 0.0, 1.0))
-        conf = float(np.clip(margin / cfg.margin_full, 0.0, 1.0)) * seen if i in cand_set else seen
+        conf = float(confs[i]) if i in cand_set else float(seens[i])
         kind = hyp.kind
         if used[i] < cfg.min_weight:
             kind, conf = "unseen", 0.0
@@ -535,7 +549,7 @@ def classify_sites(
                 if role == "marker":  # a player's plastic: its colourful probes (not a grey link or shadow)
                     vivid = sel & (np.hypot(lab_o[i, :, 1], lab_o[i, :, 2]) >= cfg.min_chroma)
                     sel = vivid if vivid.sum() >= max(2.0, 0.4 * sel.sum()) else sel
-                name = _hue_name(np.median(lab_o[i, sel], axis=0), cfg, colours)
+                name = _hue_name(_median_rows(lab_o[i, sel]), cfg, colours)
                 if role == "character":
                     char_colour = name
                 else:
@@ -554,7 +568,7 @@ def classify_sites(
             extra = pred[kb, i] & ~pred[kp, i] & (weight[i] > 0)
             if extra.sum() >= cfg.blocker_min_probes:
                 body = pred[kp, i] & (weight[i] > 0) & (piece[i] > 0.5)
-                ref = np.median(lab_o[i, body], axis=0) if body.any() else None
+                ref = _median_rows(lab_o[i, body]) if body.any() else None
                 lab_x = lab_o[i, extra]
                 ch_x = np.hypot(lab_x[:, 1], lab_x[:, 2])
                 if ref is not None:
@@ -569,7 +583,7 @@ def classify_sites(
             crown_check.append(len(out))
             kp = kind_index["pawn"]
             body = pred[kp, i] & (weight[i] > 0) & (piece[i] > 0.5)
-            body_lab.append(np.median(lab_o[i, body], axis=0) if body.sum() >= 2 else None)
+            body_lab.append(_median_rows(lab_o[i, body]) if body.sum() >= 2 else None)
         out.append(CellReading(site.key, kind, colour, hyp.cubes if kind not in ("unseen", "occluded") else 0,
                                char_colour is not None, conf, char_colour,
                                {f"{h.kind}{'+c' if h.character else ''}": float(scores[j, i])
@@ -633,7 +647,7 @@ def _covered_sites(sc: _Scene, sites: Sequence[Site], tallest: float, cfg: Class
     if len(rows_i) < min_area:
         return out
     full = np.column_stack([(cols_i + 0.5) * f - 0.5, (rows_i + 0.5) * f - 0.5])
-    lin = srgb8_to_linear(small[rows_i, cols_i, ::-1].astype(np.float64))
+    lin = srgb8_codes_to_linear(small[rows_i, cols_i, ::-1])
     if sc.gain.constant:  # (the board points are then needed only where skin is seen)
         xy = np.zeros((len(full), 2))
         gain = sc.gain.at(xy[:1])
@@ -679,9 +693,10 @@ def _covered_sites(sc: _Scene, sites: Sequence[Site], tallest: float, cfg: Class
     return np.where(share >= cfg.cover_share, share, 0.0)
 
 
-def _table_colour(sc: _Scene) -> F64 | None:
-    """Median CIELAB of the table around the board (a band 15-50 mm outside its printed edge)."""
-    x0, y0, x1, y1 = sc.pose.spec.extent_mm
+@lru_cache(maxsize=16)
+def _table_points(extent: tuple[float, float, float, float]) -> F64:
+    """Board points (N, 3) of a band 15-50 mm outside the printed edge ``extent`` (read-only)."""
+    x0, y0, x1, y1 = extent
     pts = []
     for d in (15.0, 30.0, 50.0):
         xs = np.linspace(x0 - d, x1 + d, 24)
@@ -689,6 +704,13 @@ def _table_colour(sc: _Scene) -> F64 | None:
         pts += [(x, y0 - d) for x in xs] + [(x, y1 + d) for x in xs] + [(x0 - d, y) for y in ys] + \
                [(x1 + d, y) for y in ys]
     p3 = np.column_stack([np.array(pts), np.zeros(len(pts))])
+    p3.setflags(write=False)
+    return p3
+
+
+def _table_colour(sc: _Scene) -> F64 | None:
+    """Median CIELAB of the table around the board (a band 15-50 mm outside its printed edge)."""
+    p3 = _table_points(sc.pose.spec.extent_mm)
     w, h = sc.pose.image_size
     px = sc.pose.project(p3)
     ok = (px[:, 0] > 2) & (px[:, 0] < w - 3) & (px[:, 1] > 2) & (px[:, 1] < h - 3)
@@ -725,7 +747,8 @@ def _structure_colours(sc: _Scene, cfg: ClassifyBoardConfig) -> F64:
     cam = sc.pose.camera_position
     if not rows[:, 0].any():  # boxes (Gridopolis pads and links): only those seen around each point
         own = np.repeat(np.arange(len(rows)), len(ang))
-        hid_any, _ = box_ray_hits(cam, pts, rows, np.ones(len(pts)), px, sc.structure_px, exclude=own)
+        hid_any, _ = box_ray_hits(cam, pts, rows, np.ones(len(pts)), px, sc.structure_px, exclude=own,
+                                  chunk=len(ang))  # (one chunk per ring)
         hid_any = hid_any.reshape(len(rows), len(ang))
     else:
         hid = np.asarray(hits(cam, pts, rows, t_min=0.0, t_max=1.0 - 1e-3), bool).reshape(len(rows), len(ang),
@@ -734,11 +757,37 @@ def _structure_colours(sc: _Scene, cfg: ClassifyBoardConfig) -> F64:
         hid_any = np.asarray(hid.any(axis=2), bool)
     seen = ok & ~hid_any
     ok = np.asarray(np.where(seen.sum(axis=1, keepdims=True) >= 3, seen, ok), bool)
-    with np.errstate(all="ignore"):
-        med = np.nanmedian(np.where(ok[..., None], lab, np.nan), axis=1) if len(rows) else out
+    med = _masked_median(lab, ok) if len(rows) else out
     has = np.asarray(ok.any(axis=1), bool)
     out[:] = np.where(has[:, None], med, np.array([60.0, 0.0, 0.0])[None, :])
     return out
+
+
+def _median_rows(vals: F64) -> F64:
+    """``np.median(vals, axis=0)`` of a few rows (N >= 1, C): the same numbers (the middle one, or
+    half the sum of the middle two), without its general machinery (called per site)."""
+    s = np.sort(vals, axis=0)
+    n = len(s)
+    if n == 0 or np.isnan(s[-1]).any():  # (NaN: np.median's own answer)
+        return np.asarray(np.median(vals, axis=0), np.float64)
+    if n % 2:
+        return np.asarray(s[n // 2], np.float64)
+    return np.asarray((s[n // 2 - 1] + s[n // 2]) / 2.0, np.float64)
+
+
+def _masked_median(vals: F64, ok: npt.NDArray[np.bool_]) -> F64:
+    """Per row, the median of ``vals`` (R, A, C) over the ``ok`` (R, A) entries (R, C): the numbers
+    ``np.nanmedian`` gives with the others set to NaN (the middle one, or half the sum of the middle
+    two), without its masked-array path; rows with none give ``inf``."""
+    s = np.sort(np.where(ok[..., None], vals, np.inf), axis=1)
+    n = ok.sum(axis=1)
+    lo = np.maximum((n - 1) // 2, 0)[:, None, None]
+    hi = np.minimum(n // 2, vals.shape[1] - 1)[:, None, None]
+    idx = np.broadcast_to(lo, (len(vals), 1, vals.shape[2]))
+    a = np.take_along_axis(s, idx, axis=1)[:, 0]
+    b = np.take_along_axis(s, np.broadcast_to(hi, idx.shape), axis=1)[:, 0]
+    with np.errstate(invalid="ignore"):
+        return np.asarray((a + b) / 2.0, np.float64)
 
 
 def _nearest_solids(rows: F64, owner: npt.NDArray[np.int64], centres: F64, k: int
@@ -756,14 +805,22 @@ def _nearest_solids(rows: F64, owner: npt.NDArray[np.int64], centres: F64, k: in
 
 
 def _not_blocked(cam: F64, ends: F64, rows: F64, owner: npt.NDArray[np.int64], sites_idx: npt.NDArray[np.int64],
-                 centres: F64 | None = None, k: int = 10) -> npt.NDArray[np.bool_]:
+                 centres: F64 | None = None, k: int = 10, mask: npt.NDArray[np.bool_] | None = None
+                 ) -> npt.NDArray[np.bool_]:
     """(T, P): the rays of probes ``ends`` (T, P, 3) of sites ``sites_idx`` meet no solid ``rows``
     (G, 6) belonging to another site (``owner`` (G,)); only the ``k`` solids nearest each site
-    (``centres`` (T, 2), else the probes' mean) are tried."""
+    (``centres`` (T, 2), else the probes' mean) are tried, and with ``mask`` (T, P) only those probes
+    (the others are given True)."""
     if not len(rows):
         return np.ones(ends.shape[:2], bool)
     ctr = centres if centres is not None else ends[..., :2].mean(axis=1)
     near, own = _nearest_solids(rows, owner, ctr, k)
+    if mask is not None:
+        t_i, p_i = np.nonzero(mask)
+        out = np.ones(ends.shape[:2], bool)
+        hit_m = np.asarray(hits(cam, ends[t_i, p_i], near[t_i]), bool)  # (Q, k)
+        out[t_i, p_i] = ~(hit_m & (own[t_i] != sites_idx[t_i, None])).any(axis=1)
+        return out
     hit = np.asarray(hits(cam, ends, near[:, None, :, :]), bool)  # (T, P, k)
     return np.asarray(~(hit & (own[:, None, :] != sites_idx[:, None, None])).any(axis=2), bool)
 
@@ -807,7 +864,8 @@ def _characters(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], c
     piece_b, lab_b, ok_b, ends_b = _observe(sc, both.reshape(-1, 3), cfg)
     ends_b = ends_b.reshape(n_t, n_f + n_p, 3)
     ctr = np.column_stack([cx, cy])
-    ok_b = ok_b.reshape(n_t, n_f + n_p) & _not_blocked(cam, ends_b, rows, owner, idx, ctr)
+    ok_b = ok_b.reshape(n_t, n_f + n_p)
+    ok_b &= _not_blocked(cam, ends_b, rows, owner, idx, ctr, mask=ok_b)
     lab_b = lab_b.reshape(n_t, n_f + n_p, 3)
     fok, flab = ok_b[:, :n_f], lab_b[:, :n_f]
     ok, lab, ends = ok_b[:, n_f:], lab_b[:, n_f:], ends_b[:, n_f:]
@@ -878,9 +936,11 @@ def _box_or_marker(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64]
                                  [0.0, b[0], b[1], g.marker_square + m, b[2], b[2] + g.pawn_height + m],
                                  [1.0, b[0], b[1], g.crown_radius + m, b[2], b[2] + g.king_height + m]])
                        for b in base])  # (T, 3, 6)
-    explained = np.asarray(hits(cam, ends, marker[:, None, :, :]), bool).any(axis=2)
-    use = facing & ~explained
-    use &= _not_blocked(cam, ends, rows, owner, idx, base[:, :2])
+    # (only the facing points are tried against the marker, only those it leaves against the others)
+    t_i, p_i = np.nonzero(facing)
+    use = np.zeros((n_t, n_p), bool)
+    use[t_i, p_i] = ~np.asarray(hits(cam, ends[t_i, p_i], marker[t_i]), bool).any(axis=1)
+    use &= _not_blocked(cam, ends, rows, owner, idx, base[:, :2], mask=use)
     piece = np.zeros((n_t, n_p))
     lab = np.zeros((n_t, n_p, 3))
     if use.any():  # only the points that can tell are looked at in the picture
@@ -1152,17 +1212,28 @@ class GainField:
         return np.asarray(np.exp(self._basis(xy) @ self.coef.T), np.float64)
 
 
-def _gain_field(img: U8, pose: BoardPose, app: _Appearance, constant: bool = False) -> GainField:
-    """Fit :class:`GainField` to the board's light print (paper and pale zones) seen in the picture.
-    Pieces and shadows on some of the sample points are outliers (darker, or another colour): the
-    fit is repeated without the points far from it (robust, median absolute deviation)."""
-    x0, y0, x1, y1 = pose.spec.extent_mm
+@lru_cache(maxsize=16)
+def _gain_samples(extent: tuple[float, float, float, float], app: _Appearance) -> tuple[F64, F64, F64]:
+    """The light print's sample points of :func:`_gain_field` (the same for every picture of a
+    board): board points (N, 2), their printed linear RGB (N, 3), the points at z = 0 (N, 3)."""
+    x0, y0, x1, y1 = extent
     gx, gy = np.meshgrid(np.linspace(x0 + 2, x1 - 2, 40), np.linspace(y0 + 2, y1 - 2, 30))
     xy = np.column_stack([gx.ravel(), gy.ravel()])
     exp, _ = _expected(app, xy)
     light = exp.min(axis=1) > 0.3
     xy, exp = xy[light], exp[light]
-    px = pose.project(np.column_stack([xy, np.zeros(len(xy))]))
+    xyz = np.column_stack([xy, np.zeros(len(xy))])
+    for a in (xy, exp, xyz):
+        a.setflags(write=False)
+    return xy, exp, xyz
+
+
+def _gain_field(img: U8, pose: BoardPose, app: _Appearance, constant: bool = False) -> GainField:
+    """Fit :class:`GainField` to the board's light print (paper and pale zones) seen in the picture.
+    Pieces and shadows on some of the sample points are outliers (darker, or another colour): the
+    fit is repeated without the points far from it (robust, median absolute deviation)."""
+    xy, exp, xyz = _gain_samples(pose.spec.extent_mm, app)
+    px = pose.project(xyz)
     w, h = pose.image_size
     ok = (px[:, 0] > 2) & (px[:, 0] < w - 3) & (px[:, 1] > 2) & (px[:, 1] < h - 3)
     field = GainField(np.zeros((3, 6)), pose.spec.extent_mm)

@@ -27,6 +27,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -108,6 +109,13 @@ def candidate_pads(max_level: int = 4) -> list[Key]:
             if (x, y, lv) not in core]
 
 
+@lru_cache(maxsize=32)
+def _level_candidates(max_level: int, level: int) -> tuple[Key, ...]:
+    """The candidates of one level, the seats' start rows left out (they come with their arm)."""
+    start_rows = {(p.x, p.y, p.level) for s in SEATS.values() for p in s.start_row}
+    return tuple(k for k in candidate_pads(max_level) if k[2] == level and k not in start_rows)
+
+
 def pad_rows(spec: BoardSpec, pads: Iterable[Key]) -> F64:
     """Solid rows (``vision.board_rays.hits``) of pads: thin boxes."""
     keys = np.array(list(pads), np.float64).reshape(-1, 3)
@@ -122,12 +130,21 @@ def link_rows(spec: BoardSpec, pads: Iterable[Key]) -> F64:
     """Solid rows of the links joining neighbouring ``pads`` of one level (docs/boards.md: the pitch is
     a pad plus a link): 12 mm wide bars across the 10 mm gap, 4 mm thick, just under the pads' tops
     (a square box, about the link's size)."""
+    return _link_rows_at(spec, _link_mids(pads))
+
+
+def _link_mids(pads: Iterable[Key]) -> F64:
+    """The places (M, 3: x, y at half steps, level) of the links joining neighbouring ``pads``."""
     have = set(pads)
     mids = [((x + 0.5 * dx, y + 0.5 * dy, lv)) for x, y, lv in sorted(have) for dx, dy in ((1, 0), (0, 1))
             if (x + dx, y + dy, lv) in have]
-    if not mids:
+    return np.array(mids, np.float64).reshape(-1, 3)
+
+
+def _link_rows_at(spec: BoardSpec, m: F64) -> F64:
+    """Solid rows of links at places ``m`` (:func:`_link_mids`)."""
+    if not len(m):
         return np.zeros((0, 6))
-    m = np.array(mids, np.float64)
     top = GRIDOPOLIS_PAD_THICK_MM + m[:, 2] * GRIDOPOLIS_LEVEL_MM
     return np.column_stack([np.zeros(len(m)), (m[:, 0] + 0.5) * spec.cell_mm, (m[:, 1] + 0.5) * spec.cell_mm,
                             np.full(len(m), LINK_HALF_MM), top - 5.0, top - 1.0])
@@ -194,6 +211,37 @@ def _box_hits(o: F64, ends: F64, rows: F64, t_lo: float | F64, t_hi: float | F64
     return np.asarray(lo <= hi, bool)
 
 
+def _lut_index(spec: BoardSpec, cfg: PadDetectConfig, rows: F64) -> tuple[npt.NDArray[np.int64], ...]:
+    """Where box rows (pads, links, pieces' rooms on the footprint's grid) sit in the table of their
+    bounding boxes in the picture: (kind, level, 2 y, 2 x)."""
+    kind = np.where(np.abs(rows[:, 3] - LINK_HALF_MM) < 1e-6, 1,
+                    np.where(np.abs(rows[:, 3] - cfg.piece_room[0]) < 1e-6, 2, 0))
+    top = np.where(kind == 1, rows[:, 5] + 1.0, np.where(kind == 2, rows[:, 4], rows[:, 5]))
+    lv = np.round((top - GRIDOPOLIS_PAD_THICK_MM) / GRIDOPOLIS_LEVEL_MM).astype(np.int64)
+    ix = np.round(2.0 * (rows[:, 1] / spec.cell_mm - 0.5)).astype(np.int64)
+    iy = np.round(2.0 * (rows[:, 2] / spec.cell_mm - 0.5)).astype(np.int64)
+    return kind.astype(np.int64), lv, iy, ix
+
+
+@lru_cache(maxsize=8)
+def _every_box(spec: BoardSpec, cfg: PadDetectConfig) -> tuple[int, F64, tuple[npt.NDArray[np.int64], ...]]:
+    """Every box pad detection may meet (pads, links, pieces' rooms on the footprint's grid, levels
+    0 to ``max_level``; the same for every picture): how many, their corners (8 per box, flat) and
+    their places in the table of bounding boxes (:func:`_lut_index`).  Read-only arrays."""
+    n_lv = cfg.max_level + 1
+    grid = [(x, y, lv) for lv in range(n_lv) for y in range(GUIDE_CELLS) for x in range(GUIDE_CELLS)]
+    kinds = [pad_rows(spec, grid), link_rows(spec, grid), pad_rows(spec, grid)]
+    kinds[2][:, 3] = cfg.piece_room[0]
+    kinds[2][:, 4] = kinds[2][:, 5]
+    kinds[2][:, 5] += cfg.piece_room[1]
+    every = np.concatenate(kinds)
+    corners = np.asarray(box_corners(every).reshape(-1, 3), np.float64)
+    idx = _lut_index(spec, cfg, every)
+    for a in (corners, *idx):
+        a.setflags(write=False)
+    return len(every), corners, idx
+
+
 def _dist(a: F64, b: F64, w: float) -> F64:
     return np.asarray(np.sqrt(w * (a[..., 0] - b[..., 0]) ** 2 + (a[..., 1] - b[..., 1]) ** 2
                               + (a[..., 2] - b[..., 2]) ** 2), np.float64)
@@ -222,8 +270,8 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
     offs = _ring_offsets(cfg)
     n_o = len(offs)
 
-    def tops(keys: Sequence[Key]) -> F64:
-        c = pad_rows(spec, keys)[:, [1, 2, 5]]
+    def tops(keys: Sequence[Key], rows: F64 | None = None) -> F64:
+        c = (pad_rows(spec, keys) if rows is None else rows)[:, [1, 2, 5]]
         pts = np.repeat(c[:, None, :], n_o, axis=1)
         pts[..., :2] += offs[None, :, :]
         return pts.reshape(-1, 3)
@@ -240,29 +288,19 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
     # max_level) is projected once: its bounding box in the picture, looked up by its place
     n_lv = cfg.max_level + 1
     lut = np.zeros((3, n_lv, 2 * GUIDE_CELLS - 1, 2 * GUIDE_CELLS - 1, 4))
-    grid = [(x, y, lv) for lv in range(n_lv) for y in range(GUIDE_CELLS) for x in range(GUIDE_CELLS)]
-    kinds = [pad_rows(spec, grid), link_rows(spec, grid), pad_rows(spec, grid)]
-    kinds[2][:, 3] = cfg.piece_room[0]
-    kinds[2][:, 4] = kinds[2][:, 5]
-    kinds[2][:, 5] += cfg.piece_room[1]
-    every = np.concatenate(kinds)
-    corners = pose.project(box_corners(every).reshape(-1, 3)).reshape(len(every), 8, 2)
+    n_every, corners3, every_idx = _every_box(spec, cfg)
+    corners = pose.project(corners3).reshape(n_every, 8, 2)
     box_px = np.concatenate([corners.min(axis=1) - 4.0, corners.max(axis=1) + 4.0], axis=1)
+    lut[every_idx] = box_px
 
-    def lut_index(rows: F64) -> tuple[npt.NDArray[np.int64], ...]:
-        kind = np.where(np.abs(rows[:, 3] - LINK_HALF_MM) < 1e-6, 1,
-                        np.where(np.abs(rows[:, 3] - cfg.piece_room[0]) < 1e-6, 2, 0))
-        top = np.where(kind == 1, rows[:, 5] + 1.0, np.where(kind == 2, rows[:, 4], rows[:, 5]))
-        lv = np.round((top - GRIDOPOLIS_PAD_THICK_MM) / GRIDOPOLIS_LEVEL_MM).astype(np.int64)
-        ix = np.round(2.0 * (rows[:, 1] / spec.cell_mm - 0.5)).astype(np.int64)
-        iy = np.round(2.0 * (rows[:, 2] / spec.cell_mm - 0.5)).astype(np.int64)
-        return kind.astype(np.int64), lv, iy, ix
-
-    lut[lut_index(every)] = box_px
-
-    def bounds(rows: F64) -> F64:
-        """Each box's bounding box in the picture (for :func:`vision.board_rays.box_ray_hits`)."""
-        return np.asarray(lut[lut_index(rows)], np.float64).reshape(-1, 4)
+    def bounds(kind: int, places: F64) -> F64:
+        """The bounding boxes in the picture (for :func:`vision.board_rays.box_ray_hits`) of the boxes
+        of ``kind`` (0 pad, 1 link, 2 a piece's room) at ``places`` (N, 3: x, y, level; links at half
+        steps), as :func:`_lut_index` places them."""
+        k = np.asarray(places, np.float64).reshape(-1, 3)
+        at = (k[:, 2].astype(np.int64), np.round(2.0 * k[:, 1]).astype(np.int64),
+              np.round(2.0 * k[:, 0]).astype(np.int64))
+        return np.asarray(lut[(kind, *at)], np.float64).reshape(-1, 4)
 
     # the grid-set's plain pad colour per level, seen on the core's plain pads where nothing hides them
     core = _plain_core()
@@ -288,7 +326,8 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
         """Vote of each candidate with ``others`` (pads, observed colours) in place around it."""
         if not keys:
             return []
-        pts = tops(keys)
+        krows = pad_rows(spec, keys)
+        pts = tops(keys, krows)
         pix: list[F64] = []
         lab_o, ok = observe(pts, pix)
         ends = segments_to_board(cam, pts)
@@ -296,17 +335,21 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
         bg = linear_to_lab(bg_lin)
         if table is not None:
             bg = np.where(on_board[:, None], bg, table[None, :])
-        orows = pad_rows(spec, others)
+        orows = prows = pad_rows(spec, others)
+        okeys = np.array(others, np.float64).reshape(-1, 3)
+        obox = bounds(0, okeys)
         if cfg.links:  # the links joining neighbouring pads of a level: grey plastic too
-            lrows = link_rows(spec, others)
+            mids = _link_mids(others)
+            lrows = _link_rows_at(spec, mids)
             orows = np.concatenate([orows, lrows])
+            obox = np.concatenate([obox, bounds(1, mids)])
             others_lab = np.concatenate([others_lab, np.broadcast_to(lit, (len(lrows), 3))])
         hidden = np.zeros(len(pts), bool)
         if len(orows):
             # another pad in front of the point hides it (only a higher pad can); beyond it, a lower
             # pad is the background (the highest one met)
             cam_d = np.linalg.norm(pts - cam, axis=1) / np.maximum(np.linalg.norm(ends - cam, axis=1), 1e-9)
-            hidden, first = box_ray_hits(cam, ends, orows, cam_d, pix[0], bounds(orows), chunk=n_o)
+            hidden, first = box_ray_hits(cam, ends, orows, cam_d, pix[0], obox, chunk=n_o)
             bg = np.where((first >= 0)[:, None], others_lab[np.maximum(first, 0)], bg)
         rf = np.broadcast_to(lit, lab_o.shape)
         d_pad = _dist(lab_o, rf, cfg.light_weight)
@@ -316,13 +359,14 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
         if cfg.colour_veto > 0:  # a plain pad is grey: a point showing a colour (a piece) is no pad's ...
             vivid = ok & ~hidden & (np.hypot(lab_o[:, 1], lab_o[:, 2]) > math.hypot(lit[1], lit[2]) + cfg.colour_veto)
             if vivid.any():  # ... unless a piece standing on this pad or another may be in front of it
-                rooms = pad_rows(spec, [*keys, *others])
+                rooms = np.concatenate([krows, prows])  # (= pad_rows(spec, [*keys, *others]))
                 rooms[:, 3] = cfg.piece_room[0]
                 rooms[:, 4] = rooms[:, 5]
                 rooms[:, 5] += cfg.piece_room[1]
                 j = np.nonzero(vivid)[0]
                 d_pt = np.linalg.norm(pts[j] - cam, axis=1) / np.maximum(np.linalg.norm(ends[j] - cam, axis=1), 1e-9)
-                vivid[j] = ~box_ray_hits(cam, ends[j], rooms, d_pt, pix[0][j], bounds(rooms), chunk=4)[0]
+                r_box = bounds(2, np.concatenate([np.array(keys, np.float64).reshape(-1, 3), okeys]))
+                vivid[j] = ~box_ray_hits(cam, ends[j], rooms, d_pt, pix[0][j], r_box, chunk=4)[0]
             vote = np.where(vivid, -1.0, vote)
             inf = inf | vivid
         vote = np.where(inf, vote, 0.0).reshape(len(keys), n_o)
@@ -364,7 +408,8 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
             z = float(pts[:, 2].max())
             up = orows[:, 5] > z + 1e-6
             if up.any():
-                ok &= ~box_ray_hits(cam, pts, orows[up], np.ones(len(pts)), pix[0], bounds(orows[up]), chunk=6)[0]
+                u_box = bounds(0, np.array(others, np.float64).reshape(-1, 3)[up])
+                ok &= ~box_ray_hits(cam, pts, orows[up], np.ones(len(pts)), pix[0], u_box, chunk=6)[0]
         m = len(keys) * n_e
         both = (ok[:m] & ok[m:]).reshape(len(keys), n_e)
         diff = (_dist(lab_e[:m], lab_e[m:], cfg.light_weight) > cfg.edge_contrast).reshape(len(keys), n_e)
@@ -380,12 +425,11 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
             return k in standard_arms
         return s > cfg.present
 
-    cands = candidate_pads(cfg.max_level)
     for lv in range(cfg.max_level + 1):
-        level = [k for k in cands if k[2] == lv and k not in start_rows]
+        level = list(_level_candidates(cfg.max_level, lv))
         if lv > 0:  # the engine allows a pad above a pad or beside one of its level; check twice
-            level = [k for k in level if (k[0], k[1], lv - 1) in found or any(
-                (k[0] + dx, k[1] + dy, lv) in found for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1)))]
+            level = [(x, y, z) for x, y, z in level if (x, y, z - 1) in found or (x + 1, y, z) in found
+                     or (x - 1, y, z) in found or (x, y + 1, z) in found or (x, y - 1, z) in found]
         others = sorted(found)
         olab = np.broadcast_to(lit, (len(others), 3))
         ss = score(level, others, olab)

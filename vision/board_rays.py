@@ -131,17 +131,19 @@ def box_ray_hits(camera: F64, ends: F64, boxes: F64, t_split: F64, px: F64 | Non
         return before, first
     rows = boxes[m_idx]  # (L, 6)
     o = camera.reshape(3)
-    d = e[c_idx] - o  # (L, P, 3)
-    lo = np.full(d.shape[:2], -np.inf)
-    hi = np.full_like(lo, np.inf)
     with np.errstate(divide="ignore", invalid="ignore"):
+        inv_c = 1.0 / (e - o)  # (C, P, 3): per ray once, then gathered per (chunk, box) pair
+        lo = hi = np.empty(0)
         for axis, a, b in ((2, rows[:, 4], rows[:, 5]), (0, rows[:, 1] - rows[:, 3], rows[:, 1] + rows[:, 3]),
                            (1, rows[:, 2] - rows[:, 3], rows[:, 2] + rows[:, 3])):
-            inv = 1.0 / d[..., axis]  # (L, P)
+            inv = inv_c[c_idx, :, axis]  # (L, P)
             t1 = (a[:, None] - o[axis]) * inv
             t2 = (b[:, None] - o[axis]) * inv
-            np.maximum(lo, np.minimum(t1, t2), out=lo)
-            np.minimum(hi, np.maximum(t1, t2), out=hi)
+            if axis == 2:  # (the first slab: the interval starts as this one)
+                lo, hi = np.minimum(t1, t2), np.maximum(t1, t2)
+            else:
+                np.maximum(lo, np.minimum(t1, t2), out=lo)
+                np.minimum(hi, np.maximum(t1, t2), out=hi)
     ok = m_idx[:, None] != ex[c_idx]
     t = ts[c_idx]
     bef = ok & (np.maximum(lo, 0.0) <= np.minimum(hi, t - 1e-3))

@@ -387,8 +387,9 @@ def reconstruct(
         # carving may have emptied a whole part of a pile, beyond the search's reach (the cells next to
         # the carved hull): any other cell where a block would explain more rays than it breaks
         # becomes a candidate too, with its neighbours, and the search runs again
-        better = _improving_cells(model, hyp, act, act_pred, color_lab_arr, seen_any & ~fixed, cfg.min_pixels)
-        better = np.setdiff1d(better, hull)
+        outside = seen_any & ~fixed  # the search priced every candidate already: only the others
+        outside[hull] = False
+        better = _improving_cells(model, hyp, act, act_pred, color_lab_arr, outside, cfg.min_pixels)
         if not len(better):
             break
         nb = vol.index(vol.cells(better)[:, None, :] + steps[None, :, :]).ravel()

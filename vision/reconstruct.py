@@ -585,26 +585,15 @@ def _reconnect(model: _RayModel, hyp: I64, vol: _Volume, blocks: Mapping[Cell, s
     import heapq
 
     # the cost and best colour of filling each empty cell, on the rays it would be the first full cell of
-    ext = np.append(hyp, 1)
-    idx = model.idx
     pred = model.predict(hyp)
-    before = (np.arange(idx.shape[1])[None, :] < np.argmax(ext[idx] != 0, axis=1)[:, None]) & (idx >= 0)
-    rows = np.broadcast_to(np.arange(idx.shape[0])[:, None], idx.shape)[before]
-    cells = idx[before]
+    rows, cells = _ahead(model, hyp)
     keep = allowed[cells] & (model.weight[rows] > 0)
     rows, cells = rows[keep], cells[keep]
     n = vol.n
-    total = np.bincount(cells, minlength=n).astype(np.float64)
-    miss_now = np.bincount(cells, weights=(pred[rows] != model.obs[rows]), minlength=n)
-    fill = np.full(n, np.inf)
-    fill_col = np.zeros(n, np.int64)
     counts = np.bincount(hyp, minlength=N_LABELS)
-    for v in colours.tolist():
-        if counts[v] >= cfg.max_per_colour:
-            continue  # never a 23rd block of a colour (rulebook "Components")
-        d = total - np.bincount(cells, weights=(model.obs[rows] == v), minlength=n) - miss_now
-        better = d < fill
-        fill[better], fill_col[better] = d[better], v
+    # never a 23rd block of a colour (rulebook "Components")
+    open_colours = [v for v in colours.tolist() if counts[v] < cfg.max_per_colour]
+    total, fill, fill_col = _fill_costs(model, pred, rows, cells, open_colours, n)
     fill = np.maximum(fill, 0.0)
     unseen = total < cfg.min_pixels  # no picture can tell: a connector at no cost
     connected = {c for c in blocks if c not in floating} | set(CENTRAL_CUBE) | hidden
@@ -902,26 +891,44 @@ def _refine(
     return hyp, sweeps, act, pred
 
 
+def _ahead(model: _RayModel, hyp: I64, rows: I64 | None = None) -> tuple[I64, I64]:
+    """(ray, cell) pairs: on each of ``rows`` (default every ray), the cells before its first full cell
+    in ``hyp`` -- the rays a block there would be the first full cell of."""
+    rows = np.arange(len(model.obs), dtype=np.int64) if rows is None else rows
+    sub = model.idx[rows]
+    ext = np.append(hyp, 1)  # the padding (-1) counts as full: nothing beyond it
+    before = (np.arange(sub.shape[1])[None, :] < np.argmax(ext[sub] != 0, axis=1)[:, None]) & (sub >= 0)
+    return np.broadcast_to(rows[:, None], sub.shape)[before], sub[before]
+
+
+def _fill_costs(model: _RayModel, pred: I64, rows: I64, cells: I64, colours: Sequence[int], n: int,
+                ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], I64]:
+    """From (ray, cell) pairs where the cell would be the ray's first full cell (:func:`_ahead`): per
+    cell, how many such rays, and the least change in mismatching rays that a block of one of
+    ``colours`` there would make (``inf`` with no colour), with that colour."""
+    total = np.bincount(cells, minlength=n).astype(np.float64)
+    miss_now = np.bincount(cells, weights=(pred[rows] != model.obs[rows]), minlength=n)
+    best = np.full(n, np.inf)
+    best_col = np.zeros(n, np.int64)
+    for v in colours:
+        d = total - np.bincount(cells, weights=(model.obs[rows] == v), minlength=n) - miss_now
+        better = d < best
+        best[better], best_col[better] = d[better], v
+    return total, best, best_col
+
+
 def _improving_cells(model: _RayModel, hyp: I64, act: _ActiveRays, act_pred: npt.NDArray[np.int8],
                      colours: I64, allowed: npt.NDArray[np.bool_], min_rays: int) -> I64:
     """Empty cells (among ``allowed``) where a block of some colour would explain more rays than it
     breaks, given the hypothesis ``hyp`` and its predictions (the search's compact table)."""
     pred = np.full(len(model.obs), int(Label.BACKGROUND), np.int64)
     pred[act.model_rows] = act_pred
-    ext = np.append(hyp, 1)  # the padding (-1) counts as full: nothing beyond it
-
-    def ahead(rows: I64) -> tuple[I64, I64]:
-        """(ray, cell) pairs: the cells before each ray's first full cell."""
-        sub = model.idx[rows]
-        before = (np.arange(sub.shape[1])[None, :] < np.argmax(ext[sub] != 0, axis=1)[:, None]) & (sub >= 0)
-        return np.broadcast_to(rows[:, None], sub.shape)[before], sub[before]
-
     # a block can only explain a ray that shows a piece colour nothing explains yet: the cells in
     # front of the first full cell on those rays are the only ones worth pricing
     loose = np.flatnonzero((pred != model.obs) & np.isin(model.obs, colours) & (model.weight > 0))
     if not len(loose):
         return np.zeros(0, np.int64)
-    loose_rows, cand = ahead(loose)
+    loose_rows, cand = _ahead(model, hyp, loose)
     ok = allowed[cand]
     loose_rows, cand = loose_rows[ok], cand[ok]
     # at least ``min_pixels`` such rays of one colour (the bar for judging a cell anywhere else)
@@ -934,16 +941,9 @@ def _improving_cells(model: _RayModel, hyp: I64, act: _ActiveRays, act_pred: npt
         return np.zeros(0, np.int64)
     through = np.zeros(len(model.obs), bool)  # the rays through any candidate, each once
     through[np.concatenate([model.rays_of[c] for c in cand.tolist()])] = True
-    rows, cells = ahead(np.flatnonzero(through))
+    rows, cells = _ahead(model, hyp, np.flatnonzero(through))
     keep = np.isin(cells, cand) & (model.weight[rows] > 0)
-    rows, cells = rows[keep], cells[keep]
-    n = len(hyp)
-    miss_now = np.bincount(cells, weights=(pred[rows] != model.obs[rows]), minlength=n)
-    total = np.bincount(cells, minlength=n).astype(np.float64)
-    best = np.full(n, np.inf)
-    for v in colours.tolist():
-        agree = np.bincount(cells, weights=(model.obs[rows] == v), minlength=n)
-        best = np.minimum(best, total - agree - miss_now)
+    _, best, _ = _fill_costs(model, pred, rows[keep], cells[keep], colours.tolist(), n_cells)
     return np.flatnonzero(best < 0)
 
 

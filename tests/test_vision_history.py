@@ -33,6 +33,21 @@ def _synthetic_views(state: State) -> list[ViewEvidence]:
     return [ViewEvidence(cam, render_labels(state.blocks, state.flags, cam), side) for side, cam in cams.items()]
 
 
+def _score_images_one_turn_back(scene_name: str, tmp_path: Path) -> list[str]:
+    """``ctrl score-images`` arguments for a fixture scene's five pictures, with its truth camera as the
+    calibration file and the state one turn back as ``--previous`` (both written to ``tmp_path``)."""
+    scene = FIXTURES / scene_name
+    before = one_turn_back(_truth(scene_name))
+    assert before is not None
+    prev = tmp_path / "before.json"
+    prev.write_text(json.dumps(before.to_json()))
+    cam = json.loads((scene / "px.json").read_text())["camera"]
+    calib = tmp_path / "cam.json"
+    CameraCalibration(np.array(cam["K"]), np.array(cam["dist"]), tuple(cam["image_size"]), 0.0).save(calib)
+    pics = [str(scene / f"{v}.jpg") for v in ("px", "mx", "py", "my", "top")]
+    return ["ctrl", "score-images", *pics, "--previous", str(prev), "-c", str(calib), "--json"]
+
+
 def test_one_turn_back_is_one_legal_placement_earlier() -> None:
     truth = _truth("scene_026")
     before = one_turn_back(truth)
@@ -72,17 +87,8 @@ def test_pictures_of_another_game_are_no_legal_continuation() -> None:
 
 
 def test_score_images_with_previous_on_rendered_pictures(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    scene = FIXTURES / "scene_026"
     truth = _truth("scene_026")
-    before = one_turn_back(truth)
-    assert before is not None
-    prev = tmp_path / "before.json"
-    prev.write_text(json.dumps(before.to_json()))
-    cam = json.loads((scene / "px.json").read_text())["camera"]
-    calib = tmp_path / "cam.json"
-    CameraCalibration(np.array(cam["K"]), np.array(cam["dist"]), tuple(cam["image_size"]), 0.0).save(calib)
-    pics = [str(scene / f"{v}.jpg") for v in ("px", "mx", "py", "my", "top")]
-    code = main(["ctrl", "score-images", *pics, "--previous", str(prev), "-c", str(calib), "--json"])
+    code = main(_score_images_one_turn_back("scene_026", tmp_path))
     doc = json.loads(capsys.readouterr().out)
     got = State.from_json(doc["state"])
     assert got.blocks == truth.blocks
@@ -161,16 +167,7 @@ def test_json_confidence_follows_the_reported_state(tmp_path: Path, capsys: pyte
     """With --previous the reported blocks are the legal turns', not the free reading's (which here has
     blocks the turns do not): every reported block has one confidence entry (null when no picture shows
     it), and nothing else is listed (this once crashed with a KeyError)."""
-    scene = FIXTURES / "scene_016"
-    before = one_turn_back(_truth("scene_016"))
-    assert before is not None
-    prev = tmp_path / "before.json"
-    prev.write_text(json.dumps(before.to_json()))
-    cam = json.loads((scene / "px.json").read_text())["camera"]
-    calib = tmp_path / "cam.json"
-    CameraCalibration(np.array(cam["K"]), np.array(cam["dist"]), tuple(cam["image_size"]), 0.0).save(calib)
-    pics = [str(scene / f"{v}.jpg") for v in ("px", "mx", "py", "my", "top")]
-    assert main(["ctrl", "score-images", *pics, "--previous", str(prev), "-c", str(calib), "--json"]) in (0, 1)
+    assert main(_score_images_one_turn_back("scene_016", tmp_path)) in (0, 1)
     doc = json.loads(capsys.readouterr().out)
     blocks = {tuple(b["cell"]): b["color"] for b in doc["state"]["blocks"]}
     listed = {tuple(e["cell"]): e["color"] for e in doc["confidence"]}

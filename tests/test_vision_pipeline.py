@@ -143,3 +143,18 @@ def test_a_reading_with_an_impossible_turn_order_is_not_trusted(capsys: pytest.C
     doc = _json.loads(capsys.readouterr().out)
     assert code == 1 and doc["trusted"] is False
     assert any(p["code"] == "implausible-turns" for p in doc["problems"])
+
+
+def test_a_motion_blurred_mat_says_why_it_was_not_found() -> None:
+    # a sideways motion blur of 15 px (the wood grain keeps the picture's overall sharpness above the
+    # blur check) leaves no marker readable: the message says what usually causes that
+    from calibration.camera import read_image
+    from calibration.mat import MatSpec
+    from vision.locate import ImageRejectedError, check_image, locate
+
+    kernel = np.zeros((15, 15), np.float32)
+    kernel[7, :] = 1.0 / 15
+    blurred = cv2.filter2D(read_image(FIXTURES / "scene_001" / "top.jpg"), -1, kernel)
+    check_image(blurred, "top.jpg")  # passes: the blur check alone does not catch it
+    with pytest.raises(ImageRejectedError, match="hold the camera still"):
+        locate(blurred, "top.jpg", MatSpec(), None)

@@ -530,6 +530,32 @@ def gridopolis_pads(players: int = 4) -> tuple[tuple[int, int, int], ...]:
     return tuple((p.x, p.y, p.level) for p in sorted(pads))
 
 
+def gridopolis_posts_needed(pads: set[tuple[int, int, int]], posts: set[tuple[int, int, int]],
+                            ) -> set[tuple[int, int, int]]:
+    """The posts ``pads`` stand on: ``posts`` (already there), plus one under each pad that neither a
+    link to a held pad of its level nor an existing post holds up.  Level 0 rests on the table; pads
+    are held up through links first, and only what is left gets a new post, lowest first (rulebook
+    "Agregar un pad"; docs/boards.md)."""
+    posts = set(posts)
+    held = {k for k in pads if k[2] == 0}
+    grew = True
+    while grew:  # held up through links first; what is left stands on posts
+        grew = False
+        for k in sorted(pads - held):
+            if any((k[0] + dx, k[1] + dy, k[2]) in held for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1))) or (
+                    k in posts and (k[0], k[1], k[2] - 1) in held):
+                held.add(k)
+                grew = True
+        if not grew:
+            for k in sorted(pads - held, key=lambda q: q[2]):
+                if (k[0], k[1], k[2] - 1) in held:
+                    posts.add(k)
+                    held.add(k)
+                    grew = True
+                    break
+    return posts
+
+
 # ---------------------------------------------------------------------------------------- rendering
 
 U8 = npt.NDArray[np.uint8]

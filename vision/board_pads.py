@@ -39,6 +39,7 @@ from calibration.boards import (
     GRIDOPOLIS_PAD_THICK_MM,
     BoardSpec,
     gridopolis_pad_centre_mm,
+    gridopolis_posts_needed,
 )
 from calibration.colour import linear_to_lab
 from engine.gridopolis.layout import CORE, HYPER_PADS, SEATS
@@ -160,23 +161,7 @@ def post_rows(spec: BoardSpec, pads: Iterable[Key]) -> F64:
 
     have = set(pads)
     posts = {(p.x, p.y, p.level) for p in standard_layout(4)[1]}
-    posts = {k for k in posts if k in have and (k[0], k[1], k[2] - 1) in have}
-    held = {k for k in have if k[2] == 0}
-    grew = True
-    while grew:  # held up through links first; what is left stands on posts
-        grew = False
-        for k in sorted(have - held):
-            if any((k[0] + dx, k[1] + dy, k[2]) in held for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1))) or (
-                    k in posts and (k[0], k[1], k[2] - 1) in held):
-                held.add(k)
-                grew = True
-        if not grew:
-            for k in sorted(have - held, key=lambda q: q[2]):
-                if (k[0], k[1], k[2] - 1) in held:
-                    posts.add(k)
-                    held.add(k)
-                    grew = True
-                    break
+    posts = gridopolis_posts_needed(have, {k for k in posts if k in have and (k[0], k[1], k[2] - 1) in have})
     rows = []
     for x, y, lv in sorted(posts):
         cx, cy = (x + 0.5) * spec.cell_mm, (y + 0.5) * spec.cell_mm

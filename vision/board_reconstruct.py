@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from calibration.boards import BoardSpec
+from calibration.boards import BoardSpec, gridopolis_posts_needed
 from engine.core import Problem
 from engine.errors import BoardsideInputError
 from vision.board_classify import CellReading
@@ -237,26 +237,13 @@ def _with_added_pads(doc: dict[str, Any], added: Sequence[tuple[int, int, int]])
     three spares (rulebook "Agregar un pad"), a pad not held by a link to a pad of its level stands on a
     post (from the players' two spares). Who added which is not on the table: the spares are taken from
     the players in turn order."""
-    pads = {tuple(int(v) for v in p) for p in doc["pads"]}
-    new = [tuple(int(v) for v in p) for p in added if tuple(int(v) for v in p) not in pads]
+    def key(p: Sequence[int]) -> tuple[int, int, int]:
+        return (int(p[0]), int(p[1]), int(p[2]))
+
+    pads = {key(p) for p in doc["pads"]}
+    new = [key(p) for p in added if key(p) not in pads]
     pads |= set(new)
-    posts = {tuple(int(v) for v in p) for p in doc["posts"]}
-    held = {p for p in pads if p[2] == 0}
-    grew = True
-    while grew:  # held up through links first; what is left stands on posts
-        grew = False
-        for p in sorted(pads - held):
-            if any((p[0] + dx, p[1] + dy, p[2]) in held for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1))) or (
-                    p in posts and (p[0], p[1], p[2] - 1) in held):
-                held.add(p)
-                grew = True
-        if not grew:
-            for p in sorted(pads - held, key=lambda q: q[2]):
-                if (p[0], p[1], p[2] - 1) in held:
-                    posts.add(p)
-                    held.add(p)
-                    grew = True
-                    break
+    posts = gridopolis_posts_needed(pads, {key(p) for p in doc["posts"]})
     new_posts = len(posts) - len(doc["posts"])
     players = doc["players"]
     for i in range(len(new)):

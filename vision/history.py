@@ -130,6 +130,12 @@ def _refit_flags(state: State, turns: list[Turn], scorer: RayScorer, notes: list
     return state, kept, alternatives
 
 
+def spots_for_flag(state: State, color: str) -> list[FlagSpot]:
+    """Where ``color``'s flag may stand with ``state``'s blocks and the other colours' flags (its own
+    flag taken off the battlefield first)."""
+    return replace(state, flags={k: v for k, v in state.flags.items() if k != color}).flag_spots(color)
+
+
 def pick_flags(state: State, colors: list[str], scorer: RayScorer,
                weak: set[str] | None = None) -> tuple[State, dict[str, list[FlagSpot]]]:
     """Each of ``colors`` takes the legal flag spot (with ``state``'s blocks and the other flags) that
@@ -140,8 +146,7 @@ def pick_flags(state: State, colors: list[str], scorer: RayScorer,
     alternatives: dict[str, list[FlagSpot]] = {}
     flags = dict(state.flags)
     for color in colors:
-        others = {k: v for k, v in flags.items() if k != color}
-        spots = replace(state, flags=others).flag_spots(color)
+        spots = spots_for_flag(replace(state, flags=flags), color)
         if not spots:
             continue
         scores = scorer.flag_scores(state.blocks, color, spots)

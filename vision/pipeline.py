@@ -29,7 +29,7 @@ from engine.ctrl.state import BLOCKS_PER_TURN, COLORS
 from engine.ctrl.validate import validate_state
 from vision.camera import ViewCamera
 from vision.classify import classify
-from vision.history import explain_turns, pick_flags
+from vision.history import explain_turns, pick_flags, spots_for_flag
 from vision.locate import check_image, locate, self_calibrate_views
 from vision.reconstruct import ReconstructConfig, Reconstruction, ViewEvidence, reconstruct
 
@@ -243,8 +243,7 @@ def score_images(
     for color in state.colors:
         if color in state.flags and color in weak_flags:
             # found from a handful of rays: it may as well stand on any legal spot
-            candidates = [sp for sp in replace(state, flags={k: v for k, v in state.flags.items() if k != color}
-                                               ).flag_spots(color) if sp != state.flags[color]]
+            candidates = [sp for sp in spots_for_flag(state, color) if sp != state.flags[color]]
         elif color in state.flags:
             candidates = flag_alternatives.get(color, [])  # found, but other spots are nearly as likely
         elif any(col == color for col in state.blocks.values()):

@@ -98,20 +98,14 @@ def test_score_images_with_previous_on_rendered_pictures(tmp_path: Path, capsys:
 
 
 def _score_with_previous(scene_name: str) -> tuple[State, State]:
-    from calibration.camera import read_image
-    from calibration.mat import MatSpec
+    from benchmarks.ctrl_scenes import load_scene
     from vision.pipeline import score_images
 
-    scene = FIXTURES / scene_name
-    doc = json.loads((scene / "scene.json").read_text())
-    truth = State.from_json(doc["state"])
-    before = one_turn_back(truth)
+    scene = load_scene(FIXTURES / scene_name, with_camera=True)
+    before = one_turn_back(scene.truth)
     assert before is not None
-    cam = json.loads((scene / "px.json").read_text())["camera"]
-    calib = CameraCalibration(np.array(cam["K"]), np.array(cam["dist"]), tuple(cam["image_size"]), 0.0)
-    pics = [(v, read_image(scene / f"{v}.jpg")) for v in ("px", "mx", "py", "my", "top")]
-    res = score_images(pics, MatSpec.from_json(doc["mat"]), calib, before)
-    return truth, res.state
+    res = score_images(scene.pics, scene.spec, scene.camera, before)
+    return scene.truth, res.state
 
 
 # The hardest rendered conditions, each scene chosen by its recorded conditions (the first scene that
@@ -142,22 +136,17 @@ def test_hard_scenes_scores_exact_with_previous(scene: str) -> None:
 def test_a_whole_round_back_on_rendered_pictures() -> None:
     """Scoring at the end of a round: the previous state is four turns (one per colour) earlier, and
     one of those turns put its blocks where no picture shows them."""
-    from calibration.camera import read_image
-    from calibration.mat import MatSpec
+    from benchmarks.ctrl_scenes import load_scene
     from vision.pipeline import score_images
 
-    scene = FIXTURES / "scene_016"
-    doc = json.loads((scene / "scene.json").read_text())
-    truth = State.from_json(doc["state"])
+    scene = load_scene(FIXTURES / "scene_016", with_camera=True)
+    truth = scene.truth
     before: State | None = truth
     for _ in range(4):
         assert before is not None
         before = one_turn_back(before)
     assert before is not None
-    cam = json.loads((scene / "px.json").read_text())["camera"]
-    calib = CameraCalibration(np.array(cam["K"]), np.array(cam["dist"]), tuple(cam["image_size"]), 0.0)
-    pics = [(v, read_image(scene / f"{v}.jpg")) for v in ("px", "mx", "py", "my", "top")]
-    res = score_images(pics, MatSpec.from_json(doc["mat"]), calib, before)
+    res = score_images(scene.pics, scene.spec, scene.camera, before)
     assert len(res.turns) == 4
     assert res.state.blocks == truth.blocks
     assert res.state.side_scores() == truth.side_scores()

@@ -92,6 +92,10 @@ class ClassifyBoardConfig:
     settle_in_turn: bool = False  # sites still changing after the iterations are decided one at a time
     piece_min_score: float = 0.0  # a piece hypothesis explaining less than this share of the probes is not read
     piece_min_single: bool = False  # ... only a single cube
+    socket_top: float = 0.0  # Bandera (> 0: on): a cube's socket seen on its top face (L* darker than the face) ...
+    socket_side: float = 10.0  # ... or on a side face by this much: two faces showing one make a cube
+    socket_faces: int = 2
+    socket_ring: float = 12.0  # ... on a face of even lightness: the ring's interquartile range of L* below this
     margin_full: float = 0.15  # a winner this far ahead of the runner-up is sure
     empty_bias: float = 0.0  # added to the empty hypothesis' score
     pad_ring: float = 0.85  # a pad's own colour is read on a ring this far out (x its half-size)
@@ -125,7 +129,8 @@ def config_for(game: str) -> ClassifyBoardConfig:
         return ClassifyBoardConfig(black_lightness=0.0, dab_lo=6.0, dab_hi=18.0, box_margin_mm=1.5)
     if game == "bandera":
         return ClassifyBoardConfig(dab_lo=4.0, dab_hi=14.0, character_near_deg=8.0, character_nearer_deg=5.0,
-                                   settle_in_turn=True, piece_min_score=0.7, piece_min_single=True)
+                                   settle_in_turn=True, piece_min_score=0.7, piece_min_single=True,
+                                   socket_top=15.0)
     return ClassifyBoardConfig()
 
 
@@ -501,6 +506,22 @@ def classify_sites(
         low = np.array([h.cubes == 1 for h in hyps]) if cfg.piece_min_single else np.arange(len(hyps)) > 0
         weak = low[choice] & (scores[choice, np.arange(n_s)] < cfg.piece_min_score)
         choice = np.where(weak, 0, choice)
+    socketed: set[int] = set()
+    if cfg.socket_top > 0 and game == "bandera":
+        # a pale (ivory) cube on the paper has hardly a colour of its own, but its faces' sockets show:
+        # an empty cell whose single cube's faces show a dark socket in their middle holds one
+        one = next(j for j, h in enumerate(hyps) if h.cubes == 1)
+        look = np.nonzero(choice == 0)[0]
+        if len(look):
+            others = [(_solid_rows(hyps[c], s), j) for j, (c, s) in enumerate(zip(choice, sites, strict=True))]
+            r_all = [r for r, _ in others if len(r)]
+            rows_o = np.concatenate(r_all) if r_all else np.zeros((0, 6))
+            own_o = np.concatenate([np.full(len(r), j) for r, j in others if len(r)]) if r_all \
+                else np.zeros(0, np.int64)
+            n_faces = _sockets(sc, sites, look, 1, rows_o, own_o, cfg)
+            for i in look[n_faces >= cfg.socket_faces]:
+                choice[i] = one
+                socketed.add(int(i))
     cand_set = {int(i) for i in cand}
     used = weight.sum(axis=1) / n_p
     solids_now = [_solid_rows(hyps[c], s) for c, s in zip(choice, sites, strict=True)]
@@ -533,7 +554,7 @@ def classify_sites(
     for i, site in enumerate(sites):
         k = int(choice[i])
         hyp = hyps[k]
-        conf = float(confs[i]) if i in cand_set else float(seens[i])
+        conf = float(confs[i]) if i in cand_set and i not in socketed else float(seens[i])
         kind = hyp.kind
         if used[i] < cfg.min_weight:
             kind, conf = "unseen", 0.0
@@ -823,6 +844,60 @@ def _not_blocked(cam: F64, ends: F64, rows: F64, owner: npt.NDArray[np.int64], s
         return out
     hit = np.asarray(hits(cam, ends, near[:, None, :, :]), bool)  # (T, P, k)
     return np.asarray(~(hit & (own[:, None, :] != sites_idx[:, None, None])).any(axis=2), bool)
+
+
+def _sockets(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], cubes: int, rows: F64,
+             owner: npt.NDArray[np.int64], cfg: ClassifyBoardConfig) -> npt.NDArray[np.int64]:
+    """How many faces of a stack of ``cubes`` on each site ``idx`` show a Legends of Cubes socket: a
+    round hole in the middle of every face, dark inside (little light gets in), on a face of even
+    lightness.  On each face the camera sees (not too obliquely, no other site's piece in front of
+    or behind it), the middle (5 points within 1.5 mm) must be darker than a ring 7.5 mm out by
+    ``socket_top`` (top face) or ``socket_side`` L* -- beyond what the print behind those points
+    would show (a printed line can look like a dark middle on an empty cell) -- and the ring must be
+    of even lightness (``socket_ring``: not a flag's banner or a piece's edge across it)."""
+    g = cfg.geometry
+    c, half = g.cube_mm, g.cube_mm / 2
+    cam = sc.pose.camera_position
+    ang = np.linspace(0.0, 2 * np.pi, 12, endpoint=False)
+    circ = np.column_stack([np.cos(ang), np.sin(ang)])
+    disc = np.vstack([[0.0, 0.0], 1.5 * circ[::3], 7.5 * circ])  # (17, 2): 5 in the middle, 12 on the ring
+    # faces: (centre offset, normal, in-plane axes), the top face first
+    fdefs = [((0.0, 0.0, cubes * c), (0.0, 0.0, 1.0), (1.0, 0.0, 0.0), (0.0, 1.0, 0.0))]
+    for k in range(cubes):
+        for nx, ny in ((1.0, 0.0), (-1.0, 0.0), (0.0, 1.0), (0.0, -1.0)):
+            fdefs.append(((nx * half, ny * half, (k + 0.5) * c), (nx, ny, 0.0), (-ny, nx, 0.0), (0.0, 0.0, 1.0)))
+    off = np.array([f[0] for f in fdefs])
+    nrm = np.array([f[1] for f in fdefs])
+    e1 = np.array([f[2] for f in fdefs])
+    e2 = np.array([f[3] for f in fdefs])
+    local = off[:, None, :] + disc[None, :, 0, None] * e1[:, None, :] + disc[None, :, 1, None] * e2[:, None, :]
+    ctr = np.array([[sites[i].x_mm, sites[i].y_mm, sites[i].floor_mm] for i in idx])  # (T, 3)
+    pts = ctr[:, None, None, :] + local[None]  # (T, F, 17, 3)
+    fc = ctr[:, None, :] + off[None]  # (T, F, 3) face centres
+    to_cam = cam[None, None, :] - fc
+    cos = (to_cam * nrm[None]).sum(axis=2) / np.maximum(np.linalg.norm(to_cam, axis=2), 1e-9)
+    seen = cos > 0.25  # (T, F)
+    t_i, f_i = np.nonzero(seen)
+    if not len(t_i):
+        return np.zeros(len(idx), np.int64)
+    p = pts[t_i, f_i].reshape(-1, 3)
+    w, h = sc.pose.image_size
+    px = sc.pose.project(p)
+    in_img = ((px[:, 0] > 2) & (px[:, 0] < w - 3) & (px[:, 1] > 2) & (px[:, 1] < h - 3)).reshape(len(t_i), -1)
+    ends = segments_to_board(cam, p)
+    lab_o = linear_to_lab(np.clip(_sample(sc.image, np.where(in_img.reshape(-1)[:, None], px, 0.0))
+                                  / sc.gain.at(ends[:, :2]), 0.0, None))[:, 0].reshape(len(t_i), -1)
+    exp, _ = _expected(sc.app, ends[:, :2])
+    lab_e = linear_to_lab(exp)[:, 0].reshape(len(t_i), -1)
+    ends_f = ends.reshape(len(t_i), -1, 3)
+    free = _not_blocked(cam, ends_f, rows, owner, idx[t_i], ctr[t_i, :2])
+    ok = (in_img & free).all(axis=1)
+    q25, ring, q75 = np.percentile(lab_o[:, 5:], [25.0, 50.0, 75.0], axis=1)
+    dark = ring - lab_o[:, :5].mean(axis=1)
+    dark_print = np.median(lab_e[:, 5:], axis=1) - lab_e[:, :5].mean(axis=1)
+    need = np.where(f_i == 0, cfg.socket_top, cfg.socket_side)
+    shows = ok & (dark - np.maximum(dark_print, 0.0) > need) & (q75 - q25 < cfg.socket_ring)
+    return np.asarray(np.bincount(t_i[shows], minlength=len(idx)), np.int64)
 
 
 def _characters(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], cubes: npt.NDArray[np.int64],

@@ -508,20 +508,8 @@ def classify_sites(
         choice = np.where(weak, 0, choice)
     socketed: set[int] = set()
     if cfg.socket_top > 0 and game == "bandera":
-        # a pale (ivory) cube on the paper has hardly a colour of its own, but its faces' sockets show:
-        # an empty cell whose single cube's faces show a dark socket in their middle holds one
-        one = next(j for j, h in enumerate(hyps) if h.cubes == 1)
-        look = np.nonzero(choice == 0)[0]
-        if len(look):
-            others = [(_solid_rows(hyps[c], s), j) for j, (c, s) in enumerate(zip(choice, sites, strict=True))]
-            r_all = [r for r, _ in others if len(r)]
-            rows_o = np.concatenate(r_all) if r_all else np.zeros((0, 6))
-            own_o = np.concatenate([np.full(len(r), j) for r, j in others if len(r)]) if r_all \
-                else np.zeros(0, np.int64)
-            n_faces = _sockets(sc, sites, look, 1, rows_o, own_o, cfg)
-            for i in look[n_faces >= cfg.socket_faces]:
-                choice[i] = one
-                socketed.add(int(i))
+        # a pale (ivory) cube on the paper has hardly a colour of its own, but its faces' sockets show
+        socketed = _socket_counts(sc, sites, hyps, choice, cfg)
     cand_set = {int(i) for i in cand}
     used = weight.sum(axis=1) / n_p
     solids_now = [_solid_rows(hyps[c], s) for c, s in zip(choice, sites, strict=True)]
@@ -846,15 +834,48 @@ def _not_blocked(cam: F64, ends: F64, rows: F64, owner: npt.NDArray[np.int64], s
     return np.asarray(~(hit & (own[:, None, :] != sites_idx[:, None, None])).any(axis=2), bool)
 
 
+def _socket_counts(sc: _Scene, sites: Sequence[Site], hyps: Sequence[Hypothesis], choice: npt.NDArray[np.int64],
+                   cfg: ClassifyBoardConfig) -> set[int]:
+    """Bandera: correct the cube count of sites by the sockets their stacks' faces show
+    (:func:`_sockets`); ``choice`` is changed in place, the sites changed are returned.  An empty
+    site whose two-cube stack's upper cube shows sockets on two faces (and a single cube's top shows
+    none) holds a tower; else one whose single cube shows them on two faces holds a cube.  A tower
+    whose single cube's top shows a socket and whose upper cube shows none is one cube."""
+    one = next(j for j, h in enumerate(hyps) if h.cubes == 1)
+    two = next(j for j, h in enumerate(hyps) if h.cubes == 2)
+    look = np.nonzero((choice == 0) | (choice == two))[0]
+    changed: set[int] = set()
+    if not len(look):
+        return changed
+    others = [(_solid_rows(hyps[c], s), j) for j, (c, s) in enumerate(zip(choice, sites, strict=True))]
+    r_all = [r for r, _ in others if len(r)]
+    rows_o = np.concatenate(r_all) if r_all else np.zeros((0, 6))
+    own_o = np.concatenate([np.full(len(r), j) for r, j in others if len(r)]) if r_all else np.zeros(0, np.int64)
+    s1 = _sockets(sc, sites, look, 1, rows_o, own_o, cfg)  # (T, 5): top, four sides
+    s2 = _sockets(sc, sites, look, 2, rows_o, own_o, cfg)  # (T, 9): top, lower sides, upper sides
+    upper = s2[:, 0].astype(np.int64) + s2[:, 5:].sum(axis=1)
+    top1 = s1[:, 0]
+    was = choice[look]
+    new = np.where((was == 0) & (upper >= cfg.socket_faces) & ~top1, two,
+                   np.where((was == 0) & (s1.sum(axis=1) >= cfg.socket_faces), one,
+                            np.where((was == two) & top1 & (upper == 0), one, was)))
+    for i, k in zip(look, new, strict=True):
+        if k != choice[i]:
+            choice[i] = k
+            changed.add(int(i))
+    return changed
+
+
 def _sockets(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], cubes: int, rows: F64,
-             owner: npt.NDArray[np.int64], cfg: ClassifyBoardConfig) -> npt.NDArray[np.int64]:
-    """How many faces of a stack of ``cubes`` on each site ``idx`` show a Legends of Cubes socket: a
-    round hole in the middle of every face, dark inside (little light gets in), on a face of even
-    lightness.  On each face the camera sees (not too obliquely, no other site's piece in front of
-    or behind it), the middle (5 points within 1.5 mm) must be darker than a ring 7.5 mm out by
-    ``socket_top`` (top face) or ``socket_side`` L* -- beyond what the print behind those points
-    would show (a printed line can look like a dark middle on an empty cell) -- and the ring must be
-    of even lightness (``socket_ring``: not a flag's banner or a piece's edge across it)."""
+             owner: npt.NDArray[np.int64], cfg: ClassifyBoardConfig) -> npt.NDArray[np.bool_]:
+    """Which faces (T, 1 + 4 cubes: the top, then each cube's four sides from the bottom up) of a
+    stack of ``cubes`` on each site ``idx`` show a Legends of Cubes socket: a round hole in the
+    middle of every face, dark inside (little light gets in), on a face of even lightness.  On each
+    face the camera sees (not too obliquely, no other site's piece in front of or behind it), the
+    middle (5 points within 1.5 mm) must be darker than a ring 7.5 mm out by ``socket_top`` (top
+    face) or ``socket_side`` L* -- beyond what the print behind those points would show (a printed
+    line can look like a dark middle on an empty cell) -- and the ring must be of even lightness
+    (``socket_ring``: not a flag's banner or a piece's edge across it)."""
     g = cfg.geometry
     c, half = g.cube_mm, g.cube_mm / 2
     cam = sc.pose.camera_position
@@ -876,10 +897,10 @@ def _sockets(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], cube
     fc = ctr[:, None, :] + off[None]  # (T, F, 3) face centres
     to_cam = cam[None, None, :] - fc
     cos = (to_cam * nrm[None]).sum(axis=2) / np.maximum(np.linalg.norm(to_cam, axis=2), 1e-9)
-    seen = cos > 0.25  # (T, F)
-    t_i, f_i = np.nonzero(seen)
+    out = np.zeros((len(idx), len(fdefs)), bool)
+    t_i, f_i = np.nonzero(cos > 0.25)
     if not len(t_i):
-        return np.zeros(len(idx), np.int64)
+        return out
     p = pts[t_i, f_i].reshape(-1, 3)
     w, h = sc.pose.image_size
     px = sc.pose.project(p)
@@ -896,8 +917,8 @@ def _sockets(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], cube
     dark = ring - lab_o[:, :5].mean(axis=1)
     dark_print = np.median(lab_e[:, 5:], axis=1) - lab_e[:, :5].mean(axis=1)
     need = np.where(f_i == 0, cfg.socket_top, cfg.socket_side)
-    shows = ok & (dark - np.maximum(dark_print, 0.0) > need) & (q75 - q25 < cfg.socket_ring)
-    return np.asarray(np.bincount(t_i[shows], minlength=len(idx)), np.int64)
+    out[t_i, f_i] = ok & (dark - np.maximum(dark_print, 0.0) > need) & (q75 - q25 < cfg.socket_ring)
+    return out
 
 
 def _characters(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], cubes: npt.NDArray[np.int64],

@@ -130,7 +130,7 @@ def config_for(game: str) -> ClassifyBoardConfig:
     if game == "bandera":
         return ClassifyBoardConfig(dab_lo=4.0, dab_hi=14.0, character_near_deg=8.0, character_nearer_deg=5.0,
                                    settle_in_turn=True, piece_min_score=0.7, piece_min_single=True,
-                                   socket_top=15.0)
+                                   socket_top=15.0, skin_chroma=(4.0, 42.0))
     return ClassifyBoardConfig()
 
 

@@ -96,6 +96,8 @@ class ClassifyBoardConfig:
     socket_side: float = 10.0  # ... or on a side face by this much: two faces showing one make a cube
     socket_faces: int = 2
     socket_ring: float = 12.0  # ... on a face of even lightness: the ring's interquartile range of L* below this
+    socket_strong: float = 25.0  # a top face's socket this dark, on a ring this even, is enough alone
+    socket_strong_ring: float = 8.0
     margin_full: float = 0.15  # a winner this far ahead of the runner-up is sure
     empty_bias: float = 0.0  # added to the empty hypothesis' score
     pad_ring: float = 0.85  # a pad's own colour is read on a ring this far out (x its half-size)
@@ -851,13 +853,14 @@ def _socket_counts(sc: _Scene, sites: Sequence[Site], hyps: Sequence[Hypothesis]
     r_all = [r for r, _ in others if len(r)]
     rows_o = np.concatenate(r_all) if r_all else np.zeros((0, 6))
     own_o = np.concatenate([np.full(len(r), j) for r, j in others if len(r)]) if r_all else np.zeros(0, np.int64)
-    s1 = _sockets(sc, sites, look, 1, rows_o, own_o, cfg)  # (T, 5): top, four sides
+    clear = np.zeros(len(look), bool)
+    s1 = _sockets(sc, sites, look, 1, rows_o, own_o, cfg, clear)  # (T, 5): top, four sides
     s2 = _sockets(sc, sites, look, 2, rows_o, own_o, cfg)  # (T, 9): top, lower sides, upper sides
     upper = s2[:, 0].astype(np.int64) + s2[:, 5:].sum(axis=1)
     top1 = s1[:, 0]
     was = choice[look]
     new = np.where((was == 0) & (upper >= cfg.socket_faces) & ~top1, two,
-                   np.where((was == 0) & (s1.sum(axis=1) >= cfg.socket_faces), one,
+                   np.where((was == 0) & ((s1.sum(axis=1) >= cfg.socket_faces) | clear), one,
                             np.where((was == two) & top1 & (upper == 0), one, was)))
     for i, k in zip(look, new, strict=True):
         if k != choice[i]:
@@ -867,7 +870,8 @@ def _socket_counts(sc: _Scene, sites: Sequence[Site], hyps: Sequence[Hypothesis]
 
 
 def _sockets(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], cubes: int, rows: F64,
-             owner: npt.NDArray[np.int64], cfg: ClassifyBoardConfig) -> npt.NDArray[np.bool_]:
+             owner: npt.NDArray[np.int64], cfg: ClassifyBoardConfig,
+             strong: npt.NDArray[np.bool_] | None = None) -> npt.NDArray[np.bool_]:
     """Which faces (T, 1 + 4 cubes: the top, then each cube's four sides from the bottom up) of a
     stack of ``cubes`` on each site ``idx`` show a Legends of Cubes socket: a round hole in the
     middle of every face, dark inside (little light gets in), on a face of even lightness.  On each
@@ -875,7 +879,9 @@ def _sockets(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], cube
     middle (5 points within 1.5 mm) must be darker than a ring 7.5 mm out by ``socket_top`` (top
     face) or ``socket_side`` L* -- beyond what the print behind those points would show (a printed
     line can look like a dark middle on an empty cell) -- and the ring must be of even lightness
-    (``socket_ring``: not a flag's banner or a piece's edge across it)."""
+    (``socket_ring``: not a flag's banner or a piece's edge across it).  The middle must be seen
+    whole, the ring at least two thirds of it (a neighbour's piece may hide its far side).  ``strong``
+    (T,) is set where the top face's socket is very clear (``socket_strong``)."""
     g = cfg.geometry
     c, half = g.cube_mm, g.cube_mm / 2
     cam = sc.pose.camera_position
@@ -911,13 +917,25 @@ def _sockets(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], cube
     exp, _ = _expected(sc.app, ends[:, :2])
     lab_e = linear_to_lab(exp)[:, 0].reshape(len(t_i), -1)
     ends_f = ends.reshape(len(t_i), -1, 3)
-    free = _not_blocked(cam, ends_f, rows, owner, idx[t_i], ctr[t_i, :2])
-    ok = (in_img & free).all(axis=1)
-    q25, ring, q75 = np.percentile(lab_o[:, 5:], [25.0, 50.0, 75.0], axis=1)
+    free = in_img & _not_blocked(cam, ends_f, rows, owner, idx[t_i], ctr[t_i, :2])
+    # the middle wholly seen, two thirds of the ring (the ring's statistics over the points seen)
+    ok = free[:, :5].all(axis=1) & (free[:, 5:].sum(axis=1) >= 8)
+    ring_l = np.where(free[:, 5:], lab_o[:, 5:], np.nan)
+    ring_e = np.where(free[:, 5:], lab_e[:, 5:], np.nan)
+    ok_rows = np.nonzero(ok)[0]
+    q25, ring, q75 = np.full(len(t_i), np.nan), np.full(len(t_i), np.nan), np.full(len(t_i), np.nan)
+    ring_p = np.full(len(t_i), np.nan)
+    if len(ok_rows):
+        q25[ok_rows], ring[ok_rows], q75[ok_rows] = np.nanpercentile(ring_l[ok_rows], [25.0, 50.0, 75.0], axis=1)
+        ring_p[ok_rows] = np.nanmedian(ring_e[ok_rows], axis=1)
     dark = ring - lab_o[:, :5].mean(axis=1)
-    dark_print = np.median(lab_e[:, 5:], axis=1) - lab_e[:, :5].mean(axis=1)
+    beyond = dark - np.maximum(ring_p - lab_e[:, :5].mean(axis=1), 0.0)
     need = np.where(f_i == 0, cfg.socket_top, cfg.socket_side)
-    out[t_i, f_i] = ok & (dark - np.maximum(dark_print, 0.0) > need) & (q75 - q25 < cfg.socket_ring)
+    shows = ok & (beyond > need) & (q75 - q25 < cfg.socket_ring)
+    out[t_i, f_i] = shows
+    if strong is not None:  # a top face whose socket is this clear counts as two faces
+        top = ok & (f_i == 0) & (beyond > cfg.socket_strong) & (q75 - q25 < cfg.socket_strong_ring)
+        strong[t_i[top]] = True
     return out
 
 

@@ -511,7 +511,7 @@ def classify_sites(
     socketed: set[int] = set()
     if cfg.socket_top > 0 and game == "bandera":
         # a pale (ivory) cube on the paper has hardly a colour of its own, but its faces' sockets show
-        socketed = _socket_counts(sc, sites, hyps, choice, cfg)
+        socketed = _socket_counts(sc, sites, hyps, choice, cand, cfg)
     cand_set = {int(i) for i in cand}
     used = weight.sum(axis=1) / n_p
     solids_now = [_solid_rows(hyps[c], s) for c, s in zip(choice, sites, strict=True)]
@@ -774,6 +774,23 @@ def _structure_colours(sc: _Scene, cfg: ClassifyBoardConfig) -> F64:
     return out
 
 
+def _row_quantiles(vals: F64, qs: Sequence[float]) -> list[F64]:
+    """Quantiles ``qs`` (0..1) of each row of ``vals`` (N, M) over its values that are not NaN, as
+    ``np.nanpercentile(..., axis=1)`` computes them (linear interpolation; NaN for a row of NaNs),
+    without its per-row loop."""
+    srt = np.sort(vals, axis=1)  # NaNs go last
+    n = (~np.isnan(vals)).sum(axis=1)
+    rows = np.arange(len(vals))
+    out: list[F64] = []
+    for q in qs:
+        pos = q * np.maximum(n - 1, 0)
+        lo = np.floor(pos).astype(np.int64)
+        hi = np.minimum(lo + 1, np.maximum(n - 1, 0))
+        a, b = srt[rows, lo], srt[rows, hi]
+        out.append(np.asarray(np.where(n > 0, a + (pos - lo) * (b - a), np.nan), np.float64))
+    return out
+
+
 def _median_rows(vals: F64) -> F64:
     """``np.median(vals, axis=0)`` of a few rows (N >= 1, C): the same numbers (the middle one, or
     half the sum of the middle two), without its general machinery (called per site)."""
@@ -837,15 +854,16 @@ def _not_blocked(cam: F64, ends: F64, rows: F64, owner: npt.NDArray[np.int64], s
 
 
 def _socket_counts(sc: _Scene, sites: Sequence[Site], hyps: Sequence[Hypothesis], choice: npt.NDArray[np.int64],
-                   cfg: ClassifyBoardConfig) -> set[int]:
+                   cand: npt.NDArray[np.int64], cfg: ClassifyBoardConfig) -> set[int]:
     """Bandera: correct the cube count of sites by the sockets their stacks' faces show
-    (:func:`_sockets`); ``choice`` is changed in place, the sites changed are returned.  An empty
+    (:func:`_sockets`); ``choice`` is changed in place, the sites changed are returned.  Only the
+    sites ``cand`` (where some probe saw something) are looked at.  An empty
     site whose two-cube stack's upper cube shows sockets on two faces (and a single cube's top shows
     none) holds a tower; else one whose single cube shows them on two faces holds a cube.  A tower
     whose single cube's top shows a socket and whose upper cube shows none is one cube."""
     one = next(j for j, h in enumerate(hyps) if h.cubes == 1)
     two = next(j for j, h in enumerate(hyps) if h.cubes == 2)
-    look = np.nonzero((choice == 0) | (choice == two))[0]
+    look = cand[(choice[cand] == 0) | (choice[cand] == two)]
     changed: set[int] = set()
     if not len(look):
         return changed
@@ -854,10 +872,11 @@ def _socket_counts(sc: _Scene, sites: Sequence[Site], hyps: Sequence[Hypothesis]
     rows_o = np.concatenate(r_all) if r_all else np.zeros((0, 6))
     own_o = np.concatenate([np.full(len(r), j) for r, j in others if len(r)]) if r_all else np.zeros(0, np.int64)
     clear = np.zeros(len(look), bool)
-    s1 = _sockets(sc, sites, look, 1, rows_o, own_o, cfg, clear)  # (T, 5): top, four sides
-    s2 = _sockets(sc, sites, look, 2, rows_o, own_o, cfg)  # (T, 9): top, lower sides, upper sides
-    upper = s2[:, 0].astype(np.int64) + s2[:, 5:].sum(axis=1)
-    top1 = s1[:, 0]
+    # (T, 10): a single cube's top, a tower's top, the lower cube's four sides, the upper cube's
+    s = _sockets(sc, sites, look, rows_o, own_o, cfg, clear)
+    s1 = s[:, [0, 2, 3, 4, 5]]
+    upper = s[:, 1].astype(np.int64) + s[:, 6:].sum(axis=1)
+    top1 = s[:, 0]
     was = choice[look]
     new = np.where((was == 0) & (upper >= cfg.socket_faces) & ~top1, two,
                    np.where((was == 0) & ((s1.sum(axis=1) >= cfg.socket_faces) | clear), one,
@@ -869,11 +888,12 @@ def _socket_counts(sc: _Scene, sites: Sequence[Site], hyps: Sequence[Hypothesis]
     return changed
 
 
-def _sockets(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], cubes: int, rows: F64,
+def _sockets(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], rows: F64,
              owner: npt.NDArray[np.int64], cfg: ClassifyBoardConfig,
              strong: npt.NDArray[np.bool_] | None = None) -> npt.NDArray[np.bool_]:
-    """Which faces (T, 1 + 4 cubes: the top, then each cube's four sides from the bottom up) of a
-    stack of ``cubes`` on each site ``idx`` show a Legends of Cubes socket: a round hole in the
+    """Which faces (T, 10: a single cube's top, a tower's top, then the four sides of the lower
+    cube and of the upper cube) of the stacks that may stand on each site ``idx`` show a Legends of
+    Cubes socket: a round hole in the
     middle of every face, dark inside (little light gets in), on a face of even lightness.  On each
     face the camera sees (not too obliquely, no other site's piece in front of or behind it), the
     middle (5 points within 1.5 mm) must be darker than a ring 7.5 mm out by ``socket_top`` (top
@@ -888,9 +908,9 @@ def _sockets(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], cube
     ang = np.linspace(0.0, 2 * np.pi, 12, endpoint=False)
     circ = np.column_stack([np.cos(ang), np.sin(ang)])
     disc = np.vstack([[0.0, 0.0], 1.5 * circ[::3], 7.5 * circ])  # (17, 2): 5 in the middle, 12 on the ring
-    # faces: (centre offset, normal, in-plane axes), the top face first
-    fdefs = [((0.0, 0.0, cubes * c), (0.0, 0.0, 1.0), (1.0, 0.0, 0.0), (0.0, 1.0, 0.0))]
-    for k in range(cubes):
+    # faces: (centre offset, normal, in-plane axes), the tops first
+    fdefs = [((0.0, 0.0, n * c), (0.0, 0.0, 1.0), (1.0, 0.0, 0.0), (0.0, 1.0, 0.0)) for n in (1, 2)]
+    for k in range(2):
         for nx, ny in ((1.0, 0.0), (-1.0, 0.0), (0.0, 1.0), (0.0, -1.0)):
             fdefs.append(((nx * half, ny * half, (k + 0.5) * c), (nx, ny, 0.0), (-ny, nx, 0.0), (0.0, 0.0, 1.0)))
     off = np.array([f[0] for f in fdefs])
@@ -922,15 +942,11 @@ def _sockets(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], cube
     ok = free[:, :5].all(axis=1) & (free[:, 5:].sum(axis=1) >= 8)
     ring_l = np.where(free[:, 5:], lab_o[:, 5:], np.nan)
     ring_e = np.where(free[:, 5:], lab_e[:, 5:], np.nan)
-    ok_rows = np.nonzero(ok)[0]
-    q25, ring, q75 = np.full(len(t_i), np.nan), np.full(len(t_i), np.nan), np.full(len(t_i), np.nan)
-    ring_p = np.full(len(t_i), np.nan)
-    if len(ok_rows):
-        q25[ok_rows], ring[ok_rows], q75[ok_rows] = np.nanpercentile(ring_l[ok_rows], [25.0, 50.0, 75.0], axis=1)
-        ring_p[ok_rows] = np.nanmedian(ring_e[ok_rows], axis=1)
+    q25, ring, q75 = _row_quantiles(ring_l, (0.25, 0.5, 0.75))
+    (ring_p,) = _row_quantiles(ring_e, (0.5,))
     dark = ring - lab_o[:, :5].mean(axis=1)
     beyond = dark - np.maximum(ring_p - lab_e[:, :5].mean(axis=1), 0.0)
-    need = np.where(f_i == 0, cfg.socket_top, cfg.socket_side)
+    need = np.where(f_i < 2, cfg.socket_top, cfg.socket_side)
     shows = ok & (beyond > need) & (q75 - q25 < cfg.socket_ring)
     out[t_i, f_i] = shows
     if strong is not None:  # a top face whose socket is this clear counts as two faces

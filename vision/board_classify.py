@@ -104,7 +104,6 @@ class ClassifyBoardConfig:
     min_chroma: float = 10.0  # below: a grey / white / black piece
     player_chroma: float = 25.0  # a flag's or character's plastic is at least this colourful (print is not)
     flag_agree: float = 0.6  # share of a flag's probes that must agree on its colour
-    flag_cube_top: bool = False  # rays on to a tower's top cube in its top face's hue are no banner either
     blocker_min_probes: int = 2  # probes only a blocker box explains ...
     blocker_colour_share: float = 0.5  # ... of which this share must show the box's colour, else a marker
     crown_min_share: float = 0.15  # share of the probes over a marker that must show its gold crown
@@ -133,7 +132,7 @@ def config_for(game: str) -> ClassifyBoardConfig:
     if game == "bandera":
         return ClassifyBoardConfig(dab_lo=4.0, dab_hi=14.0, character_near_deg=8.0, character_nearer_deg=5.0,
                                    settle_in_turn=True, piece_min_score=0.7, piece_min_single=True,
-                                   socket_top=15.0, skin_chroma=(4.0, 42.0), flag_cube_top=True)
+                                   socket_top=15.0, skin_chroma=(4.0, 42.0))
     return ClassifyBoardConfig()
 
 
@@ -527,12 +526,11 @@ def classify_sites(
         stacks = np.array([i for i in range(n_s) if hyps[int(choice[i])].cubes > 0 and not covered[i]], np.int64)
         heights = np.array([hyps[int(choice[i])].cubes for i in stacks], np.int64)
         cube_lab: dict[int, F64] = {}
-        cube_top: dict[int, F64] | None = {} if cfg.flag_cube_top else None
         char_of = dict(zip(stacks.tolist(), _characters(sc, sites, stacks, heights, rows_g, owner_g, colours, cfg,
-                                                        cube_lab, cube_top), strict=True))
+                                                        cube_lab), strict=True))
         towers = stacks[heights == 2]
         flag_of = dict(zip(towers.tolist(), _flags(sc, sites, towers, [char_of[int(i)] for i in towers],
-                                                   rows_g, owner_g, colours, cfg, cube_lab, cube_top), strict=True))
+                                                   rows_g, owner_g, colours, cfg, cube_lab), strict=True))
     kind_index = {h.kind: j for j, h in enumerate(hyps)}
     out: list[CellReading] = []
     crown_check: list[int] = []  # Gridopolis markers and boxes: shape and crown looked at (all at once, below)
@@ -959,8 +957,8 @@ def _sockets(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], rows
 
 def _characters(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], cubes: npt.NDArray[np.int64],
                 rows: F64, owner: npt.NDArray[np.int64], colours: Sequence[str] | None,
-                cfg: ClassifyBoardConfig, cube_colours: dict[int, F64] | None = None,
-                cube_tops: dict[int, F64] | None = None) -> list[tuple[str | None, float, float] | None]:
+                cfg: ClassifyBoardConfig, cube_colours: dict[int, F64] | None = None
+                ) -> list[tuple[str | None, float, float] | None]:
     """The character standing on each stack ``idx`` (``cubes`` high) -- its colour and where it
     stands (board mm) -- or None.  ``cube_colours`` receives each stack's top cube's CIELAB.
 
@@ -990,13 +988,6 @@ def _characters(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], c
     zz = np.linspace(3.0, 0.7 * g.character_height, 3)
     ga, gb, gz = (m.ravel() for m in np.meshgrid(gx, gx, zz, indexing="ij"))
     pts = np.stack([cx[:, None] + ga[None, :], cy[:, None] + gb[None, :], top[:, None] + gz[None, :]], axis=-1)
-    n_r = 8 if cube_tops is not None else 0
-    if n_r:  # the top face's own colour, on a ring near its edge
-        ra = np.linspace(0.0, 2 * np.pi, n_r, endpoint=False)
-        ring = np.stack([cx[:, None] + 0.85 * half * np.cos(ra)[None, :],
-                         cy[:, None] + 0.85 * half * np.sin(ra)[None, :],
-                         np.broadcast_to(top[:, None] + 0.3, (n_t, n_r))], axis=-1)
-        face = np.concatenate([face, ring], axis=1)
     n_p, n_f = pts.shape[1], face.shape[1]
     # the face probes and the probes over the top observed in one go
     both = np.concatenate([face, pts], axis=1)  # (T, F + P, 3)
@@ -1006,15 +997,7 @@ def _characters(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], c
     ok_b = ok_b.reshape(n_t, n_f + n_p)
     ok_b &= _not_blocked(cam, ends_b, rows, owner, idx, ctr, mask=ok_b)
     lab_b = lab_b.reshape(n_t, n_f + n_p, 3)
-    fok, flab = ok_b[:, :n_f - n_r], lab_b[:, :n_f - n_r]
-    if n_r and cube_tops is not None:
-        # only the ring's points on the camera's side of the top (a character may hide the others)
-        rok = ok_b[:, n_f - n_r:n_f] & ~np.asarray(hits(cam, ends_b[:, n_f - n_r:n_f], np.column_stack(
-            [np.ones(n_t), cx, cy, np.full(n_t, g.character_radius + 0.5), top, top + g.character_height]
-        )[:, None, None, :]), bool)[..., 0]
-        for t in range(n_t):
-            if rok[t].sum() >= 2:
-                cube_tops[int(idx[t])] = np.median(lab_b[t, n_f - n_r:n_f][rok[t]], axis=0)
+    fok, flab = ok_b[:, :n_f], lab_b[:, :n_f]
     ok, lab, ends = ok_b[:, n_f:], lab_b[:, n_f:], ends_b[:, n_f:]
     piece = piece_b.reshape(n_t, n_f + n_p)[:, n_f:]
     own = np.stack([np.array([0.0, cx[t], cy[t], half, top[t] - cubes[t] * c, top[t]]) for t in range(n_t)])
@@ -1129,8 +1112,7 @@ def _crowned(sc: _Scene, sites: Sequence[Site], cfg: ClassifyBoardConfig) -> lis
 def _flags(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64],
            character: Sequence[tuple[str | None, float, float] | None], rows: F64,
            owner: npt.NDArray[np.int64], colours: Sequence[str] | None, cfg: ClassifyBoardConfig,
-           cube_colours: dict[int, F64] | None = None, cube_tops: dict[int, F64] | None = None
-           ) -> list[str | None]:
+           cube_colours: dict[int, F64] | None = None) -> list[str | None]:
     """The colour of the flag on each two-cube tower ``idx``, or None: probes around the tower's top
     at the banner's height whose rays meet neither its character nor another piece, showing one
     player's colour.  A ray going on to the tower's top cube counts when its colour is clearly not
@@ -1190,17 +1172,8 @@ def _flags(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64],
             # a grey / white / black cube: any colourful probe is not the cube
             blocked[t] |= on_tower & (np.hypot(lab[t, :, 1], lab[t, :, 2]) < cfg.player_chroma)
         else:
-            h_side = math.degrees(math.atan2(cl[2], cl[1]))
-            dh = np.abs((hue[t] - h_side + 180.0) % 360.0 - 180.0)
+            dh = np.abs((hue[t] - math.degrees(math.atan2(cl[2], cl[1])) + 180.0) % 360.0 - 180.0)
             blocked[t] |= on_tower & (dh <= cfg.character_hue_deg)
-            tl = cube_tops.get(int(idx[t])) if cube_tops is not None else None
-            if tl is not None and math.hypot(tl[1], tl[2]) >= cfg.min_chroma:
-                # the top face lit otherwise than the side (a teal cube's top under a warm lamp looks
-                # green): its hue too, when it is the side's hue family
-                h_top = math.degrees(math.atan2(tl[2], tl[1]))
-                if abs((h_top - h_side + 180.0) % 360.0 - 180.0) <= cfg.character_hue_deg:
-                    dh_t = np.abs((hue[t] - h_top + 180.0) % 360.0 - 180.0)
-                    blocked[t] |= on_tower & (dh_t <= cfg.character_hue_deg)
     d = np.hypot(pts[..., 0, None] - cx[None, None, :], pts[..., 1, None] - cy[None, None, :])  # (T, P, T)
     chroma = np.hypot(lab[..., 1], lab[..., 2])
     # a banner has its own colour: a paler or darker shade of what lies behind (a coloured table's

@@ -81,6 +81,7 @@ class ClassifyBoardConfig:
     token_hue_deg: float = 28.0  # hue tolerance of a token's printed colour
     token_light_tol: float = 22.0  # lightness tolerance (L*) of a token's printed colour
     token_min_share: float = 0.1  # share of a cell's token probes showing that colour
+    token_dark_l: float = 55.0  # a grey token's printed dark centre: a probe below this L* (and 30 below the print)
     cover_scale: int = 8  # the skin search works on the picture shrunk this much
     skin_hue: tuple[float, float] = (15.0, 80.0)  # CIELAB hue angles of skin
     skin_chroma: tuple[float, float] = (8.0, 42.0)
@@ -126,13 +127,17 @@ def config_for(game: str) -> ClassifyBoardConfig:
     tints the paper and pads around it (tuned on re-seeded development renders, docs/boards_vision.md).
     Bandera also tells a character by a hue nearer a player's than its cube's, decides pieces that
     keep hiding each other one at a time and reads no single cube that explains under 70 % of its
-    probes (docs/boards_vision.md, "Accuracy round 3")."""
+    probes (docs/boards_vision.md, "Accuracy round 3"); it looks for the cubes' sockets (round 4).
+    Bandera and Quirky count skin as grey as chroma 4 as a hand (dark skin in dim light), and Quirky
+    takes a grey token's printed dark centre up to L* 60 (round 4)."""
     if game == "gridopolis":
         return ClassifyBoardConfig(black_lightness=0.0, dab_lo=6.0, dab_hi=18.0, box_margin_mm=1.5)
     if game == "bandera":
         return ClassifyBoardConfig(dab_lo=4.0, dab_hi=14.0, character_near_deg=8.0, character_nearer_deg=5.0,
                                    settle_in_turn=True, piece_min_score=0.7, piece_min_single=True,
                                    socket_top=15.0, skin_chroma=(4.0, 42.0))
+    if game == "quirky":
+        return ClassifyBoardConfig(token_dark_l=60.0, skin_chroma=(4.0, 42.0))
     return ClassifyBoardConfig()
 
 
@@ -1275,7 +1280,7 @@ def _classify_tokens(sc: _Scene, sites: Sequence[Site], kinds: Sequence[str] | N
             continue
         share = near[i].sum(axis=0) / max(ok[i].sum(), 1)
         # a grey token also shows its printed dark centre (a shadow on the paper does not)
-        dark = int((ok[i] & (lab[i, :, 0] < 55.0) & (darker[i] > 30.0)
+        dark = int((ok[i] & (lab[i, :, 0] < cfg.token_dark_l) & (darker[i] > 30.0)
                     & (np.hypot(lab[i, :, 1], lab[i, :, 2]) < 12.0)).sum())
         share = np.where(grey_kind & (dark < 1), 0.0, share)
         found = [(names[j], float(share[j])) for j in np.argsort(-share) if share[j] >= cfg.token_min_share]

@@ -80,13 +80,15 @@ def test_a_dark_hand_in_cold_light_is_a_hand() -> None:
     assert _cells(1, BANDERA)[key][0] == "occluded"
 
 
-def test_socket_settings_are_banderas_only() -> None:
-    """The socket test and the greyer skin are set for Bandera only (Quirky's tokens are flat,
-    Gridopolis has no cubes)."""
+def test_round_4_settings_stay_with_their_games() -> None:
+    """The socket test is Bandera's only (Quirky's tokens are flat, Gridopolis has no cubes); the
+    greyer skin is Bandera's and Quirky's (Gridopolis' dark pads in shade stay pads); the grey
+    token's lighter dark centre is Quirky's."""
     assert BANDERA.socket_top > 0 and BANDERA.skin_chroma[0] < 8.0
-    for game in ("quirky", "gridopolis"):
-        cfg = config_for(game)
-        assert cfg.socket_top == 0.0 and cfg.skin_chroma == ClassifyBoardConfig().skin_chroma
+    quirky, grid = config_for("quirky"), config_for("gridopolis")
+    assert quirky.socket_top == 0.0 and grid.socket_top == 0.0
+    assert quirky.skin_chroma[0] < 8.0 and grid.skin_chroma == ClassifyBoardConfig().skin_chroma
+    assert quirky.token_dark_l > ClassifyBoardConfig().token_dark_l
 
 
 def test_row_quantiles_are_nanpercentiles() -> None:

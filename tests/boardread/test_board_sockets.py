@@ -106,3 +106,41 @@ def test_row_quantiles_are_nanpercentiles() -> None:
     for w, g in zip(want, got, strict=True):
         np.testing.assert_allclose(g, w, rtol=0, atol=1e-12)
         assert np.array_equal(np.isnan(g), np.isnan(w))
+
+
+QUIRKY = Path(__file__).resolve().parents[2] / "fixtures" / "boards" / "quirky"
+
+
+@lru_cache(maxsize=8)
+def _quirky_cells(n: int, cfg: ClassifyBoardConfig) -> dict[tuple[int, int], str]:
+    """Quirky fixture scene ``n`` read with the classify settings ``cfg``: kind per cell."""
+    from engine.quirky import builtin_ids, builtin_scenario, parse_scenario
+    from vision.board_reconstruct import ReconstructOptions
+
+    doc = json.loads((QUIRKY / f"scene_{n:03d}.json").read_text())
+    c = doc["camera"]
+    cam = CameraCalibration(np.array(c["K"], np.float64), np.array(c["dist"], np.float64), tuple(c["image_size"]),
+                            0.0, source="fixture truth (simulated camera)")
+    ref = doc["scenario"]
+    scn = builtin_scenario(ref) if ref in builtin_ids() else parse_scenario(
+        (QUIRKY.parent / ref).read_text("utf-8"), ref)
+    img = np.asarray(cv2.imread(str(QUIRKY / f"scene_{n:03d}.jpg")), np.uint8)
+    res = read_board([(f"scene_{n:03d}", img)], "quirky", spec=BoardSpec.from_json(doc["board"]), camera=cam,
+                     options=ReconstructOptions(scenario=scn), classify_config=cfg)
+    return {(int(r.key[0]), int(r.key[1])): r.kind for r in res.cells}
+
+
+def test_a_dust_bunny_shows_its_dark_centre_a_little_lighter() -> None:
+    """Quirky fixture 10: the dust bunny's printed dark disc falls between the token probes and is
+    blurred to L* 56-66: needing L* 55 it reads empty, with 60 (Quirky's ``token_dark_l``) a dust bunny."""
+    q = config_for("quirky")
+    assert _quirky_cells(10, replace(q, token_dark_l=55.0))[(6, 5)] == "empty"
+    assert _quirky_cells(10, q)[(6, 5)] == "dust"
+
+
+def test_a_dark_hand_over_a_quirky_board_is_a_hand() -> None:
+    """Quirky fixture 10: a hand of dark skin in cold light over an empty cell read as a dust bunny
+    (grey, darker than the paper) when skin needs chroma 8; with 4 the cell is declined as covered."""
+    q = config_for("quirky")
+    assert _quirky_cells(10, replace(q, skin_chroma=(8.0, 42.0)))[(6, 4)] == "dust"
+    assert _quirky_cells(10, q)[(6, 4)] == "occluded"

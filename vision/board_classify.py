@@ -67,6 +67,8 @@ class ClassifyBoardConfig:
     print_slack_mm: float = 1.5  # the print is compared also this far off each way (pose error)
     shade_gain_max: float = 2.5  # shading undone up to this factor before comparing colours
     black_lightness: float = 45.0  # L* below this where the print is light: a black piece, not a shadow
+    min_lightness: float = 0.0  # probes seeing darker than this (L*, shading undone) are not usable: nothing
+    # can be told there (a dark object in front of the lens, the unlit part of a picture)
     dark_expected_min: float = 60.0
     flag_min_share: float = 0.01  # share of the flag probes that must see a player's colour
     flag_min_probes: int = 4
@@ -122,7 +124,8 @@ def config_for(game: str) -> ClassifyBoardConfig:
     keep hiding each other one at a time and reads no single cube that explains under 70 % of its
     probes (docs/boards_vision.md, "Accuracy round 3")."""
     if game == "gridopolis":
-        return ClassifyBoardConfig(black_lightness=0.0, dab_lo=6.0, dab_hi=18.0, box_margin_mm=1.5)
+        return ClassifyBoardConfig(black_lightness=0.0, dab_lo=6.0, dab_hi=18.0, box_margin_mm=1.5,
+                                   min_lightness=4.0)
     if game == "bandera":
         return ClassifyBoardConfig(dab_lo=4.0, dab_hi=14.0, character_near_deg=8.0, character_nearer_deg=5.0,
                                    settle_in_turn=True, piece_min_score=0.7, piece_min_single=True)
@@ -290,7 +293,10 @@ def _observe(sc: _Scene, pts: F64, cfg: ClassifyBoardConfig, known: F64 | None =
         piece[j] = np.minimum(piece[j], p_alt.reshape(len(shifts), -1).min(axis=0))
     if expected_out is not None:
         expected_out.append(lab_e)
-    return piece, lab_o, in_img & on_board & ~hidden, ends
+    usable = in_img & on_board & ~hidden
+    if cfg.min_lightness > 0:
+        usable &= lab_o[:, 0] >= cfg.min_lightness
+    return piece, lab_o, usable, ends
 
 
 def _pieceness(lab_o: F64, lab_e: F64, cfg: ClassifyBoardConfig, chroma_only: bool = False) -> F64:
@@ -1185,6 +1191,11 @@ def _choose(pred: npt.NDArray[np.bool_], piece: F64, weight: F64, empty_bias: fl
     return np.asarray(np.argmax(_scores(pred, piece, weight, empty_bias), axis=0), np.int64)
 
 
+#: a constant white balance (Gridopolis) is fitted on print samples at most e^1.5 (4.5 times) darker than
+#: the brightest tenth of them (docs/boards_vision.md, "Accuracy round 4 (Gridopolis)")
+GAIN_DARK_LOG = 1.5
+
+
 @dataclass(frozen=True, eq=False)
 class GainField:
     """The light on the board: per-channel gain (camera value / printed reflectance) varying
@@ -1242,7 +1253,10 @@ def _gain_field(img: U8, pose: BoardPose, app: _Appearance, constant: bool = Fal
     xy, exp = xy[ok], exp[ok]
     r = np.log(np.maximum(_sample(img, px[ok]), 1e-4) / np.maximum(exp, 1e-4))  # (N, 3)
     if constant:  # most of the print hidden (a Gridopolis grid-set): one gain for all
-        lit = r.mean(axis=1) >= np.percentile(r.mean(axis=1), 40)
+        # (the lit print, not samples far darker than the brightest: the unlit or covered part of a
+        # picture may be most of it)
+        m = r.mean(axis=1)
+        lit = m >= max(np.percentile(m, 40), np.percentile(m, 90) - GAIN_DARK_LOG)
         coef = np.zeros((3, 6))
         coef[:, 0] = np.median(r[lit], axis=0)
         return GainField(np.asarray(coef, np.float64), pose.spec.extent_mm)

@@ -85,6 +85,7 @@ class PadDetectConfig:
     colour_veto: float = 8.0  # > 0: a point this much more colourful (chroma) than a plain pad votes "no pad"
     piece_room: tuple[float, float] = (14.0, 21.0)  # ... unless seen through this room (half-size, height) above a pad
     links: bool = True  # the links between neighbouring pads found are background (pad-coloured) too
+    min_lightness: float = 4.0  # points darker than this (L*, shading undone) say nothing
 
 
 @dataclass(frozen=True)
@@ -267,7 +268,10 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
             pixels.append(px)
         ok = (px[:, 0] > 2) & (px[:, 0] < w - 3) & (px[:, 1] > 2) & (px[:, 1] < h - 3)
         lin = _sample(image, np.where(ok[:, None], px, 0.0))
-        return linear_to_lab(np.clip(lin / gain.at(pts[:, :2]), 0.0, None)), ok
+        lab = linear_to_lab(np.clip(lin / gain.at(pts[:, :2]), 0.0, None))
+        if cfg.min_lightness > 0:  # black: nothing can be told there (the picture's edge, a dark object)
+            ok &= lab[:, 0] >= cfg.min_lightness
+        return lab, ok
 
     # every box the votes may meet (pads, links, pieces' rooms on the footprint's grid, levels 0 to
     # max_level) is projected once: its bounding box in the picture, looked up by its place

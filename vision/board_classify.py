@@ -108,11 +108,19 @@ class ClassifyBoardConfig:
     box_hue: bool = True  # ... in the marker's hue (else: anything not the background)
     box_share: float = 0.3  # ... this share of them showing it: a box
     box_min_points: int = 6  # ... that many of them seen, else the probes' scores decide
+    marker_saturation: tuple[tuple[str, float], ...] = ()  # Gridopolis: a marker's colour needs chroma / L*
+    # at least this (per player colour), else it is no player's
     flag_margin: float = 2.5  # rays this close to the tower (bevels, a cube set slightly askew) are left out
     flag_chroma: float = 15.0  # a flag's banner seen on camera (thin: mixed with what is behind it)
     blur_px: int = 3
     board_px_per_mm: float = 2.0
     geometry: PieceGeometry = field(default_factory=PieceGeometry)
+
+
+#: Gridopolis: the least chroma / L* of a marker's colour, per player colour: half what the plastic
+#: shows in the open on the development renders (blue 0.9, red 0.75, green 0.56, yellow 0.65); the
+#: bluish shade under an upper level shows 0.3-0.5 (docs/boards_vision.md, "Accuracy round 4")
+MARKER_SATURATION: tuple[tuple[str, float], ...] = (("blue", 0.45), ("red", 0.375), ("green", 0.28), ("yellow", 0.325))
 
 
 def config_for(game: str) -> ClassifyBoardConfig:
@@ -125,7 +133,7 @@ def config_for(game: str) -> ClassifyBoardConfig:
     probes (docs/boards_vision.md, "Accuracy round 3")."""
     if game == "gridopolis":
         return ClassifyBoardConfig(black_lightness=0.0, dab_lo=6.0, dab_hi=18.0, box_margin_mm=1.5,
-                                   min_lightness=4.0)
+                                   min_lightness=4.0, marker_saturation=MARKER_SATURATION)
     if game == "bandera":
         return ClassifyBoardConfig(dab_lo=4.0, dab_hi=14.0, character_near_deg=8.0, character_nearer_deg=5.0,
                                    settle_in_turn=True, piece_min_score=0.7, piece_min_single=True)
@@ -555,7 +563,11 @@ def classify_sites(
                 if role == "marker":  # a player's plastic: its colourful probes (not a grey link or shadow)
                     vivid = sel & (np.hypot(lab_o[i, :, 1], lab_o[i, :, 2]) >= cfg.min_chroma)
                     sel = vivid if vivid.sum() >= max(2.0, 0.4 * sel.sum()) else sel
-                name = _hue_name(_median_rows(lab_o[i, sel]), cfg, colours)
+                med = _median_rows(lab_o[i, sel])
+                name = _hue_name(med, cfg, colours)
+                floor = dict(cfg.marker_saturation).get(name or "") if role == "marker" else None
+                if floor is not None and math.hypot(float(med[1]), float(med[2])) < floor * max(float(med[0]), 1.0):
+                    name = "grey"  # a player's plastic is saturated: a paler tint of its hue is shade
                 if role == "character":
                     char_colour = name
                 else:

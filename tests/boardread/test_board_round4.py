@@ -71,3 +71,30 @@ def test_sites_seen_only_as_black_are_declined_not_read() -> None:
 def _spec(n: int) -> BoardSpec:
     doc = json.loads((ROOT / f"scene_{n:03d}.json").read_text())
     return BoardSpec.from_json(doc["board"])
+
+
+def test_a_pale_bluish_tint_on_empty_pads_is_mostly_not_a_blue_marker() -> None:
+    """Shade under an upper level, lit by the cool room light, tints a pad bluish: a paler tint than
+    any player's plastic (chroma / L* under ``MARKER_SATURATION``), so not a blue marker.  Here a
+    bluish tint is painted on every empty pad of a fixture (30 mm squares, the pad's colour times
+    0.9 / 0.7 / 0.6 in B / G / R): before this round 20 of its 28 pads read blue, now 8."""
+    img, cam, _ = _fixture(0)
+    pose = locate_board(img, _spec(0), cam)
+    plain = read_board([("plain", img)], "gridopolis", camera=cam, find_pads=False)
+    empty = [c.key for c in plain.cells if c.kind == "empty" and c.confidence > 0.9]
+    tinted = img.copy()
+    for key in empty:
+        cx, cy, top = gridopolis_pad_centre_mm(pose.spec, *key)
+        px = pose.project(np.array([[cx - 15, cy - 15, top], [cx + 15, cy - 15, top], [cx + 15, cy + 15, top],
+                                    [cx - 15, cy + 15, top]]))
+        mask = np.zeros(img.shape[:2], np.uint8)
+        cv2.fillConvexPoly(mask, np.round(px).astype(np.int32), 1)
+        tinted[mask > 0] = np.clip(tinted[mask > 0] * np.array([0.9, 0.7, 0.6]), 0, 255).astype(np.uint8)
+    res = read_board([("tinted", tinted)], "gridopolis", camera=cam, find_pads=False)
+    by_key = {c.key: c for c in res.cells}
+    blue = [k for k in empty if by_key[k].colour == "blue"]
+    assert len(empty) >= 20
+    assert len(blue) <= len(empty) // 3, (len(blue), len(empty))
+    # the blue markers of the fixture read in the plain picture still read blue
+    was_blue = [c.key for c in plain.cells if c.colour == "blue" and c.kind in ("pawn", "king", "blocker")]
+    assert was_blue and all(by_key[k].colour == "blue" for k in was_blue)

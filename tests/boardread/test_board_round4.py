@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -14,12 +15,13 @@ from calibration.boards import BoardSpec, gridopolis_pad_centre_mm
 from calibration.camera import CameraCalibration
 from vision.board_classify import _appearance, _gain_field, config_for
 from vision.board_locate import locate_board
+from vision.board_pads import PadDetectConfig, detect_pads
 from vision.board_pipeline import read_board
 
 ROOT = Path(__file__).resolve().parents[2] / "fixtures" / "boards" / "gridopolis"
 
 
-def _fixture(n: int) -> tuple[npt.NDArray[np.uint8], CameraCalibration, dict[str, object]]:
+def _fixture(n: int) -> tuple[npt.NDArray[np.uint8], CameraCalibration, dict[str, Any]]:
     doc = json.loads((ROOT / f"scene_{n:03d}.json").read_text())
     img = np.asarray(cv2.imread(str(ROOT / f"scene_{n:03d}.jpg")), np.uint8)
     c = doc["camera"]
@@ -98,3 +100,32 @@ def test_a_pale_bluish_tint_on_empty_pads_is_mostly_not_a_blue_marker() -> None:
     # the blue markers of the fixture read in the plain picture still read blue
     was_blue = [c.key for c in plain.cells if c.colour == "blue" and c.kind in ("pawn", "king", "blocker")]
     assert was_blue and all(by_key[k].colour == "blue" for k in was_blue)
+
+
+def test_a_soft_shadow_on_the_paper_is_no_pad_on_the_table() -> None:
+    """A shadow on the guide's paper can darken it to a plain pad's grey, but has no pad's outline:
+    since round 4 candidates on the table need their outline seen too.  The paper at the guide's
+    four corner candidates is darkened by 15 % under a soft-edged shadow on three fixtures: the
+    rule before (outline from level 1) takes 12 of the 12 for pads, now at most 2 are."""
+    old_found = new_found = tried = 0
+    for n in (2, 8, 11):
+        img, cam, doc = _fixture(n)
+        pose = locate_board(img, _spec(n), cam)
+        truth = {tuple(p) for p in doc["state"]["pads"]}
+        plain = detect_pads(img, pose)
+        shaded = img.astype(np.float32)
+        keys = [k for k in [(0, 0, 0), (6, 6, 0), (0, 6, 0), (6, 0, 0)] if k not in truth and k not in plain.pads]
+        for k in keys:
+            cx, cy, _ = gridopolis_pad_centre_mm(pose.spec, *k)
+            m = np.zeros(img.shape[:2], np.float32)
+            px = pose.project(np.array([[cx - 26, cy - 26, 0], [cx + 26, cy - 26, 0], [cx + 26, cy + 26, 0],
+                                        [cx - 26, cy + 26, 0]]))
+            cv2.fillConvexPoly(m, np.round(px).astype(np.int32), 1.0)
+            shaded *= 1.0 - 0.15 * cv2.GaussianBlur(m, (0, 0), 6)[..., None]
+        out = shaded.astype(np.uint8)
+        tried += len(keys)
+        new_found += len(set(keys) & set(detect_pads(out, pose).pads))
+        old_found += len(set(keys) & set(detect_pads(out, pose, PadDetectConfig(edge_from_level=1)).pads))
+    assert tried >= 10
+    assert old_found >= tried // 2  # (the shadows do look like pads to the colours alone)
+    assert new_found <= 2, (new_found, tried)

@@ -408,8 +408,8 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
 
     def decide(k: Key, s: float | None, e: float | None = None) -> bool:
         if cfg.edge_contrast > 0 and k[2] >= cfg.edge_from_level and e is not None:
-            if s is None:  # the colours cannot say: the outline decides
-                return e > cfg.edge_alone
+            if s is None:  # the colours cannot say: the outline decides (a standard pad is assumed)
+                return e > cfg.edge_alone or k in standard_arms
             return s > cfg.present and e > cfg.edge_min
         if s is None:  # the picture cannot say: the standard grid-set's pads are assumed
             return k in standard_arms

@@ -67,6 +67,8 @@ class ClassifyBoardConfig:
     print_slack_mm: float = 1.5  # the print is compared also this far off each way (pose error)
     shade_gain_max: float = 2.5  # shading undone up to this factor before comparing colours
     black_lightness: float = 45.0  # L* below this where the print is light: a black piece, not a shadow
+    min_lightness: float = 0.0  # probes seeing darker than this (L*, shading undone) are not usable: nothing
+    # can be told there (a dark object in front of the lens, the unlit part of a picture)
     dark_expected_min: float = 60.0
     flag_min_share: float = 0.01  # share of the flag probes that must see a player's colour
     flag_min_probes: int = 4
@@ -113,11 +115,19 @@ class ClassifyBoardConfig:
     box_hue: bool = True  # ... in the marker's hue (else: anything not the background)
     box_share: float = 0.3  # ... this share of them showing it: a box
     box_min_points: int = 6  # ... that many of them seen, else the probes' scores decide
+    marker_saturation: tuple[tuple[str, float], ...] = ()  # Gridopolis: a marker's colour needs chroma / L*
+    # at least this (per player colour), else it is no player's
     flag_margin: float = 2.5  # rays this close to the tower (bevels, a cube set slightly askew) are left out
     flag_chroma: float = 15.0  # a flag's banner seen on camera (thin: mixed with what is behind it)
     blur_px: int = 3
     board_px_per_mm: float = 2.0
     geometry: PieceGeometry = field(default_factory=PieceGeometry)
+
+
+#: Gridopolis: the least chroma / L* of a marker's colour, per player colour: half what the plastic
+#: shows in the open on the development renders (blue 0.9, red 0.75, green 0.56, yellow 0.65); the
+#: bluish shade under an upper level shows 0.3-0.5 (docs/boards_vision.md, "Accuracy round 4")
+MARKER_SATURATION: tuple[tuple[str, float], ...] = (("blue", 0.45), ("red", 0.375), ("green", 0.28), ("yellow", 0.325))
 
 
 def config_for(game: str) -> ClassifyBoardConfig:
@@ -131,7 +141,8 @@ def config_for(game: str) -> ClassifyBoardConfig:
     Bandera and Quirky count skin as grey as chroma 4 as a hand (dark skin in dim light), and Quirky
     takes a grey token's printed dark centre up to L* 60 (round 4)."""
     if game == "gridopolis":
-        return ClassifyBoardConfig(black_lightness=0.0, dab_lo=6.0, dab_hi=18.0, box_margin_mm=1.5)
+        return ClassifyBoardConfig(black_lightness=0.0, dab_lo=6.0, dab_hi=18.0, box_margin_mm=1.5,
+                                   min_lightness=4.0, marker_saturation=MARKER_SATURATION)
     if game == "bandera":
         return ClassifyBoardConfig(dab_lo=4.0, dab_hi=14.0, character_near_deg=8.0, character_nearer_deg=5.0,
                                    settle_in_turn=True, piece_min_score=0.7, piece_min_single=True,
@@ -302,7 +313,10 @@ def _observe(sc: _Scene, pts: F64, cfg: ClassifyBoardConfig, known: F64 | None =
         piece[j] = np.minimum(piece[j], p_alt.reshape(len(shifts), -1).min(axis=0))
     if expected_out is not None:
         expected_out.append(lab_e)
-    return piece, lab_o, in_img & on_board & ~hidden, ends
+    usable = in_img & on_board & ~hidden
+    if cfg.min_lightness > 0:
+        usable &= lab_o[:, 0] >= cfg.min_lightness
+    return piece, lab_o, usable, ends
 
 
 def _pieceness(lab_o: F64, lab_e: F64, cfg: ClassifyBoardConfig, chroma_only: bool = False) -> F64:
@@ -565,7 +579,11 @@ def classify_sites(
                 if role == "marker":  # a player's plastic: its colourful probes (not a grey link or shadow)
                     vivid = sel & (np.hypot(lab_o[i, :, 1], lab_o[i, :, 2]) >= cfg.min_chroma)
                     sel = vivid if vivid.sum() >= max(2.0, 0.4 * sel.sum()) else sel
-                name = _hue_name(_median_rows(lab_o[i, sel]), cfg, colours)
+                med = _median_rows(lab_o[i, sel])
+                name = _hue_name(med, cfg, colours)
+                floor = dict(cfg.marker_saturation).get(name or "") if role == "marker" else None
+                if floor is not None and math.hypot(float(med[1]), float(med[2])) < floor * max(float(med[0]), 1.0):
+                    name = "grey"  # a player's plastic is saturated: a paler tint of its hue is shade
                 if role == "character":
                     char_colour = name
                 else:
@@ -1320,6 +1338,11 @@ def _choose(pred: npt.NDArray[np.bool_], piece: F64, weight: F64, empty_bias: fl
     return np.asarray(np.argmax(_scores(pred, piece, weight, empty_bias), axis=0), np.int64)
 
 
+#: a constant white balance (Gridopolis) is fitted on print samples at most e^1.5 (4.5 times) darker than
+#: the brightest tenth of them (docs/boards_vision.md, "Accuracy round 4 (Gridopolis)")
+GAIN_DARK_LOG = 1.5
+
+
 @dataclass(frozen=True, eq=False)
 class GainField:
     """The light on the board: per-channel gain (camera value / printed reflectance) varying
@@ -1377,7 +1400,10 @@ def _gain_field(img: U8, pose: BoardPose, app: _Appearance, constant: bool = Fal
     xy, exp = xy[ok], exp[ok]
     r = np.log(np.maximum(_sample(img, px[ok]), 1e-4) / np.maximum(exp, 1e-4))  # (N, 3)
     if constant:  # most of the print hidden (a Gridopolis grid-set): one gain for all
-        lit = r.mean(axis=1) >= np.percentile(r.mean(axis=1), 40)
+        # (the lit print, not samples far darker than the brightest: the unlit or covered part of a
+        # picture may be most of it)
+        m = r.mean(axis=1)
+        lit = m >= max(np.percentile(m, 40), np.percentile(m, 90) - GAIN_DARK_LOG)
         coef = np.zeros((3, 6))
         coef[:, 0] = np.median(r[lit], axis=0)
         return GainField(np.asarray(coef, np.float64), pose.spec.extent_mm)

@@ -78,13 +78,15 @@ class PadDetectConfig:
     edge_contrast: float = 6.0  # > 0: a pad's outline is looked at too: point pairs differing by this much ...
     edge_in: float = 0.8  # ... just inside the top's edge (x the half-size) ...
     edge_out: float = 1.25  # ... and just outside it
-    edge_from_level: int = 1  # candidates from this level up (on posts or links: the colours behind them are
-    # mostly pads, which say little) need ...
+    edge_from_level: int = 0  # candidates from this level up (all since accuracy round 4: on the table a
+    # shadow on the paper can take a pad's grey, but it has no pad's outline; above, the colours behind
+    # a candidate are mostly pads, which say little) need ...
     edge_min: float = 0.5  # ... this share of differing pairs with their colour votes,
     edge_alone: float = 1.01  # ... or this share where the colours cannot say (> 1: never)
     colour_veto: float = 8.0  # > 0: a point this much more colourful (chroma) than a plain pad votes "no pad"
     piece_room: tuple[float, float] = (14.0, 21.0)  # ... unless seen through this room (half-size, height) above a pad
     links: bool = True  # the links between neighbouring pads found are background (pad-coloured) too
+    min_lightness: float = 4.0  # points darker than this (L*, shading undone) say nothing
 
 
 @dataclass(frozen=True)
@@ -267,7 +269,10 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
             pixels.append(px)
         ok = (px[:, 0] > 2) & (px[:, 0] < w - 3) & (px[:, 1] > 2) & (px[:, 1] < h - 3)
         lin = _sample(image, np.where(ok[:, None], px, 0.0))
-        return linear_to_lab(np.clip(lin / gain.at(pts[:, :2]), 0.0, None)), ok
+        lab = linear_to_lab(np.clip(lin / gain.at(pts[:, :2]), 0.0, None))
+        if cfg.min_lightness > 0:  # black: nothing can be told there (the picture's edge, a dark object)
+            ok &= lab[:, 0] >= cfg.min_lightness
+        return lab, ok
 
     # every box the votes may meet (pads, links, pieces' rooms on the footprint's grid, levels 0 to
     # max_level) is projected once: its bounding box in the picture, looked up by its place
@@ -403,8 +408,8 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
 
     def decide(k: Key, s: float | None, e: float | None = None) -> bool:
         if cfg.edge_contrast > 0 and k[2] >= cfg.edge_from_level and e is not None:
-            if s is None:  # the colours cannot say: the outline decides
-                return e > cfg.edge_alone
+            if s is None:  # the colours cannot say: the outline decides (a standard pad is assumed)
+                return e > cfg.edge_alone or k in standard_arms
             return s > cfg.present and e > cfg.edge_min
         if s is None:  # the picture cannot say: the standard grid-set's pads are assumed
             return k in standard_arms

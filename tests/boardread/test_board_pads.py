@@ -26,10 +26,20 @@ STANDARD = set(gridopolis_pads(4))
 
 
 def _paint_pad(img: npt.NDArray[np.uint8], pose: BoardPose, key: tuple[int, int, int],
-               bgr: tuple[int, int, int]) -> None:
+               bgr: tuple[int, int, int], sides: bool = False) -> None:
     spec = pose.spec
     cx, cy, top = gridopolis_pad_centre_mm(spec, *key)
     h = 20.0
+    if sides:  # first the shadow it casts round it on the print and its four sides (its thickness down to
+        # the print) in its shade: its outline
+        dark = (int(bgr[0] * 0.7), int(bgr[1] * 0.7), int(bgr[2] * 0.7))
+        s = h + 7.0
+        ring = np.array([[cx - s, cy - s, 0.0], [cx + s, cy - s, 0.0], [cx + s, cy + s, 0.0], [cx - s, cy + s, 0.0]])
+        cv2.fillConvexPoly(img, np.round(pose.project(ring)).astype(np.int32), dark)
+        for (ax, ay), (bx, by) in (((-h, -h), (h, -h)), ((h, -h), (h, h)), ((h, h), (-h, h)), ((-h, h), (-h, -h))):
+            quad = np.array([[cx + ax, cy + ay, top], [cx + bx, cy + by, top], [cx + bx, cy + by, top - 6.0],
+                             [cx + ax, cy + ay, top - 6.0]])
+            cv2.fillConvexPoly(img, np.round(pose.project(quad)).astype(np.int32), dark)
     corners = np.array([[cx - h, cy - h, top], [cx + h, cy - h, top], [cx + h, cy + h, top], [cx - h, cy + h, top]])
     px = pose.project(corners)
     cv2.fillConvexPoly(img, np.round(px).astype(np.int32), bgr)
@@ -44,7 +54,9 @@ def test_candidates_cover_the_guide_on_every_level_but_the_core() -> None:
 def test_bare_guide_shows_no_added_pad_and_painted_pads_are_found() -> None:
     """On the bare printed guide (no grid-set at all: the core's printed grey squares stand in for
     the core pads' colour) no pad outside the standard grid-set is found and the arms read as left
-    out; grey squares painted where the tops of level-0 pads (5,0,0) and (1,5,0) would be are found."""
+    out; grey pads painted where level-0 pads (5,0,0) and (1,5,0) would stand (their tops, and their
+    sides and the shadow round them: since accuracy round 4 a pad on the table needs its outline seen)
+    are found."""
     spec = board_spec("gridopolis")
     v = synthetic_view(spec, 60, -80, 800, seed=3)
     pose = locate_board(v.image, spec, CAM)
@@ -54,8 +66,8 @@ def test_bare_guide_shows_no_added_pad_and_painted_pads_are_found() -> None:
     ref_px = pose.project(np.array([gridopolis_pad_centre_mm(spec, 3, 2, 0)]))[0]
     grey = tuple(int(c) for c in v.image[int(ref_px[1]), int(ref_px[0])])
     img = v.image.copy()
-    for key in ((5, 0, 0), (1, 5, 0)):
-        _paint_pad(img, pose, key, (grey[0], grey[1], grey[2]))
+    for key in ((5, 0, 0), (1, 5, 0)):  # (a pad on the table shows its outline: its sides are painted too)
+        _paint_pad(img, pose, key, (grey[0], grey[1], grey[2]), sides=True)
     found = detect_pads(img, pose)
     assert {(5, 0, 0), (1, 5, 0)} <= set(found.pads)
     assert not set(found.pads) - STANDARD - {(5, 0, 0), (1, 5, 0)}

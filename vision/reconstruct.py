@@ -503,6 +503,7 @@ class RayScorer:
         self._pred = np.full(len(model.obs), int(Label.BACKGROUND), np.int64)  # no block: every ray shows the mat
         self._mark = np.zeros(len(model.obs), bool)
         self.base_cost = 0
+        self._banner: tuple[dict[Cell, str], _BannerRays] | None = None  # blocks of the last flag_scores
 
     def _index(self, cell: Cell) -> int:
         return self._vol.index1(cell)
@@ -534,14 +535,12 @@ class RayScorer:
     def flag_scores(self, blocks: Mapping[Cell, str], color: str, spots: Sequence[FlagSpot]) -> list[float]:
         """Evidence for ``color``'s flag at each of ``spots`` with exactly ``blocks`` on the battlefield
         (``-inf`` where too few rays are for it)."""
-        hyp = self._hyp_of(blocks)
-        pred = self._model.predict(hyp)
+        if self._banner is None or self._banner[0] != blocks:  # the same blocks for every colour, usually
+            hyp = self._hyp_of(blocks)
+            self._banner = (dict(blocks), _BannerRays(self._model, hyp, self._model.predict(hyp)))
+        rays = self._banner[1]
         lab = int(COLOR_LABELS[color])
-        m = self._model
-        unexplained = (pred != m.obs) & (m.weight > 0) & (m.obs == lab)
-        hyp_ext = np.append(hyp, 0)
-        return [_banner_score(m, hyp, pred, self._vol, sp, lab, self._geom, self._flag_min_rays, unexplained, hyp_ext)
-                for sp in spots]
+        return [_banner_score(rays, self._vol, sp, lab, self._geom, self._flag_min_rays) for sp in spots]
 
     def delta(self, added: Mapping[Cell, str]) -> int:
         """Change of :meth:`cost` when ``added`` blocks join the base set (cells outside the volume
@@ -696,8 +695,9 @@ class _RayModel:
         self.idx = np.full((total, width), -1, np.int64)
         self.obs = np.zeros(total, np.int64)
         self.view = np.zeros(total, np.int64)
-        self.dirs = np.zeros((total, 3))
-        self.origins = np.zeros((total, 3))
+        # per axis (3, rays): a banner's test reads one coordinate of many rays at a time
+        self.dirs = np.zeros((3, total))
+        self.origins = np.zeros((3, total))
         row = 0
         for v, r in enumerate(rays):
             k = r.idx.shape[0]
@@ -705,8 +705,8 @@ class _RayModel:
             self.obs[row:row + k] = np.where(r.labels == int(Label.CUBE), int(Label.BACKGROUND), r.labels)
             self.view[row:row + k] = v
             if k:
-                self.dirs[row:row + k] = r.dirs
-                self.origins[row:row + k] = r.origin
+                self.dirs[:, row:row + k] = r.dirs.T
+                self.origins[:, row:row + k] = np.asarray(r.origin)[:, None]
             row += k
         valid = self.idx >= 0
         cc = self.idx[valid]  # row by row
@@ -716,10 +716,28 @@ class _RayModel:
         rr = rr[order]
         # the sorted cells are runs of each cell: their bounds from the counts
         bounds = np.zeros(n_cells + 1, np.int64)
-        np.cumsum(np.bincount(cc, minlength=n_cells), out=bounds[1:])
+        per_cell = np.bincount(cc, minlength=n_cells)
+        np.cumsum(per_cell, out=bounds[1:])
         self.rays_of = [rr[bounds[i]:bounds[i + 1]] for i in range(n_cells)]
+        # the column of the cell on each of its rays (its first, should a ray list a cell twice:
+        # within a cell's run the rays are in order, so a repeated ray follows its first entry)
+        col_type = np.int8 if width < 127 else np.int32
+        cols = np.tile(np.arange(width, dtype=col_type), total)[valid.ravel()][order]
+        if len(rr) > 1:
+            cell_sorted = np.repeat(np.arange(n_cells, dtype=np.int64), per_cell)
+            again = (rr[1:] == rr[:-1]) & (cell_sorted[1:] == cell_sorted[:-1])
+            if again.any():
+                start = np.ones(len(rr), bool)
+                start[1:] = ~again
+                cols = cols[np.maximum.accumulate(np.where(start, np.arange(len(rr)), 0))]
+        self._cols = cols
+        self._bounds = bounds
         # observed POLE pixels are thin flag poles: not evidence either way for blocks
         self.weight = np.where(self.obs == int(Label.POLE), 0, 1).astype(np.int64)
+
+    def cols_of(self, cell: int) -> npt.NDArray[np.integer]:
+        """The column of ``cell`` on each of its rays (``rays_of[cell]``)."""
+        return self._cols[self._bounds[cell]:self._bounds[cell + 1]]
 
     def predict(self, hyp: npt.NDArray[np.int64], rows: npt.NDArray[np.int64] | None = None) -> I64:
         idx = self.idx if rows is None else self.idx[rows]
@@ -1053,50 +1071,87 @@ class _ActiveRays:
         return np.where((got != 0) & (got != int(Label.CUBE)), got, np.int8(int(Label.BACKGROUND)))
 
 
-def _banner_score(model: _RayModel, hyp: I64, pred: I64, vol: _Volume, spot: FlagSpot, lab: int,
-                  geom: FlagGeometry, min_rays: int, unexplained: npt.NDArray[np.bool_] | None = None,
-                  hyp_ext: I64 | None = None) -> float:
+class _BannerRays:
+    """What scoring banners against one hypothesis needs, worked out once for all spots: ``hyp`` with
+    an empty cell appended (which "no cell", -1, reads), each ray's first full column (worked out the
+    first time a ray is asked for), and per colour label the rays that show it unexplained by
+    ``pred`` and the rays that speak against a banner of it."""
+
+    def __init__(self, model: _RayModel, hyp: I64, pred: I64) -> None:
+        self.model = model
+        self.hyp_ext = np.append(hyp, 0)
+        self.pred = pred
+        self._fcol = np.full(len(model.obs), -1, np.int32)  # -1: not worked out yet
+        self._labels: dict[int, tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_]]] = {}
+
+    def first_full(self, rows: I64) -> npt.NDArray[np.int32]:
+        """Each ray's first full column in ``hyp`` (the table's width when none)."""
+        f = self._fcol[rows]
+        todo = f < 0
+        if todo.any():
+            r = rows[todo]
+            occ = self.hyp_ext[self.model.idx[r]] != 0
+            got = np.where(occ.any(axis=1), np.argmax(occ, axis=1), self.model.idx.shape[1]).astype(np.int32)
+            self._fcol[r] = got
+            f[todo] = got
+        return f
+
+    def for_label(self, lab: int) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
+        """Rays showing ``lab`` that ``pred`` does not explain (for a banner of ``lab``); rays showing
+        free space or another piece colour (against it)."""
+        got = self._labels.get(lab)
+        if got is None:
+            m = self.model
+            wpos = m.weight > 0
+            unexplained = (self.pred != m.obs) & wpos & (m.obs == lab)
+            other_colour = (m.obs != lab) & (m.obs >= int(Label.BLUE)) & (m.obs <= int(Label.GREEN))
+            against = ((m.obs == int(Label.BACKGROUND)) | (m.obs == int(Label.CUBE)) | other_colour) & wpos
+            got = (unexplained, against)
+            self._labels[lab] = got
+        return got
+
+
+def _banner_score(rays: _BannerRays, vol: _Volume, spot: FlagSpot, lab: int, geom: FlagGeometry,
+                  min_rays: int) -> float:
     """Evidence for a flag of label ``lab`` at ``spot``: over the sides its banner may hang on, the
     best (rays showing the colour that no block explains) - (rays showing free space or another colour
     through the banner), all counted on rays that reach the flag's cell before any block; ``-inf`` when
-    fewer than ``min_rays`` rays are for it or no more are for than against.
-
-    ``unexplained`` (rays showing ``lab`` that ``pred`` does not explain) and ``hyp_ext`` (``hyp``
-    with an empty cell appended) may be passed when many spots are scored with the same ones."""
+    fewer than ``min_rays`` rays are for it or no more are for than against (``rays``: the
+    hypothesis's blocks and predictions, :class:`_BannerRays`)."""
+    model = rays.model
     ci = vol.index1(spot.cell)
     if ci < 0:
         return -np.inf
     rows = model.rays_of[ci]
     if len(rows) == 0:
         return -np.inf
-    if unexplained is None:
-        unexplained = (pred != model.obs) & (model.weight > 0) & (model.obs == lab)
+    unexplained, against = rays.for_label(lab)
     pos_obs = unexplained[rows]
     if np.count_nonzero(pos_obs) < min_rays:  # every side's count is a part of these: none can reach min_rays
         return -np.inf
-    obs = model.obs[rows]
-    wpos = model.weight[rows] > 0
-    sub = model.idx[rows]
-    occ = (np.append(hyp, 0) if hyp_ext is None else hyp_ext)[sub] != 0  # "no cell" (-1) reads the appended empty cell
-    pos = np.argmax(sub == ci, axis=1)
-    first_occ = np.where(occ.any(axis=1), np.argmax(occ, axis=1), sub.shape[1])
-    reach = first_occ > pos  # the ray reaches the flag's cell before any block
-    if not reach.any():
+    reach = rays.first_full(rows) > model.cols_of(ci)  # the ray reaches the flag's cell before any block
+    pos_obs &= reach
+    if np.count_nonzero(pos_obs) < min_rays:  # as above, among the rays that reach it
         return -np.inf
-    rows = rows[reach]
-    obs, wpos, pos_obs = obs[reach], wpos[reach], pos_obs[reach]
+    # only the rays for or against a banner count
+    neg_obs = against[rows]
+    keep = pos_obs | (neg_obs & reach)
+    rows = rows[keep]
+    pos_obs, neg_obs = pos_obs[keep], neg_obs[keep]
     n = spot.normal
     b = spot.block
-    o, d = model.origins[rows], model.dirs[rows]
     nv = np.array(n, float)
     base = np.array([b[0] + 0.5, b[1] + 0.5, b[2] + 0.5]) + 0.5 * nv
-    other_colour = (obs != lab) & (obs >= int(Label.BLUE)) & (obs <= int(Label.GREEN))
-    neg_obs = ((obs == int(Label.BACKGROUND)) | (obs == int(Label.CUBE)) | other_colour) & wpos
     mid = 0.5 * (geom.banner_from + geom.banner_to)
     half_along = 0.5 * (geom.banner_to - geom.banner_from)
     half_side = 0.5 * geom.banner_width
     na = _axis_of(n)
+    o = [model.origins[a][rows] for a in range(3)]
+    d = [model.dirs[a][rows] for a in range(3)]
     best = -np.inf
+    # the crossing with the banner's plane and its distance along the pole depend on the plane's
+    # axis and the centre's coordinates on it and along the pole only: shared by opposite sides
+    crossings: dict[tuple[int, float, float], tuple[npt.NDArray[np.float64], npt.NDArray[np.bool_]]] = {}
     for e in ALL_DIRS:
         if e[0] * n[0] + e[1] * n[1] + e[2] * n[2] != 0 or (n[2] == 0 and e[2] < 0):
             continue
@@ -1106,14 +1161,21 @@ def _banner_score(model: _RayModel, hyp: I64, pred: I64, vol: _Volume, spot: Fla
         # product below is one coordinate, exactly
         ea = _axis_of(e)
         ma = 3 - na - ea
-        dm = d[:, ma]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            t = (centre[ma] - o[:, ma]) / dm
-            along = np.abs(o[:, na] + t * d[:, na] - centre[na])
-            side = np.abs(o[:, ea] + t * d[:, ea] - centre[ea])
-            inside = (np.abs(dm) > 1e-6) & (t > 0) & (along <= half_along) & (side <= half_side)
-        npos = int((inside & pos_obs).sum())
-        nneg = int((inside & neg_obs).sum())
+        key = (ma, float(centre[ma]), float(centre[na]))
+        got = crossings.get(key)
+        if got is None:
+            dm = d[ma]
+            with np.errstate(divide="ignore", invalid="ignore"):
+                t = (centre[ma] - o[ma]) / dm
+                along = np.abs(o[na] + t * d[na] - centre[na])
+                ok = (np.abs(dm) > 1e-6) & (t > 0) & (along <= half_along)
+            got = (t, ok)
+            crossings[key] = got
+        t, ok = got
+        with np.errstate(invalid="ignore"):
+            inside = ok & (np.abs(o[ea] + t * d[ea] - centre[ea]) <= half_side)
+        npos = int(np.count_nonzero(inside & pos_obs))
+        nneg = int(np.count_nonzero(inside & neg_obs))
         if npos >= min_rays and npos > nneg:
             best = max(best, float(npos - nneg))
     return best
@@ -1137,10 +1199,9 @@ def _fit_flags_residual(
     occupied = set(blocks) | set(CENTRAL_CUBE)
     candidates: list[tuple[float, str, FlagSpot]] = []
     scores: dict[str, float] = {}
-    hyp_ext = np.append(hyp, 0)
+    rays = _BannerRays(model, hyp, pred)
     for color in cfg.colors:
         lab = int(COLOR_LABELS[color])
-        unexplained = (pred != model.obs) & (model.weight > 0) & (model.obs == lab)
         best = 0.0
         for b, col in blocks.items():
             if col != color:
@@ -1150,7 +1211,7 @@ def _fit_flags_residual(
                 if cell in occupied:
                     continue
                 spot = FlagSpot.on_block(b, n)
-                score = _banner_score(model, hyp, pred, vol, spot, lab, geom, cfg.flag_min_rays, unexplained, hyp_ext)
+                score = _banner_score(rays, vol, spot, lab, geom, cfg.flag_min_rays)
                 if score > 0:
                     candidates.append((score, color, spot))
                     best = max(best, score)

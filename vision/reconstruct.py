@@ -501,7 +501,10 @@ class RayScorer:
         self._flag_min_rays = flag_min_rays
         self._hyp = np.zeros(vol.n, np.int64)
         self._pred = np.full(len(model.obs), int(Label.BACKGROUND), np.int64)  # no block: every ray shows the mat
+        self._fcol = np.full(len(model.obs), model.idx.shape[1], np.int32)  # each ray's first full column
         self._mark = np.zeros(len(model.obs), bool)
+        self._miss = (self._pred != model.obs) & (model.weight > 0)
+        self._miss_if: dict[int, npt.NDArray[np.bool_]] = {}  # label -> rays a block showing it fails to explain
         self.base_cost = 0
         self._banner: tuple[dict[Cell, str], _BannerRays] | None = None  # blocks of the last flag_scores
 
@@ -526,9 +529,21 @@ class RayScorer:
         return int(((m.predict(self._hyp_of(blocks)) != m.obs) * m.weight).sum())
 
     def set_base(self, blocks: Mapping[Cell, str]) -> int:
-        self._hyp = self._hyp_of(blocks)
-        self._pred = self._model.predict(self._hyp)
+        hyp = self._hyp_of(blocks)
         m = self._model
+        # a ray's prediction depends on the cells along it alone: only the rays through a cell that
+        # differs from the last base are predicted again (all of them when that is most rays anyway)
+        changed = np.flatnonzero(hyp != self._hyp)
+        if int(m.n_rays_of[changed].sum()) * 2 > len(m.obs):
+            self._pred, self._fcol = m.predict_first(hyp)
+        elif len(changed):
+            self._mark[np.concatenate([m.rays_of[i] for i in changed.tolist()])] = True
+            rows = np.flatnonzero(self._mark)  # each once
+            self._mark[rows] = False
+            self._pred[rows], self._fcol[rows] = m.predict_first(hyp, rows)
+        self._hyp = hyp
+        # the rays the base fails to explain (the weights are 0 or 1: a count of weighted rays)
+        self._miss = (self._pred != m.obs) & (m.weight > 0)
         self.base_cost = int(((self._pred != m.obs) * m.weight).sum())
         return self.base_cost
 
@@ -550,6 +565,30 @@ class RayScorer:
         if not idx:
             return 0
         m = self._model
+        v0 = idx[0][1]
+        if all(v == v0 and self._hyp[i] == 0 for i, v in idx):
+            # blocks of one colour on empty cells: a ray changes only when one of them comes before
+            # its first full cell, and then it shows that colour (whichever of them comes first)
+            ahead = [m.rays_of[i][m.cols_of(i) < self._fcol[m.rays_of[i]]] for i, _ in idx]
+            if m.repeats:  # a ray listed twice for one cell (never seen): sorted out the slow way
+                ahead = [np.unique(a) for a in ahead]
+            if len(ahead) > 1:  # each ray once (a scratch mask instead of sorting)
+                mark = self._mark
+                mark[ahead[0]] = True
+                for k in range(1, len(ahead)):
+                    new = ahead[k][~mark[ahead[k]]]
+                    mark[new] = True
+                    ahead[k] = new
+            hit = ahead[0] if len(ahead) == 1 else np.concatenate(ahead)
+            if len(ahead) > 1:
+                self._mark[hit] = False
+            if len(hit) == 0:
+                return 0
+            shown = v0 if v0 not in (0, int(Label.CUBE)) else int(Label.BACKGROUND)
+            miss_if = self._miss_if.get(shown)
+            if miss_if is None:
+                miss_if = self._miss_if[shown] = (m.obs != shown) & (m.weight > 0)
+            return int(np.count_nonzero(miss_if[hit])) - int(np.count_nonzero(self._miss[hit]))
         # the rays through any of the cells, each once (a scratch mask instead of sorting)
         parts = [m.rays_of[i] for i, _ in idx]
         mark = self._mark
@@ -732,7 +771,10 @@ class _RayModel:
                 cols = cols[np.maximum.accumulate(np.where(start, np.arange(len(rr)), 0))]
         self._cols = cols
         self._bounds = bounds
-        # observed POLE pixels are thin flag poles: not evidence either way for blocks
+        self.n_rays_of = per_cell  # len(rays_of[c]) for every cell
+        self.repeats = len(rr) > 1 and bool(again.any())  # does some ray list a cell twice?
+        # observed POLE pixels are thin flag poles: not evidence either way for blocks (0 or 1 only:
+        # weighted counts are counts of rays with weight 1)
         self.weight = np.where(self.obs == int(Label.POLE), 0, 1).astype(np.int64)
 
     def cols_of(self, cell: int) -> npt.NDArray[np.integer]:
@@ -740,6 +782,12 @@ class _RayModel:
         return self._cols[self._bounds[cell]:self._bounds[cell + 1]]
 
     def predict(self, hyp: npt.NDArray[np.int64], rows: npt.NDArray[np.int64] | None = None) -> I64:
+        return self.predict_first(hyp, rows)[0]
+
+    def predict_first(self, hyp: npt.NDArray[np.int64], rows: npt.NDArray[np.int64] | None = None,
+                      ) -> tuple[I64, npt.NDArray[np.int32]]:
+        """The label each ray (of ``rows``, default all) shows with the blocks ``hyp``, and the
+        column of its first full cell (the table's width when none)."""
         idx = self.idx if rows is None else self.idx[rows]
         vals = np.append(hyp, 0)[idx]  # "no cell" (-1) reads the appended empty cell
         first = np.argmax(vals != 0, axis=1)
@@ -747,7 +795,8 @@ class _RayModel:
         # the Central Cube's black and the mat are both "no block here": the classifier does not
         # tell them apart, so a ray ending on the Central Cube predicts the free label too (without
         # this a false block in front of the Central Cube cost nothing)
-        return np.where((got != 0) & (got != int(Label.CUBE)), got, int(Label.BACKGROUND))  # type: ignore[no-any-return]
+        pred = np.where((got != 0) & (got != int(Label.CUBE)), got, int(Label.BACKGROUND))
+        return pred, np.where(got != 0, first, self.idx.shape[1]).astype(np.int32)
 
 
 def _refine(

@@ -748,6 +748,9 @@ class _RayModel:
                 self.origins[:, row:row + k] = np.asarray(r.origin)[:, None]
             row += k
         valid = self.idx >= 0
+        # the first column of each ray without a cell (its end, or a zero-length segment's gap)
+        gap = ~valid
+        self.first_gap = np.where(gap.any(axis=1), np.argmax(gap, axis=1), width).astype(np.int32)
         cc = self.idx[valid]  # row by row
         rr = np.repeat(np.arange(total, dtype=np.int64), np.count_nonzero(valid, axis=1))
         # a stable sort of small integers is a radix sort (linear time) in numpy
@@ -842,7 +845,7 @@ def _refine(
         it, its rays, their predictions with ``c`` empty, which of them meet ``c`` first, and (when
         ``c`` is full) the rows it is the first full cell of and their next full cell's column."""
         j = int(act.loc[c])
-        rows, q, sub_after, obs, wt = act.of(j)
+        rows, q, obs, wt = act.of(j)
         hit: npt.NDArray[np.bool_] = fpos[rows] >= q  # no full cell before ``c``
         old = int(hl[j])
         prow = pred[rows]
@@ -851,7 +854,7 @@ def _refine(
         if old != 0:
             h = np.flatnonzero(hit)  # ``c`` is these rays' first full cell: what is behind it?
             if len(h):
-                va = hl[sub_after[h]]
+                va = hl[act.after(j)[h]]
                 first = np.argmax(va != 0, axis=1)
                 got = va[np.arange(len(h)), first]
                 p_empty = prow.copy()
@@ -880,7 +883,7 @@ def _refine(
         """Cost change, beyond emptying ``c``, of putting its block ``v`` on the empty cell ``n``; the
         rays of ``n``, which of them would meet ``n`` first, and ``n``'s column on them."""
         jn = int(act.loc[n])
-        rows_n, q_n, _after, obs_n, wt_n = act.of(jn)
+        rows_n, q_n, obs_n, wt_n = act.of(jn)
         # the first full cells with ``c`` empty (``fpos`` borrowed for a moment)
         keep_f = fpos[h_rows]
         fpos[h_rows] = h_next
@@ -955,6 +958,7 @@ def _refine(
                     dirty[n] = True
         if not changed:
             break
+    act.fpos = fpos
     return hyp, sweeps, act, pred
 
 
@@ -1006,10 +1010,32 @@ def _improving_cells(model: _RayModel, hyp: I64, act: _ActiveRays, act_pred: npt
     cand = np.flatnonzero(most >= min_rays)
     if not len(cand):
         return np.zeros(0, np.int64)
-    through = np.zeros(len(model.obs), bool)  # the rays through any candidate, each once
-    through[np.concatenate([model.rays_of[c] for c in cand.tolist()])] = True
-    rows, cells = _ahead(model, hyp, np.flatnonzero(through))
-    keep = np.isin(cells, cand) & (model.weight[rows] > 0)
+    if act.fpos is not None and not model.repeats:
+        # the (ray, cell) pairs of :func:`_ahead` with a candidate cell, from where ``_ahead`` stops on
+        # each ray (its first full cell or its first gap, column 0 when neither) and the candidates'
+        # columns: every full cell is one of the compact table's, whose first is ``act.fpos``
+        width = act.idx.shape[1]
+        fpos = act.fpos
+        has = fpos < width
+        full_col = np.full(len(model.obs), np.iinfo(np.int32).max, np.int32)
+        crow = np.flatnonzero(has)
+        full_col[act.model_rows[crow]] = act.model_cols[crow, fpos[crow]]
+        stop = np.minimum(full_col, model.first_gap)
+        stop[stop >= model.idx.shape[1]] = 0  # nothing stops the ray: ``_ahead``'s argmax gives 0
+        parts_r: list[I64] = []
+        parts_c: list[I64] = []
+        for c in cand.tolist():
+            r = model.rays_of[c]
+            r = r[model.cols_of(c) < stop[r]]
+            parts_r.append(r)
+            parts_c.append(np.full(len(r), c, np.int64))
+        rows, cells = np.concatenate(parts_r), np.concatenate(parts_c)
+        keep = model.weight[rows] > 0
+    else:
+        through = np.zeros(len(model.obs), bool)  # the rays through any candidate, each once
+        through[np.concatenate([model.rays_of[c] for c in cand.tolist()])] = True
+        rows, cells = _ahead(model, hyp, np.flatnonzero(through))
+        keep = np.isin(cells, cand) & (model.weight[rows] > 0)
     _, best, _ = _fill_costs(model, pred, rows[keep], cells[keep], colours.tolist(), n_cells)
     return np.flatnonzero(best < 0)
 
@@ -1082,6 +1108,9 @@ class _ActiveRays:
         flat_rows, flat_cols, flat_cells = rr, pos[rr, cc], full[rr, cc]  # row by row, in each row's order
         self.idx = np.full((len(rows), width), k, np.int32)
         self.idx[flat_rows, flat_cols] = flat_cells
+        self.model_cols = np.zeros((len(rows), width), np.int32)  # each entry's column in the model's table
+        self.model_cols[flat_rows, flat_cols] = cc
+        self.fpos: npt.NDArray[np.int32] | None = None  # each row's first full column, kept by the search
         self.obs = model.obs[rows].astype(np.int8)
         self.weight = model.weight[rows].astype(np.int8)
         self.hyp = np.zeros(k + 1, np.int8)
@@ -1092,23 +1121,29 @@ class _ActiveRays:
         self._cols = flat_cols[order].astype(np.int32)
         self._bounds = np.zeros(k + 1, np.int64)
         np.cumsum(np.bincount(flat_cells, minlength=k), out=self._bounds[1:])
-        self._cache: dict[int, tuple[I64, npt.NDArray[np.int32], npt.NDArray[np.int32], npt.NDArray[np.int8],
-                                     npt.NDArray[np.bool_]]] = {}
+        self._cache: dict[int, tuple[I64, npt.NDArray[np.int32], npt.NDArray[np.int8], npt.NDArray[np.bool_]]] = {}
+        self._after: dict[int, npt.NDArray[np.int32]] = {}
 
-    def of(self, j: int) -> tuple[I64, npt.NDArray[np.int32], npt.NDArray[np.int32], npt.NDArray[np.int8],
-                                  npt.NDArray[np.bool_]]:
-        """Rows through local cell ``j``; the column of ``j`` on each; the cells after it (other
-        columns: the empty padding cell); observations; weights (as booleans)."""
+    def of(self, j: int) -> tuple[I64, npt.NDArray[np.int32], npt.NDArray[np.int8], npt.NDArray[np.bool_]]:
+        """Rows through local cell ``j``; the column of ``j`` on each; observations; weights (as booleans)."""
         got = self._cache.get(j)
         if got is None:
             a, b = self._bounds[j], self._bounds[j + 1]
             rows = self._rows[a:b]
-            q = self._cols[a:b]
-            sub = self.idx[rows]
-            sub[np.arange(sub.shape[1])[None, :] <= q[:, None]] = len(self.cells)
-            got = (rows, q, sub, self.obs[rows], self.weight[rows] > 0)
+            got = (rows, self._cols[a:b], self.obs[rows], self.weight[rows] > 0)
             self._cache[j] = got
         return got
+
+    def after(self, j: int) -> npt.NDArray[np.int32]:
+        """The cells after local cell ``j`` on each of its rows (``of(j)``'s order; the other columns
+        hold the empty padding cell); only asked for full cells, so built on first use."""
+        sub = self._after.get(j)
+        if sub is None:
+            rows, q, _obs, _wt = self.of(j)
+            sub = self.idx[rows]
+            sub[np.arange(sub.shape[1])[None, :] <= q[:, None]] = len(self.cells)
+            self._after[j] = sub
+        return sub
 
     def predict(self, sub: npt.NDArray[np.int32]) -> npt.NDArray[np.int8]:
         """As :meth:`_RayModel.predict`, for rows given by their local cell lists."""

@@ -459,7 +459,7 @@ def reconstruct(
         # contradict much connects it (the block between it and the pile was misread, e.g. shadowed):
         # the cheapest such path's blocks are added, each in the colour that costs least there
         added, connectors = _reconnect(model, hyp, vol, blocks, set(unobserved), ignored, color_lab_arr,
-                                       seen_any & ~fixed, cfg)
+                                       seen_any & ~fixed, cfg, pred, _stops(model, act))
         for cell, col in added.items():
             blocks[cell] = col
             hyp[vol.index1(cell)] = int(COLOR_LABELS[col])
@@ -613,18 +613,25 @@ class RayScorer:
 
 def _reconnect(model: _RayModel, hyp: I64, vol: _Volume, blocks: Mapping[Cell, str], hidden: set[Cell],
                floating: Mapping[Cell, str], colours: I64, allowed: npt.NDArray[np.bool_],
-               cfg: ReconstructConfig) -> tuple[dict[Cell, str], list[Cell]]:
+               cfg: ReconstructConfig, pred: I64 | None = None, stop: npt.NDArray[np.int32] | None = None,
+               ) -> tuple[dict[Cell, str], list[Cell]]:
     """For each group of ``floating`` blocks (not connected to the Central Cube), the cheapest path of
     cells joining it to the connected blocks (or the cube, or a hidden cell): a cell costs the rays a
     block of its best colour there would leave unexplained beyond those it explains (nothing for a
     cell no ray reaches first).  When a path costs less than half the rays the group explains, the
     path's blocks (and its cells no ray reaches, as hidden connectors) are returned; otherwise the
-    group stays floating."""
+    group stays floating.  ``pred`` (``model.predict(hyp)``) and ``stop`` (:func:`_stops`) may be
+    passed when known."""
     import heapq
 
     # the cost and best colour of filling each empty cell, on the rays it would be the first full cell of
-    pred = model.predict(hyp)
-    rows, cells = _ahead(model, hyp)
+    pred = model.predict(hyp) if pred is None else pred
+    if stop is None:
+        rows, cells = _ahead(model, hyp)
+    else:  # the same pairs, row by row, from where ``_ahead`` stops on each ray
+        before = np.arange(model.idx.shape[1], dtype=np.int32)[None, :] < stop[:, None]
+        rows = np.broadcast_to(np.arange(len(model.obs), dtype=np.int64)[:, None], model.idx.shape)[before]
+        cells = model.idx[before]
     keep = allowed[cells] & (model.weight[rows] > 0)
     rows, cells = rows[keep], cells[keep]
     n = vol.n
@@ -748,11 +755,12 @@ class _RayModel:
                 self.origins[:, row:row + k] = np.asarray(r.origin)[:, None]
             row += k
         valid = self.idx >= 0
+        per_ray = np.count_nonzero(valid, axis=1)
         # the first column of each ray without a cell (its end, or a zero-length segment's gap)
-        gap = ~valid
-        self.first_gap = np.where(gap.any(axis=1), np.argmax(gap, axis=1), width).astype(np.int32)
+        self.first_gap = np.argmax(~valid, axis=1).astype(np.int32)
+        self.first_gap[per_ray == width] = width  # none
         cc = self.idx[valid]  # row by row
-        rr = np.repeat(np.arange(total, dtype=np.int64), np.count_nonzero(valid, axis=1))
+        rr = np.repeat(np.arange(total, dtype=np.int64), per_ray)
         # a stable sort of small integers is a radix sort (linear time) in numpy
         order = np.argsort(cc.astype(np.int16) if n_cells < 2**15 else cc, kind="stable")
         rr = rr[order]
@@ -972,6 +980,22 @@ def _ahead(model: _RayModel, hyp: I64, rows: I64 | None = None) -> tuple[I64, I6
     return np.broadcast_to(rows[:, None], sub.shape)[before], sub[before]
 
 
+def _stops(model: _RayModel, act: _ActiveRays) -> npt.NDArray[np.int32] | None:
+    """Per ray, the column where :func:`_ahead` stops with the search's final hypothesis (its first full
+    cell or its first gap; 0 when neither, as ``_ahead``'s argmax), from the first full cell the search
+    keeps on the compact table (every full cell is one of its cells); ``None`` when the search did not
+    keep it or a ray lists a cell twice (then ``_ahead`` decides)."""
+    if act.fpos is None or model.repeats:
+        return None
+    fpos = act.fpos
+    crow = np.flatnonzero(fpos < act.idx.shape[1])
+    full_col = np.full(len(model.obs), np.iinfo(np.int32).max, np.int32)
+    full_col[act.model_rows[crow]] = act.model_col(crow, fpos[crow])
+    stop: npt.NDArray[np.int32] = np.minimum(full_col, model.first_gap)
+    stop[stop >= model.idx.shape[1]] = 0
+    return stop
+
+
 def _fill_costs(model: _RayModel, pred: I64, rows: I64, cells: I64, colours: Sequence[int], n: int,
                 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], I64]:
     """From (ray, cell) pairs where the cell would be the ray's first full cell (:func:`_ahead`): per
@@ -1010,18 +1034,10 @@ def _improving_cells(model: _RayModel, hyp: I64, act: _ActiveRays, act_pred: npt
     cand = np.flatnonzero(most >= min_rays)
     if not len(cand):
         return np.zeros(0, np.int64)
-    if act.fpos is not None and not model.repeats:
+    stop = _stops(model, act)
+    if stop is not None:
         # the (ray, cell) pairs of :func:`_ahead` with a candidate cell, from where ``_ahead`` stops on
-        # each ray (its first full cell or its first gap, column 0 when neither) and the candidates'
-        # columns: every full cell is one of the compact table's, whose first is ``act.fpos``
-        width = act.idx.shape[1]
-        fpos = act.fpos
-        has = fpos < width
-        full_col = np.full(len(model.obs), np.iinfo(np.int32).max, np.int32)
-        crow = np.flatnonzero(has)
-        full_col[act.model_rows[crow]] = act.model_cols[crow, fpos[crow]]
-        stop = np.minimum(full_col, model.first_gap)
-        stop[stop >= model.idx.shape[1]] = 0  # nothing stops the ray: ``_ahead``'s argmax gives 0
+        # each ray and the candidates' columns
         parts_r: list[I64] = []
         parts_c: list[I64] = []
         for c in cand.tolist():
@@ -1108,8 +1124,11 @@ class _ActiveRays:
         flat_rows, flat_cols, flat_cells = rr, pos[rr, cc], full[rr, cc]  # row by row, in each row's order
         self.idx = np.full((len(rows), width), k, np.int32)
         self.idx[flat_rows, flat_cols] = flat_cells
-        self.model_cols = np.zeros((len(rows), width), np.int32)  # each entry's column in the model's table
-        self.model_cols[flat_rows, flat_cols] = cc
+        # each entry's column in the model's table (row by row, as ``np.nonzero`` lists them)
+        self._model_col_flat = cc
+        self._row_start = np.zeros(len(rows), np.int64)
+        if len(rows):
+            np.cumsum(pos[:-1, -1] + 1, out=self._row_start[1:])
         self.fpos: npt.NDArray[np.int32] | None = None  # each row's first full column, kept by the search
         self.obs = model.obs[rows].astype(np.int8)
         self.weight = model.weight[rows].astype(np.int8)
@@ -1133,6 +1152,11 @@ class _ActiveRays:
             got = (rows, self._cols[a:b], self.obs[rows], self.weight[rows] > 0)
             self._cache[j] = got
         return got
+
+    def model_col(self, crow: I64, col: npt.NDArray[np.int32]) -> I64:
+        """The model table's column of the entry at compact rows ``crow``, columns ``col`` (which must
+        hold an active cell)."""
+        return self._model_col_flat[self._row_start[crow] + col]  # type: ignore[no-any-return]
 
     def after(self, j: int) -> npt.NDArray[np.int32]:
         """The cells after local cell ``j`` on each of its rows (``of(j)``'s order; the other columns

@@ -859,32 +859,34 @@ def _refine(
         prow = pred[rows]
         p_empty = prow
         h_rows, h_next = no_rows, no_pos
-        if old != 0:
-            h = np.flatnonzero(hit)  # ``c`` is these rays' first full cell: what is behind it?
-            if len(h):
-                va = hl[act.after(j)[h]]
-                first = np.argmax(va != 0, axis=1)
-                got = va[np.arange(len(h)), first]
-                p_empty = prow.copy()
-                p_empty[h] = np.where((got != 0) & (got != int(Label.CUBE)), got, np.int8(int(Label.BACKGROUND)))
-                h_rows = rows[h]
-                h_next = np.where(got != 0, first, width).astype(np.int32)
-        base = np.count_nonzero((prow != obs) & wt)
-        miss_empty = (p_empty != obs) & wt
-        total_empty = np.count_nonzero(miss_empty)
-        rest = total_empty - np.count_nonzero(miss_empty & hit)
+        # only the rays that meet ``c`` first change with ``c``'s value: every cost below is counted
+        # on them (the same integers as counting every ray of ``c`` and taking the difference)
+        h = np.flatnonzero(hit)
+        obs_h, wt_h = obs[h], wt[h]
+        miss_h = int(np.count_nonzero((prow[h] != obs_h) & wt_h))  # now
+        d_empty = 0  # emptying ``c``
+        if old != 0 and len(h):  # ``c`` is these rays' first full cell: what is behind it?
+            va = hl[act.after(j)[h]]
+            first = np.argmax(va != 0, axis=1)
+            got = va[np.arange(len(h)), first]
+            behind = np.where((got != 0) & (got != int(Label.CUBE)), got, np.int8(int(Label.BACKGROUND)))
+            p_empty = prow.copy()
+            p_empty[h] = behind
+            h_rows = rows[h]
+            h_next = np.where(got != 0, first, width).astype(np.int32)
+            d_empty = int(np.count_nonzero((behind != obs_h) & wt_h)) - miss_h
         # weighted rays meeting ``c`` first, per observed label: a block of colour v explains those of v
-        hit_labels = np.bincount(obs[hit & wt], minlength=N_LABELS)
+        hit_labels = np.bincount(obs_h[wt_h], minlength=N_LABELS)
         n_hit = int(hit_labels.sum())
         best_v, best_d = old, 0
         for v in values:
             if v == old or (cap is not None and v != 0 and counts[v] >= cap):
                 continue
-            cost = total_empty if v == 0 else rest + n_hit - int(hit_labels[v])
-            delta = int(cost) - int(base) + penalty * (int(v != 0) - int(old != 0))
+            change = d_empty if v == 0 else n_hit - int(hit_labels[v]) - miss_h
+            delta = change + penalty * (int(v != 0) - int(old != 0))
             if delta < best_d:
                 best_v, best_d = v, delta
-        return best_v, best_d, int(total_empty) - int(base), rows, p_empty, hit, h_rows, h_next
+        return best_v, best_d, d_empty, rows, p_empty, hit, h_rows, h_next
 
     def move(c: int, n: int, v: int, rows_c: I64, p_empty_c: npt.NDArray[np.int8], h_rows: I64,
              h_next: npt.NDArray[np.int32]) -> tuple[int, I64, npt.NDArray[np.bool_], npt.NDArray[np.int32]]:

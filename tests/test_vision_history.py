@@ -13,6 +13,7 @@ import pytest
 from boardside.cli import main
 from calibration.camera import CameraCalibration
 from engine.ctrl import State
+from engine.ctrl.geometry import Cell
 from engine.ctrl.record import one_turn_back
 from vision.camera import ViewCamera
 from vision.history import explain_turns
@@ -196,6 +197,13 @@ def test_ray_scorer_prices_added_blocks_as_its_whole_cost_does() -> None:
     truth = _truth("scene_026")
     scorer = reconstruct(_synthetic_views(truth)).scorer
     assert scorer is not None
+    m = scorer._model
+    seed = scorer._seed
+    assert seed is not None and np.array_equal(m.predict(seed[0]), seed[1])  # the search's own predictions
+
+    def whole(blocks: dict[Cell, str]) -> int:  # every ray predicted again
+        return int(((m.predict(scorer._hyp_of(blocks)) != m.obs) * m.weight).sum())
+
     rng = random.Random(3)
     cells = sorted(truth.blocks)
     colours = ("blue", "pink", "yellow", "green")
@@ -203,7 +211,7 @@ def test_ray_scorer_prices_added_blocks_as_its_whole_cost_does() -> None:
                    ((1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1)) if z + dz >= 0})
     for _ in range(12):
         base = {c: truth.blocks[c] for c in rng.sample(cells, rng.randint(0, len(cells)))}
-        assert scorer.set_base(base) == scorer.cost(base)
+        assert scorer.set_base(base) == scorer.cost(base) == whole(base)
         # a base a few blocks away from the last one (only the rays through those are predicted again)
         for c in rng.sample(cells, 3):
             if c in base:

@@ -482,7 +482,7 @@ def reconstruct(
         timings={"trace_s": t_trace - t0, "carve_s": t_carve - t_trace, "model_s": t_model - t_carve,
                  "refine_s": t_refine - t_model, "colour_s": t_color - t_refine, "flags_s": t_flags - t_color},
         iterations=iterations + sweeps, first_hit_pixels=first_hit_pixels, ignored=ignored,
-        scorer=RayScorer(model, vol, flag_geometry, cfg.flag_min_rays),
+        scorer=RayScorer(model, vol, flag_geometry, cfg.flag_min_rays, seed=(hyp.copy(), pred.copy())),
     )
 
 
@@ -494,8 +494,12 @@ class RayScorer:
     :meth:`set_base` fixes a set of blocks; :meth:`delta` then prices adding a few blocks to it
     by re-predicting only the rays through them."""
 
-    def __init__(self, model: _RayModel, vol: _Volume, geom: FlagGeometry = FLAG, flag_min_rays: int = 4) -> None:
+    def __init__(self, model: _RayModel, vol: _Volume, geom: FlagGeometry = FLAG, flag_min_rays: int = 4,
+                 seed: tuple[I64, I64] | None = None) -> None:
+        """``seed``: a hypothesis and its predictions (``model.predict``), from which the predictions
+        of nearby sets of blocks are worked out on the rays through the cells that differ only."""
         self._model = model
+        self._seed = seed
         self._vol = vol
         self._geom = geom
         self._flag_min_rays = flag_min_rays
@@ -523,10 +527,28 @@ class RayScorer:
                 hyp[i] = int(COLOR_LABELS[col])
         return hyp
 
+    def _predict(self, hyp: I64) -> I64:
+        """``model.predict(hyp)``: from the seed's predictions when few cells differ (a ray's prediction
+        depends on the cells along it alone)."""
+        m = self._model
+        if self._seed is None:
+            return m.predict(hyp)
+        seed_hyp, seed_pred = self._seed
+        changed = np.flatnonzero(hyp != seed_hyp)
+        if int(m.n_rays_of[changed].sum()) * 2 > len(m.obs):
+            return m.predict(hyp)
+        pred = seed_pred.copy()
+        if len(changed):
+            self._mark[np.concatenate([m.rays_of[i] for i in changed.tolist()])] = True
+            rows = np.flatnonzero(self._mark)  # each once
+            self._mark[rows] = False
+            pred[rows] = m.predict(hyp, rows)
+        return pred
+
     def cost(self, blocks: Mapping[Cell, str]) -> int:
         """Mismatching rays (weighted) if exactly ``blocks`` stood on the battlefield."""
         m = self._model
-        return int(((m.predict(self._hyp_of(blocks)) != m.obs) * m.weight).sum())
+        return int(((self._predict(self._hyp_of(blocks)) != m.obs) * m.weight).sum())
 
     def set_base(self, blocks: Mapping[Cell, str]) -> int:
         hyp = self._hyp_of(blocks)
@@ -552,7 +574,7 @@ class RayScorer:
         (``-inf`` where too few rays are for it)."""
         if self._banner is None or self._banner[0] != blocks:  # the same blocks for every colour, usually
             hyp = self._hyp_of(blocks)
-            self._banner = (dict(blocks), _BannerRays(self._model, hyp, self._model.predict(hyp)))
+            self._banner = (dict(blocks), _BannerRays(self._model, hyp, self._predict(hyp)))
         rays = self._banner[1]
         lab = int(COLOR_LABELS[color])
         return [_banner_score(rays, self._vol, sp, lab, self._geom, self._flag_min_rays) for sp in spots]

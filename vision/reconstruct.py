@@ -327,19 +327,29 @@ def reconstruct(
     # each ray's first full cell; carving only empties cells, so after each pass only the rays
     # whose first full cell was carved look further
     hits = [first_hits(r.idx) for r in rays]
+    # per view, the first-hit rays of each cell per label; after a pass only the rays that looked
+    # further move from one cell's counts to another's (the same integer counts as counting anew)
+    n_keys = vol.n * N_LABELS
+    judged = [r.labels < N_LABELS for r in rays]
+    for r, fh, lab_ok in zip(rays, hits, judged, strict=True):
+        ok = (fh >= 0) & lab_ok
+        counts_per_view.append(np.bincount(fh[ok] * N_LABELS + r.labels[ok], minlength=n_keys).reshape(vol.n, N_LABELS))
     carve = np.zeros(vol.n, bool)
     for iterations in range(1, cfg.max_iterations + 1):
         if iterations > 1:
-            for r, fh in zip(rays, hits, strict=True):
+            for r, fh, lab_ok, cnt in zip(rays, hits, judged, counts_per_view, strict=True):
                 redo = np.flatnonzero(carve[fh] & (fh >= 0))
                 if len(redo):
-                    fh[redo] = first_hits(r.idx[redo])
+                    was = fh[redo]
+                    now = first_hits(r.idx[redo])
+                    fh[redo] = now
+                    redo_lab, keep = r.labels[redo], lab_ok[redo]
+                    flat = cnt.reshape(-1)  # a view of ``cnt``
+                    flat -= np.bincount(was[keep] * N_LABELS + redo_lab[keep], minlength=n_keys)
+                    keep &= now >= 0
+                    flat += np.bincount(now[keep] * N_LABELS + redo_lab[keep], minlength=n_keys)
         carve = np.zeros(vol.n, bool)
-        counts_per_view = []
-        for r, fh in zip(rays, hits, strict=True):
-            ok = (fh >= 0) & (r.labels < N_LABELS)
-            cnt = np.bincount(fh[ok] * N_LABELS + r.labels[ok], minlength=vol.n * N_LABELS).reshape(vol.n, N_LABELS)
-            counts_per_view.append(cnt)
+        for cnt in counts_per_view:
             total = cnt.sum(axis=1)
             free = cnt[:, free_mask].sum(axis=1)
             carve |= (total >= cfg.min_pixels) & (free >= cfg.carve_fraction * np.maximum(total, 1))

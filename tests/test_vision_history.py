@@ -13,6 +13,7 @@ import pytest
 from boardside.cli import main
 from calibration.camera import CameraCalibration
 from engine.ctrl import State
+from engine.ctrl.geometry import Cell
 from engine.ctrl.record import one_turn_back
 from vision.camera import ViewCamera
 from vision.history import explain_turns
@@ -182,3 +183,51 @@ def test_a_flag_read_from_a_handful_of_rays_makes_its_sides_uncertain() -> None:
     assert 0 < score < WEAK_FLAG_RAYS
     assert "+x" in res.uncertain_sides  # the side the true spot changes
     assert any(p.code == "side-uncertain" and "pink" in p.message for p in res.problems)
+
+
+def test_ray_scorer_prices_added_blocks_as_its_whole_cost_does() -> None:
+    """``RayScorer.delta`` (priced on the rays where an added block comes first) and ``set_base``
+    (re-predicting only the rays through changed cells) agree with :meth:`RayScorer.cost` of the
+    whole set of blocks: one colour on empty cells (the search's case), mixed colours, blocks on
+    occupied cells or the Central Cube, cells outside the volume (SYNTHETIC label maps)."""
+    import random
+
+    from engine.ctrl.geometry import CENTRAL_CUBE
+
+    truth = _truth("scene_026")
+    scorer = reconstruct(_synthetic_views(truth)).scorer
+    assert scorer is not None
+    m = scorer._model
+    seed = scorer._seed
+    assert seed is not None and np.array_equal(m.predict(seed[0]), seed[1])  # the search's own predictions
+
+    def whole(blocks: dict[Cell, str]) -> int:  # every ray predicted again
+        return int(((m.predict(scorer._hyp_of(blocks)) != m.obs) * m.weight).sum())
+
+    rng = random.Random(3)
+    cells = sorted(truth.blocks)
+    colours = ("blue", "pink", "yellow", "green")
+    near = sorted({(x + dx, y + dy, z + dz) for x, y, z in cells for dx, dy, dz in
+                   ((1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1)) if z + dz >= 0})
+    for _ in range(12):
+        base = {c: truth.blocks[c] for c in rng.sample(cells, rng.randint(0, len(cells)))}
+        assert scorer.set_base(base) == scorer.cost(base) == whole(base)
+        # a base a few blocks away from the last one (only the rays through those are predicted again)
+        for c in rng.sample(cells, 3):
+            if c in base:
+                del base[c]
+            else:
+                base[c] = rng.choice(colours)
+        assert scorer.set_base(base) == scorer.cost(base)
+        free = [c for c in near if c not in base and c not in CENTRAL_CUBE]
+        for _ in range(15):
+            kind = rng.random()
+            if kind < 0.6:  # one colour on empty cells
+                col = rng.choice(colours)
+                added = {c: col for c in rng.sample(free, rng.randint(1, 3))}
+            elif kind < 0.8:  # mixed colours
+                added = {c: rng.choice(colours) for c in rng.sample(free, rng.randint(2, 3))}
+            else:  # on a block, on the Central Cube, outside the volume
+                added = {rng.choice([*cells, *sorted(CENTRAL_CUBE), (20, 0, 0)]): rng.choice(colours),
+                         rng.choice(free): rng.choice(colours)}
+            assert scorer.delta(added) == scorer.cost({**base, **added}) - scorer.cost(base), (base, added)

@@ -24,7 +24,6 @@ from engine.core import Problem
 from engine.ctrl import BLOCKS_PER_COLOR, DEFAULT_STARTS, SIDES, State
 from engine.ctrl.geometry import CENTRAL_CUBE, SIDE_VECTORS, Cell
 from engine.ctrl.moves import FlagSpot
-from engine.ctrl.scoring import side_scores
 from engine.ctrl.state import BLOCKS_PER_TURN, COLORS
 from engine.ctrl.validate import validate_state
 from vision.camera import ViewCamera
@@ -239,7 +238,7 @@ def score_images(
     # a flag not found may stand on any of its colour's legal spots, and one found with little margin
     # on its nearly as likely alternatives: the sides where that changes a count are uncertain too
     flag_sides: dict[str, list[str]] = {}
-    base = side_scores(state.blocks, state.flags, state.colors)
+    sides_check = FlagSideCheck(state.blocks, state.flags, state.colors)
     for color in state.colors:
         if color in state.flags and color in weak_flags:
             # found from a handful of rays: it may as well stand on any legal spot
@@ -251,9 +250,9 @@ def score_images(
         else:
             continue
         for spot in candidates:
-            alt = side_scores(state.blocks, {**state.flags, color: spot}, state.colors)
+            changed = sides_check.changed_sides(color, spot)
             for side in SIDES:
-                if alt[side] != base[side] and color not in flag_sides.setdefault(side, []):
+                if side in changed and color not in flag_sides.setdefault(side, []):
                     flag_sides[side].append(color)
     for side, n in uncertain.items():
         where = "straight down from above" if side == "top" else f"straight at side {side}, at table height"
@@ -275,6 +274,71 @@ def score_images(
     timings.update({f"reconstruct.{k}": v for k, v in recon.timings.items()})
     return SceneResult(state, recon, reports, poses, [e.camera for e in evidence], labels, problems, missing,
                        unobserved, timings, turns, uncertain)
+
+
+class FlagSideCheck:
+    """Which sides' score rows change when one colour's flag stands elsewhere: the same answer as
+    comparing :func:`engine.ctrl.scoring.side_scores` with the flag moved against the flags as they
+    are, per side, but only the faces whose line of sight crosses a cell where the two sets of flags
+    differ are looked at again (a face's status depends on the flags on its line of sight alone)."""
+
+    def __init__(self, blocks: Mapping[Cell, str], flags: Mapping[str, FlagSpot], colors: Sequence[str]) -> None:
+        self._blocks = blocks
+        self._flags = flags
+        self._colors = set(colors)
+        self._occupied = CENTRAL_CUBE | blocks.keys()
+        # as in ``face_views``: the last flag of a cell decides what stands there
+        self._dirs: dict[Cell, Cell] = {f.cell: f.normal for f in flags.values()}
+        cells = [*self._occupied, *self._dirs]
+        self._lo = [min(c[i] for c in cells) for i in range(3)]
+        self._hi = [max(c[i] for c in cells) for i in range(3)]
+
+    def _counted(self, cell: Cell, v: Cell, dirs: Mapping[Cell, Cell], lo: list[int], hi: list[int]) -> bool:
+        """Does the face of ``cell`` with normal ``v`` count, with the flags ``dirs`` (``face_views``'
+        walk; ``lo``/``hi`` bound every occupied and flagged cell)."""
+        x, y, z = cell
+        while True:
+            x, y, z = x + v[0], y + v[1], z + v[2]
+            if not (lo[0] <= x <= hi[0] and lo[1] <= y <= hi[1] and lo[2] <= z <= hi[2]):
+                return True
+            c = (x, y, z)
+            if c in self._occupied:
+                return False
+            n = dirs.get(c)
+            if n is not None and n[0] * v[0] + n[1] * v[1] + n[2] * v[2] == 0:
+                return False
+
+    def changed_sides(self, color: str, spot: FlagSpot) -> set[str]:
+        """The sides whose per-colour counts differ when ``color``'s flag stands at ``spot``."""
+        dirs = {f.cell: f.normal for f in {**self._flags, color: spot}.values()}
+        diff = [c for c in {*dirs, *self._dirs} if dirs.get(c) != self._dirs.get(c)]
+        if not diff:
+            return set()
+        lo = [min(self._lo[i], *(c[i] for c in diff)) for i in range(3)]
+        hi = [max(self._hi[i], *(c[i] for c in diff)) for i in range(3)]
+        # the faces that look through a changed cell: the first occupied cell behind it, per side
+        faces: set[tuple[Cell, str]] = set()
+        for c in diff:
+            for side in SIDES:
+                v = SIDE_VECTORS[side]
+                x, y, z = c
+                while True:
+                    x, y, z = x - v[0], y - v[1], z - v[2]
+                    if not (lo[0] <= x <= hi[0] and lo[1] <= y <= hi[1] and lo[2] <= z <= hi[2]):
+                        break
+                    if (x, y, z) in self._occupied:
+                        if (x, y, z) in self._blocks:
+                            faces.add(((x, y, z), side))
+                        break
+        net: dict[tuple[str, str], int] = {}
+        for cell, side in faces:
+            col = self._blocks[cell]
+            if col not in self._colors:
+                continue
+            v = SIDE_VECTORS[side]
+            d = int(self._counted(cell, v, dirs, lo, hi)) - int(self._counted(cell, v, self._dirs, lo, hi))
+            net[(side, col)] = net.get((side, col), 0) + d
+        return {side for (side, _col), d in net.items() if d}
 
 
 def _greys(images: Sequence[tuple[str, U8]]) -> list[U8]:

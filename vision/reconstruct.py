@@ -327,19 +327,29 @@ def reconstruct(
     # each ray's first full cell; carving only empties cells, so after each pass only the rays
     # whose first full cell was carved look further
     hits = [first_hits(r.idx) for r in rays]
+    # per view, the first-hit rays of each cell per label; after a pass only the rays that looked
+    # further move from one cell's counts to another's (the same integer counts as counting anew)
+    n_keys = vol.n * N_LABELS
+    judged = [r.labels < N_LABELS for r in rays]
+    for r, fh, lab_ok in zip(rays, hits, judged, strict=True):
+        ok = (fh >= 0) & lab_ok
+        counts_per_view.append(np.bincount(fh[ok] * N_LABELS + r.labels[ok], minlength=n_keys).reshape(vol.n, N_LABELS))
     carve = np.zeros(vol.n, bool)
     for iterations in range(1, cfg.max_iterations + 1):
         if iterations > 1:
-            for r, fh in zip(rays, hits, strict=True):
+            for r, fh, lab_ok, cnt in zip(rays, hits, judged, counts_per_view, strict=True):
                 redo = np.flatnonzero(carve[fh] & (fh >= 0))
                 if len(redo):
-                    fh[redo] = first_hits(r.idx[redo])
+                    was = fh[redo]
+                    now = first_hits(r.idx[redo])
+                    fh[redo] = now
+                    redo_lab, keep = r.labels[redo], lab_ok[redo]
+                    flat = cnt.reshape(-1)  # a view of ``cnt``
+                    flat -= np.bincount(was[keep] * N_LABELS + redo_lab[keep], minlength=n_keys)
+                    keep &= now >= 0
+                    flat += np.bincount(now[keep] * N_LABELS + redo_lab[keep], minlength=n_keys)
         carve = np.zeros(vol.n, bool)
-        counts_per_view = []
-        for r, fh in zip(rays, hits, strict=True):
-            ok = (fh >= 0) & (r.labels < N_LABELS)
-            cnt = np.bincount(fh[ok] * N_LABELS + r.labels[ok], minlength=vol.n * N_LABELS).reshape(vol.n, N_LABELS)
-            counts_per_view.append(cnt)
+        for cnt in counts_per_view:
             total = cnt.sum(axis=1)
             free = cnt[:, free_mask].sum(axis=1)
             carve |= (total >= cfg.min_pixels) & (free >= cfg.carve_fraction * np.maximum(total, 1))
@@ -459,7 +469,7 @@ def reconstruct(
         # contradict much connects it (the block between it and the pile was misread, e.g. shadowed):
         # the cheapest such path's blocks are added, each in the colour that costs least there
         added, connectors = _reconnect(model, hyp, vol, blocks, set(unobserved), ignored, color_lab_arr,
-                                       seen_any & ~fixed, cfg)
+                                       seen_any & ~fixed, cfg, pred, _stops(model, act))
         for cell, col in added.items():
             blocks[cell] = col
             hyp[vol.index1(cell)] = int(COLOR_LABELS[col])
@@ -482,7 +492,7 @@ def reconstruct(
         timings={"trace_s": t_trace - t0, "carve_s": t_carve - t_trace, "model_s": t_model - t_carve,
                  "refine_s": t_refine - t_model, "colour_s": t_color - t_refine, "flags_s": t_flags - t_color},
         iterations=iterations + sweeps, first_hit_pixels=first_hit_pixels, ignored=ignored,
-        scorer=RayScorer(model, vol, flag_geometry, cfg.flag_min_rays),
+        scorer=RayScorer(model, vol, flag_geometry, cfg.flag_min_rays, seed=(hyp.copy(), pred.copy())),
     )
 
 
@@ -494,15 +504,23 @@ class RayScorer:
     :meth:`set_base` fixes a set of blocks; :meth:`delta` then prices adding a few blocks to it
     by re-predicting only the rays through them."""
 
-    def __init__(self, model: _RayModel, vol: _Volume, geom: FlagGeometry = FLAG, flag_min_rays: int = 4) -> None:
+    def __init__(self, model: _RayModel, vol: _Volume, geom: FlagGeometry = FLAG, flag_min_rays: int = 4,
+                 seed: tuple[I64, I64] | None = None) -> None:
+        """``seed``: a hypothesis and its predictions (``model.predict``), from which the predictions
+        of nearby sets of blocks are worked out on the rays through the cells that differ only."""
         self._model = model
+        self._seed = seed
         self._vol = vol
         self._geom = geom
         self._flag_min_rays = flag_min_rays
         self._hyp = np.zeros(vol.n, np.int64)
         self._pred = np.full(len(model.obs), int(Label.BACKGROUND), np.int64)  # no block: every ray shows the mat
+        self._fcol = np.full(len(model.obs), model.idx.shape[1], np.int32)  # each ray's first full column
         self._mark = np.zeros(len(model.obs), bool)
+        self._miss = (self._pred != model.obs) & (model.weight > 0)
+        self._miss_if: dict[int, npt.NDArray[np.bool_]] = {}  # label -> rays a block showing it fails to explain
         self.base_cost = 0
+        self._banner: tuple[dict[Cell, str], _BannerRays] | None = None  # blocks of the last flag_scores
 
     def _index(self, cell: Cell) -> int:
         return self._vol.index1(cell)
@@ -519,29 +537,57 @@ class RayScorer:
                 hyp[i] = int(COLOR_LABELS[col])
         return hyp
 
+    def _predict(self, hyp: I64) -> I64:
+        """``model.predict(hyp)``: from the seed's predictions when few cells differ (a ray's prediction
+        depends on the cells along it alone)."""
+        m = self._model
+        if self._seed is None:
+            return m.predict(hyp)
+        seed_hyp, seed_pred = self._seed
+        changed = np.flatnonzero(hyp != seed_hyp)
+        if int(m.n_rays_of[changed].sum()) * 2 > len(m.obs):
+            return m.predict(hyp)
+        pred = seed_pred.copy()
+        if len(changed):
+            self._mark[np.concatenate([m.rays_of[i] for i in changed.tolist()])] = True
+            rows = np.flatnonzero(self._mark)  # each once
+            self._mark[rows] = False
+            pred[rows] = m.predict(hyp, rows)
+        return pred
+
     def cost(self, blocks: Mapping[Cell, str]) -> int:
         """Mismatching rays (weighted) if exactly ``blocks`` stood on the battlefield."""
         m = self._model
-        return int(((m.predict(self._hyp_of(blocks)) != m.obs) * m.weight).sum())
+        return int(((self._predict(self._hyp_of(blocks)) != m.obs) * m.weight).sum())
 
     def set_base(self, blocks: Mapping[Cell, str]) -> int:
-        self._hyp = self._hyp_of(blocks)
-        self._pred = self._model.predict(self._hyp)
+        hyp = self._hyp_of(blocks)
         m = self._model
+        # a ray's prediction depends on the cells along it alone: only the rays through a cell that
+        # differs from the last base are predicted again (all of them when that is most rays anyway)
+        changed = np.flatnonzero(hyp != self._hyp)
+        if int(m.n_rays_of[changed].sum()) * 2 > len(m.obs):
+            self._pred, self._fcol = m.predict_first(hyp)
+        elif len(changed):
+            self._mark[np.concatenate([m.rays_of[i] for i in changed.tolist()])] = True
+            rows = np.flatnonzero(self._mark)  # each once
+            self._mark[rows] = False
+            self._pred[rows], self._fcol[rows] = m.predict_first(hyp, rows)
+        self._hyp = hyp
+        # the rays the base fails to explain (the weights are 0 or 1: a count of weighted rays)
+        self._miss = (self._pred != m.obs) & (m.weight > 0)
         self.base_cost = int(((self._pred != m.obs) * m.weight).sum())
         return self.base_cost
 
     def flag_scores(self, blocks: Mapping[Cell, str], color: str, spots: Sequence[FlagSpot]) -> list[float]:
         """Evidence for ``color``'s flag at each of ``spots`` with exactly ``blocks`` on the battlefield
         (``-inf`` where too few rays are for it)."""
-        hyp = self._hyp_of(blocks)
-        pred = self._model.predict(hyp)
+        if self._banner is None or self._banner[0] != blocks:  # the same blocks for every colour, usually
+            hyp = self._hyp_of(blocks)
+            self._banner = (dict(blocks), _BannerRays(self._model, hyp, self._predict(hyp)))
+        rays = self._banner[1]
         lab = int(COLOR_LABELS[color])
-        m = self._model
-        unexplained = (pred != m.obs) & (m.weight > 0) & (m.obs == lab)
-        hyp_ext = np.append(hyp, 0)
-        return [_banner_score(m, hyp, pred, self._vol, sp, lab, self._geom, self._flag_min_rays, unexplained, hyp_ext)
-                for sp in spots]
+        return [_banner_score(rays, self._vol, sp, lab, self._geom, self._flag_min_rays) for sp in spots]
 
     def delta(self, added: Mapping[Cell, str]) -> int:
         """Change of :meth:`cost` when ``added`` blocks join the base set (cells outside the volume
@@ -551,6 +597,30 @@ class RayScorer:
         if not idx:
             return 0
         m = self._model
+        v0 = idx[0][1]
+        if all(v == v0 and self._hyp[i] == 0 for i, v in idx):
+            # blocks of one colour on empty cells: a ray changes only when one of them comes before
+            # its first full cell, and then it shows that colour (whichever of them comes first)
+            ahead = [m.rays_of[i][m.cols_of(i) < self._fcol[m.rays_of[i]]] for i, _ in idx]
+            if m.repeats:  # a ray listed twice for one cell (never seen): sorted out the slow way
+                ahead = [np.unique(a) for a in ahead]
+            if len(ahead) > 1:  # each ray once (a scratch mask instead of sorting)
+                mark = self._mark
+                mark[ahead[0]] = True
+                for k in range(1, len(ahead)):
+                    new = ahead[k][~mark[ahead[k]]]
+                    mark[new] = True
+                    ahead[k] = new
+            hit = ahead[0] if len(ahead) == 1 else np.concatenate(ahead)
+            if len(ahead) > 1:
+                self._mark[hit] = False
+            if len(hit) == 0:
+                return 0
+            shown = v0 if v0 not in (0, int(Label.CUBE)) else int(Label.BACKGROUND)
+            miss_if = self._miss_if.get(shown)
+            if miss_if is None:
+                miss_if = self._miss_if[shown] = (m.obs != shown) & (m.weight > 0)
+            return int(np.count_nonzero(miss_if[hit])) - int(np.count_nonzero(self._miss[hit]))
         # the rays through any of the cells, each once (a scratch mask instead of sorting)
         parts = [m.rays_of[i] for i, _ in idx]
         mark = self._mark
@@ -575,18 +645,25 @@ class RayScorer:
 
 def _reconnect(model: _RayModel, hyp: I64, vol: _Volume, blocks: Mapping[Cell, str], hidden: set[Cell],
                floating: Mapping[Cell, str], colours: I64, allowed: npt.NDArray[np.bool_],
-               cfg: ReconstructConfig) -> tuple[dict[Cell, str], list[Cell]]:
+               cfg: ReconstructConfig, pred: I64 | None = None, stop: npt.NDArray[np.int32] | None = None,
+               ) -> tuple[dict[Cell, str], list[Cell]]:
     """For each group of ``floating`` blocks (not connected to the Central Cube), the cheapest path of
     cells joining it to the connected blocks (or the cube, or a hidden cell): a cell costs the rays a
     block of its best colour there would leave unexplained beyond those it explains (nothing for a
     cell no ray reaches first).  When a path costs less than half the rays the group explains, the
     path's blocks (and its cells no ray reaches, as hidden connectors) are returned; otherwise the
-    group stays floating."""
+    group stays floating.  ``pred`` (``model.predict(hyp)``) and ``stop`` (:func:`_stops`) may be
+    passed when known."""
     import heapq
 
     # the cost and best colour of filling each empty cell, on the rays it would be the first full cell of
-    pred = model.predict(hyp)
-    rows, cells = _ahead(model, hyp)
+    pred = model.predict(hyp) if pred is None else pred
+    if stop is None:
+        rows, cells = _ahead(model, hyp)
+    else:  # the same pairs, row by row, from where ``_ahead`` stops on each ray
+        before = np.arange(model.idx.shape[1], dtype=np.int32)[None, :] < stop[:, None]
+        rows = np.broadcast_to(np.arange(len(model.obs), dtype=np.int64)[:, None], model.idx.shape)[before]
+        cells = model.idx[before]
     keep = allowed[cells] & (model.weight[rows] > 0)
     rows, cells = rows[keep], cells[keep]
     n = vol.n
@@ -696,8 +773,9 @@ class _RayModel:
         self.idx = np.full((total, width), -1, np.int64)
         self.obs = np.zeros(total, np.int64)
         self.view = np.zeros(total, np.int64)
-        self.dirs = np.zeros((total, 3))
-        self.origins = np.zeros((total, 3))
+        # per axis (3, rays): a banner's test reads one coordinate of many rays at a time
+        self.dirs = np.zeros((3, total))
+        self.origins = np.zeros((3, total))
         row = 0
         for v, r in enumerate(rays):
             k = r.idx.shape[0]
@@ -705,23 +783,54 @@ class _RayModel:
             self.obs[row:row + k] = np.where(r.labels == int(Label.CUBE), int(Label.BACKGROUND), r.labels)
             self.view[row:row + k] = v
             if k:
-                self.dirs[row:row + k] = r.dirs
-                self.origins[row:row + k] = r.origin
+                self.dirs[:, row:row + k] = r.dirs.T
+                self.origins[:, row:row + k] = np.asarray(r.origin)[:, None]
             row += k
         valid = self.idx >= 0
+        per_ray = np.count_nonzero(valid, axis=1)
+        # the first column of each ray without a cell (its end, or a zero-length segment's gap)
+        self.first_gap = np.argmax(~valid, axis=1).astype(np.int32)
+        self.first_gap[per_ray == width] = width  # none
         cc = self.idx[valid]  # row by row
-        rr = np.repeat(np.arange(total, dtype=np.int64), np.count_nonzero(valid, axis=1))
+        rr = np.repeat(np.arange(total, dtype=np.int64), per_ray)
         # a stable sort of small integers is a radix sort (linear time) in numpy
         order = np.argsort(cc.astype(np.int16) if n_cells < 2**15 else cc, kind="stable")
         rr = rr[order]
         # the sorted cells are runs of each cell: their bounds from the counts
         bounds = np.zeros(n_cells + 1, np.int64)
-        np.cumsum(np.bincount(cc, minlength=n_cells), out=bounds[1:])
+        per_cell = np.bincount(cc, minlength=n_cells)
+        np.cumsum(per_cell, out=bounds[1:])
         self.rays_of = [rr[bounds[i]:bounds[i + 1]] for i in range(n_cells)]
-        # observed POLE pixels are thin flag poles: not evidence either way for blocks
+        # the column of the cell on each of its rays (its first, should a ray list a cell twice:
+        # within a cell's run the rays are in order, so a repeated ray follows its first entry)
+        col_type = np.int8 if width < 127 else np.int32
+        cols = np.tile(np.arange(width, dtype=col_type), total)[valid.ravel()][order]
+        if len(rr) > 1:
+            cell_sorted = np.repeat(np.arange(n_cells, dtype=np.int64), per_cell)
+            again = (rr[1:] == rr[:-1]) & (cell_sorted[1:] == cell_sorted[:-1])
+            if again.any():
+                start = np.ones(len(rr), bool)
+                start[1:] = ~again
+                cols = cols[np.maximum.accumulate(np.where(start, np.arange(len(rr)), 0))]
+        self._cols = cols
+        self._bounds = bounds
+        self.n_rays_of = per_cell  # len(rays_of[c]) for every cell
+        self.repeats = len(rr) > 1 and bool(again.any())  # does some ray list a cell twice?
+        # observed POLE pixels are thin flag poles: not evidence either way for blocks (0 or 1 only:
+        # weighted counts are counts of rays with weight 1)
         self.weight = np.where(self.obs == int(Label.POLE), 0, 1).astype(np.int64)
 
+    def cols_of(self, cell: int) -> npt.NDArray[np.integer]:
+        """The column of ``cell`` on each of its rays (``rays_of[cell]``)."""
+        return self._cols[self._bounds[cell]:self._bounds[cell + 1]]
+
     def predict(self, hyp: npt.NDArray[np.int64], rows: npt.NDArray[np.int64] | None = None) -> I64:
+        return self.predict_first(hyp, rows)[0]
+
+    def predict_first(self, hyp: npt.NDArray[np.int64], rows: npt.NDArray[np.int64] | None = None,
+                      ) -> tuple[I64, npt.NDArray[np.int32]]:
+        """The label each ray (of ``rows``, default all) shows with the blocks ``hyp``, and the
+        column of its first full cell (the table's width when none)."""
         idx = self.idx if rows is None else self.idx[rows]
         vals = np.append(hyp, 0)[idx]  # "no cell" (-1) reads the appended empty cell
         first = np.argmax(vals != 0, axis=1)
@@ -729,7 +838,8 @@ class _RayModel:
         # the Central Cube's black and the mat are both "no block here": the classifier does not
         # tell them apart, so a ray ending on the Central Cube predicts the free label too (without
         # this a false block in front of the Central Cube cost nothing)
-        return np.where((got != 0) & (got != int(Label.CUBE)), got, int(Label.BACKGROUND))  # type: ignore[no-any-return]
+        pred = np.where((got != 0) & (got != int(Label.CUBE)), got, int(Label.BACKGROUND))
+        return pred, np.where(got != 0, first, self.idx.shape[1]).astype(np.int32)
 
 
 def _refine(
@@ -775,45 +885,47 @@ def _refine(
         it, its rays, their predictions with ``c`` empty, which of them meet ``c`` first, and (when
         ``c`` is full) the rows it is the first full cell of and their next full cell's column."""
         j = int(act.loc[c])
-        rows, q, sub_after, obs, wt = act.of(j)
+        rows, q, obs, wt = act.of(j)
         hit: npt.NDArray[np.bool_] = fpos[rows] >= q  # no full cell before ``c``
         old = int(hl[j])
         prow = pred[rows]
         p_empty = prow
         h_rows, h_next = no_rows, no_pos
-        if old != 0:
-            h = np.flatnonzero(hit)  # ``c`` is these rays' first full cell: what is behind it?
-            if len(h):
-                va = hl[sub_after[h]]
-                first = np.argmax(va != 0, axis=1)
-                got = va[np.arange(len(h)), first]
-                p_empty = prow.copy()
-                p_empty[h] = np.where((got != 0) & (got != int(Label.CUBE)), got, np.int8(int(Label.BACKGROUND)))
-                h_rows = rows[h]
-                h_next = np.where(got != 0, first, width).astype(np.int32)
-        base = np.count_nonzero((prow != obs) & wt)
-        miss_empty = (p_empty != obs) & wt
-        total_empty = np.count_nonzero(miss_empty)
-        rest = total_empty - np.count_nonzero(miss_empty & hit)
+        # only the rays that meet ``c`` first change with ``c``'s value: every cost below is counted
+        # on them (the same integers as counting every ray of ``c`` and taking the difference)
+        h = np.flatnonzero(hit)
+        obs_h, wt_h = obs[h], wt[h]
+        miss_h = int(np.count_nonzero((prow[h] != obs_h) & wt_h))  # now
+        d_empty = 0  # emptying ``c``
+        if old != 0 and len(h):  # ``c`` is these rays' first full cell: what is behind it?
+            va = hl[act.after(j)[h]]
+            first = np.argmax(va != 0, axis=1)
+            got = va[np.arange(len(h)), first]
+            behind = np.where((got != 0) & (got != int(Label.CUBE)), got, np.int8(int(Label.BACKGROUND)))
+            p_empty = prow.copy()
+            p_empty[h] = behind
+            h_rows = rows[h]
+            h_next = np.where(got != 0, first, width).astype(np.int32)
+            d_empty = int(np.count_nonzero((behind != obs_h) & wt_h)) - miss_h
         # weighted rays meeting ``c`` first, per observed label: a block of colour v explains those of v
-        hit_labels = np.bincount(obs[hit & wt], minlength=N_LABELS)
+        hit_labels = np.bincount(obs_h[wt_h], minlength=N_LABELS)
         n_hit = int(hit_labels.sum())
         best_v, best_d = old, 0
         for v in values:
             if v == old or (cap is not None and v != 0 and counts[v] >= cap):
                 continue
-            cost = total_empty if v == 0 else rest + n_hit - int(hit_labels[v])
-            delta = int(cost) - int(base) + penalty * (int(v != 0) - int(old != 0))
+            change = d_empty if v == 0 else n_hit - int(hit_labels[v]) - miss_h
+            delta = change + penalty * (int(v != 0) - int(old != 0))
             if delta < best_d:
                 best_v, best_d = v, delta
-        return best_v, best_d, int(total_empty) - int(base), rows, p_empty, hit, h_rows, h_next
+        return best_v, best_d, d_empty, rows, p_empty, hit, h_rows, h_next
 
     def move(c: int, n: int, v: int, rows_c: I64, p_empty_c: npt.NDArray[np.int8], h_rows: I64,
              h_next: npt.NDArray[np.int32]) -> tuple[int, I64, npt.NDArray[np.bool_], npt.NDArray[np.int32]]:
         """Cost change, beyond emptying ``c``, of putting its block ``v`` on the empty cell ``n``; the
         rays of ``n``, which of them would meet ``n`` first, and ``n``'s column on them."""
         jn = int(act.loc[n])
-        rows_n, q_n, _after, obs_n, wt_n = act.of(jn)
+        rows_n, q_n, obs_n, wt_n = act.of(jn)
         # the first full cells with ``c`` empty (``fpos`` borrowed for a moment)
         keep_f = fpos[h_rows]
         fpos[h_rows] = h_next
@@ -888,6 +1000,7 @@ def _refine(
                     dirty[n] = True
         if not changed:
             break
+    act.fpos = fpos
     return hyp, sweeps, act, pred
 
 
@@ -899,6 +1012,22 @@ def _ahead(model: _RayModel, hyp: I64, rows: I64 | None = None) -> tuple[I64, I6
     ext = np.append(hyp, 1)  # the padding (-1) counts as full: nothing beyond it
     before = (np.arange(sub.shape[1])[None, :] < np.argmax(ext[sub] != 0, axis=1)[:, None]) & (sub >= 0)
     return np.broadcast_to(rows[:, None], sub.shape)[before], sub[before]
+
+
+def _stops(model: _RayModel, act: _ActiveRays) -> npt.NDArray[np.int32] | None:
+    """Per ray, the column where :func:`_ahead` stops with the search's final hypothesis (its first full
+    cell or its first gap; 0 when neither, as ``_ahead``'s argmax), from the first full cell the search
+    keeps on the compact table (every full cell is one of its cells); ``None`` when the search did not
+    keep it or a ray lists a cell twice (then ``_ahead`` decides)."""
+    if act.fpos is None or model.repeats:
+        return None
+    fpos = act.fpos
+    crow = np.flatnonzero(fpos < act.idx.shape[1])
+    full_col = np.full(len(model.obs), np.iinfo(np.int32).max, np.int32)
+    full_col[act.model_rows[crow]] = act.model_col(crow, fpos[crow])
+    stop: npt.NDArray[np.int32] = np.minimum(full_col, model.first_gap)
+    stop[stop >= model.idx.shape[1]] = 0
+    return stop
 
 
 def _fill_costs(model: _RayModel, pred: I64, rows: I64, cells: I64, colours: Sequence[int], n: int,
@@ -939,10 +1068,24 @@ def _improving_cells(model: _RayModel, hyp: I64, act: _ActiveRays, act_pred: npt
     cand = np.flatnonzero(most >= min_rays)
     if not len(cand):
         return np.zeros(0, np.int64)
-    through = np.zeros(len(model.obs), bool)  # the rays through any candidate, each once
-    through[np.concatenate([model.rays_of[c] for c in cand.tolist()])] = True
-    rows, cells = _ahead(model, hyp, np.flatnonzero(through))
-    keep = np.isin(cells, cand) & (model.weight[rows] > 0)
+    stop = _stops(model, act)
+    if stop is not None:
+        # the (ray, cell) pairs of :func:`_ahead` with a candidate cell, from where ``_ahead`` stops on
+        # each ray and the candidates' columns
+        parts_r: list[I64] = []
+        parts_c: list[I64] = []
+        for c in cand.tolist():
+            r = model.rays_of[c]
+            r = r[model.cols_of(c) < stop[r]]
+            parts_r.append(r)
+            parts_c.append(np.full(len(r), c, np.int64))
+        rows, cells = np.concatenate(parts_r), np.concatenate(parts_c)
+        keep = model.weight[rows] > 0
+    else:
+        through = np.zeros(len(model.obs), bool)  # the rays through any candidate, each once
+        through[np.concatenate([model.rays_of[c] for c in cand.tolist()])] = True
+        rows, cells = _ahead(model, hyp, np.flatnonzero(through))
+        keep = np.isin(cells, cand) & (model.weight[rows] > 0)
     _, best, _ = _fill_costs(model, pred, rows[keep], cells[keep], colours.tolist(), n_cells)
     return np.flatnonzero(best < 0)
 
@@ -1015,6 +1158,12 @@ class _ActiveRays:
         flat_rows, flat_cols, flat_cells = rr, pos[rr, cc], full[rr, cc]  # row by row, in each row's order
         self.idx = np.full((len(rows), width), k, np.int32)
         self.idx[flat_rows, flat_cols] = flat_cells
+        # each entry's column in the model's table (row by row, as ``np.nonzero`` lists them)
+        self._model_col_flat = cc
+        self._row_start = np.zeros(len(rows), np.int64)
+        if len(rows):
+            np.cumsum(pos[:-1, -1] + 1, out=self._row_start[1:])
+        self.fpos: npt.NDArray[np.int32] | None = None  # each row's first full column, kept by the search
         self.obs = model.obs[rows].astype(np.int8)
         self.weight = model.weight[rows].astype(np.int8)
         self.hyp = np.zeros(k + 1, np.int8)
@@ -1025,23 +1174,34 @@ class _ActiveRays:
         self._cols = flat_cols[order].astype(np.int32)
         self._bounds = np.zeros(k + 1, np.int64)
         np.cumsum(np.bincount(flat_cells, minlength=k), out=self._bounds[1:])
-        self._cache: dict[int, tuple[I64, npt.NDArray[np.int32], npt.NDArray[np.int32], npt.NDArray[np.int8],
-                                     npt.NDArray[np.bool_]]] = {}
+        self._cache: dict[int, tuple[I64, npt.NDArray[np.int32], npt.NDArray[np.int8], npt.NDArray[np.bool_]]] = {}
+        self._after: dict[int, npt.NDArray[np.int32]] = {}
 
-    def of(self, j: int) -> tuple[I64, npt.NDArray[np.int32], npt.NDArray[np.int32], npt.NDArray[np.int8],
-                                  npt.NDArray[np.bool_]]:
-        """Rows through local cell ``j``; the column of ``j`` on each; the cells after it (other
-        columns: the empty padding cell); observations; weights (as booleans)."""
+    def of(self, j: int) -> tuple[I64, npt.NDArray[np.int32], npt.NDArray[np.int8], npt.NDArray[np.bool_]]:
+        """Rows through local cell ``j``; the column of ``j`` on each; observations; weights (as booleans)."""
         got = self._cache.get(j)
         if got is None:
             a, b = self._bounds[j], self._bounds[j + 1]
             rows = self._rows[a:b]
-            q = self._cols[a:b]
-            sub = self.idx[rows]
-            sub[np.arange(sub.shape[1])[None, :] <= q[:, None]] = len(self.cells)
-            got = (rows, q, sub, self.obs[rows], self.weight[rows] > 0)
+            got = (rows, self._cols[a:b], self.obs[rows], self.weight[rows] > 0)
             self._cache[j] = got
         return got
+
+    def model_col(self, crow: I64, col: npt.NDArray[np.int32]) -> I64:
+        """The model table's column of the entry at compact rows ``crow``, columns ``col`` (which must
+        hold an active cell)."""
+        return self._model_col_flat[self._row_start[crow] + col]  # type: ignore[no-any-return]
+
+    def after(self, j: int) -> npt.NDArray[np.int32]:
+        """The cells after local cell ``j`` on each of its rows (``of(j)``'s order; the other columns
+        hold the empty padding cell); only asked for full cells, so built on first use."""
+        sub = self._after.get(j)
+        if sub is None:
+            rows, q, _obs, _wt = self.of(j)
+            sub = self.idx[rows]
+            sub[np.arange(sub.shape[1])[None, :] <= q[:, None]] = len(self.cells)
+            self._after[j] = sub
+        return sub
 
     def predict(self, sub: npt.NDArray[np.int32]) -> npt.NDArray[np.int8]:
         """As :meth:`_RayModel.predict`, for rows given by their local cell lists."""
@@ -1053,50 +1213,87 @@ class _ActiveRays:
         return np.where((got != 0) & (got != int(Label.CUBE)), got, np.int8(int(Label.BACKGROUND)))
 
 
-def _banner_score(model: _RayModel, hyp: I64, pred: I64, vol: _Volume, spot: FlagSpot, lab: int,
-                  geom: FlagGeometry, min_rays: int, unexplained: npt.NDArray[np.bool_] | None = None,
-                  hyp_ext: I64 | None = None) -> float:
+class _BannerRays:
+    """What scoring banners against one hypothesis needs, worked out once for all spots: ``hyp`` with
+    an empty cell appended (which "no cell", -1, reads), each ray's first full column (worked out the
+    first time a ray is asked for), and per colour label the rays that show it unexplained by
+    ``pred`` and the rays that speak against a banner of it."""
+
+    def __init__(self, model: _RayModel, hyp: I64, pred: I64) -> None:
+        self.model = model
+        self.hyp_ext = np.append(hyp, 0)
+        self.pred = pred
+        self._fcol = np.full(len(model.obs), -1, np.int32)  # -1: not worked out yet
+        self._labels: dict[int, tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_]]] = {}
+
+    def first_full(self, rows: I64) -> npt.NDArray[np.int32]:
+        """Each ray's first full column in ``hyp`` (the table's width when none)."""
+        f = self._fcol[rows]
+        todo = f < 0
+        if todo.any():
+            r = rows[todo]
+            occ = self.hyp_ext[self.model.idx[r]] != 0
+            got = np.where(occ.any(axis=1), np.argmax(occ, axis=1), self.model.idx.shape[1]).astype(np.int32)
+            self._fcol[r] = got
+            f[todo] = got
+        return f
+
+    def for_label(self, lab: int) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
+        """Rays showing ``lab`` that ``pred`` does not explain (for a banner of ``lab``); rays showing
+        free space or another piece colour (against it)."""
+        got = self._labels.get(lab)
+        if got is None:
+            m = self.model
+            wpos = m.weight > 0
+            unexplained = (self.pred != m.obs) & wpos & (m.obs == lab)
+            other_colour = (m.obs != lab) & (m.obs >= int(Label.BLUE)) & (m.obs <= int(Label.GREEN))
+            against = ((m.obs == int(Label.BACKGROUND)) | (m.obs == int(Label.CUBE)) | other_colour) & wpos
+            got = (unexplained, against)
+            self._labels[lab] = got
+        return got
+
+
+def _banner_score(rays: _BannerRays, vol: _Volume, spot: FlagSpot, lab: int, geom: FlagGeometry,
+                  min_rays: int) -> float:
     """Evidence for a flag of label ``lab`` at ``spot``: over the sides its banner may hang on, the
     best (rays showing the colour that no block explains) - (rays showing free space or another colour
     through the banner), all counted on rays that reach the flag's cell before any block; ``-inf`` when
-    fewer than ``min_rays`` rays are for it or no more are for than against.
-
-    ``unexplained`` (rays showing ``lab`` that ``pred`` does not explain) and ``hyp_ext`` (``hyp``
-    with an empty cell appended) may be passed when many spots are scored with the same ones."""
+    fewer than ``min_rays`` rays are for it or no more are for than against (``rays``: the
+    hypothesis's blocks and predictions, :class:`_BannerRays`)."""
+    model = rays.model
     ci = vol.index1(spot.cell)
     if ci < 0:
         return -np.inf
     rows = model.rays_of[ci]
     if len(rows) == 0:
         return -np.inf
-    if unexplained is None:
-        unexplained = (pred != model.obs) & (model.weight > 0) & (model.obs == lab)
+    unexplained, against = rays.for_label(lab)
     pos_obs = unexplained[rows]
     if np.count_nonzero(pos_obs) < min_rays:  # every side's count is a part of these: none can reach min_rays
         return -np.inf
-    obs = model.obs[rows]
-    wpos = model.weight[rows] > 0
-    sub = model.idx[rows]
-    occ = (np.append(hyp, 0) if hyp_ext is None else hyp_ext)[sub] != 0  # "no cell" (-1) reads the appended empty cell
-    pos = np.argmax(sub == ci, axis=1)
-    first_occ = np.where(occ.any(axis=1), np.argmax(occ, axis=1), sub.shape[1])
-    reach = first_occ > pos  # the ray reaches the flag's cell before any block
-    if not reach.any():
+    reach = rays.first_full(rows) > model.cols_of(ci)  # the ray reaches the flag's cell before any block
+    pos_obs &= reach
+    if np.count_nonzero(pos_obs) < min_rays:  # as above, among the rays that reach it
         return -np.inf
-    rows = rows[reach]
-    obs, wpos, pos_obs = obs[reach], wpos[reach], pos_obs[reach]
+    # only the rays for or against a banner count
+    neg_obs = against[rows]
+    keep = pos_obs | (neg_obs & reach)
+    rows = rows[keep]
+    pos_obs, neg_obs = pos_obs[keep], neg_obs[keep]
     n = spot.normal
     b = spot.block
-    o, d = model.origins[rows], model.dirs[rows]
     nv = np.array(n, float)
     base = np.array([b[0] + 0.5, b[1] + 0.5, b[2] + 0.5]) + 0.5 * nv
-    other_colour = (obs != lab) & (obs >= int(Label.BLUE)) & (obs <= int(Label.GREEN))
-    neg_obs = ((obs == int(Label.BACKGROUND)) | (obs == int(Label.CUBE)) | other_colour) & wpos
     mid = 0.5 * (geom.banner_from + geom.banner_to)
     half_along = 0.5 * (geom.banner_to - geom.banner_from)
     half_side = 0.5 * geom.banner_width
     na = _axis_of(n)
+    o = [model.origins[a][rows] for a in range(3)]
+    d = [model.dirs[a][rows] for a in range(3)]
     best = -np.inf
+    # the crossing with the banner's plane and its distance along the pole depend on the plane's
+    # axis and the centre's coordinates on it and along the pole only: shared by opposite sides
+    crossings: dict[tuple[int, float, float], tuple[npt.NDArray[np.float64], npt.NDArray[np.bool_]]] = {}
     for e in ALL_DIRS:
         if e[0] * n[0] + e[1] * n[1] + e[2] * n[2] != 0 or (n[2] == 0 and e[2] < 0):
             continue
@@ -1106,14 +1303,21 @@ def _banner_score(model: _RayModel, hyp: I64, pred: I64, vol: _Volume, spot: Fla
         # product below is one coordinate, exactly
         ea = _axis_of(e)
         ma = 3 - na - ea
-        dm = d[:, ma]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            t = (centre[ma] - o[:, ma]) / dm
-            along = np.abs(o[:, na] + t * d[:, na] - centre[na])
-            side = np.abs(o[:, ea] + t * d[:, ea] - centre[ea])
-            inside = (np.abs(dm) > 1e-6) & (t > 0) & (along <= half_along) & (side <= half_side)
-        npos = int((inside & pos_obs).sum())
-        nneg = int((inside & neg_obs).sum())
+        key = (ma, float(centre[ma]), float(centre[na]))
+        got = crossings.get(key)
+        if got is None:
+            dm = d[ma]
+            with np.errstate(divide="ignore", invalid="ignore"):
+                t = (centre[ma] - o[ma]) / dm
+                along = np.abs(o[na] + t * d[na] - centre[na])
+                ok = (np.abs(dm) > 1e-6) & (t > 0) & (along <= half_along)
+            got = (t, ok)
+            crossings[key] = got
+        t, ok = got
+        with np.errstate(invalid="ignore"):
+            inside = ok & (np.abs(o[ea] + t * d[ea] - centre[ea]) <= half_side)
+        npos = int(np.count_nonzero(inside & pos_obs))
+        nneg = int(np.count_nonzero(inside & neg_obs))
         if npos >= min_rays and npos > nneg:
             best = max(best, float(npos - nneg))
     return best
@@ -1137,10 +1341,9 @@ def _fit_flags_residual(
     occupied = set(blocks) | set(CENTRAL_CUBE)
     candidates: list[tuple[float, str, FlagSpot]] = []
     scores: dict[str, float] = {}
-    hyp_ext = np.append(hyp, 0)
+    rays = _BannerRays(model, hyp, pred)
     for color in cfg.colors:
         lab = int(COLOR_LABELS[color])
-        unexplained = (pred != model.obs) & (model.weight > 0) & (model.obs == lab)
         best = 0.0
         for b, col in blocks.items():
             if col != color:
@@ -1150,7 +1353,7 @@ def _fit_flags_residual(
                 if cell in occupied:
                     continue
                 spot = FlagSpot.on_block(b, n)
-                score = _banner_score(model, hyp, pred, vol, spot, lab, geom, cfg.flag_min_rays, unexplained, hyp_ext)
+                score = _banner_score(rays, vol, spot, lab, geom, cfg.flag_min_rays)
                 if score > 0:
                     candidates.append((score, color, spot))
                     best = max(best, score)

@@ -543,6 +543,34 @@ class RayScorer:
         return [_banner_score(m, hyp, pred, self._vol, sp, lab, self._geom, self._flag_min_rays, unexplained, hyp_ext)
                 for sp in spots]
 
+    def banner_seen_against(self, blocks: Mapping[Cell, str], color: str, spots: Sequence[FlagSpot],
+                            ) -> list[list[tuple[int, int]]]:
+        """What the pictures show where a banner of ``color`` would hang, for each of ``spots`` and
+        each side its banner may hang on: the sampled rays through the banner that meet it before any
+        of ``blocks`` and show its colour, and those that show something else (the mat, the Central
+        Cube, another colour).  Empty for a spot no ray passes."""
+        m = self._model
+        hyp_ext = np.append(self._hyp_of(blocks), 0)  # "no cell" (-1) reads the appended empty cell
+        lab = int(COLOR_LABELS[color])
+        out: list[list[tuple[int, int]]] = []
+        for spot in spots:
+            ci = self._vol.index1(spot.cell)
+            if ci < 0 or len(m.rays_of[ci]) == 0:
+                out.append([])
+                continue
+            rows = m.rays_of[ci]
+            sub = m.idx[rows]
+            occ = hyp_ext[sub] != 0
+            pos = np.argmax(sub == ci, axis=1)
+            first_occ = np.where(occ.any(axis=1), np.argmax(occ, axis=1), sub.shape[1])
+            rows = rows[first_occ > pos]
+            obs = m.obs[rows]
+            same = obs == lab
+            other = (obs != lab) & (m.weight[rows] > 0)
+            out.append([(int((inside & same).sum()), int((inside & other).sum()))
+                        for inside in _banner_sides(m.origins[rows], m.dirs[rows], spot, self._geom)])
+        return out
+
     def delta(self, added: Mapping[Cell, str]) -> int:
         """Change of :meth:`cost` when ``added`` blocks join the base set (cells outside the volume
         change nothing)."""
@@ -1085,23 +1113,34 @@ def _banner_score(model: _RayModel, hyp: I64, pred: I64, vol: _Volume, spot: Fla
         return -np.inf
     rows = rows[reach]
     obs, wpos, pos_obs = obs[reach], wpos[reach], pos_obs[reach]
-    n = spot.normal
-    b = spot.block
-    o, d = model.origins[rows], model.dirs[rows]
-    nv = np.array(n, float)
-    base = np.array([b[0] + 0.5, b[1] + 0.5, b[2] + 0.5]) + 0.5 * nv
     other_colour = (obs != lab) & (obs >= int(Label.BLUE)) & (obs <= int(Label.GREEN))
     neg_obs = ((obs == int(Label.BACKGROUND)) | (obs == int(Label.CUBE)) | other_colour) & wpos
+    best = -np.inf
+    for inside in _banner_sides(model.origins[rows], model.dirs[rows], spot, geom):
+        npos = int((inside & pos_obs).sum())
+        nneg = int((inside & neg_obs).sum())
+        if npos >= min_rays and npos > nneg:
+            best = max(best, float(npos - nneg))
+    return best
+
+
+def _banner_sides(o: npt.NDArray[np.float64], d: npt.NDArray[np.float64], spot: FlagSpot,
+                  geom: FlagGeometry) -> list[npt.NDArray[np.bool_]]:
+    """For each side a banner at ``spot`` may hang on (never below a sideways pole), which of the rays
+    (origins ``o``, directions ``d``, block units) pass through it."""
+    n = spot.normal
+    b = spot.block
+    nv = np.array(n, float)
+    base = np.array([b[0] + 0.5, b[1] + 0.5, b[2] + 0.5]) + 0.5 * nv
     mid = 0.5 * (geom.banner_from + geom.banner_to)
     half_along = 0.5 * (geom.banner_to - geom.banner_from)
     half_side = 0.5 * geom.banner_width
     na = _axis_of(n)
-    best = -np.inf
+    out: list[npt.NDArray[np.bool_]] = []
     for e in ALL_DIRS:
         if e[0] * n[0] + e[1] * n[1] + e[2] * n[2] != 0 or (n[2] == 0 and e[2] < 0):
             continue
-        ev = np.array(e, float)
-        centre = base + mid * nv + half_side * ev
+        centre = base + mid * nv + half_side * np.array(e, float)
         # the banner's plane is normal to the third axis (n and e are unit axis vectors): every dot
         # product below is one coordinate, exactly
         ea = _axis_of(e)
@@ -1111,12 +1150,8 @@ def _banner_score(model: _RayModel, hyp: I64, pred: I64, vol: _Volume, spot: Fla
             t = (centre[ma] - o[:, ma]) / dm
             along = np.abs(o[:, na] + t * d[:, na] - centre[na])
             side = np.abs(o[:, ea] + t * d[:, ea] - centre[ea])
-            inside = (np.abs(dm) > 1e-6) & (t > 0) & (along <= half_along) & (side <= half_side)
-        npos = int((inside & pos_obs).sum())
-        nneg = int((inside & neg_obs).sum())
-        if npos >= min_rays and npos > nneg:
-            best = max(best, float(npos - nneg))
-    return best
+            out.append((np.abs(dm) > 1e-6) & (t > 0) & (along <= half_along) & (side <= half_side))
+    return out
 
 
 def _axis_of(v: Cell) -> int:

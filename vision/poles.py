@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import cv2
 import numpy as np
@@ -47,8 +48,8 @@ class PoleEvidence:
         return len(self.views_seen) >= cfg.min_views
 
 
-def pole_evidence(images: Sequence[U8], cameras: Sequence[ViewCamera], spot: FlagSpot,
-                  geom: FlagGeometry = FLAG, cfg: PoleConfig | None = None) -> PoleEvidence:
+def pole_evidence(images: Sequence[npt.NDArray[Any]], cameras: Sequence[ViewCamera],
+                  spot: FlagSpot, geom: FlagGeometry = FLAG, cfg: PoleConfig | None = None) -> PoleEvidence:
     """How many pictures show a flag pole standing at ``spot`` (see the module docstring)."""
     cfg = cfg or PoleConfig()
     b, n = spot.block, spot.normal
@@ -74,7 +75,9 @@ def pole_evidence(images: Sequence[U8], cameras: Sequence[ViewCamera], spot: Fla
         if use.sum() < cfg.samples // 2:
             continue
         judged += 1
-        grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY).astype(np.float32) if img.ndim == 3 else img.astype(np.float32)
+        # a grey float picture is used as it is (callers judging many spots convert once)
+        grey = (cv2.cvtColor(img, cv2.COLOR_BGR2GRAY).astype(np.float32) if img.ndim == 3
+                else np.asarray(img, np.float32))
         axis = px[-1] - px[0]
         normal = np.array([-axis[1], axis[0]]) / max(float(np.linalg.norm(axis)), 1e-9)
         radius_px = _radius_px(cam, pts[len(pts) // 2], geom.pole_radius * s)

@@ -589,6 +589,35 @@ class RayScorer:
         lab = int(COLOR_LABELS[color])
         return [_banner_score(rays, self._vol, sp, lab, self._geom, self._flag_min_rays) for sp in spots]
 
+    def banner_seen_against(self, blocks: Mapping[Cell, str], color: str, spots: Sequence[FlagSpot],
+                            ) -> list[list[tuple[int, int]]]:
+        """What the pictures show where a banner of ``color`` would hang, for each of ``spots`` and
+        each side its banner may hang on: the sampled rays through the banner that meet it before any
+        of ``blocks`` and show its colour, and those that show something else (the mat, the Central
+        Cube, another colour).  Empty for a spot no ray passes."""
+        m = self._model
+        hyp_ext = np.append(self._hyp_of(blocks), 0)  # "no cell" (-1) reads the appended empty cell
+        lab = int(COLOR_LABELS[color])
+        out: list[list[tuple[int, int]]] = []
+        for spot in spots:
+            ci = self._vol.index1(spot.cell)
+            if ci < 0 or len(m.rays_of[ci]) == 0:
+                out.append([])
+                continue
+            rows = m.rays_of[ci]
+            sub = m.idx[rows]
+            occ = hyp_ext[sub] != 0
+            pos = np.argmax(sub == ci, axis=1)
+            first_occ = np.where(occ.any(axis=1), np.argmax(occ, axis=1), sub.shape[1])
+            rows = rows[first_occ > pos]
+            obs = m.obs[rows]
+            same = obs == lab
+            other = (obs != lab) & (m.weight[rows] > 0)
+            out.append([(int((inside & same).sum()), int((inside & other).sum()))
+                        for inside in _banner_sides([m.origins[a][rows] for a in range(3)],
+                                                     [m.dirs[a][rows] for a in range(3)], spot, self._geom)])
+        return out
+
     def delta(self, added: Mapping[Cell, str]) -> int:
         """Change of :meth:`cost` when ``added`` blocks join the base set (cells outside the volume
         change nothing)."""
@@ -1280,6 +1309,21 @@ def _banner_score(rays: _BannerRays, vol: _Volume, spot: FlagSpot, lab: int, geo
     keep = pos_obs | (neg_obs & reach)
     rows = rows[keep]
     pos_obs, neg_obs = pos_obs[keep], neg_obs[keep]
+    o = [model.origins[a][rows] for a in range(3)]
+    d = [model.dirs[a][rows] for a in range(3)]
+    best = -np.inf
+    for inside in _banner_sides(o, d, spot, geom):
+        npos = int(np.count_nonzero(inside & pos_obs))
+        nneg = int(np.count_nonzero(inside & neg_obs))
+        if npos >= min_rays and npos > nneg:
+            best = max(best, float(npos - nneg))
+    return best
+
+
+def _banner_sides(o: Sequence[npt.NDArray[np.float64]], d: Sequence[npt.NDArray[np.float64]], spot: FlagSpot,
+                  geom: FlagGeometry) -> list[npt.NDArray[np.bool_]]:
+    """For each side a banner at ``spot`` may hang on (never below a sideways pole), which of the rays
+    (origins ``o`` and directions ``d`` per axis, block units) pass through it."""
     n = spot.normal
     b = spot.block
     nv = np.array(n, float)
@@ -1288,17 +1332,14 @@ def _banner_score(rays: _BannerRays, vol: _Volume, spot: FlagSpot, lab: int, geo
     half_along = 0.5 * (geom.banner_to - geom.banner_from)
     half_side = 0.5 * geom.banner_width
     na = _axis_of(n)
-    o = [model.origins[a][rows] for a in range(3)]
-    d = [model.dirs[a][rows] for a in range(3)]
-    best = -np.inf
+    out: list[npt.NDArray[np.bool_]] = []
     # the crossing with the banner's plane and its distance along the pole depend on the plane's
     # axis and the centre's coordinates on it and along the pole only: shared by opposite sides
     crossings: dict[tuple[int, float, float], tuple[npt.NDArray[np.float64], npt.NDArray[np.bool_]]] = {}
     for e in ALL_DIRS:
         if e[0] * n[0] + e[1] * n[1] + e[2] * n[2] != 0 or (n[2] == 0 and e[2] < 0):
             continue
-        ev = np.array(e, float)
-        centre = base + mid * nv + half_side * ev
+        centre = base + mid * nv + half_side * np.array(e, float)
         # the banner's plane is normal to the third axis (n and e are unit axis vectors): every dot
         # product below is one coordinate, exactly
         ea = _axis_of(e)
@@ -1315,12 +1356,8 @@ def _banner_score(rays: _BannerRays, vol: _Volume, spot: FlagSpot, lab: int, geo
             crossings[key] = got
         t, ok = got
         with np.errstate(invalid="ignore"):
-            inside = ok & (np.abs(o[ea] + t * d[ea] - centre[ea]) <= half_side)
-        npos = int(np.count_nonzero(inside & pos_obs))
-        nneg = int(np.count_nonzero(inside & neg_obs))
-        if npos >= min_rays and npos > nneg:
-            best = max(best, float(npos - nneg))
-    return best
+            out.append(ok & (np.abs(o[ea] + t * d[ea] - centre[ea]) <= half_side))
+    return out
 
 
 def _axis_of(v: Cell) -> int:

@@ -633,16 +633,7 @@ class RayScorer:
             ahead = [m.rays_of[i][m.cols_of(i) < self._fcol[m.rays_of[i]]] for i, _ in idx]
             if m.repeats:  # a ray listed twice for one cell (never seen): sorted out the slow way
                 ahead = [np.unique(a) for a in ahead]
-            if len(ahead) > 1:  # each ray once (a scratch mask instead of sorting)
-                mark = self._mark
-                mark[ahead[0]] = True
-                for k in range(1, len(ahead)):
-                    new = ahead[k][~mark[ahead[k]]]
-                    mark[new] = True
-                    ahead[k] = new
-            hit = ahead[0] if len(ahead) == 1 else np.concatenate(ahead)
-            if len(ahead) > 1:
-                self._mark[hit] = False
+            hit = ahead[0] if len(ahead) == 1 else _each_once(self._mark, ahead)
             if len(hit) == 0:
                 return 0
             shown = v0 if v0 not in (0, int(Label.CUBE)) else int(Label.BACKGROUND)
@@ -650,16 +641,8 @@ class RayScorer:
             if miss_if is None:
                 miss_if = self._miss_if[shown] = (m.obs != shown) & (m.weight > 0)
             return int(np.count_nonzero(miss_if[hit])) - int(np.count_nonzero(self._miss[hit]))
-        # the rays through any of the cells, each once (a scratch mask instead of sorting)
-        parts = [m.rays_of[i] for i, _ in idx]
-        mark = self._mark
-        mark[parts[0]] = True
-        for k in range(1, len(parts)):
-            new = parts[k][~mark[parts[k]]]
-            mark[new] = True
-            parts[k] = new
-        rows = np.concatenate(parts)
-        mark[rows] = False
+        # the rays through any of the cells, each once
+        rows = _each_once(self._mark, [m.rays_of[i] for i, _ in idx])
         if len(rows) == 0:
             return 0
         old = [int(self._hyp[i]) for i, _ in idx]
@@ -670,6 +653,19 @@ class RayScorer:
             self._hyp[i] = v
         obs, wt = m.obs[rows], m.weight[rows]
         return int(((p != obs) * wt).sum()) - int(((self._pred[rows] != obs) * wt).sum())
+
+
+def _each_once(mark: npt.NDArray[np.bool_], parts: list[I64]) -> I64:
+    """The rows of all ``parts``, each once, in order of first appearance (a scratch mask, all False
+    and left so, instead of sorting)."""
+    mark[parts[0]] = True
+    for k in range(1, len(parts)):
+        new = parts[k][~mark[parts[k]]]
+        mark[new] = True
+        parts[k] = new
+    rows = np.concatenate(parts)
+    mark[rows] = False
+    return rows
 
 
 def _reconnect(model: _RayModel, hyp: I64, vol: _Volume, blocks: Mapping[Cell, str], hidden: set[Cell],

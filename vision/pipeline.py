@@ -352,9 +352,11 @@ class FlagSideCheck:
         return {side for (side, _col), d in net.items() if d}
 
 
-def _greys(images: Sequence[tuple[str, U8]]) -> list[U8]:
-    """The pictures in grey, once, for the pole checks (:mod:`vision.poles`)."""
-    return [np.asarray(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY) if img.ndim == 3 else img, np.uint8) for _, img in images]
+def _greys(images: Sequence[tuple[str, U8]]) -> list[npt.NDArray[np.float32]]:
+    """The pictures in grey (as float, what the pole checks sample), once, for the pole checks
+    (:mod:`vision.poles`)."""
+    return [np.asarray(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY) if img.ndim == 3 else img, np.uint8).astype(np.float32)
+            for _, img in images]
 
 
 def flags_by_pole(state: State, scorer: RayScorer, images: Sequence[tuple[str, U8]], cameras: Sequence[ViewCamera],
@@ -386,7 +388,7 @@ def flags_by_pole(state: State, scorer: RayScorer, images: Sequence[tuple[str, U
         if not kept:
             continue
         if greys is None:
-            greys = [np.asarray(g, np.float32) for g in _greys(images)]
+            greys = _greys(images)
         views = {sp: pole_evidence(greys, cameras, sp).views_seen for sp in kept}
         ranked = sorted(kept, key=lambda sp: -len(views[sp]))
         top = ranked[0]

@@ -582,12 +582,16 @@ class RayScorer:
     def flag_scores(self, blocks: Mapping[Cell, str], color: str, spots: Sequence[FlagSpot]) -> list[float]:
         """Evidence for ``color``'s flag at each of ``spots`` with exactly ``blocks`` on the battlefield
         (``-inf`` where too few rays are for it)."""
-        if self._banner is None or self._banner[0] != blocks:  # the same blocks for every colour, usually
-            hyp = self._hyp_of(blocks)
-            self._banner = (dict(blocks), _BannerRays(self._model, hyp, self._predict(hyp)))
-        rays = self._banner[1]
+        rays = self._banner_rays(blocks)
         lab = int(COLOR_LABELS[color])
         return [_banner_score(rays, self._vol, sp, lab, self._geom, self._flag_min_rays) for sp in spots]
+
+    def _banner_rays(self, blocks: Mapping[Cell, str]) -> _BannerRays:
+        """The banner scoring's view of ``blocks`` (kept: the same blocks for every colour, usually)."""
+        if self._banner is None or self._banner[0] != blocks:
+            hyp = self._hyp_of(blocks)
+            self._banner = (dict(blocks), _BannerRays(self._model, hyp, self._predict(hyp)))
+        return self._banner[1]
 
     def banner_seen_against(self, blocks: Mapping[Cell, str], color: str, spots: Sequence[FlagSpot],
                             ) -> list[list[tuple[int, int]]]:
@@ -596,7 +600,7 @@ class RayScorer:
         of ``blocks`` and show its colour, and those that show something else (the mat, the Central
         Cube, another colour).  Empty for a spot no ray passes."""
         m = self._model
-        hyp_ext = np.append(self._hyp_of(blocks), 0)  # "no cell" (-1) reads the appended empty cell
+        rays = self._banner_rays(blocks)
         lab = int(COLOR_LABELS[color])
         out: list[list[tuple[int, int]]] = []
         for spot in spots:
@@ -605,11 +609,7 @@ class RayScorer:
                 out.append([])
                 continue
             rows = m.rays_of[ci]
-            sub = m.idx[rows]
-            occ = hyp_ext[sub] != 0
-            pos = np.argmax(sub == ci, axis=1)
-            first_occ = np.where(occ.any(axis=1), np.argmax(occ, axis=1), sub.shape[1])
-            rows = rows[first_occ > pos]
+            rows = rows[rays.first_full(rows) > m.cols_of(ci)]  # they reach the flag's cell before any block
             obs = m.obs[rows]
             same = obs == lab
             other = (obs != lab) & (m.weight[rows] > 0)

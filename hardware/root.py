@@ -147,9 +147,13 @@ class RootDriver(Driver):
     async def next_event(self) -> Event:
         while not self._pending:
             if -1 in self._position_for:
+                # the request is recorded before it is written, and the write is shielded: the caller
+                # waits for an event with a time limit, and a request cut off half-way would leave the
+                # move's completion unheard for ever (the run would wait with the robot idle)
                 seq = self._position_for.pop(-1)
-                pid = await self._send_packet(DEV_MOTORS, GET_POSITION)
+                pid = self._next_id()
                 self._position_for[pid] = seq
+                await asyncio.shield(self.transport.write(bytes(RootPacket(DEV_MOTORS, GET_POSITION, pid, b""))))
             await self._read_packets()
         return self._pending.pop(0)
 

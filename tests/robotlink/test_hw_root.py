@@ -62,6 +62,31 @@ def test_program_on_simulated_root(tmp_path: Path) -> None:
     asyncio.run(scenario())
 
 
+def test_a_slow_link_never_loses_a_moves_position_request(tmp_path: Path) -> None:
+    """Every write takes longer than the executor waits for an event (a slow, SIMULATED link): the
+    wait for the next event is cut short while the driver is writing its "where are you?" after a
+    move.  That request must still go out, or the move's completion is never heard and the run
+    waits forever (seen once in a CI run under load, with the first move done and no second)."""
+
+    async def scenario() -> None:
+        root = SimulatedRoot(time_factor=0.01)
+        transport = make_transport("sim://?dialect=root", sim_robot=root)
+        fast_write = transport.write
+
+        async def slow_write(data: bytes) -> None:
+            await asyncio.sleep(3 * TIMING.heartbeat)
+            await fast_write(data)
+
+        transport.write = slow_write  # type: ignore[method-assign]
+        report = await asyncio.wait_for(
+            execute_async(PROGRAM[:3], None, tmp_path / "l.db", transport=transport, timing=TIMING), 30.0)
+        assert report.done == 4
+        assert len(root.executed) == 3
+        await root.stop()
+
+    asyncio.run(scenario())
+
+
 def test_root_over_ble(tmp_path: Path) -> None:
     async def scenario() -> None:
         radio = BleRadio()

@@ -12,6 +12,7 @@ import os
 import random
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from hardware.errors import LinkLostError
 from hardware.transport import Transport
@@ -38,6 +39,9 @@ class FaultyTransport(Transport):
         self._budget = self._next_budget()
         self._open = False
         self._lost = asyncio.Event()
+        # the inner read in progress: kept when the caller stops waiting (a time limit), so a chunk
+        # that arrives then is handed to the next read instead of being dropped
+        self._reading: asyncio.Future[bytes] | None = None
 
     @property
     def max_write(self) -> int:
@@ -80,6 +84,7 @@ class FaultyTransport(Transport):
     async def _sever(self) -> None:
         self.disconnects += 1
         self._open = False
+        self._stop_reading()
         sever = getattr(self.inner, "sever", None)
         if sever is not None:
             sever()
@@ -93,12 +98,14 @@ class FaultyTransport(Transport):
             self._lost.set()
 
     async def open(self) -> None:
+        self._stop_reading()
         self._lost = asyncio.Event()
         await self.inner.open()
         self._open = True
 
     async def close(self) -> None:
         self._open = False
+        self._stop_reading()
         await self.inner.close()
 
     async def write(self, data: bytes) -> None:
@@ -113,17 +120,25 @@ class FaultyTransport(Transport):
         await self.inner.write(self._damage(data))
 
     async def _read_or_lost(self) -> bytes:
-        reader = asyncio.ensure_future(self.inner.read())
+        if self._reading is None:
+            self._reading = asyncio.ensure_future(self.inner.read())
+        reader = self._reading
         lost = asyncio.ensure_future(self._lost.wait())
+        waiting: set[asyncio.Future[Any]] = {reader, lost}
         try:
-            await asyncio.wait({reader, lost}, return_when=asyncio.FIRST_COMPLETED)
+            await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
         finally:
             lost.cancel()
-            if not reader.done():
-                reader.cancel()
+        self._reading = None
         if reader.done() and not reader.cancelled():
             return reader.result()
+        reader.cancel()
         raise LinkLostError("cable pulled (injected)")
+
+    def _stop_reading(self) -> None:
+        if self._reading is not None:
+            self._reading.cancel()
+            self._reading = None
 
     async def read(self) -> bytes:
         if not self._open:

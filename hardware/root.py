@@ -89,6 +89,7 @@ class RootDriver(Driver):
 
     window = 1
     deduplicates = False
+    reask_after = 1.0  # seconds: a position answer not heard by then is asked for again
 
     def __init__(self, transport: Transport, cell_mm: float | None = None) -> None:
         super().__init__(transport)
@@ -98,6 +99,7 @@ class RootDriver(Driver):
         self._pending: list[Event] = []
         self._waiting: dict[int, tuple[int, int]] = {}  # packet id -> (seq, packets still to finish)
         self._position_for: dict[int, int] = {}  # Get Position packet id -> seq
+        self._position_asked = 0.0  # loop time of the last Get Position written
         self._sent = 0
         self._done = 0
         self.origin: Pose | None = None
@@ -135,6 +137,9 @@ class RootDriver(Driver):
             return
         if pkt.device == DEV_MOTORS and pkt.command == GET_POSITION and pkt.id in self._position_for:
             seq = self._position_for.pop(pkt.id)
+            # a request asked again has two ids: the first answer settles both, a late one is ignored
+            for pid in [p for p, s in self._position_for.items() if p >= 0 and s <= seq]:
+                del self._position_for[pid]
             _, x, y, hd = struct.unpack(">Ihhh", pkt.payload[:10])
             pose = grid_pose(self.origin, x, y, hd, self.cell_mm) if self.origin else None
             self._done = seq
@@ -153,6 +158,7 @@ class RootDriver(Driver):
                 seq = self._position_for.pop(-1)
                 pid = self._next_id()
                 self._position_for[pid] = seq
+                self._position_asked = asyncio.get_running_loop().time()
                 await asyncio.shield(self.transport.write(bytes(RootPacket(DEV_MOTORS, GET_POSITION, pid, b""))))
             await self._read_packets()
         return self._pending.pop(0)
@@ -260,8 +266,25 @@ class RootDriver(Driver):
                 await asyncio.sleep(0.005)
 
     async def request_status(self) -> None:
-        idle = self._done >= self._sent
-        self._pending.append(Status(self._sent, self._done, 1 if idle else 0, None, "idle" if idle else "run"))
+        """Ask the robot itself, so that only bytes it sends count as signs of life.
+
+        The Root has no status query, so this is a Get Versions round trip; its answer becomes a
+        Status from the driver's own counts (see ``_on_packet``).  A robot that has gone silent
+        therefore lets the executor's dead-link timer fire, instead of being answered for locally.
+        A position answer outstanding for longer than ``reask_after`` is asked for again: Get
+        Position is idempotent, and without its answer a finished move would never be reported.
+        Writes are shielded for the same reason as in ``next_event``.
+        """
+        loop = asyncio.get_running_loop()
+        asked = [pid for pid in self._position_for if pid >= 0]
+        if asked and loop.time() - self._position_asked > self.reask_after:
+            pid = self._next_id()
+            self._position_for[pid] = self._position_for[asked[-1]]
+            self._position_asked = loop.time()
+            await asyncio.shield(self.transport.write(bytes(RootPacket(DEV_MOTORS, GET_POSITION, pid, b""))))
+        pid = self._next_id()
+        await asyncio.shield(self.transport.write(bytes(RootPacket(DEV_GENERAL, GET_VERSIONS, pid,
+                                                                   bytes((BOARD_MAIN,))))))
 
     async def hold(self) -> None:
         await self._send_packet(DEV_GENERAL, STOP_AND_RESET)

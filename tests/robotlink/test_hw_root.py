@@ -10,11 +10,11 @@ import pytest
 
 from engine.motion import Pose
 from hardware.blesim import BleRadio
-from hardware.errors import RobotInterruptedError
+from hardware.errors import HardwareError, RobotInterruptedError
 from hardware.executor import LinkTiming, execute_async
 from hardware.faults import FaultPlan, FaultyTransport
 from hardware.programs import parse_motions
-from hardware.root import DEV_MOTORS, DRIVE_DISTANCE, ROTATE_ANGLE, RootPacket, SimulatedRoot, grid_pose
+from hardware.root import DEV_MOTORS, DRIVE_DISTANCE, GET_POSITION, ROTATE_ANGLE, RootPacket, SimulatedRoot, grid_pose
 from hardware.transport import BleTransport, RobotURL, make_transport
 
 TIMING = LinkTiming(heartbeat=0.05, ack_timeout=0.5, dead_after=2.0, connect_timeout=10.0, reconnect_for=10,
@@ -118,6 +118,73 @@ def test_disconnect_mid_move_is_reported_never_repeated(tmp_path: Path) -> None:
         with pytest.raises(RobotInterruptedError):
             await task
         assert len(root.executed) == 2
+        await root.stop()
+
+    asyncio.run(scenario())
+
+
+def test_a_lost_position_answer_is_asked_for_again(tmp_path: Path) -> None:
+    """A SIMULATED lossy link drops the Root's first answer to "where are you?" after a move.  The
+    request is idempotent, so the driver asks again; before, the move's completion was never heard and
+    the run waited with the robot idle (the status requests were answered locally, so the dead-link
+    timer never fired either)."""
+
+    async def scenario() -> None:
+        root = SimulatedRoot(time_factor=0.01)
+        transport = make_transport("sim://?dialect=root", sim_robot=root)
+        real_read = transport.read
+        dropped: list[bytes] = []
+
+        async def lossy_read() -> bytes:
+            data = await real_read()
+            packets = [data[i:i + 20] for i in range(0, len(data), 20)]
+            kept = []
+            for pkt in packets:
+                if not dropped and len(pkt) == 20 and pkt[0] == DEV_MOTORS and pkt[1] == GET_POSITION:
+                    dropped.append(pkt)
+                    continue
+                kept.append(pkt)
+            return b"".join(kept)
+
+        transport.read = lossy_read  # type: ignore[method-assign]
+        report = await asyncio.wait_for(
+            execute_async(PROGRAM[:3], None, tmp_path / "l.db", transport=transport, timing=TIMING), 30.0)
+        assert dropped, "the simulated link never saw a position answer to drop"
+        assert report.done == 4
+        assert len(root.executed) == 3  # asking again never repeats a move
+        await root.stop()
+
+    asyncio.run(scenario())
+
+
+def test_a_silent_root_is_noticed_as_a_dead_link(tmp_path: Path) -> None:
+    """The SIMULATED link stays open but nothing comes back after the first move (a robot switched off
+    out of range, say).  Only the robot's own bytes count as signs of life, so the run stops with a
+    reported error instead of waiting for ever."""
+
+    async def scenario() -> None:
+        root = SimulatedRoot(time_factor=0.01)
+        transport = make_transport("sim://?dialect=root", sim_robot=root)
+        real_read = transport.read
+        real_write = transport.write
+
+        async def write(data: bytes) -> None:
+            if len(root.executed) < 1:
+                await real_write(data)
+
+        async def read() -> bytes:
+            if len(root.executed) >= 1:
+                await asyncio.Event().wait()  # silence, never an error
+            return await real_read()
+
+        transport.read = read  # type: ignore[method-assign]
+        transport.write = write  # type: ignore[method-assign]
+        timing = LinkTiming(heartbeat=0.05, ack_timeout=0.5, dead_after=0.5, connect_timeout=0.5,
+                            reconnect_for=1.0, backoff=0.05)
+        with pytest.raises(HardwareError):
+            await asyncio.wait_for(
+                execute_async(PROGRAM[:3], None, tmp_path / "l.db", transport=transport, timing=timing), 20.0)
+        assert len(root.executed) == 1
         await root.stop()
 
     asyncio.run(scenario())

@@ -24,6 +24,7 @@ import json
 import statistics
 import sys
 import time
+from collections.abc import Mapping
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -36,6 +37,15 @@ from vision.pipeline import score_images
 from vision.reconstruct import ReconstructConfig
 
 VIEWS = ("px", "mx", "py", "my", "top")
+
+
+def wholly_hidden(scene_dir: Path, blocks: Mapping[tuple[int, int, int], str]) -> list[tuple[int, int, int]]:
+    """The truth's blocks of which no view shows a single pixel (from each view's recorded visibility)."""
+    seen: set[tuple[int, int, int]] = set()
+    for view in VIEWS:
+        doc = json.loads((scene_dir / f"{view}.json").read_text())
+        seen.update((x, y, z) for x, y, z, _face, n in doc["visibility"]["block_faces"] if n > 0)
+    return sorted(c for c in blocks if c not in seen)
 
 
 def main() -> None:
@@ -86,12 +96,14 @@ def main() -> None:
         wrong_sides = [side for side in ts if gs.get(side) != ts[side]]
         silent = [side for side in wrong_sides if side not in res.uncertain_sides]
         flags_ok = dict(got.flags) == dict(truth.flags)
+        hidden = wholly_hidden(sc, truth.blocks)
         row = {"scene": sc.name, "stage": truth_doc.get("stage"), "blocks": len(truth.blocks), "wrong_cells": wrong,
                "state_exact": wrong == 0 and flags_ok, "flags_right": sum(
                    1 for c in truth.colors if got.flags.get(c) == truth.flags.get(c)), "sides_exact": sides_ok,
                "winner_right": got.winners() == truth.winners(), "trusted": res.trusted,
                "wrong_sides": len(wrong_sides), "silently_wrong_sides": len(silent),
-               "flagged_sides": len(res.uncertain_sides), "seconds": round(dt, 2)}
+               "flagged_sides": len(res.uncertain_sides), "wholly_hidden_blocks": len(hidden),
+               "seconds": round(dt, 2)}
         rows.append(row)
         print(json.dumps(row))
     ok = [r for r in rows if "error" not in r]
@@ -111,6 +123,15 @@ def main() -> None:
         "wrong_sides": sum(r["wrong_sides"] for r in ok),
         "silently_wrong_sides": sum(r["silently_wrong_sides"] for r in ok),
         "sides_flagged_uncertain": sum(r["flagged_sides"] for r in ok),
+        # no picture shows any pixel of these blocks (the renderer's truth visibility): from the
+        # pictures alone such a scene's state is exact only if the block-count rule forces the cell
+        "scenes_with_a_wholly_hidden_block": sum(1 for r in ok if r["wholly_hidden_blocks"]),
+        "state_exact_share_where_every_block_seen": round(
+            sum(r["state_exact"] for r in ok if not r["wholly_hidden_blocks"])
+            / max(1, sum(1 for r in ok if not r["wholly_hidden_blocks"])), 3),
+        "sides_exact_share_where_every_block_seen": round(
+            sum(r["sides_exact"] for r in ok if not r["wholly_hidden_blocks"])
+            / max(1, sum(1 for r in ok if not r["wholly_hidden_blocks"])), 3),
         "seconds_per_scene_median": round(statistics.median(r["seconds"] for r in ok), 2) if ok else None,
         "stage_seconds_median": {k: round(statistics.median(v), 3) for k, v in stage_times.items() if "." not in k},
         "calibration": "self" if args.self_calibrate else "from truth intrinsics",

@@ -84,6 +84,9 @@ class ClassifyBoardConfig:
     token_light_tol: float = 22.0  # lightness tolerance (L*) of a token's printed colour
     token_min_share: float = 0.1  # share of a cell's token probes showing that colour
     token_dark_l: float = 55.0  # a grey token's printed dark centre: a probe below this L* (and 30 below the print)
+    #: the dark centre is a small dot inside the token: a patch of dark probes larger than this, or
+    #: reaching the edge of the cell's probe grid, is a shadow, a finger or a tag, not the dot (0: off)
+    token_dot_max_probes: int = 6
     cover_scale: int = 8  # the skin search works on the picture shrunk this much
     skin_hue: tuple[float, float] = (15.0, 80.0)  # CIELAB hue angles of skin
     skin_chroma: tuple[float, float] = (8.0, 42.0)
@@ -1298,8 +1301,9 @@ def _classify_tokens(sc: _Scene, sites: Sequence[Site], kinds: Sequence[str] | N
             continue
         share = near[i].sum(axis=0) / max(ok[i].sum(), 1)
         # a grey token also shows its printed dark centre (a shadow on the paper does not)
-        dark = int((ok[i] & (lab[i, :, 0] < cfg.token_dark_l) & (darker[i] > 30.0)
-                    & (np.hypot(lab[i, :, 1], lab[i, :, 2]) < 12.0)).sum())
+        dark_at = (ok[i] & (lab[i, :, 0] < cfg.token_dark_l) & (darker[i] > 30.0)
+                   & (np.hypot(lab[i, :, 1], lab[i, :, 2]) < 12.0))
+        dark = _dot_probes(dark_at, 9, cfg.token_dot_max_probes)
         share = np.where(grey_kind & (dark < 1), 0.0, share)
         found = [(names[j], float(share[j])) for j in np.argsort(-share) if share[j] >= cfg.token_min_share]
         if not found:
@@ -1310,6 +1314,21 @@ def _classify_tokens(sc: _Scene, sites: Sequence[Site], kinds: Sequence[str] | N
         conf = float(np.clip(min(v for _, v in found[:2]) / (2 * cfg.token_min_share), 0, 1))
         out.append(CellReading(site.key, "+".join(kinds_here), None, 0, False, conf))
     return out
+
+
+def _dot_probes(dark: npt.NDArray[np.bool_], side: int, max_probes: int) -> int:
+    """How many of a cell's ``side`` x ``side`` probes (row-major) are dark in a patch that could be
+    a token's printed dark dot: at most ``max_probes`` probes, not touching the grid's edge
+    (``max_probes`` 0: every dark probe counts)."""
+    if max_probes <= 0 or not dark.any():
+        return int(dark.sum())
+    n, _labels, stats, _ = cv2.connectedComponentsWithStats(dark.reshape(side, side).astype(np.uint8), connectivity=8)
+    total = 0
+    for k in range(1, n):
+        x, y, w, h, area = (int(v) for v in stats[k])
+        if area <= max_probes and x > 0 and y > 0 and x + w < side and y + h < side:
+            total += area
+    return total
 
 
 def _inside(probes: F64, rows: F64) -> npt.NDArray[np.bool_]:

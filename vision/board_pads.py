@@ -83,6 +83,9 @@ class PadDetectConfig:
     # a candidate are mostly pads, which say little) need ...
     edge_min: float = 0.5  # ... this share of differing pairs with their colour votes,
     edge_alone: float = 1.01  # ... or this share where the colours cannot say (> 1: never)
+    edge_alone_up: float = 0.8  # the same for candidates above a pad (level >= 1, a pad right below), ...
+    edge_clean: bool = True  # ... counting only the point pairs whose rays would end on one surface
+    # without the candidate (the same pad below, or print of one colour): an edge already there says nothing
     colour_veto: float = 8.0  # > 0: a point this much more colourful (chroma) than a plain pad votes "no pad"
     piece_room: tuple[float, float] = (14.0, 21.0)  # ... unless seen through this room (half-size, height) above a pad
     links: bool = True  # the links between neighbouring pads found are background (pad-coloured) too
@@ -406,10 +409,49 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
         n = both.sum(axis=1)
         return [float((diff[i] & both[i]).sum() / n[i]) if n[i] >= cfg.min_points else None for i in range(len(keys))]
 
+    def clean_edge_share(keys: list[Key], others: list[Key]) -> list[float | None]:
+        """As :func:`edge_share`, counting only the pairs whose rays, without the candidate, would end on
+        one surface (the same pad or link of ``others``, or the print of one colour): a pair straddling
+        an edge that is there anyway (a lower pad's rim, a printed line) says nothing about the candidate."""
+        if not keys:
+            return []
+        c = pad_rows(spec, keys)[:, [1, 2, 5]]
+        p_in = np.repeat(c[:, None, :], n_e, axis=1)
+        p_in[..., :2] += edge_in[None]
+        p_out = np.repeat(c[:, None, :], n_e, axis=1)
+        p_out[..., :2] += edge_out[None]
+        pts = np.concatenate([p_in.reshape(-1, 3), p_out.reshape(-1, 3)])
+        pix: list[F64] = []
+        lab_e, ok = observe(pts, pix)
+        ends = segments_to_board(cam, pts)
+        bg_lin, on_board = _expected(app, ends[:, :2])
+        bg = linear_to_lab(bg_lin)
+        if table is not None:
+            bg = np.where(on_board[:, None], bg, table[None, :])
+        orows = pad_rows(spec, others)
+        okeys = np.array(others, np.float64).reshape(-1, 3)
+        obox = bounds(0, okeys)
+        mids = _link_mids(others)
+        orows = np.concatenate([orows, _link_rows_at(spec, mids)])
+        obox = np.concatenate([obox, bounds(1, mids)])
+        first = np.full(len(pts), -1, np.int64)
+        if len(orows):
+            cam_d = np.linalg.norm(pts - cam, axis=1) / np.maximum(np.linalg.norm(ends - cam, axis=1), 1e-9)
+            hidden, first = box_ray_hits(cam, ends, orows, cam_d, pix[0], obox, chunk=6)
+            ok &= ~hidden
+        m = len(keys) * n_e
+        same = np.where((first[:m] >= 0) | (first[m:] >= 0), first[:m] == first[m:],
+                        _dist(bg[:m], bg[m:], cfg.light_weight) <= cfg.edge_contrast)
+        both = (ok[:m] & ok[m:] & same).reshape(len(keys), n_e)
+        diff = (_dist(lab_e[:m], lab_e[m:], cfg.light_weight) > cfg.edge_contrast).reshape(len(keys), n_e)
+        n = both.sum(axis=1)
+        return [float((diff[i] & both[i]).sum() / n[i]) if n[i] >= cfg.min_points else None for i in range(len(keys))]
+
     def decide(k: Key, s: float | None, e: float | None = None) -> bool:
         if cfg.edge_contrast > 0 and k[2] >= cfg.edge_from_level and e is not None:
             if s is None:  # the colours cannot say: the outline decides (a standard pad is assumed)
-                return e > cfg.edge_alone or k in standard_arms
+                alone = cfg.edge_alone_up if k[2] > 0 and (k[0], k[1], k[2] - 1) in found else cfg.edge_alone
+                return e > alone or k in standard_arms
             return s > cfg.present and e > cfg.edge_min
         if s is None:  # the picture cannot say: the standard grid-set's pads are assumed
             return k in standard_arms
@@ -429,6 +471,11 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
             need = [j for j, v in enumerate(ss) if v is None or v > cfg.present]
             for j, e in zip(need, edge_share([level[j] for j in need], others), strict=True):
                 es[j] = e
+            if cfg.edge_clean and lv > 0 and cfg.edge_alone_up <= 1.0:
+                # the colours cannot say and a pad is right below: the outline alone, looked at clean
+                alone = [j for j in need if ss[j] is None and (level[j][0], level[j][1], lv - 1) in found]
+                for j, e in zip(alone, clean_edge_share([level[j] for j in alone], others), strict=True):
+                    es[j] = e
         for k, s, e in zip(level, ss, es, strict=True):
             scores[k] = s
             edges[k] = e

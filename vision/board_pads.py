@@ -315,6 +315,21 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
     # colour of a pad in the open (the arms, pads added around the grid-set)
     lit = ref[max(ref)]
 
+    placed: dict[tuple[Key, ...], tuple[F64, F64, F64, F64, F64]] = {}
+
+    def in_place(others: list[Key]) -> tuple[F64, F64, F64, F64, F64]:
+        """The rows of ``others`` (pads), their places (N, 3), their bounding boxes in the picture, and
+        the rows and bounding boxes of the links joining them: the same for every test of one level
+        (computed once per set of pads)."""
+        key = tuple(others)
+        got = placed.get(key)
+        if got is None:
+            okeys = np.array(others, np.float64).reshape(-1, 3)
+            mids = _link_mids(others)
+            got = (pad_rows(spec, others), okeys, bounds(0, okeys), _link_rows_at(spec, mids), bounds(1, mids))
+            placed[key] = got
+        return got
+
     def score(keys: list[Key], others: list[Key], others_lab: F64) -> list[float | None]:
         """Vote of each candidate with ``others`` (pads, observed colours) in place around it."""
         if not keys:
@@ -328,14 +343,11 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
         bg = linear_to_lab(bg_lin)
         if table is not None:
             bg = np.where(on_board[:, None], bg, table[None, :])
-        orows = prows = pad_rows(spec, others)
-        okeys = np.array(others, np.float64).reshape(-1, 3)
-        obox = bounds(0, okeys)
+        orows, okeys, obox, lrows, lbox = in_place(others)
+        prows = orows
         if cfg.links:  # the links joining neighbouring pads of a level: grey plastic too
-            mids = _link_mids(others)
-            lrows = _link_rows_at(spec, mids)
             orows = np.concatenate([orows, lrows])
-            obox = np.concatenate([obox, bounds(1, mids)])
+            obox = np.concatenate([obox, lbox])
             others_lab = np.concatenate([others_lab, np.broadcast_to(lit, (len(lrows), 3))])
         hidden = np.zeros(len(pts), bool)
         if len(orows):
@@ -384,8 +396,12 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
     edge_out[np.abs(edge_out) == hside] *= cfg.edge_out
     n_e = len(edge_in)
 
-    def edge_share(keys: list[Key], others: list[Key]) -> list[float | None]:
-        """Share of the outline's point pairs (both seen, not hidden by a higher pad) that differ."""
+    def edge_share(keys: list[Key], others: list[Key], clean: Sequence[bool] = ()) -> list[float | None]:
+        """Share of the outline's point pairs (both seen, not hidden by a higher pad) that differ.
+
+        For the candidates flagged ``clean`` only the pairs whose rays, without the candidate, would end
+        on one surface count (the same pad or link of ``others``, or the print of one colour): a pair
+        straddling an edge that is there anyway (a lower pad's rim, a printed line) says nothing."""
         if not keys:
             return []
         c = pad_rows(spec, keys)[:, [1, 2, 5]]
@@ -395,55 +411,40 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
         p_out[..., :2] += edge_out[None]
         pts = np.concatenate([p_in.reshape(-1, 3), p_out.reshape(-1, 3)])
         pix: list[F64] = []
-        lab_e, ok = observe(pts, pix)
-        orows = pad_rows(spec, others)
+        lab_e, ok_seen = observe(pts, pix)
+        ok = ok_seen.copy()
+        orows, _, obox, lrows, lbox = in_place(others)
         if len(orows):  # a higher pad in front of a point hides it
             z = float(pts[:, 2].max())
             up = orows[:, 5] > z + 1e-6
             if up.any():
-                u_box = bounds(0, np.array(others, np.float64).reshape(-1, 3)[up])
+                u_box = obox[up]
                 ok &= ~box_ray_hits(cam, pts, orows[up], np.ones(len(pts)), pix[0], u_box, chunk=6)[0]
         m = len(keys) * n_e
         both = (ok[:m] & ok[m:]).reshape(len(keys), n_e)
         diff = (_dist(lab_e[:m], lab_e[m:], cfg.light_weight) > cfg.edge_contrast).reshape(len(keys), n_e)
-        n = both.sum(axis=1)
-        return [float((diff[i] & both[i]).sum() / n[i]) if n[i] >= cfg.min_points else None for i in range(len(keys))]
-
-    def clean_edge_share(keys: list[Key], others: list[Key]) -> list[float | None]:
-        """As :func:`edge_share`, counting only the pairs whose rays, without the candidate, would end on
-        one surface (the same pad or link of ``others``, or the print of one colour): a pair straddling
-        an edge that is there anyway (a lower pad's rim, a printed line) says nothing about the candidate."""
-        if not keys:
-            return []
-        c = pad_rows(spec, keys)[:, [1, 2, 5]]
-        p_in = np.repeat(c[:, None, :], n_e, axis=1)
-        p_in[..., :2] += edge_in[None]
-        p_out = np.repeat(c[:, None, :], n_e, axis=1)
-        p_out[..., :2] += edge_out[None]
-        pts = np.concatenate([p_in.reshape(-1, 3), p_out.reshape(-1, 3)])
-        pix: list[F64] = []
-        lab_e, ok = observe(pts, pix)
-        ends = segments_to_board(cam, pts)
-        bg_lin, on_board = _expected(app, ends[:, :2])
-        bg = linear_to_lab(bg_lin)
-        if table is not None:
-            bg = np.where(on_board[:, None], bg, table[None, :])
-        orows = pad_rows(spec, others)
-        okeys = np.array(others, np.float64).reshape(-1, 3)
-        obox = bounds(0, okeys)
-        mids = _link_mids(others)
-        orows = np.concatenate([orows, _link_rows_at(spec, mids)])
-        obox = np.concatenate([obox, bounds(1, mids)])
-        first = np.full(len(pts), -1, np.int64)
-        if len(orows):
-            cam_d = np.linalg.norm(pts - cam, axis=1) / np.maximum(np.linalg.norm(ends - cam, axis=1), 1e-9)
-            hidden, first = box_ray_hits(cam, ends, orows, cam_d, pix[0], obox, chunk=6)
-            ok &= ~hidden
-        m = len(keys) * n_e
-        same = np.where((first[:m] >= 0) | (first[m:] >= 0), first[:m] == first[m:],
-                        _dist(bg[:m], bg[m:], cfg.light_weight) <= cfg.edge_contrast)
-        both = (ok[:m] & ok[m:] & same).reshape(len(keys), n_e)
-        diff = (_dist(lab_e[:m], lab_e[m:], cfg.light_weight) > cfg.edge_contrast).reshape(len(keys), n_e)
+        if any(clean):
+            ci = np.nonzero(np.asarray(clean, bool))[0]
+            sel = (ci[:, None] * n_e + np.arange(n_e)[None, :]).reshape(-1)
+            sel = np.concatenate([sel, sel + m])  # the clean candidates' inner, then outer points
+            q = pts[sel]
+            ends = segments_to_board(cam, q)
+            bg_lin, on_board = _expected(app, ends[:, :2])
+            bg = linear_to_lab(bg_lin)
+            if table is not None:
+                bg = np.where(on_board[:, None], bg, table[None, :])
+            rows = np.concatenate([orows, lrows])
+            first = np.full(len(q), -1, np.int64)
+            ok_c = ok_seen[sel]
+            if len(rows):
+                cam_d = np.linalg.norm(q - cam, axis=1) / np.maximum(np.linalg.norm(ends - cam, axis=1), 1e-9)
+                hidden, first = box_ray_hits(cam, ends, rows, cam_d, pix[0][sel], np.concatenate([obox, lbox]),
+                                             chunk=6)
+                ok_c = ok_c & ~hidden
+            mc = len(ci) * n_e
+            same = np.where((first[:mc] >= 0) | (first[mc:] >= 0), first[:mc] == first[mc:],
+                            _dist(bg[:mc], bg[mc:], cfg.light_weight) <= cfg.edge_contrast)
+            both[ci] = (ok_c[:mc] & ok_c[mc:] & same).reshape(len(ci), n_e)
         n = both.sum(axis=1)
         return [float((diff[i] & both[i]).sum() / n[i]) if n[i] >= cfg.min_points else None for i in range(len(keys))]
 
@@ -469,13 +470,11 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
         if cfg.edge_contrast > 0 and lv >= cfg.edge_from_level:
             # the outline is needed only where the colours say "pad" (or cannot say)
             need = [j for j, v in enumerate(ss) if v is None or v > cfg.present]
-            for j, e in zip(need, edge_share([level[j] for j in need], others), strict=True):
+            # the colours cannot say and a pad is right below: the outline alone decides, looked at clean
+            clean = [cfg.edge_clean and lv > 0 and ss[j] is None and (level[j][0], level[j][1], lv - 1) in found
+                     for j in need]
+            for j, e in zip(need, edge_share([level[j] for j in need], others, clean), strict=True):
                 es[j] = e
-            if cfg.edge_clean and lv > 0 and cfg.edge_alone_up <= 1.0:
-                # the colours cannot say and a pad is right below: the outline alone, looked at clean
-                alone = [j for j in need if ss[j] is None and (level[j][0], level[j][1], lv - 1) in found]
-                for j, e in zip(alone, clean_edge_share([level[j] for j in alone], others), strict=True):
-                    es[j] = e
         for k, s, e in zip(level, ss, es, strict=True):
             scores[k] = s
             edges[k] = e

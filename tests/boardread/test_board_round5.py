@@ -65,7 +65,7 @@ def test_box_or_pawn_weighs_the_box_top_as_much_as_its_sides() -> None:
     now -- docs/boards_vision.md, "Accuracy round 5".)"""
     old = replace(config_for("gridopolis"), box_faces_equal=False)
     for n, key, truth in ((7, (0, 4, 0), ("pawn", "red")), (11, (2, 6, 0), ("pawn", "blue"))):
-        img, cam, doc, pose = _fixture(n)
+        img, cam, _, pose = _fixture(n)
         spec = pose.spec
         now = {c.key: (c.kind, c.colour) for c in read_board([("s", img)], "gridopolis", spec=spec, camera=cam).cells}
         before = {c.key: (c.kind, c.colour) for c in

@@ -184,23 +184,6 @@ def _ring_offsets(cfg: PadDetectConfig) -> F64:
     return np.concatenate([r * h * unit for r in cfg.rings])
 
 
-def _box_hits(o: F64, ends: F64, rows: F64, t_lo: float | F64, t_hi: float | F64) -> npt.NDArray[np.bool_]:
-    """(N, M): does the segment ``o + t (end - o)``, ``t_lo <= t <= t_hi``, meet each box row (pads
-    are boxes only: a leaner :func:`vision.board_rays.hits`)."""
-    d = ends - o[None, :]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        lo = np.broadcast_to(np.asarray(t_lo, np.float64).reshape(-1, 1), (len(ends), len(rows))).copy()
-        hi = np.broadcast_to(np.asarray(t_hi, np.float64).reshape(-1, 1), (len(ends), len(rows))).copy()
-        for axis, a, b in ((0, rows[:, 1] - rows[:, 3], rows[:, 1] + rows[:, 3]),
-                           (1, rows[:, 2] - rows[:, 3], rows[:, 2] + rows[:, 3]), (2, rows[:, 4], rows[:, 5])):
-            inv = 1.0 / d[:, axis:axis + 1]
-            t1 = (a[None, :] - o[axis]) * inv
-            t2 = (b[None, :] - o[axis]) * inv
-            np.maximum(lo, np.minimum(t1, t2), out=lo)
-            np.minimum(hi, np.maximum(t1, t2), out=hi)
-    return np.asarray(lo <= hi, bool)
-
-
 def _lut_index(spec: BoardSpec, cfg: PadDetectConfig, rows: F64) -> tuple[npt.NDArray[np.int64], ...]:
     """Where box rows (pads, links, pieces' rooms on the footprint's grid) sit in the table of their
     bounding boxes in the picture: (kind, level, 2 y, 2 x)."""
@@ -299,8 +282,11 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
     core = _plain_core()
     core_rows = pad_rows(spec, [(p.x, p.y, p.level) for p in CORE])
     pts = tops(core)
-    lab, ok = observe(pts)
-    hid = _box_hits(cam, pts, core_rows, 0.0, 1.0 - 1e-3).any(axis=1)
+    core_pix: list[F64] = []
+    lab, ok = observe(pts, core_pix)
+    # (a core pad in front of a point hides it: the boxes seen around each point's pixel only)
+    core_box = bounds(0, np.array([(p.x, p.y, p.level) for p in CORE], np.float64))
+    hid = box_ray_hits(cam, pts, core_rows, np.ones(len(pts)), core_pix[0], core_box, chunk=n_o)[0]
     good = (ok & ~hid).reshape(len(core), n_o)
     lab = lab.reshape(len(core), n_o, 3)
     ref: dict[int, F64] = {}

@@ -118,6 +118,8 @@ class ClassifyBoardConfig:
     box_hue: bool = True  # ... in the marker's hue (else: anything not the background)
     box_share: float = 0.3  # ... this share of them showing it: a box
     box_min_points: int = 6  # ... that many of them seen, else the probes' scores decide
+    box_faces_equal: bool = True  # the share is the mean of the box top's and the sides' shares (each seen
+    # on 3 points or more; the sides have three times the points and lie in shade more often)
     marker_saturation: tuple[tuple[str, float], ...] = ()  # Gridopolis: a marker's colour needs chroma / L*
     # at least this (per player colour), else it is no player's
     flag_margin: float = 2.5  # rays this close to the tower (bevels, a cube set slightly askew) are left out
@@ -1070,7 +1072,8 @@ def _box_or_marker(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64]
     or king: lower and narrower) show the box's colour (``body``: the colour seen on the marker's
     place) if it is a box, what lies behind if it is a marker.  Returns, per site, how many such
     points are seen (not hidden by the grid-set or other sites' pieces) and the share showing the
-    box's colour."""
+    box's colour (with ``box_faces_equal``: the mean of the top's share and the sides' share -- a
+    box's top is lit from above, its sides are often in shade and have three times the points)."""
     g = cfg.geometry
     hb, hz, m = g.blocker_half, g.blocker_height, cfg.box_margin_mm
     cam = sc.pose.camera_position
@@ -1081,6 +1084,7 @@ def _box_or_marker(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64]
             loc += [(t, -hb + 0.3, z, 0.0, -1.0), (hb - 0.3, t, z, 1.0, 0.0), (t, hb - 0.3, z, 0.0, 1.0),
                     (-hb + 0.3, t, z, -1.0, 0.0)]
     local = np.array(loc)
+    top = (local[:, 3] == 0) & (local[:, 4] == 0)  # the points on the box's top
     base = np.array([[sites[i].x_mm, sites[i].y_mm, sites[i].floor_mm] for i in idx], np.float64)
     pts = base[:, None, :] + local[None, :, :3]  # (T, P, 3)
     to_cam = cam[None, None, :2] - pts[..., :2]
@@ -1112,7 +1116,12 @@ def _box_or_marker(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64]
             dh = np.abs((hue[t] - math.degrees(math.atan2(ref[2], ref[1])) + 180.0) % 360.0 - 180.0)
             same &= dh <= cfg.character_hue_deg
         n = int(use[t].sum())
-        out.append((n, float(same[use[t]].mean()) if n else 0.0))
+        share = float(same[use[t]].mean()) if n else 0.0
+        if cfg.box_faces_equal:
+            faces = [same[f] for f in (use[t] & top, use[t] & ~top) if f.sum() >= 3]
+            if faces:
+                share = float(np.mean([f.mean() for f in faces]))
+        out.append((n, share))
     return out
 
 

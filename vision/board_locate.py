@@ -242,8 +242,8 @@ def locate_board(
     :class:`BoardNotVisibleError` when no (or too little) board is in sight."""
     cfg = config or BoardLocateConfig()
     t0 = time.perf_counter()
-    check_image(image, name, cfg.picture)
     grey = _grey(image)
+    check_image(image, name, cfg.picture, grey=grey)  # (the grey picture converted once, for both)
     h, w = grey.shape[:2]
     t1 = time.perf_counter()
     found = detect_fiducials(grey, spec, cfg)

@@ -83,6 +83,9 @@ class PadDetectConfig:
     # a candidate are mostly pads, which say little) need ...
     edge_min: float = 0.5  # ... this share of differing pairs with their colour votes,
     edge_alone: float = 1.01  # ... or this share where the colours cannot say (> 1: never)
+    edge_alone_up: float = 0.8  # the same for candidates above a pad (level >= 1, a pad right below), ...
+    edge_clean: bool = True  # ... counting only the point pairs whose rays would end on one surface
+    # without the candidate (the same pad below, or print of one colour): an edge already there says nothing
     colour_veto: float = 8.0  # > 0: a point this much more colourful (chroma) than a plain pad votes "no pad"
     piece_room: tuple[float, float] = (14.0, 21.0)  # ... unless seen through this room (half-size, height) above a pad
     links: bool = True  # the links between neighbouring pads found are background (pad-coloured) too
@@ -179,23 +182,6 @@ def _ring_offsets(cfg: PadDetectConfig) -> F64:
     unit = np.concatenate([np.column_stack([t, -np.ones_like(t)]), np.column_stack([np.ones_like(t), t]),
                            np.column_stack([-t, np.ones_like(t)]), np.column_stack([-np.ones_like(t), -t])])
     return np.concatenate([r * h * unit for r in cfg.rings])
-
-
-def _box_hits(o: F64, ends: F64, rows: F64, t_lo: float | F64, t_hi: float | F64) -> npt.NDArray[np.bool_]:
-    """(N, M): does the segment ``o + t (end - o)``, ``t_lo <= t <= t_hi``, meet each box row (pads
-    are boxes only: a leaner :func:`vision.board_rays.hits`)."""
-    d = ends - o[None, :]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        lo = np.broadcast_to(np.asarray(t_lo, np.float64).reshape(-1, 1), (len(ends), len(rows))).copy()
-        hi = np.broadcast_to(np.asarray(t_hi, np.float64).reshape(-1, 1), (len(ends), len(rows))).copy()
-        for axis, a, b in ((0, rows[:, 1] - rows[:, 3], rows[:, 1] + rows[:, 3]),
-                           (1, rows[:, 2] - rows[:, 3], rows[:, 2] + rows[:, 3]), (2, rows[:, 4], rows[:, 5])):
-            inv = 1.0 / d[:, axis:axis + 1]
-            t1 = (a[None, :] - o[axis]) * inv
-            t2 = (b[None, :] - o[axis]) * inv
-            np.maximum(lo, np.minimum(t1, t2), out=lo)
-            np.minimum(hi, np.maximum(t1, t2), out=hi)
-    return np.asarray(lo <= hi, bool)
 
 
 def _lut_index(spec: BoardSpec, cfg: PadDetectConfig, rows: F64) -> tuple[npt.NDArray[np.int64], ...]:
@@ -296,8 +282,11 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
     core = _plain_core()
     core_rows = pad_rows(spec, [(p.x, p.y, p.level) for p in CORE])
     pts = tops(core)
-    lab, ok = observe(pts)
-    hid = _box_hits(cam, pts, core_rows, 0.0, 1.0 - 1e-3).any(axis=1)
+    core_pix: list[F64] = []
+    lab, ok = observe(pts, core_pix)
+    # (a core pad in front of a point hides it: the boxes seen around each point's pixel only)
+    core_box = bounds(0, np.array([(p.x, p.y, p.level) for p in CORE], np.float64))
+    hid = box_ray_hits(cam, pts, core_rows, np.ones(len(pts)), core_pix[0], core_box, chunk=n_o)[0]
     good = (ok & ~hid).reshape(len(core), n_o)
     lab = lab.reshape(len(core), n_o, 3)
     ref: dict[int, F64] = {}
@@ -312,6 +301,21 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
     # colour of a pad in the open (the arms, pads added around the grid-set)
     lit = ref[max(ref)]
 
+    placed: dict[tuple[Key, ...], tuple[F64, F64, F64, F64, F64]] = {}
+
+    def in_place(others: list[Key]) -> tuple[F64, F64, F64, F64, F64]:
+        """The rows of ``others`` (pads), their places (N, 3), their bounding boxes in the picture, and
+        the rows and bounding boxes of the links joining them: the same for every test of one level
+        (computed once per set of pads)."""
+        key = tuple(others)
+        got = placed.get(key)
+        if got is None:
+            okeys = np.array(others, np.float64).reshape(-1, 3)
+            mids = _link_mids(others)
+            got = (pad_rows(spec, others), okeys, bounds(0, okeys), _link_rows_at(spec, mids), bounds(1, mids))
+            placed[key] = got
+        return got
+
     def score(keys: list[Key], others: list[Key], others_lab: F64) -> list[float | None]:
         """Vote of each candidate with ``others`` (pads, observed colours) in place around it."""
         if not keys:
@@ -325,14 +329,11 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
         bg = linear_to_lab(bg_lin)
         if table is not None:
             bg = np.where(on_board[:, None], bg, table[None, :])
-        orows = prows = pad_rows(spec, others)
-        okeys = np.array(others, np.float64).reshape(-1, 3)
-        obox = bounds(0, okeys)
+        orows, okeys, obox, lrows, lbox = in_place(others)
+        prows = orows
         if cfg.links:  # the links joining neighbouring pads of a level: grey plastic too
-            mids = _link_mids(others)
-            lrows = _link_rows_at(spec, mids)
             orows = np.concatenate([orows, lrows])
-            obox = np.concatenate([obox, bounds(1, mids)])
+            obox = np.concatenate([obox, lbox])
             others_lab = np.concatenate([others_lab, np.broadcast_to(lit, (len(lrows), 3))])
         hidden = np.zeros(len(pts), bool)
         if len(orows):
@@ -381,8 +382,12 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
     edge_out[np.abs(edge_out) == hside] *= cfg.edge_out
     n_e = len(edge_in)
 
-    def edge_share(keys: list[Key], others: list[Key]) -> list[float | None]:
-        """Share of the outline's point pairs (both seen, not hidden by a higher pad) that differ."""
+    def edge_share(keys: list[Key], others: list[Key], clean: Sequence[bool] = ()) -> list[float | None]:
+        """Share of the outline's point pairs (both seen, not hidden by a higher pad) that differ.
+
+        For the candidates flagged ``clean`` only the pairs whose rays, without the candidate, would end
+        on one surface count (the same pad or link of ``others``, or the print of one colour): a pair
+        straddling an edge that is there anyway (a lower pad's rim, a printed line) says nothing."""
         if not keys:
             return []
         c = pad_rows(spec, keys)[:, [1, 2, 5]]
@@ -392,24 +397,48 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
         p_out[..., :2] += edge_out[None]
         pts = np.concatenate([p_in.reshape(-1, 3), p_out.reshape(-1, 3)])
         pix: list[F64] = []
-        lab_e, ok = observe(pts, pix)
-        orows = pad_rows(spec, others)
+        lab_e, ok_seen = observe(pts, pix)
+        ok = ok_seen.copy()
+        orows, _, obox, lrows, lbox = in_place(others)
         if len(orows):  # a higher pad in front of a point hides it
             z = float(pts[:, 2].max())
             up = orows[:, 5] > z + 1e-6
             if up.any():
-                u_box = bounds(0, np.array(others, np.float64).reshape(-1, 3)[up])
+                u_box = obox[up]
                 ok &= ~box_ray_hits(cam, pts, orows[up], np.ones(len(pts)), pix[0], u_box, chunk=6)[0]
         m = len(keys) * n_e
         both = (ok[:m] & ok[m:]).reshape(len(keys), n_e)
         diff = (_dist(lab_e[:m], lab_e[m:], cfg.light_weight) > cfg.edge_contrast).reshape(len(keys), n_e)
+        if any(clean):
+            ci = np.nonzero(np.asarray(clean, bool))[0]
+            sel = (ci[:, None] * n_e + np.arange(n_e)[None, :]).reshape(-1)
+            sel = np.concatenate([sel, sel + m])  # the clean candidates' inner, then outer points
+            q = pts[sel]
+            ends = segments_to_board(cam, q)
+            bg_lin, on_board = _expected(app, ends[:, :2])
+            bg = linear_to_lab(bg_lin)
+            if table is not None:
+                bg = np.where(on_board[:, None], bg, table[None, :])
+            rows = np.concatenate([orows, lrows])
+            first = np.full(len(q), -1, np.int64)
+            ok_c = ok_seen[sel]
+            if len(rows):
+                cam_d = np.linalg.norm(q - cam, axis=1) / np.maximum(np.linalg.norm(ends - cam, axis=1), 1e-9)
+                hidden, first = box_ray_hits(cam, ends, rows, cam_d, pix[0][sel], np.concatenate([obox, lbox]),
+                                             chunk=6)
+                ok_c = ok_c & ~hidden
+            mc = len(ci) * n_e
+            same = np.where((first[:mc] >= 0) | (first[mc:] >= 0), first[:mc] == first[mc:],
+                            _dist(bg[:mc], bg[mc:], cfg.light_weight) <= cfg.edge_contrast)
+            both[ci] = (ok_c[:mc] & ok_c[mc:] & same).reshape(len(ci), n_e)
         n = both.sum(axis=1)
         return [float((diff[i] & both[i]).sum() / n[i]) if n[i] >= cfg.min_points else None for i in range(len(keys))]
 
     def decide(k: Key, s: float | None, e: float | None = None) -> bool:
         if cfg.edge_contrast > 0 and k[2] >= cfg.edge_from_level and e is not None:
             if s is None:  # the colours cannot say: the outline decides (a standard pad is assumed)
-                return e > cfg.edge_alone or k in standard_arms
+                alone = cfg.edge_alone_up if k[2] > 0 and (k[0], k[1], k[2] - 1) in found else cfg.edge_alone
+                return e > alone or k in standard_arms
             return s > cfg.present and e > cfg.edge_min
         if s is None:  # the picture cannot say: the standard grid-set's pads are assumed
             return k in standard_arms
@@ -427,7 +456,10 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
         if cfg.edge_contrast > 0 and lv >= cfg.edge_from_level:
             # the outline is needed only where the colours say "pad" (or cannot say)
             need = [j for j, v in enumerate(ss) if v is None or v > cfg.present]
-            for j, e in zip(need, edge_share([level[j] for j in need], others), strict=True):
+            # the colours cannot say and a pad is right below: the outline alone decides, looked at clean
+            clean = [cfg.edge_clean and lv > 0 and ss[j] is None and (level[j][0], level[j][1], lv - 1) in found
+                     for j in need]
+            for j, e in zip(need, edge_share([level[j] for j in need], others, clean), strict=True):
                 es[j] = e
         for k, s, e in zip(level, ss, es, strict=True):
             scores[k] = s

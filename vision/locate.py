@@ -29,10 +29,12 @@ class LocateConfig:
     min_mean: float = 25.0  # mean grey level
 
 
-def check_image(image: U8, name: str, cfg: LocateConfig | None = None) -> dict[str, float]:
-    """Raise :class:`ImageRejectedError` for a blurred, over- or under-exposed picture."""
+def check_image(image: U8, name: str, cfg: LocateConfig | None = None, grey: U8 | None = None) -> dict[str, float]:
+    """Raise :class:`ImageRejectedError` for a blurred, over- or under-exposed picture (``grey``: the
+    picture in grey when the caller has it already, to save converting it again)."""
     cfg = cfg or LocateConfig()
-    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+    if grey is None:
+        grey = np.asarray(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), np.uint8) if image.ndim == 3 else image
     small = cv2.resize(grey, (grey.shape[1] // 2, grey.shape[0] // 2), interpolation=cv2.INTER_AREA)
     sharp = float(cv2.Laplacian(small, cv2.CV_64F).var())
     clipped = float((grey >= 250).mean())

@@ -23,7 +23,7 @@ from calibration.pose import MatPose
 from engine.core import Problem
 from engine.ctrl import BLOCKS_PER_COLOR, DEFAULT_STARTS, SIDES, State
 from engine.ctrl.geometry import CENTRAL_CUBE, SIDE_VECTORS, Cell
-from engine.ctrl.moves import FlagSpot
+from engine.ctrl.moves import FlagSpot, Turn
 from engine.ctrl.state import BLOCKS_PER_TURN, COLORS
 from engine.ctrl.validate import validate_state
 from vision.camera import ViewCamera
@@ -167,6 +167,8 @@ def score_images(
     weak_flags: set[str] = set()  # flags read from very few rays: they may stand on any legal spot
     guessed: list[Cell] = []  # with a previous state: blocks the chosen turns put where no picture shows
     history = previous is not None and recon.scorer is not None
+    doubt_sides: dict[str, int] = {}  # with a previous state: sides a doubtful chosen turn changes
+    movers: set[str] = set()  # with a previous state: the colours the chosen turns placed blocks for
     if previous is not None and recon.scorer is not None:
         # the pictures must show legal turns played from the previous state (issue 5, item 1)
         expl = explain_turns(previous, recon.scorer, recon.flags, recon.blocks)
@@ -194,6 +196,10 @@ def score_images(
                 f"continuation ({'; '.join(turns) or 'no turn'}) leaves {expl.cost} sampled pixels unexplained, "
                 f"the unconstrained reading {expl.free_cost}", "previous state", 'CTRL rulebook, "Game Turn"'))
         recon.unobserved[:] = [c for c in recon.unobserved if c not in blocks]
+        doubt_sides, doubt_notes = _doubtful_turn_problems(state, expl.turns, recon.scorer)
+        movers = {state.blocks[t.placement.cells[0]] for t in expl.turns
+                  if t.placement is not None and t.placement.cells[0] in state.blocks}
+        inferred += doubt_notes
     else:
         inferred += _infer_hidden_by_counts(blocks, recon.unobserved)
         state = _to_state(blocks, recon.flags, previous)
@@ -272,6 +278,9 @@ def score_images(
                 f"{n} cell(s) no picture shows could hold a block that shows on that side")
         problems.append(Problem("side-uncertain", f"the {side} counts may be off: {what}; a picture taken {where} "
                                 "would settle it", f"side {side}", "", "warning"))
+    problems += _missing_mover_flags(state, movers, flag_sides)
+    for side, n in doubt_sides.items():
+        uncertain[side] = uncertain.get(side, 0) + n
     for side, cols in flag_sides.items():
         uncertain[side] = uncertain.get(side, 0) + len(cols)
         problems.append(Problem("side-uncertain", f"the {side} counts may be off: the {', '.join(cols)} flag(s) "
@@ -422,6 +431,43 @@ def _poles_decide(state: State, alternatives: Mapping[str, list[FlagSpot]], imag
             flags[color] = top
             alts[color] = [sp for sp in [best, *others] if sp != top]
     return (state if flags == dict(state.flags) else replace(state, flags=flags)), alts
+
+
+def _doubtful_turn_problems(state: State, turns: Sequence[Turn], scorer: RayScorer,
+                            ) -> tuple[dict[str, int], list[Problem]]:
+    """A chosen turn with a block the pictures contradict (:mod:`vision.turn_check`) is reported as an
+    error (the result is not trusted), and the sides its blocks change as uncertain."""
+    from vision.turn_check import doubtful_turns
+
+    sides: dict[str, int] = {}
+    problems: list[Problem] = []
+    for d in doubtful_turns(state, turns, scorer):
+        for side in d.sides:
+            sides[side] = sides.get(side, 0) + 1
+        problems.append(Problem(
+            "doubtful-turn", f"the turn {d.turn} best explains the pictures, but {-d.support} more sampled pixels "
+            f"contradict its block at {d.cell[0]},{d.cell[1]},{d.cell[2]} than show it (a shadow read as blocks?); "
+            f"without it the side(s) {', '.join(d.sides) or 'none'} would count differently", "turns since the "
+            "previous state", 'CTRL rulebook, "Game Turn"'))
+    return sides, problems
+
+
+def _missing_mover_flags(state: State, movers: set[str], flag_sides: Mapping[str, list[str]]) -> list[Problem]:
+    """With the game's history: a colour that played a turn plugs its flag into one of its exposed faces
+    at the end of it whenever one exists (CTRL rulebook, "Game Turn" step 3; docs/rules/ctrl.md
+    "Flags"), so its flag *is* on the battlefield.  When the pictures did not show where, and where it
+    stands changes some side's count, the score sheet is not determined: an error (not trusted), not
+    only the ``side-uncertain`` warnings."""
+    out: list[Problem] = []
+    for color in sorted(movers):
+        if color in state.flags or not state.flag_spots(color):
+            continue
+        sides = [side for side, cols in flag_sides.items() if color in cols]
+        if sides:
+            out.append(Problem("flag-missing", f"the {color} flag must stand on one of its legal spots ({color} "
+                               f"played since the previous state), but no picture shows where; the side(s) "
+                               f"{', '.join(sides)} depend on it", f"{color} flag", 'CTRL rulebook, "Game Turn"'))
+    return out
 
 
 def _turn_spread(state: State) -> list[Problem]:

@@ -22,8 +22,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from engine.ctrl import State
-from engine.ctrl.moves import Turn
 from engine.ctrl.geometry import Cell
+from engine.ctrl.moves import Turn
 from vision.reconstruct import RayScorer
 
 # sampled rays (every 4th pixel): a block of a chosen turn that this many more rays contradict than

@@ -9,8 +9,6 @@ Checked on rendered (SIMULATED) fixture scenes:
   and the result trusted.
 * scene_009, a round back: pink played but its flag was not found; the rules put it on the battlefield
   (rulebook "Game Turn" step 3), and where it stands changes a side: ``flag-missing``, not trusted.
-* a weak or missing flag's other spots count for the uncertain sides only where the pictures do not
-  contradict its banner; the true spot stays among them.
 """
 
 from __future__ import annotations
@@ -80,12 +78,3 @@ def test_a_movers_flag_not_found_is_not_trusted(monkeypatch: pytest.MonkeyPatch)
     _, off = _read("scene_009", None)
     assert off.trusted and _wrong_sides(scene, off)
 
-
-@pytest.mark.slow
-def test_flag_spots_the_pictures_contradict_are_not_counted_as_possible() -> None:
-    scene, res = _read("scene_009", None)
-    assert res.reconstruction.scorer is not None
-    spots = res.state.flag_spots("pink")
-    kept = pipeline._banner_possible(res.state, "pink", spots, res.reconstruction.scorer)
-    assert scene.truth.flags["pink"] in kept
-    assert 0 < len(kept) < len(spots)

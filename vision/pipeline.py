@@ -266,10 +266,6 @@ def score_images(
             candidates = state.flag_spots(color)  # not found: it may stand on any legal spot
         else:
             continue
-        if history and recon.scorer is not None:
-            # with the game's history the blocks are right: a spot where the pictures contradict
-            # the banner cannot hold the flag, and the sides only it would change are certain
-            candidates = _banner_possible(state, color, candidates, recon.scorer)
         for spot in candidates:
             changed = sides_check.changed_sides(color, spot)
             for side in SIDES:
@@ -454,20 +450,6 @@ def _doubtful_turn_problems(state: State, turns: Sequence[Turn], scorer: RayScor
             f"without it the side(s) {', '.join(d.sides) or 'none'} would count differently", "turns since the "
             "previous state", 'CTRL rulebook, "Game Turn"'))
     return sides, problems
-
-
-def _banner_possible(state: State, color: str, spots: list[FlagSpot], scorer: RayScorer,
-                     contradiction: float = 0.25, min_judged: int = 4) -> list[FlagSpot]:
-    """Of ``spots``, those where the pictures do not contradict ``color``'s banner (the test of
-    :func:`flags_by_pole`: on some side it may hang on, at most ``contradiction`` of the sampled rays
-    that reach it before any block show something else than its colour, or fewer than ``min_judged``
-    pass)."""
-    if not spots:
-        return spots
-    seen = scorer.banner_seen_against(state.blocks, color, spots)
-    return [sp for sp, sides in zip(spots, seen, strict=True)
-            if not sides or any(other <= contradiction * (same + other) or same + other < min_judged
-                                for same, other in sides)]
 
 
 def _missing_mover_flags(state: State, movers: set[str], flag_sides: Mapping[str, list[str]]) -> list[Problem]:

@@ -228,6 +228,13 @@ def score_images(
                                     f"stands at {spot} in {', '.join(images[k][0] for k in views)} (no other legal "
                                     "spot shows a pole as often, and nothing there contradicts a banner)",
                                     f"{color} flag", 'CTRL rulebook, "Flags"', "warning"))
+        state, moved = weak_flags_by_pole(state, weak_flags - set(by_pole), recon.scorer, images,
+                                          [e.camera for e in evidence])
+        for color, (old, spot, views) in moved.items():
+            inferred.append(Problem("flag-by-pole", f"the {color} flag's banner was read at {old} from very few "
+                                    f"pixels, but its pole stands at {spot} in {', '.join(images[k][0] for k in views)}"
+                                    " (more pictures than show a pole at any other legal spot)", f"{color} flag",
+                                    'CTRL rulebook, "Flags"', "warning"))
     problems = validate_state(state) + inferred
     for color in state.colors:
         if color not in state.flags:
@@ -406,6 +413,41 @@ def flags_by_pole(state: State, scorer: RayScorer, images: Sequence[tuple[str, U
         flags[color] = top
         placed[color] = (top, views[top])
     return (replace(state, flags=flags) if placed else state), placed
+
+
+def weak_flags_by_pole(state: State, weak: set[str], scorer: RayScorer, images: Sequence[tuple[str, U8]],
+                       cameras: Sequence[ViewCamera], min_views: int = 2, contradiction: float = 0.25,
+                       min_judged: int = 4) -> tuple[State, dict[str, tuple[FlagSpot, FlagSpot, list[int]]]]:
+    """Flags read from a handful of banner rays (``weak``), checked by their poles: among the colour's
+    legal spots (CTRL rulebook, "Flags") where the pictures do not contradict a banner (the test of
+    :func:`flags_by_pole`) and the spot read, the one whose pole the most pictures show -- at least
+    ``min_views`` and strictly more than at any other, the spot read included -- takes the flag.
+    Returns the state and, per colour moved, the spot read, the new spot and the pictures showing its pole."""
+    from vision.poles import pole_evidence
+
+    flags = dict(state.flags)
+    moved: dict[str, tuple[FlagSpot, FlagSpot, list[int]]] = {}
+    greys: list[npt.NDArray[np.float32]] | None = None
+    for color in sorted(weak):
+        read = flags.get(color)
+        if read is None:
+            continue
+        spots = spots_for_flag(replace(state, flags=flags), color)
+        seen_sides = scorer.banner_seen_against(state.blocks, color, spots)
+        kept = [sp for sp, sides in zip(spots, seen_sides, strict=True)
+                if sp == read or not sides or any(other <= contradiction * (same + other) or same + other < min_judged
+                                                  for same, other in sides)]
+        if greys is None:
+            greys = _greys(images)
+        views = {sp: pole_evidence(greys, cameras, sp).views_seen for sp in kept}
+        ranked = sorted(kept, key=lambda sp: -len(views[sp]))
+        top = ranked[0]
+        if (top == read or len(views[top]) < min_views
+                or (len(ranked) > 1 and len(views[ranked[1]]) >= len(views[top]))):
+            continue
+        flags[color] = top
+        moved[color] = (read, top, views[top])
+    return (replace(state, flags=flags) if moved else state), moved
 
 
 def _poles_decide(state: State, alternatives: Mapping[str, list[FlagSpot]], images: Sequence[tuple[str, U8]],

@@ -28,9 +28,10 @@ from engine.ctrl.state import BLOCKS_PER_TURN, COLORS
 from engine.ctrl.validate import validate_state
 from vision.camera import ViewCamera
 from vision.classify import classify
-from vision.history import explain_turns, pick_flags, spots_for_flag
+from vision.history import pick_flags, spots_for_flag
 from vision.locate import check_image, locate, self_calibrate_views
 from vision.reconstruct import RayScorer, ReconstructConfig, Reconstruction, ViewEvidence, reconstruct
+from vision.turn_check import DoubtfulTurn, explain_checked
 
 U8 = npt.NDArray[np.uint8]
 
@@ -171,7 +172,7 @@ def score_images(
     movers: set[str] = set()  # with a previous state: the colours the chosen turns placed blocks for
     if previous is not None and recon.scorer is not None:
         # the pictures must show legal turns played from the previous state (issue 5, item 1)
-        expl = explain_turns(previous, recon.scorer, recon.flags, recon.blocks)
+        expl, dropped = explain_checked(previous, recon.scorer, recon.flags, recon.blocks)
         state = expl.state
         blocks = dict(state.blocks)
         turns = [str(t) for t in expl.turns]
@@ -196,7 +197,7 @@ def score_images(
                 f"continuation ({'; '.join(turns) or 'no turn'}) leaves {expl.cost} sampled pixels unexplained, "
                 f"the unconstrained reading {expl.free_cost}", "previous state", 'CTRL rulebook, "Game Turn"'))
         recon.unobserved[:] = [c for c in recon.unobserved if c not in blocks]
-        doubt_sides, doubt_notes = _doubtful_turn_problems(state, expl.turns, recon.scorer)
+        doubt_sides, doubt_notes = _doubtful_turn_problems(state, expl.turns, recon.scorer, dropped)
         movers = {state.blocks[t.placement.cells[0]] for t in expl.turns
                   if t.placement is not None and t.placement.cells[0] in state.blocks}
         inferred += doubt_notes
@@ -476,13 +477,22 @@ def _poles_decide(state: State, alternatives: Mapping[str, list[FlagSpot]], imag
 
 
 def _doubtful_turn_problems(state: State, turns: Sequence[Turn], scorer: RayScorer,
-                            ) -> tuple[dict[str, int], list[Problem]]:
+                            dropped: Sequence[DoubtfulTurn] = ()) -> tuple[dict[str, int], list[Problem]]:
     """A chosen turn with a block the pictures contradict (:mod:`vision.turn_check`) is reported as an
-    error (the result is not trusted), and the sides its blocks change as uncertain."""
+    error (the result is not trusted), and the sides its blocks change as uncertain; so is a last turn
+    left out for that reason (``dropped``), with the sides it would have changed."""
     from vision.turn_check import doubtful_turns
 
     sides: dict[str, int] = {}
     problems: list[Problem] = []
+    for d in dropped:
+        for side in d.sides:
+            sides[side] = sides.get(side, 0) + 1
+        problems.append(Problem(
+            "doubtful-turn", f"the turn {d.turn} would explain more of the pictures, but {-d.support} more sampled "
+            f"pixels contradict its block at {d.cell[0]},{d.cell[1]},{d.cell[2]} than show it (a shadow read as "
+            f"blocks?): it is left out; if it was played, the side(s) {', '.join(d.sides) or 'none'} count "
+            "differently", "turns since the previous state", 'CTRL rulebook, "Game Turn"'))
     for d in doubtful_turns(state, turns, scorer):
         for side in d.sides:
             sides[side] = sides.get(side, 0) + 1

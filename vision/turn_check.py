@@ -23,7 +23,8 @@ from dataclasses import dataclass, replace
 
 from engine.ctrl import State
 from engine.ctrl.geometry import Cell
-from engine.ctrl.moves import Turn
+from engine.ctrl.moves import FlagSpot, Turn
+from vision.history import Explanation, HistoryConfig, explain_turns
 from vision.reconstruct import RayScorer
 
 # sampled rays (every 4th pixel): a block of a chosen turn that this many more rays contradict than
@@ -69,3 +70,23 @@ def doubtful_turns(state: State, turns: Sequence[Turn], scorer: RayScorer,
         sides = tuple(s for s in scores if scores[s] != other.get(s))
         out.append(DoubtfulTurn(turn, worst, support[worst], sides))
     return out
+
+
+def explain_checked(previous: State, scorer: RayScorer, seen_flags: Mapping[str, FlagSpot],
+                    free_blocks: Mapping[Cell, str], min_support: int = MIN_BLOCK_SUPPORT,
+                    ) -> tuple[Explanation, list[DoubtfulTurn]]:
+    """:func:`vision.history.explain_turns`, then: while the LAST chosen turn has a block the pictures
+    contradict, the best explanation with fewer turns is taken instead (a later turn is only needed for
+    what it explains; a block no real placement would leave is not evidence that it was played).  The
+    turns left out are returned (the caller reports them, and the sides they would change, as doubtful:
+    the result is not trusted either way)."""
+    expl = explain_turns(previous, scorer, seen_flags, free_blocks)
+    dropped: list[DoubtfulTurn] = []
+    while expl.turns:
+        doubts = doubtful_turns(expl.state, expl.turns[-1:], scorer, min_support)
+        if not doubts:
+            break
+        dropped.append(doubts[0])
+        expl = explain_turns(previous, scorer, seen_flags, free_blocks,
+                             HistoryConfig(max_turns=len(expl.turns) - 1))
+    return expl, dropped

@@ -376,8 +376,10 @@ def _greys(images: Sequence[tuple[str, U8]]) -> list[npt.NDArray[np.float32]]:
             for _, img in images]
 
 
+# ``contradiction`` 0.5 (session 5; was 0.25): on the development renders the 0.25 test rejected the
+# TRUE spot of 10 of 67 flags, 0.5 of 3 (docs/vision.md, "Session 5")
 def flags_by_pole(state: State, scorer: RayScorer, images: Sequence[tuple[str, U8]], cameras: Sequence[ViewCamera],
-                  min_views: int = 2, contradiction: float = 0.25, min_judged: int = 4,
+                  min_views: int = 2, contradiction: float = 0.5, min_judged: int = 4,
                   ) -> tuple[State, dict[str, tuple[FlagSpot, list[int]]]]:
     """Flags whose banner was not found, placed by their poles.  A banner hanging in front of blocks of
     its own colour adds no colour the blocks do not explain, so the banner evidence finds nothing
@@ -417,7 +419,7 @@ def flags_by_pole(state: State, scorer: RayScorer, images: Sequence[tuple[str, U
 
 
 def weak_flags_by_pole(state: State, weak: set[str], scorer: RayScorer, images: Sequence[tuple[str, U8]],
-                       cameras: Sequence[ViewCamera], min_views: int = 2, contradiction: float = 0.25,
+                       cameras: Sequence[ViewCamera], min_views: int = 2, contradiction: float = 0.5,
                        min_judged: int = 4) -> tuple[State, dict[str, tuple[FlagSpot, FlagSpot, list[int]]]]:
     """Flags read from a handful of banner rays (``weak``), checked by their poles: among the colour's
     legal spots (CTRL rulebook, "Flags") where the pictures do not contradict a banner (the test of

@@ -1,0 +1,86 @@
+"""Never guess silently with the game's history (issue 5, item 3; ``score-images --previous``).
+
+Checked on rendered (SIMULATED) fixture scenes:
+
+* scene_028, one turn back: after the right green turn the history search adds a blue turn at the
+  foot of the Central Cube -- a cool shadow on the mat read as blue -- whose third block the pictures
+  contradict (``vision.turn_check``).  The turn is left out (the reading is then the true position),
+  reported (``doubtful-turn``), the result is not trusted, and the sides it would change are reported
+  uncertain.  Without the check the shadow turn was taken, trusted, and its wrong sides were silent.
+* scene_009, a round back: pink played but its flag was not found; the rules put it on the battlefield
+  (rulebook "Game Turn" step 3), and where it stands changes a side: ``flag-missing``, not trusted.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import vision.pipeline as pipeline
+from benchmarks.ctrl_scenes import CtrlScene, load_scene
+from engine.ctrl import State
+from engine.ctrl.record import one_turn_back
+from vision.history import explain_turns
+from vision.pipeline import SceneResult, score_images
+from vision.turn_check import block_support
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "ctrl"
+
+
+def _back(truth: State, turns: int) -> State:
+    previous = truth
+    for _ in range(turns):
+        step = one_turn_back(previous)
+        if step is None:
+            break
+        previous = step
+    assert previous != truth
+    return previous
+
+
+def _read(name: str, turns: int | None) -> tuple[CtrlScene, SceneResult]:
+    scene = load_scene(FIXTURES / name, with_camera=True)
+    previous = _back(scene.truth, len(scene.truth.colors) if turns is None else turns)
+    return scene, score_images(scene.pics, scene.spec, scene.camera, previous)
+
+
+def _wrong_sides(scene: CtrlScene, res: SceneResult) -> list[str]:
+    got, want = res.state.side_scores(), scene.truth.side_scores()
+    return [s for s in want if got.get(s) != want[s]]
+
+
+@pytest.mark.slow
+def test_a_turn_the_pictures_contradict_is_left_out_and_not_trusted(monkeypatch: pytest.MonkeyPatch) -> None:
+    scene, res = _read("scene_028", 1)
+    doubts = [p for p in res.problems if p.code == "doubtful-turn"]
+    assert len(doubts) == 1 and "-1,0,0 0,-1,0 1,-2,0" in doubts[0].message and "left out" in doubts[0].message
+    assert not res.trusted
+    # without the shadow turn the reading is the true position, and the sides it would change are reported
+    assert res.state.blocks == scene.truth.blocks and not _wrong_sides(scene, res)
+    assert res.turns == ["-1,0,1 -1,1,1 -1,2,1 flag -2,2,1 -x"]
+    assert {"+x", "-x", "-y", "top"} <= set(res.uncertain_sides)
+    # the turn's contradicted block: far more rays show the mat there than a block
+    assert res.reconstruction.scorer is not None
+    shadow = dict(res.state.blocks) | {(-1, 0, 0): "blue", (0, -1, 0): "blue", (1, -2, 0): "blue"}
+    support = block_support(shadow, [(1, -2, 0)], res.reconstruction.scorer)
+    assert support[(1, -2, 0)] <= -25
+    # with the check turned off the shadow turn was taken and trusted, its wrong sides silent
+    monkeypatch.setattr(pipeline, "explain_checked", lambda *a: (explain_turns(*a), []))
+    monkeypatch.setattr(pipeline, "_doubtful_turn_problems", lambda *a: ({}, []))
+    _, off = _read("scene_028", 1)
+    assert off.trusted and any(s not in off.uncertain_sides for s in _wrong_sides(scene, off))
+    assert len(off.turns) == 2
+
+
+@pytest.mark.slow
+def test_a_movers_flag_not_found_is_not_trusted(monkeypatch: pytest.MonkeyPatch) -> None:
+    scene, res = _read("scene_009", None)
+    assert "pink" not in res.state.flags and "pink" in scene.truth.flags
+    assert [p.where for p in res.problems if p.code == "flag-missing"] == ["pink flag"]
+    assert not res.trusted
+    assert all(s in res.uncertain_sides for s in _wrong_sides(scene, res))
+    monkeypatch.setattr(pipeline, "_missing_mover_flags", lambda *a: [])
+    _, off = _read("scene_009", None)
+    assert off.trusted and _wrong_sides(scene, off)
+

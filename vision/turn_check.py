@@ -1,0 +1,92 @@
+"""Checks on the turns the history search chose (``score-images --previous``): never guess silently.
+
+The history search (:func:`vision.history.explain_turns`) adds a turn whenever its three blocks
+explain more sampled pixel rays than they break.  A real placement of three blocks along one path
+(CTRL rulebook, "Game Turn", "Placing Blocks") leaves blocks that the pictures show or that no
+picture sees; a block the pictures *contradict* -- many more rays through its cell show something
+else (the mat, another colour) than show its colour -- is not what a real placement leaves.  That
+happens when a cool shadow on the mat is read as blue blocks and the only legal path through it
+drags a third block across bare mat (rendered fixture scene_028, one turn back: the shadow turn's
+third block is contradicted by 75 rays net).
+
+On the SIMULATED development renders (22 readable scenes, one and a round of turns back), every block
+of a right turn had a net support of at least -20 rays; the blocks of wrong turns -28, -72 (scene_014,
+a round back).  A chosen turn with a block at or below ``MIN_BLOCK_SUPPORT`` is reported
+(``doubtful-turn``, an error: the result is not trusted) and every side whose count that turn's blocks
+change is reported uncertain.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+
+from engine.ctrl import State
+from engine.ctrl.geometry import Cell
+from engine.ctrl.moves import FlagSpot, Turn
+from vision.history import Explanation, HistoryConfig, explain_turns
+from vision.reconstruct import RayScorer
+
+# sampled rays (every 4th pixel): a block of a chosen turn that this many more rays contradict than
+# support is doubtful (development renders: right blocks >= -20, wrong ones <= -28)
+MIN_BLOCK_SUPPORT = -25
+
+
+@dataclass(frozen=True)
+class DoubtfulTurn:
+    turn: Turn
+    cell: Cell  # the most contradicted block of the turn
+    support: int  # rays it explains minus rays it breaks, with every other block of the result
+    sides: tuple[str, ...]  # sides whose score rows change without the turn's blocks
+
+
+def block_support(blocks: Mapping[Cell, str], cells: Sequence[Cell], scorer: RayScorer) -> dict[Cell, int]:
+    """For each of ``cells`` (blocks of ``blocks``): how many more sampled rays the pictures explain with
+    it than without it, every other block staying (negative: the pictures contradict it)."""
+    full = scorer.cost(blocks)
+    return {c: scorer.cost({k: v for k, v in blocks.items() if k != c}) - full for c in cells if c in blocks}
+
+
+def doubtful_turns(state: State, turns: Sequence[Turn], scorer: RayScorer,
+                   min_support: int = MIN_BLOCK_SUPPORT) -> list[DoubtfulTurn]:
+    """The chosen ``turns`` (leading to ``state``) with a block the pictures contradict (see the module
+    docstring), each with the sides its blocks change."""
+    out: list[DoubtfulTurn] = []
+    scores = state.side_scores()
+    for turn in turns:
+        if turn.placement is None:
+            continue
+        cells = [c for c in turn.placement.cells if c in state.blocks]
+        support = block_support(state.blocks, cells, scorer)
+        if not support:
+            continue
+        worst = min(support, key=lambda c: support[c])
+        if support[worst] > min_support:
+            continue
+        # without the turn's blocks (and with its flag, if it stands on one of them, taken off)
+        blocks = {c: v for c, v in state.blocks.items() if c not in cells}
+        flags = {k: f for k, f in state.flags.items() if f.block not in cells}
+        other = replace(state, blocks=blocks, flags=flags).side_scores()
+        sides = tuple(s for s in scores if scores[s] != other.get(s))
+        out.append(DoubtfulTurn(turn, worst, support[worst], sides))
+    return out
+
+
+def explain_checked(previous: State, scorer: RayScorer, seen_flags: Mapping[str, FlagSpot],
+                    free_blocks: Mapping[Cell, str], min_support: int = MIN_BLOCK_SUPPORT,
+                    ) -> tuple[Explanation, list[DoubtfulTurn]]:
+    """:func:`vision.history.explain_turns`, then: while the LAST chosen turn has a block the pictures
+    contradict, the best explanation with fewer turns is taken instead (a later turn is only needed for
+    what it explains; a block no real placement would leave is not evidence that it was played).  The
+    turns left out are returned (the caller reports them, and the sides they would change, as doubtful:
+    the result is not trusted either way)."""
+    expl = explain_turns(previous, scorer, seen_flags, free_blocks)
+    dropped: list[DoubtfulTurn] = []
+    while expl.turns:
+        doubts = doubtful_turns(expl.state, expl.turns[-1:], scorer, min_support)
+        if not doubts:
+            break
+        dropped.append(doubts[0])
+        expl = explain_turns(previous, scorer, seen_flags, free_blocks,
+                             HistoryConfig(max_turns=len(expl.turns) - 1))
+    return expl, dropped

@@ -4,9 +4,10 @@ Checked on rendered (SIMULATED) fixture scenes:
 
 * scene_028, one turn back: after the right green turn the history search adds a blue turn at the
   foot of the Central Cube -- a cool shadow on the mat read as blue -- whose third block the pictures
-  contradict (``vision.turn_check``).  The turn is left out (the reading is then the true position),
-  reported (``doubtful-turn``), the result is not trusted, and the sides it would change are reported
-  uncertain.  Without the check the shadow turn was taken, trusted, and its wrong sides were silent.
+  contradict (``vision.turn_check``).  The turn is reported (``doubtful-turn``), the result is not
+  trusted, and every side it changes is reported uncertain.  Without the check the shadow turn was
+  taken, trusted, and its wrong sides were silent.  With ``LEAVE_OUT_DOUBTFUL_LAST_TURN`` (off: see
+  its comment) the turn is left out and the reading is the true position.
 * scene_009, a round back: pink played but its flag was not found; the rules put it on the battlefield
   (rulebook "Game Turn" step 3), and where it stands changes a side: ``flag-missing``, not trusted.
 """
@@ -18,6 +19,7 @@ from pathlib import Path
 import pytest
 
 import vision.pipeline as pipeline
+import vision.turn_check as turn_check
 from benchmarks.ctrl_scenes import CtrlScene, load_scene
 from engine.ctrl import State
 from engine.ctrl.record import one_turn_back
@@ -51,10 +53,21 @@ def _wrong_sides(scene: CtrlScene, res: SceneResult) -> list[str]:
 
 
 @pytest.mark.slow
-def test_a_turn_the_pictures_contradict_is_left_out_and_not_trusted(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_turn_the_pictures_contradict_is_reported_and_not_trusted(monkeypatch: pytest.MonkeyPatch) -> None:
     scene, res = _read("scene_028", 1)
     doubts = [p for p in res.problems if p.code == "doubtful-turn"]
-    assert len(doubts) == 1 and "-1,0,0 0,-1,0 1,-2,0" in doubts[0].message and "left out" in doubts[0].message
+    assert len(doubts) == 1 and "-1,0,0 0,-1,0 1,-2,0" in doubts[0].message and "left out" not in doubts[0].message
+    assert not res.trusted
+    # the shadow turn is kept, but no wrong side is silent
+    wrong = _wrong_sides(scene, res)
+    assert wrong and set(wrong) <= set(res.uncertain_sides)
+    assert len(res.turns) == 2
+
+    # leaving the doubtful last turn out (off by default) reads the true position
+    monkeypatch.setattr(turn_check, "LEAVE_OUT_DOUBTFUL_LAST_TURN", True)
+    scene, res = _read("scene_028", 1)
+    doubts = [p for p in res.problems if p.code == "doubtful-turn"]
+    assert len(doubts) == 1 and "left out" in doubts[0].message
     assert not res.trusted
     # without the shadow turn the reading is the true position, and the sides it would change are reported
     assert res.state.blocks == scene.truth.blocks and not _wrong_sides(scene, res)
@@ -66,6 +79,7 @@ def test_a_turn_the_pictures_contradict_is_left_out_and_not_trusted(monkeypatch:
     support = block_support(shadow, [(1, -2, 0)], res.reconstruction.scorer)
     assert support[(1, -2, 0)] <= -25
     # with the check turned off the shadow turn was taken and trusted, its wrong sides silent
+    monkeypatch.setattr(turn_check, "LEAVE_OUT_DOUBTFUL_LAST_TURN", False)
     monkeypatch.setattr(pipeline, "explain_checked", lambda *a: (explain_turns(*a), []))
     monkeypatch.setattr(pipeline, "_doubtful_turn_problems", lambda *a: ({}, []))
     _, off = _read("scene_028", 1)

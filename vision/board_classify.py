@@ -80,6 +80,9 @@ class ClassifyBoardConfig:
     character_near_deg: float = 180.0  # ... or by more than this when a player's hue is nearer by
     character_nearer_deg: float = 10.0  # this much (a red character on an orange or wood cube)
     character_room: float = 2.0  # mm round where a character was seen that its body may take
+    flag_character_blocks: bool = True  # a flag probe whose ray meets the tower's own character says nothing
+    # (Bandera: False -- its banner is as often in front of the character, in the same colour)
+    flag_columns: tuple[int, ...] = ()  # Bandera: flags only on towers in these columns (the paved ones)
     token_hue_deg: float = 28.0  # hue tolerance of a token's printed colour
     token_light_tol: float = 22.0  # lightness tolerance (L*) of a token's printed colour
     token_min_share: float = 0.1  # share of a cell's token probes showing that colour
@@ -135,6 +138,11 @@ class ClassifyBoardConfig:
 MARKER_SATURATION: tuple[tuple[str, float], ...] = (("blue", 0.45), ("red", 0.375), ("green", 0.28), ("yellow", 0.325))
 
 
+#: Bandera: the paved columns, the only squares a royal tower (the only piece with a flag) ever stands
+#: on (docs/rules/bandera.md, "Paved squares" and set-up)
+BANDERA_PAVED_COLUMNS: tuple[int, ...] = (0, 9)
+
+
 def config_for(game: str) -> ClassifyBoardConfig:
     """The classify thresholds for ``game``: Gridopolis has no black piece, so nothing is read as
     one there (the shade under the grid-set's upper levels is deep).  The colour-difference ramp is
@@ -144,14 +152,17 @@ def config_for(game: str) -> ClassifyBoardConfig:
     keep hiding each other one at a time and reads no single cube that explains under 70 % of its
     probes (docs/boards_vision.md, "Accuracy round 3"); it looks for the cubes' sockets (round 4).
     Bandera and Quirky count skin as grey as chroma 4 as a hand (dark skin in dim light), and Quirky
-    takes a grey token's printed dark centre up to L* 60 (round 4)."""
+    takes a grey token's printed dark centre up to L* 60 (round 4).  Bandera looks for flags only on
+    towers on the paved columns and counts the flag probes whose rays go on to the tower's own
+    character (round 5)."""
     if game == "gridopolis":
         return ClassifyBoardConfig(black_lightness=0.0, dab_lo=6.0, dab_hi=18.0, box_margin_mm=1.5,
                                    min_lightness=4.0, marker_saturation=MARKER_SATURATION)
     if game == "bandera":
         return ClassifyBoardConfig(dab_lo=4.0, dab_hi=14.0, character_near_deg=8.0, character_nearer_deg=5.0,
                                    settle_in_turn=True, piece_min_score=0.7, piece_min_single=True,
-                                   socket_top=15.0, skin_chroma=(4.0, 42.0))
+                                   socket_top=15.0, skin_chroma=(4.0, 42.0), flag_character_blocks=False,
+                                   flag_columns=BANDERA_PAVED_COLUMNS)
     if game == "quirky":
         return ClassifyBoardConfig(token_dark_l=60.0, skin_chroma=(4.0, 42.0))
     return ClassifyBoardConfig()
@@ -553,6 +564,8 @@ def classify_sites(
         char_of = dict(zip(stacks.tolist(), _characters(sc, sites, stacks, heights, rows_g, owner_g, colours, cfg,
                                                         cube_lab), strict=True))
         towers = stacks[heights == 2]
+        if cfg.flag_columns:  # a flag stands only on a royal tower, and royal towers only on the paved columns
+            towers = towers[np.isin([sites[int(i)].key[0] for i in towers], cfg.flag_columns)]
         flag_of = dict(zip(towers.tolist(), _flags(sc, sites, towers, [char_of[int(i)] for i in towers],
                                                    rows_g, owner_g, colours, cfg, cube_lab), strict=True))
     kind_index = {h.kind: j for j, h in enumerate(hyps)}
@@ -1184,6 +1197,7 @@ def _flags(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64],
     in_room = np.asarray(hits(cam, ends, flag_rooms[None, None, :, :]), bool)  # (T, P, T)
     in_room[:, :, np.arange(n_t)] &= ~np.eye(n_t, dtype=bool)[:, None, :]
     # the character hides a flag probe only where it stands (found by _characters), with some room
+    # (unless ``flag_character_blocks`` is off)
     body_r = g.character_body_radius + cfg.character_room
 
     def own_solids(t: int) -> F64:  # the top cube, the lower cube, the character's body
@@ -1196,8 +1210,11 @@ def _flags(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64],
 
     own = np.stack([own_solids(t) for t in range(n_t)])  # (T, 3, 6)
     # (T, P, 3): top cube, lower cube, character (boxes and the cylinder apart: each test is cheaper alone)
-    hit_own = np.concatenate([np.asarray(hits(cam, ends, own[:, None, :2, :]), bool),
-                              np.asarray(hits(cam, ends, own[:, None, 2:, :]), bool)], axis=2)
+    # (Bandera: a banner stands as often in front of its character, in the same colour, as beside it,
+    # so rays going on to the character count there: ``flag_character_blocks`` off)
+    hit_char = np.asarray(hits(cam, ends, own[:, None, 2:, :]), bool) if cfg.flag_character_blocks \
+        else np.zeros((n_t, n_p, 1), bool)
+    hit_own = np.concatenate([np.asarray(hits(cam, ends, own[:, None, :2, :]), bool), hit_char], axis=2)
     blocked = hit_own[..., 1] | hit_own[..., 2]
     hue = np.degrees(np.arctan2(lab[..., 2], lab[..., 1]))
     for t in range(n_t):

@@ -28,6 +28,7 @@ from engine.ctrl.state import BLOCKS_PER_TURN, COLORS
 from engine.ctrl.validate import validate_state
 from vision.camera import ViewCamera
 from vision.classify import classify
+from vision.free_rules import assume_setup_flags
 from vision.history import explain_turns, pick_flags, spots_for_flag
 from vision.locate import check_image, locate, self_calibrate_views
 from vision.reconstruct import RayScorer, ReconstructConfig, Reconstruction, ViewEvidence, reconstruct
@@ -210,6 +211,8 @@ def score_images(
                 # on the start block, where the rulebook puts it ("Setup" 4), as ``check-setup`` does
                 state, pole_notes = confirm_setup_flags(state, images, [e.camera for e in evidence])
                 inferred += pole_notes
+                state, assumed = assume_setup_flags(state)  # no turn played yet: flags as set up
+                inferred += assumed
         inferred += _turn_spread(state)
     if history and recon.scorer is not None:
         # a banner in front of blocks of its own colour shows no colour of its own: the pole may.  Only

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from engine.core import Problem
-from engine.ctrl import State
+from engine.ctrl import SIDES, State
 from engine.ctrl.moves import FlagSpot
 
 
@@ -43,3 +43,16 @@ def assume_setup_flags(state: State) -> tuple[State, list[Problem]]:
                              f"position it stands on its start block pointing up ({spot}): check that it is plugged "
                              "in there", f"{color} flag", 'CTRL rulebook, "Setup" 4', "warning"))
     return (replace(state, flags=flags) if notes else state), notes
+
+
+def count_doubts(state: State) -> dict[str, list[str]]:
+    """Colours whose block count no game can reach, and so the sides their reading puts in doubt.
+
+    After its start block a colour gains three blocks a turn (rulebook "Game Turn": a path of 3
+    blocks; a player with no free path passes the whole turn), so it has 1, 4, 7, ... 22 blocks.  A
+    reading with another count has misread or missed some of that colour's blocks (a cool shadow
+    read as blue, a block no picture shows), and a block added or taken away may show on any side:
+    every side is in doubt for that colour.  Returns side -> colours (empty when every count is
+    possible)."""
+    odd = [c for c in state.colors if (sum(1 for v in state.blocks.values() if v == c) - 1) % 3]
+    return {side: list(odd) for side in SIDES} if odd else {}

@@ -28,7 +28,7 @@ from engine.ctrl.state import BLOCKS_PER_TURN, COLORS
 from engine.ctrl.validate import validate_state
 from vision.camera import ViewCamera
 from vision.classify import classify
-from vision.free_rules import assume_setup_flags
+from vision.free_rules import assume_setup_flags, count_doubts
 from vision.history import explain_turns, pick_flags, spots_for_flag
 from vision.locate import check_image, locate, self_calibrate_views
 from vision.reconstruct import RayScorer, ReconstructConfig, Reconstruction, ViewEvidence, reconstruct
@@ -280,6 +280,14 @@ def score_images(
         problems.append(Problem("side-uncertain", f"the {side} counts may be off: the {', '.join(cols)} flag(s) "
                                 "were not made out for sure, and where they stand changes this side", f"side {side}",
                                 "", "warning"))
+    if not history:
+        # a colour with a block count no game reaches (1, 4, 7, ... 22) was misread: its sides are in doubt
+        for side, cols in count_doubts(state).items():
+            uncertain[side] = uncertain.get(side, 0) + len(cols)
+            problems.append(Problem("side-uncertain", f"the {side} counts may be off: {', '.join(cols)} ha"
+                                    f"{'s' if len(cols) == 1 else 've'} a number of blocks no game reaches (blocks "
+                                    "come in threes after the start block), so some were misread or not seen",
+                                    f"side {side}", 'CTRL rulebook, "Game Turn"', "warning"))
     seen_sides = {r.side for r in reports} | ({"top"} if any(r.elevation_deg >= 40 for r in reports) else set())
     missing = [s for s in SIDES if s not in seen_sides]
     t_end = time.perf_counter()

@@ -28,7 +28,7 @@ from engine.ctrl.state import BLOCKS_PER_TURN, COLORS
 from engine.ctrl.validate import validate_state
 from vision.camera import ViewCamera
 from vision.classify import classify
-from vision.free_rules import assume_setup_flags, count_doubts
+from vision.free_rules import assume_setup_flags, count_doubts, fill_pockets, pocket_sides
 from vision.history import explain_turns, pick_flags, spots_for_flag
 from vision.locate import check_image, locate, self_calibrate_views
 from vision.reconstruct import RayScorer, ReconstructConfig, Reconstruction, ViewEvidence, reconstruct
@@ -168,6 +168,7 @@ def score_images(
     weak_flags: set[str] = set()  # flags read from very few rays: they may stand on any legal spot
     guessed: list[Cell] = []  # with a previous state: blocks the chosen turns put where no picture shows
     history = previous is not None and recon.scorer is not None
+    pockets: list[Cell] = []  # without history: cells filled because the pictures cannot tell (free_rules)
     if previous is not None and recon.scorer is not None:
         # the pictures must show legal turns played from the previous state (issue 5, item 1)
         expl = explain_turns(previous, recon.scorer, recon.flags, recon.blocks)
@@ -196,6 +197,9 @@ def score_images(
                 f"the unconstrained reading {expl.free_cost}", "previous state", 'CTRL rulebook, "Game Turn"'))
         recon.unobserved[:] = [c for c in recon.unobserved if c not in blocks]
     else:
+        if recon.scorer is not None:  # cells the pictures cannot tell from full, inside the pile
+            pockets, pocket_notes = fill_pockets(blocks, recon.scorer, recon.unobserved, cfg.min_pixels)
+            inferred += pocket_notes
         inferred += _infer_hidden_by_counts(blocks, recon.unobserved)
         state = _to_state(blocks, recon.flags, previous)
         if recon.scorer is not None:
@@ -280,6 +284,11 @@ def score_images(
         problems.append(Problem("side-uncertain", f"the {side} counts may be off: the {', '.join(cols)} flag(s) "
                                 "were not made out for sure, and where they stand changes this side", f"side {side}",
                                 "", "warning"))
+    for side, n in pocket_sides(pockets, occupied).items():
+        uncertain[side] = uncertain.get(side, 0) + n
+        problems.append(Problem("side-uncertain", f"the {side} counts may be off: {n} block(s) assumed where the "
+                                "pictures show the same colour whether the block is there or behind it",
+                                f"side {side}", "", "warning"))
     if not history:
         # a colour with a block count no game reaches (1, 4, 7, ... 22) was misread: its sides are in doubt
         for side, cols in count_doubts(state).items():

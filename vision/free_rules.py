@@ -79,7 +79,7 @@ def fill_pockets(blocks: dict[Cell, str], scorer: RayScorer, unobserved: Sequenc
     a block there of the colour most of those rays show explains them at least as well as the
     cell empty (:meth:`RayScorer.delta` <= 0, on at least ``min_pixels`` rays) and (2) it is a
     pocket: at least :data:`POCKET_NEIGHBOURS` of its face neighbours are full.  On SIMULATED
-    development renders, 13 of 14 such cells held a block of that colour (the rule was chosen
+    development renders, 12 of 13 such cells held a block of that colour (the rule was chosen
     there).  Each fill is reported; the sides it shows on are returned by :func:`pocket_sides`.
     Mutates ``blocks``; returns the filled cells and the warnings."""
     occupied = set(blocks) | set(CENTRAL_CUBE)

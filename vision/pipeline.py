@@ -28,6 +28,7 @@ from engine.ctrl.state import BLOCKS_PER_TURN, COLORS
 from engine.ctrl.validate import validate_state
 from vision.camera import ViewCamera
 from vision.classify import classify
+from vision.free_rules import assume_setup_flags, count_doubts, fill_pockets, pocket_sides
 from vision.history import pick_flags, spots_for_flag
 from vision.locate import check_image, locate, self_calibrate_views
 from vision.reconstruct import RayScorer, ReconstructConfig, Reconstruction, ViewEvidence, reconstruct
@@ -170,6 +171,7 @@ def score_images(
     history = previous is not None and recon.scorer is not None
     doubt_sides: dict[str, int] = {}  # with a previous state: sides a doubtful chosen turn changes
     movers: set[str] = set()  # with a previous state: the colours the chosen turns placed blocks for
+    pockets: list[Cell] = []  # without history: cells filled because the pictures cannot tell (free_rules)
     if previous is not None and recon.scorer is not None:
         # the pictures must show legal turns played from the previous state (issue 5, item 1)
         expl, dropped = explain_checked(previous, recon.scorer, recon.flags, recon.blocks)
@@ -202,6 +204,9 @@ def score_images(
                   if t.placement is not None and t.placement.cells[0] in state.blocks}
         inferred += doubt_notes
     else:
+        if recon.scorer is not None:  # cells the pictures cannot tell from full, inside the pile
+            pockets, pocket_notes = fill_pockets(blocks, recon.scorer, recon.unobserved, cfg.min_pixels)
+            inferred += pocket_notes
         inferred += _infer_hidden_by_counts(blocks, recon.unobserved)
         state = _to_state(blocks, recon.flags, previous)
         if recon.scorer is not None:
@@ -217,6 +222,8 @@ def score_images(
                 # on the start block, where the rulebook puts it ("Setup" 4), as ``check-setup`` does
                 state, pole_notes = confirm_setup_flags(state, images, [e.camera for e in evidence])
                 inferred += pole_notes
+                state, assumed = assume_setup_flags(state)  # no turn played yet: flags as set up
+                inferred += assumed
         inferred += _turn_spread(state)
     if history and recon.scorer is not None:
         # a banner in front of blocks of its own colour shows no colour of its own: the pole may.  Only
@@ -294,6 +301,19 @@ def score_images(
         problems.append(Problem("side-uncertain", f"the {side} counts may be off: the {', '.join(cols)} flag(s) "
                                 "were not made out for sure, and where they stand changes this side", f"side {side}",
                                 "", "warning"))
+    for side, n in pocket_sides(pockets, occupied).items():
+        uncertain[side] = uncertain.get(side, 0) + n
+        problems.append(Problem("side-uncertain", f"the {side} counts may be off: {n} block(s) assumed where the "
+                                "pictures show the same colour whether the block is there or behind it",
+                                f"side {side}", "", "warning"))
+    if not history:
+        # a colour with a block count no game reaches (1, 4, 7, ... 22) was misread: its sides are in doubt
+        for side, cols in count_doubts(state).items():
+            uncertain[side] = uncertain.get(side, 0) + len(cols)
+            problems.append(Problem("side-uncertain", f"the {side} counts may be off: {', '.join(cols)} ha"
+                                    f"{'s' if len(cols) == 1 else 've'} a number of blocks no game reaches (blocks "
+                                    "come in threes after the start block), so some were misread or not seen",
+                                    f"side {side}", 'CTRL rulebook, "Game Turn"', "warning"))
     seen_sides = {r.side for r in reports} | ({"top"} if any(r.elevation_deg >= 40 for r in reports) else set())
     missing = [s for s in SIDES if s not in seen_sides]
     t_end = time.perf_counter()

@@ -618,6 +618,17 @@ class RayScorer:
                                                      [m.dirs[a][rows] for a in range(3)], spot, self._geom)])
         return out
 
+    def labels_reaching(self, cell: Cell) -> I64:
+        """The observed labels of the weighted rays on which ``cell`` comes before the base's first
+        full cell (a block there would be the first thing they meet); empty outside the volume."""
+        i = self._index(cell)
+        if i < 0:
+            return np.zeros(0, np.int64)
+        m = self._model
+        rows = m.rays_of[i]
+        rows = rows[(m.cols_of(i) < self._fcol[rows]) & (m.weight[rows] > 0)]
+        return m.obs[rows]  # type: ignore[no-any-return]
+
     def delta(self, added: Mapping[Cell, str]) -> int:
         """Change of :meth:`cost` when ``added`` blocks join the base set (cells outside the volume
         change nothing)."""

@@ -1,0 +1,123 @@
+"""Rule-based inference for the free reading (``score-images`` without ``--previous``), issue 5.
+
+A set-up position -- every colour has exactly its start block -- is one where no turn has been
+played: each turn places blocks (CTRL rulebook "Game Turn"; on a colour's first turn a legal path
+always exists, so nobody passes before moving).  The flags then stand where set-up put them: each
+on its start block, pointing up (rulebook "Setup" 4).  A flag the pictures did not make out there
+(a banner edge-on, behind the Central Cube, or its pole seen in one picture only) is assumed to
+stand there, and reported; without this the tie-break of a set-up (every total ties, the highest
+flag wins) dropped the colour whose flag was not found.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+import numpy as np
+
+from engine.core import Problem
+from engine.ctrl import BLOCKS_PER_COLOR, SIDES, State
+from engine.ctrl.geometry import ALL_DIRS, CENTRAL_CUBE, SIDE_VECTORS, Cell
+from engine.ctrl.moves import FlagSpot
+from vision.labels import COLOR_LABELS, LABEL_COLORS
+from vision.reconstruct import RayScorer
+
+
+def is_setup_position(state: State) -> bool:
+    """Every colour has exactly one block, on its start cell."""
+    values = list(state.blocks.values())
+    return bool(state.colors) and len(values) == len(state.colors) and all(
+        values.count(c) == 1 and state.blocks.get(state.starts.get(c, (0, 0, -1))) == c for c in state.colors)
+
+
+def assume_setup_flags(state: State) -> tuple[State, list[Problem]]:
+    """In a set-up position, each colour's flag that was not found is put on its start block,
+    pointing up, when that spot is legal (see the module docstring); one warning per flag."""
+    if not is_setup_position(state):
+        return state, []
+    flags = dict(state.flags)
+    notes: list[Problem] = []
+    for color in state.colors:
+        if color in flags:
+            continue
+        spot = FlagSpot.on_block(state.starts[color], (0, 0, 1))
+        if spot not in state.flag_spots(color):
+            continue
+        flags[color] = spot
+        notes.append(Problem("flag-assumed", f"the {color} flag was not made out in the pictures; in a set-up "
+                             f"position it stands on its start block pointing up ({spot}): check that it is plugged "
+                             "in there", f"{color} flag", 'CTRL rulebook, "Setup" 4', "warning"))
+    return (replace(state, flags=flags) if notes else state), notes
+
+
+def count_doubts(state: State) -> dict[str, list[str]]:
+    """Colours whose block count no game can reach, and so the sides their reading puts in doubt.
+
+    After its start block a colour gains three blocks a turn (rulebook "Game Turn": a path of 3
+    blocks; a player with no free path passes the whole turn), so it has 1, 4, 7, ... 22 blocks.  A
+    reading with another count has misread or missed some of that colour's blocks (a cool shadow
+    read as blue, a block no picture shows), and a block added or taken away may show on any side:
+    every side is in doubt for that colour.  Returns side -> colours (empty when every count is
+    possible)."""
+    odd = [c for c in state.colors if (sum(1 for v in state.blocks.values() if v == c) - 1) % 3]
+    return {side: list(odd) for side in SIDES} if odd else {}
+
+
+#: a pocket: at least this many of a cell's six face neighbours are blocks or the Central Cube
+POCKET_NEIGHBOURS = 3
+
+
+def fill_pockets(blocks: dict[Cell, str], scorer: RayScorer, unobserved: Sequence[Cell],
+                 min_pixels: int = 6) -> tuple[list[Cell], list[Problem]]:
+    """Fill the empty cells the pictures cannot tell from full, inside a pile.
+
+    A cell in front of a block of its own colour is a depth ambiguity: the rays that would meet a
+    block there first show that colour whether the block is there or behind it (seen at 40
+    degrees, a blue block on a blue start block, between two blue blocks and the Central Cube,
+    changes no sampled pixel).  The search leaves such a cell empty.  Here it is filled when (1)
+    a block there of the colour most of those rays show explains them at least as well as the
+    cell empty (:meth:`RayScorer.delta` <= 0, on at least ``min_pixels`` rays) and (2) it is a
+    pocket: at least :data:`POCKET_NEIGHBOURS` of its face neighbours are full.  On SIMULATED
+    development renders, 12 of 13 such cells held a block of that colour (the rule was chosen
+    there).  Each fill is reported; the sides it shows on are returned by :func:`pocket_sides`.
+    Mutates ``blocks``; returns the filled cells and the warnings."""
+    occupied = set(blocks) | set(CENTRAL_CUBE)
+    hidden = set(unobserved)
+    scorer.set_base(blocks)
+    fills: dict[Cell, str] = {}
+    present = set(blocks.values())  # a colour with no block has nothing behind to be confused with
+    candidates = {(c[0] + d[0], c[1] + d[1], c[2] + d[2]) for c in blocks for d in ALL_DIRS} - occupied - hidden
+    for cell in sorted(candidates):
+        if cell[2] < 0:
+            continue
+        if sum((cell[0] + d[0], cell[1] + d[1], cell[2] + d[2]) in occupied for d in ALL_DIRS) < POCKET_NEIGHBOURS:
+            continue
+        labels = scorer.labels_reaching(cell)
+        if len(labels) < min_pixels:
+            continue
+        lab = int(np.bincount(labels).argmax())
+        colour = LABEL_COLORS.get(lab)
+        if colour not in COLOR_LABELS or colour not in present:
+            continue
+        if sum(1 for v in blocks.values() if v == colour) + sum(1 for v in fills.values() if v == colour) \
+                >= BLOCKS_PER_COLOR:
+            continue
+        if scorer.delta({cell: colour}) <= 0:
+            fills[cell] = colour
+    notes = [Problem("inferred-pocket", f"a {colour} block is assumed here: the pictures show {colour} whether it "
+                     f"is here or behind, and blocks surround the cell", f"cell {c[0]},{c[1]},{c[2]}",
+                     "", "warning") for c, colour in sorted(fills.items())]
+    blocks.update(fills)
+    return sorted(fills), notes
+
+
+def pocket_sides(cells: Sequence[Cell], occupied: set[Cell]) -> dict[str, int]:
+    """Side -> how many of ``cells`` show a face on it (nothing between the cell and that side)."""
+    out: dict[str, int] = {}
+    for c in cells:
+        for side in SIDES:
+            v = SIDE_VECTORS[side]
+            if all((c[0] + k * v[0], c[1] + k * v[1], c[2] + k * v[2]) not in occupied for k in range(1, 12)):
+                out[side] = out.get(side, 0) + 1
+    return out

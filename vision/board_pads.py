@@ -265,8 +265,8 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
     n_lv = cfg.max_level + 1
     lut = np.zeros((3, n_lv, 2 * GUIDE_CELLS - 1, 2 * GUIDE_CELLS - 1, 4))
     n_every, corners3, every_idx = _every_box(spec, cfg)
-    corners = pose.project(corners3).reshape(n_every, 8, 2)
-    box_px = np.concatenate([corners.min(axis=1) - 4.0, corners.max(axis=1) + 4.0], axis=1)
+    corners = pose.project(corners3).reshape(n_every, 8, 2).transpose(1, 0, 2)  # (8, boxes, 2)
+    box_px = np.concatenate([np.minimum.reduce(corners) - 4.0, np.maximum.reduce(corners) + 4.0], axis=1)
     lut[every_idx] = box_px
 
     def bounds(kind: int, places: F64) -> F64:
@@ -360,9 +360,12 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
                 vivid[j] = ~box_ray_hits(cam, ends[j], rooms, d_pt, pix[0][j], r_box, chunk=4)[0]
             vote = np.where(vivid, -1.0, vote)
             inf = inf | vivid
-        vote = np.where(inf, vote, 0.0).reshape(len(keys), n_o)
+        # (votes are -1, 0 or 1: their sums are exact in any order)
+        vote_sum = np.where(inf, vote, 0.0).reshape(len(keys), n_o).sum(axis=1)
         n_inf = inf.reshape(len(keys), n_o).sum(axis=1)
-        return [float(vote[i].sum() / n_inf[i]) if n_inf[i] >= cfg.min_points else None for i in range(len(keys))]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            share = (vote_sum / n_inf).tolist()
+        return [v if n >= cfg.min_points else None for v, n in zip(share, n_inf.tolist(), strict=True)]
 
     core_keys = [(p.x, p.y, p.level) for p in CORE]
     standard_arms = {(p.x, p.y, p.level) for s in SEATS.values() for p in s.arm}
@@ -432,7 +435,9 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
                             _dist(bg[:mc], bg[mc:], cfg.light_weight) <= cfg.edge_contrast)
             both[ci] = (ok_c[:mc] & ok_c[mc:] & same).reshape(len(ci), n_e)
         n = both.sum(axis=1)
-        return [float((diff[i] & both[i]).sum() / n[i]) if n[i] >= cfg.min_points else None for i in range(len(keys))]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            share = ((diff & both).sum(axis=1) / n).tolist()
+        return [v if c >= cfg.min_points else None for v, c in zip(share, n.tolist(), strict=True)]
 
     def decide(k: Key, s: float | None, e: float | None = None) -> bool:
         if cfg.edge_contrast > 0 and k[2] >= cfg.edge_from_level and e is not None:

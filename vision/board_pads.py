@@ -147,6 +147,34 @@ def _link_mids(pads: Iterable[Key]) -> F64:
     return np.array(mids, np.float64).reshape(-1, 3)
 
 
+def _link_mids_on_grid(keys: npt.NDArray[np.int64], n_lv: int) -> F64:
+    """:func:`_link_mids` of distinct pads ``keys`` (N, 3: x, y, level; sorted, on the guide's footprint,
+    levels below ``n_lv``) without a loop: the same places in the same order."""
+    occ = np.zeros((n_lv, GUIDE_CELLS + 1, GUIDE_CELLS + 1), bool)  # (one row and column more: no pad)
+    x, y, lv = keys[:, 0], keys[:, 1], keys[:, 2]
+    occ[lv, y, x] = True
+    have = np.stack([occ[lv, y, x + 1], occ[lv, y + 1, x]], axis=1).reshape(-1)  # per pad: right, then down
+    k = keys.astype(np.float64)
+    mids = np.stack([np.column_stack([k[:, 0] + 0.5, k[:, 1], k[:, 2]]),
+                     np.column_stack([k[:, 0], k[:, 1] + 0.5, k[:, 2]])], axis=1).reshape(-1, 3)
+    return np.asarray(mids[have], np.float64).reshape(-1, 3)
+
+
+@lru_cache(maxsize=8)
+def _grid_rows(spec: BoardSpec, n_lv: int) -> tuple[F64, F64]:
+    """The solid rows of a pad at every place of the guide's footprint, levels below ``n_lv`` (as
+    ``[level, y, x]``), and of a link at every half step between them (``[level, 2 y, 2 x]``): computed
+    by :func:`pad_rows` and :func:`_link_rows_at` once per board (the same numbers).  Read-only."""
+    grid = [(x, y, lv) for lv in range(n_lv) for y in range(GUIDE_CELLS) for x in range(GUIDE_CELLS)]
+    pads = pad_rows(spec, grid).reshape(n_lv, GUIDE_CELLS, GUIDE_CELLS, 6)
+    half = 2 * GUIDE_CELLS - 1
+    places = np.array([(0.5 * i, 0.5 * j, lv) for lv in range(n_lv) for j in range(half) for i in range(half)])
+    links = _link_rows_at(spec, places).reshape(n_lv, half, half, 6)
+    for a in (pads, links):
+        a.setflags(write=False)
+    return pads, links
+
+
 def _link_rows_at(spec: BoardSpec, m: F64) -> F64:
     """Solid rows of links at places ``m`` (:func:`_link_mids`)."""
     if not len(m):
@@ -311,8 +339,17 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
         got = placed.get(key)
         if got is None:
             okeys = np.array(others, np.float64).reshape(-1, 3)
-            mids = _link_mids(others)
-            got = (pad_rows(spec, others), okeys, bounds(0, okeys), _link_rows_at(spec, mids), bounds(1, mids))
+            ik = okeys.astype(np.int64)
+            if len(ik) and ik.min() >= 0 and ik[:, :2].max() < GUIDE_CELLS and ik[:, 2].max() < n_lv:
+                # (on the footprint: rows looked up, computed once per board)
+                pad_tab, link_tab = _grid_rows(spec, n_lv)
+                mids = _link_mids_on_grid(ik, n_lv)
+                im = np.round(2.0 * mids).astype(np.int64)
+                got = (pad_tab[ik[:, 2], ik[:, 1], ik[:, 0]], okeys, bounds(0, okeys),
+                       link_tab[im[:, 2] // 2, im[:, 1], im[:, 0]], bounds(1, mids))
+            else:
+                mids = _link_mids(others)
+                got = (pad_rows(spec, others), okeys, bounds(0, okeys), _link_rows_at(spec, mids), bounds(1, mids))
             placed[key] = got
         return got
 

@@ -113,3 +113,28 @@ def test_projection_is_opencvs_lens_model() -> None:
         p = dataclasses.replace(pose, dist=dist)
         want, _ = cv2.projectPoints(pts.reshape(-1, 1, 3), p.rvec, p.tvec, p.K, dist)
         assert np.abs(p.project(pts) - want.reshape(-1, 2)).max() < 1e-6
+
+
+def test_pad_and_link_rows_looked_up_on_the_grid() -> None:
+    """Pad detection looks the rows of the pads in place and their links up in per-board tables
+    (``vision.board_pads._grid_rows``, ``_link_mids_on_grid``; docs/boards_vision.md, "Speed round 5"):
+    the very rows ``pad_rows`` and ``link_rows`` compute, in the same order."""
+    from vision.board_pads import GUIDE_CELLS, _grid_rows, _link_mids, _link_mids_on_grid, _link_rows_at
+
+    spec = board_spec("gridopolis")
+    pad_tab, link_tab = _grid_rows(spec, 5)
+    rng = np.random.default_rng(4)
+    sets = [sorted(gridopolis_pads(4))]
+    for _ in range(60):
+        sets.append(sorted({(int(x), int(y), int(lv)) for x, y, lv in zip(rng.integers(0, GUIDE_CELLS, 40),
+                                                                       rng.integers(0, GUIDE_CELLS, 40),
+                                                                       rng.integers(0, 5, 40), strict=True)}))
+    for pads in sets:
+        ik = np.array(pads, np.int64)
+        mids = _link_mids_on_grid(ik, 5)
+        assert np.array_equal(mids, _link_mids(pads))
+        im = np.round(2.0 * mids).astype(np.int64)
+        assert np.array_equal(link_tab[im[:, 2] // 2, im[:, 1], im[:, 0]], _link_rows_at(spec, mids))
+        assert np.array_equal(link_tab[im[:, 2] // 2, im[:, 1], im[:, 0]], link_rows(spec, pads))
+        assert np.array_equal(pad_tab[ik[:, 2], ik[:, 1], ik[:, 0]], pad_rows(spec, pads))
+    assert max(len(_link_mids(p)) for p in sets) > 10

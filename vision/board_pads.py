@@ -330,6 +330,15 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
     lit = ref[max(ref)]
 
     placed: dict[tuple[Key, ...], tuple[F64, F64, F64, F64, F64]] = {}
+    pad_tab, link_tab = _grid_rows(spec, n_lv)
+
+    def on_grid(ik: npt.NDArray[np.int64]) -> bool:
+        return bool(len(ik) and ik.min() >= 0 and ik[:, :2].max() < GUIDE_CELLS and ik[:, 2].max() < n_lv)
+
+    def rows_of(keys: Sequence[Key]) -> F64:
+        """``pad_rows(spec, keys)``, looked up where the keys are on the footprint."""
+        ik = np.array(keys, np.int64).reshape(-1, 3)
+        return np.asarray(pad_tab[ik[:, 2], ik[:, 1], ik[:, 0]]) if on_grid(ik) else pad_rows(spec, keys)
 
     def in_place(others: list[Key]) -> tuple[F64, F64, F64, F64, F64]:
         """The rows of ``others`` (pads), their places (N, 3), their bounding boxes in the picture, and
@@ -340,9 +349,7 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
         if got is None:
             okeys = np.array(others, np.float64).reshape(-1, 3)
             ik = okeys.astype(np.int64)
-            if len(ik) and ik.min() >= 0 and ik[:, :2].max() < GUIDE_CELLS and ik[:, 2].max() < n_lv:
-                # (on the footprint: rows looked up, computed once per board)
-                pad_tab, link_tab = _grid_rows(spec, n_lv)
+            if on_grid(ik):  # (rows looked up, computed once per board)
                 mids = _link_mids_on_grid(ik, n_lv)
                 im = np.round(2.0 * mids).astype(np.int64)
                 got = (pad_tab[ik[:, 2], ik[:, 1], ik[:, 0]], okeys, bounds(0, okeys),
@@ -357,7 +364,7 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
         """Vote of each candidate with ``others`` (pads, observed colours) in place around it."""
         if not keys:
             return []
-        krows = pad_rows(spec, keys)
+        krows = rows_of(keys)
         pts = tops(keys, krows)
         pix: list[F64] = []
         lab_o, ok = observe(pts, pix)
@@ -430,7 +437,7 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
         straddling an edge that is there anyway (a lower pad's rim, a printed line) says nothing."""
         if not keys:
             return []
-        c = pad_rows(spec, keys)[:, [1, 2, 5]]
+        c = rows_of(keys)[:, [1, 2, 5]]
         p_in = np.repeat(c[:, None, :], n_e, axis=1)
         p_in[..., :2] += edge_in[None]
         p_out = np.repeat(c[:, None, :], n_e, axis=1)

@@ -329,7 +329,7 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
     # colour of a pad in the open (the arms, pads added around the grid-set)
     lit = ref[max(ref)]
 
-    placed: dict[tuple[Key, ...], tuple[F64, F64, F64, F64, F64]] = {}
+    placed: dict[tuple[Key, ...], tuple[F64, F64, F64, F64, F64, F64, F64]] = {}
     pad_tab, link_tab = _grid_rows(spec, n_lv)
 
     def on_grid(ik: npt.NDArray[np.int64]) -> bool:
@@ -340,10 +340,10 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
         ik = np.array(keys, np.int64).reshape(-1, 3)
         return np.asarray(pad_tab[ik[:, 2], ik[:, 1], ik[:, 0]]) if on_grid(ik) else pad_rows(spec, keys)
 
-    def in_place(others: list[Key]) -> tuple[F64, F64, F64, F64, F64]:
-        """The rows of ``others`` (pads), their places (N, 3), their bounding boxes in the picture, and
-        the rows and bounding boxes of the links joining them: the same for every test of one level
-        (computed once per set of pads)."""
+    def in_place(others: list[Key]) -> tuple[F64, F64, F64, F64, F64, F64, F64]:
+        """The rows of ``others`` (pads), their places (N, 3), their bounding boxes in the picture, the
+        rows and bounding boxes of the links joining them, and the rows and bounding boxes of both
+        (pads, then links): the same for every test of one level (computed once per set of pads)."""
         key = tuple(others)
         got = placed.get(key)
         if got is None:
@@ -352,16 +352,18 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
             if on_grid(ik):  # (rows looked up, computed once per board)
                 mids = _link_mids_on_grid(ik, n_lv)
                 im = np.round(2.0 * mids).astype(np.int64)
-                got = (pad_tab[ik[:, 2], ik[:, 1], ik[:, 0]], okeys, bounds(0, okeys),
-                       link_tab[im[:, 2] // 2, im[:, 1], im[:, 0]], bounds(1, mids))
+                orows, lrows = pad_tab[ik[:, 2], ik[:, 1], ik[:, 0]], link_tab[im[:, 2] // 2, im[:, 1], im[:, 0]]
             else:
                 mids = _link_mids(others)
-                got = (pad_rows(spec, others), okeys, bounds(0, okeys), _link_rows_at(spec, mids), bounds(1, mids))
+                orows, lrows = pad_rows(spec, others), _link_rows_at(spec, mids)
+            obox, lbox = bounds(0, okeys), bounds(1, mids)
+            got = (orows, okeys, obox, lrows, lbox, np.concatenate([orows, lrows]), np.concatenate([obox, lbox]))
             placed[key] = got
         return got
 
-    def score(keys: list[Key], others: list[Key], others_lab: F64) -> list[float | None]:
-        """Vote of each candidate with ``others`` (pads, observed colours) in place around it."""
+    def score(keys: list[Key], others: list[Key]) -> list[float | None]:
+        """Vote of each candidate with ``others`` (pads, with their links) in place around it (the
+        background a pad or link shows: the plain pad colour ``lit``)."""
         if not keys:
             return []
         krows = rows_of(keys)
@@ -373,19 +375,17 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
         bg = linear_to_lab(bg_lin)
         if table is not None:
             bg = np.where(on_board[:, None], bg, table[None, :])
-        orows, okeys, obox, lrows, lbox = in_place(others)
+        orows, okeys, obox, _, _, all_rows, all_box = in_place(others)
         prows = orows
         if cfg.links:  # the links joining neighbouring pads of a level: grey plastic too
-            orows = np.concatenate([orows, lrows])
-            obox = np.concatenate([obox, lbox])
-            others_lab = np.concatenate([others_lab, np.broadcast_to(lit, (len(lrows), 3))])
+            orows, obox = all_rows, all_box
         hidden = np.zeros(len(pts), bool)
         if len(orows):
             # another pad in front of the point hides it (only a higher pad can); beyond it, a lower
             # pad is the background (the highest one met)
             cam_d = np.linalg.norm(pts - cam, axis=1) / np.maximum(np.linalg.norm(ends - cam, axis=1), 1e-9)
             hidden, first = box_ray_hits(cam, ends, orows, cam_d, pix[0], obox, chunk=n_o)
-            bg = np.where((first >= 0)[:, None], others_lab[np.maximum(first, 0)], bg)
+            bg = np.where((first >= 0)[:, None], lit[None, :], bg)  # (a pad or link: the pad colour)
         rf = np.broadcast_to(lit, lab_o.shape)
         d_pad = _dist(lab_o, rf, cfg.light_weight)
         d_bg = _dist(lab_o, bg, cfg.light_weight)
@@ -446,7 +446,7 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
         pix: list[F64] = []
         lab_e, ok_seen = observe(pts, pix)
         ok = ok_seen.copy()
-        orows, _, obox, lrows, lbox = in_place(others)
+        orows, _, obox, _, _, rows, rows_box = in_place(others)
         if len(orows):  # a higher pad in front of a point hides it
             z = float(pts[:, 2].max())
             up = orows[:, 5] > z + 1e-6
@@ -466,13 +466,11 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
             bg = linear_to_lab(bg_lin)
             if table is not None:
                 bg = np.where(on_board[:, None], bg, table[None, :])
-            rows = np.concatenate([orows, lrows])
             first = np.full(len(q), -1, np.int64)
             ok_c = ok_seen[sel]
             if len(rows):
                 cam_d = np.linalg.norm(q - cam, axis=1) / np.maximum(np.linalg.norm(ends - cam, axis=1), 1e-9)
-                hidden, first = box_ray_hits(cam, ends, rows, cam_d, pix[0][sel], np.concatenate([obox, lbox]),
-                                             chunk=6)
+                hidden, first = box_ray_hits(cam, ends, rows, cam_d, pix[0][sel], rows_box, chunk=6)
                 ok_c = ok_c & ~hidden
             mc = len(ci) * n_e
             same = np.where((first[:mc] >= 0) | (first[mc:] >= 0), first[:mc] == first[mc:],
@@ -499,8 +497,7 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
             level = [(x, y, z) for x, y, z in level if (x, y, z - 1) in found or (x + 1, y, z) in found
                      or (x - 1, y, z) in found or (x, y + 1, z) in found or (x, y - 1, z) in found]
         others = sorted(found)
-        olab = np.broadcast_to(lit, (len(others), 3))
-        ss = score(level, others, olab)
+        ss = score(level, others)
         es: list[float | None] = [None] * len(level)
         if cfg.edge_contrast > 0 and lv >= cfg.edge_from_level:
             # the outline is needed only where the colours say "pad" (or cannot say)
@@ -525,7 +522,7 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
                 scores[k] = None
         else:
             others = sorted(found)
-            for k, s in zip(row, score(row, others, np.broadcast_to(lit, (len(others), 3))), strict=True):
+            for k, s in zip(row, score(row, others), strict=True):
                 scores[k] = s
                 if s is not None and s > cfg.present:
                     found.add(k)
@@ -544,8 +541,7 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
         keep = []
         for k in extra:
             others = sorted(found - {k})
-            olab = np.broadcast_to(lit, (len(others), 3))
-            s = score([k], others, olab)[0]
+            s = score([k], others)[0]
             scores[k] = s
             if decide(k, s):
                 keep.append(k)

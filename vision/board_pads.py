@@ -147,6 +147,34 @@ def _link_mids(pads: Iterable[Key]) -> F64:
     return np.array(mids, np.float64).reshape(-1, 3)
 
 
+def _link_mids_on_grid(keys: npt.NDArray[np.int64], n_lv: int) -> F64:
+    """:func:`_link_mids` of distinct pads ``keys`` (N, 3: x, y, level; sorted, on the guide's footprint,
+    levels below ``n_lv``) without a loop: the same places in the same order."""
+    occ = np.zeros((n_lv, GUIDE_CELLS + 1, GUIDE_CELLS + 1), bool)  # (one row and column more: no pad)
+    x, y, lv = keys[:, 0], keys[:, 1], keys[:, 2]
+    occ[lv, y, x] = True
+    have = np.stack([occ[lv, y, x + 1], occ[lv, y + 1, x]], axis=1).reshape(-1)  # per pad: right, then down
+    k = keys.astype(np.float64)
+    mids = np.stack([np.column_stack([k[:, 0] + 0.5, k[:, 1], k[:, 2]]),
+                     np.column_stack([k[:, 0], k[:, 1] + 0.5, k[:, 2]])], axis=1).reshape(-1, 3)
+    return np.asarray(mids[have], np.float64).reshape(-1, 3)
+
+
+@lru_cache(maxsize=8)
+def _grid_rows(spec: BoardSpec, n_lv: int) -> tuple[F64, F64]:
+    """The solid rows of a pad at every place of the guide's footprint, levels below ``n_lv`` (as
+    ``[level, y, x]``), and of a link at every half step between them (``[level, 2 y, 2 x]``): computed
+    by :func:`pad_rows` and :func:`_link_rows_at` once per board (the same numbers).  Read-only."""
+    grid = [(x, y, lv) for lv in range(n_lv) for y in range(GUIDE_CELLS) for x in range(GUIDE_CELLS)]
+    pads = pad_rows(spec, grid).reshape(n_lv, GUIDE_CELLS, GUIDE_CELLS, 6)
+    half = 2 * GUIDE_CELLS - 1
+    places = np.array([(0.5 * i, 0.5 * j, lv) for lv in range(n_lv) for j in range(half) for i in range(half)])
+    links = _link_rows_at(spec, places).reshape(n_lv, half, half, 6)
+    for a in (pads, links):
+        a.setflags(write=False)
+    return pads, links
+
+
 def _link_rows_at(spec: BoardSpec, m: F64) -> F64:
     """Solid rows of links at places ``m`` (:func:`_link_mids`)."""
     if not len(m):
@@ -265,8 +293,8 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
     n_lv = cfg.max_level + 1
     lut = np.zeros((3, n_lv, 2 * GUIDE_CELLS - 1, 2 * GUIDE_CELLS - 1, 4))
     n_every, corners3, every_idx = _every_box(spec, cfg)
-    corners = pose.project(corners3).reshape(n_every, 8, 2)
-    box_px = np.concatenate([corners.min(axis=1) - 4.0, corners.max(axis=1) + 4.0], axis=1)
+    corners = pose.project(corners3).reshape(n_every, 8, 2).transpose(1, 0, 2)  # (8, boxes, 2)
+    box_px = np.concatenate([np.minimum.reduce(corners) - 4.0, np.maximum.reduce(corners) + 4.0], axis=1)
     lut[every_idx] = box_px
 
     def bounds(kind: int, places: F64) -> F64:
@@ -301,26 +329,44 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
     # colour of a pad in the open (the arms, pads added around the grid-set)
     lit = ref[max(ref)]
 
-    placed: dict[tuple[Key, ...], tuple[F64, F64, F64, F64, F64]] = {}
+    placed: dict[tuple[Key, ...], tuple[F64, F64, F64, F64, F64, F64, F64]] = {}
+    pad_tab, link_tab = _grid_rows(spec, n_lv)
 
-    def in_place(others: list[Key]) -> tuple[F64, F64, F64, F64, F64]:
-        """The rows of ``others`` (pads), their places (N, 3), their bounding boxes in the picture, and
-        the rows and bounding boxes of the links joining them: the same for every test of one level
-        (computed once per set of pads)."""
+    def on_grid(ik: npt.NDArray[np.int64]) -> bool:
+        return bool(len(ik) and ik.min() >= 0 and ik[:, :2].max() < GUIDE_CELLS and ik[:, 2].max() < n_lv)
+
+    def rows_of(keys: Sequence[Key]) -> F64:
+        """``pad_rows(spec, keys)``, looked up where the keys are on the footprint."""
+        ik = np.array(keys, np.int64).reshape(-1, 3)
+        return np.asarray(pad_tab[ik[:, 2], ik[:, 1], ik[:, 0]]) if on_grid(ik) else pad_rows(spec, keys)
+
+    def in_place(others: list[Key]) -> tuple[F64, F64, F64, F64, F64, F64, F64]:
+        """The rows of ``others`` (pads), their places (N, 3), their bounding boxes in the picture, the
+        rows and bounding boxes of the links joining them, and the rows and bounding boxes of both
+        (pads, then links): the same for every test of one level (computed once per set of pads)."""
         key = tuple(others)
         got = placed.get(key)
         if got is None:
             okeys = np.array(others, np.float64).reshape(-1, 3)
-            mids = _link_mids(others)
-            got = (pad_rows(spec, others), okeys, bounds(0, okeys), _link_rows_at(spec, mids), bounds(1, mids))
+            ik = okeys.astype(np.int64)
+            if on_grid(ik):  # (rows looked up, computed once per board)
+                mids = _link_mids_on_grid(ik, n_lv)
+                im = np.round(2.0 * mids).astype(np.int64)
+                orows, lrows = pad_tab[ik[:, 2], ik[:, 1], ik[:, 0]], link_tab[im[:, 2] // 2, im[:, 1], im[:, 0]]
+            else:
+                mids = _link_mids(others)
+                orows, lrows = pad_rows(spec, others), _link_rows_at(spec, mids)
+            obox, lbox = bounds(0, okeys), bounds(1, mids)
+            got = (orows, okeys, obox, lrows, lbox, np.concatenate([orows, lrows]), np.concatenate([obox, lbox]))
             placed[key] = got
         return got
 
-    def score(keys: list[Key], others: list[Key], others_lab: F64) -> list[float | None]:
-        """Vote of each candidate with ``others`` (pads, observed colours) in place around it."""
+    def score(keys: list[Key], others: list[Key]) -> list[float | None]:
+        """Vote of each candidate with ``others`` (pads, with their links) in place around it (the
+        background a pad or link shows: the plain pad colour ``lit``)."""
         if not keys:
             return []
-        krows = pad_rows(spec, keys)
+        krows = rows_of(keys)
         pts = tops(keys, krows)
         pix: list[F64] = []
         lab_o, ok = observe(pts, pix)
@@ -329,19 +375,17 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
         bg = linear_to_lab(bg_lin)
         if table is not None:
             bg = np.where(on_board[:, None], bg, table[None, :])
-        orows, okeys, obox, lrows, lbox = in_place(others)
+        orows, okeys, obox, _, _, all_rows, all_box = in_place(others)
         prows = orows
         if cfg.links:  # the links joining neighbouring pads of a level: grey plastic too
-            orows = np.concatenate([orows, lrows])
-            obox = np.concatenate([obox, lbox])
-            others_lab = np.concatenate([others_lab, np.broadcast_to(lit, (len(lrows), 3))])
+            orows, obox = all_rows, all_box
         hidden = np.zeros(len(pts), bool)
         if len(orows):
             # another pad in front of the point hides it (only a higher pad can); beyond it, a lower
             # pad is the background (the highest one met)
             cam_d = np.linalg.norm(pts - cam, axis=1) / np.maximum(np.linalg.norm(ends - cam, axis=1), 1e-9)
             hidden, first = box_ray_hits(cam, ends, orows, cam_d, pix[0], obox, chunk=n_o)
-            bg = np.where((first >= 0)[:, None], others_lab[np.maximum(first, 0)], bg)
+            bg = np.where((first >= 0)[:, None], lit[None, :], bg)  # (a pad or link: the pad colour)
         rf = np.broadcast_to(lit, lab_o.shape)
         d_pad = _dist(lab_o, rf, cfg.light_weight)
         d_bg = _dist(lab_o, bg, cfg.light_weight)
@@ -360,9 +404,12 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
                 vivid[j] = ~box_ray_hits(cam, ends[j], rooms, d_pt, pix[0][j], r_box, chunk=4)[0]
             vote = np.where(vivid, -1.0, vote)
             inf = inf | vivid
-        vote = np.where(inf, vote, 0.0).reshape(len(keys), n_o)
+        # (votes are -1, 0 or 1: their sums are exact in any order)
+        vote_sum = np.where(inf, vote, 0.0).reshape(len(keys), n_o).sum(axis=1)
         n_inf = inf.reshape(len(keys), n_o).sum(axis=1)
-        return [float(vote[i].sum() / n_inf[i]) if n_inf[i] >= cfg.min_points else None for i in range(len(keys))]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            share = (vote_sum / n_inf).tolist()
+        return [v if n >= cfg.min_points else None for v, n in zip(share, n_inf.tolist(), strict=True)]
 
     core_keys = [(p.x, p.y, p.level) for p in CORE]
     standard_arms = {(p.x, p.y, p.level) for s in SEATS.values() for p in s.arm}
@@ -390,7 +437,7 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
         straddling an edge that is there anyway (a lower pad's rim, a printed line) says nothing."""
         if not keys:
             return []
-        c = pad_rows(spec, keys)[:, [1, 2, 5]]
+        c = rows_of(keys)[:, [1, 2, 5]]
         p_in = np.repeat(c[:, None, :], n_e, axis=1)
         p_in[..., :2] += edge_in[None]
         p_out = np.repeat(c[:, None, :], n_e, axis=1)
@@ -399,7 +446,7 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
         pix: list[F64] = []
         lab_e, ok_seen = observe(pts, pix)
         ok = ok_seen.copy()
-        orows, _, obox, lrows, lbox = in_place(others)
+        orows, _, obox, _, _, rows, rows_box = in_place(others)
         if len(orows):  # a higher pad in front of a point hides it
             z = float(pts[:, 2].max())
             up = orows[:, 5] > z + 1e-6
@@ -419,20 +466,20 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
             bg = linear_to_lab(bg_lin)
             if table is not None:
                 bg = np.where(on_board[:, None], bg, table[None, :])
-            rows = np.concatenate([orows, lrows])
             first = np.full(len(q), -1, np.int64)
             ok_c = ok_seen[sel]
             if len(rows):
                 cam_d = np.linalg.norm(q - cam, axis=1) / np.maximum(np.linalg.norm(ends - cam, axis=1), 1e-9)
-                hidden, first = box_ray_hits(cam, ends, rows, cam_d, pix[0][sel], np.concatenate([obox, lbox]),
-                                             chunk=6)
+                hidden, first = box_ray_hits(cam, ends, rows, cam_d, pix[0][sel], rows_box, chunk=6)
                 ok_c = ok_c & ~hidden
             mc = len(ci) * n_e
             same = np.where((first[:mc] >= 0) | (first[mc:] >= 0), first[:mc] == first[mc:],
                             _dist(bg[:mc], bg[mc:], cfg.light_weight) <= cfg.edge_contrast)
             both[ci] = (ok_c[:mc] & ok_c[mc:] & same).reshape(len(ci), n_e)
         n = both.sum(axis=1)
-        return [float((diff[i] & both[i]).sum() / n[i]) if n[i] >= cfg.min_points else None for i in range(len(keys))]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            share = ((diff & both).sum(axis=1) / n).tolist()
+        return [v if c >= cfg.min_points else None for v, c in zip(share, n.tolist(), strict=True)]
 
     def decide(k: Key, s: float | None, e: float | None = None) -> bool:
         if cfg.edge_contrast > 0 and k[2] >= cfg.edge_from_level and e is not None:
@@ -450,8 +497,7 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
             level = [(x, y, z) for x, y, z in level if (x, y, z - 1) in found or (x + 1, y, z) in found
                      or (x - 1, y, z) in found or (x, y + 1, z) in found or (x, y - 1, z) in found]
         others = sorted(found)
-        olab = np.broadcast_to(lit, (len(others), 3))
-        ss = score(level, others, olab)
+        ss = score(level, others)
         es: list[float | None] = [None] * len(level)
         if cfg.edge_contrast > 0 and lv >= cfg.edge_from_level:
             # the outline is needed only where the colours say "pad" (or cannot say)
@@ -476,7 +522,7 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
                 scores[k] = None
         else:
             others = sorted(found)
-            for k, s in zip(row, score(row, others, np.broadcast_to(lit, (len(others), 3))), strict=True):
+            for k, s in zip(row, score(row, others), strict=True):
                 scores[k] = s
                 if s is not None and s > cfg.present:
                     found.add(k)
@@ -495,8 +541,7 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
         keep = []
         for k in extra:
             others = sorted(found - {k})
-            olab = np.broadcast_to(lit, (len(others), 3))
-            s = score([k], others, olab)[0]
+            s = score([k], others)[0]
             scores[k] = s
             if decide(k, s):
                 keep.append(k)

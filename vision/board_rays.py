@@ -108,6 +108,8 @@ def box_ray_hits(camera: F64, ends: F64, boxes: F64, t_split: F64, px: F64 | Non
     only the boxes whose bounding box holds a ray's pixel are tested (a ray meets a box only where the
     box is seen): rays are taken in chunks of ``chunk`` (callers pass neighbouring rays together)."""
     n, m = len(ends), len(boxes)
+    if n and m and px is not None and box_px is not None:
+        return _box_ray_hits_culled(camera, ends, boxes, t_split, px, box_px, exclude, chunk)
     before = np.zeros(n, bool)
     first = np.full(n, -1, np.int64)
     if n == 0 or m == 0:
@@ -122,21 +124,23 @@ def box_ray_hits(camera: F64, ends: F64, boxes: F64, t_split: F64, px: F64 | Non
     if px is None or box_px is None:
         near = np.ones((n_c, m), bool)
     else:
-        p = np.concatenate([px, np.repeat(px[-1:], pad, axis=0)]).reshape(n_c, chunk, 2)
-        lo_p, hi_p = p.min(axis=1), p.max(axis=1)  # (C, 2)
-        near = ((box_px[None, :, 0] <= hi_p[:, None, 0]) & (box_px[None, :, 2] >= lo_p[:, None, 0])
-                & (box_px[None, :, 1] <= hi_p[:, None, 1]) & (box_px[None, :, 3] >= lo_p[:, None, 1]))  # (C, M)
+        # each chunk's pixel bounds (x and y apart: a contiguous reduction each)
+        p = np.concatenate([px, np.repeat(px[-1:], pad, axis=0)]).T.reshape(2, n_c, chunk)
+        lo_x, hi_x, lo_y, hi_y = p[0].min(axis=1), p[0].max(axis=1), p[1].min(axis=1), p[1].max(axis=1)
+        near = ((box_px[None, :, 0] <= hi_x[:, None]) & (box_px[None, :, 2] >= lo_x[:, None])
+                & (box_px[None, :, 1] <= hi_y[:, None]) & (box_px[None, :, 3] >= lo_y[:, None]))  # (C, M)
     c_idx, m_idx = np.nonzero(near)  # (chunk, box) pairs, grouped by chunk
     if not len(c_idx):
         return before, first
     rows = boxes[m_idx]  # (L, 6)
     o = camera.reshape(3)
     with np.errstate(divide="ignore", invalid="ignore"):
-        inv_c = 1.0 / (e - o)  # (C, P, 3): per ray once, then gathered per (chunk, box) pair
+        # (3, C, P): per ray once, then gathered per (chunk, box) pair, one axis at a time
+        inv_c = np.ascontiguousarray((1.0 / (e - o)).transpose(2, 0, 1))
         lo = hi = np.empty(0)
         for axis, a, b in ((2, rows[:, 4], rows[:, 5]), (0, rows[:, 1] - rows[:, 3], rows[:, 1] + rows[:, 3]),
                            (1, rows[:, 2] - rows[:, 3], rows[:, 2] + rows[:, 3])):
-            inv = inv_c[c_idx, :, axis]  # (L, P)
+            inv = inv_c[axis][c_idx]  # (L, P)
             t1 = (a[:, None] - o[axis]) * inv
             t2 = (b[:, None] - o[axis]) * inv
             if axis == 2:  # (the first slab: the interval starts as this one)
@@ -145,14 +149,16 @@ def box_ray_hits(camera: F64, ends: F64, boxes: F64, t_split: F64, px: F64 | Non
                 np.maximum(lo, np.minimum(t1, t2), out=lo)
                 np.minimum(hi, np.maximum(t1, t2), out=hi)
     ok = m_idx[:, None] != ex[c_idx]
-    t = ts[c_idx]
-    bef = ok & (np.maximum(lo, 0.0) <= np.minimum(hi, t - 1e-3))
-    beh = ok & (np.maximum(lo, t - 1e-6) <= np.minimum(hi, 1.0))
-    starts = np.concatenate([[0], np.nonzero(np.diff(c_idx))[0] + 1])
+    bef = ok & (np.maximum(lo, 0.0) <= np.minimum(hi, (ts - 1e-3)[c_idx]))
+    beh = ok & (np.maximum(lo, (ts - 1e-6)[c_idx]) <= np.minimum(hi, 1.0))
+    new_group = np.empty(len(c_idx), bool)  # (pairs are grouped by chunk: where a chunk's pairs start)
+    new_group[0] = True
+    np.not_equal(c_idx[1:], c_idx[:-1], out=new_group[1:])
+    starts = np.flatnonzero(new_group)
     chunks = c_idx[starts]
     top = np.where(beh, rows[:, 5, None], -np.inf)
     best = np.maximum.reduceat(top, starts, axis=0)  # (G, P): the highest box met behind
-    group = np.repeat(np.arange(len(starts)), np.diff(np.concatenate([starts, [len(c_idx)]])))
+    group = np.cumsum(new_group) - 1  # each pair's chunk group
     which = np.where(beh & (top == best[group]), m_idx[:, None], -1)
     b_all = np.zeros((n_c, chunk), bool)
     f_all = np.full((n_c, chunk), -1, np.int64)
@@ -160,4 +166,67 @@ def box_ray_hits(camera: F64, ends: F64, boxes: F64, t_split: F64, px: F64 | Non
     f_all[chunks] = np.maximum.reduceat(which, starts, axis=0)
     before[:] = b_all.reshape(-1)[:n]
     first[:] = f_all.reshape(-1)[:n]
+    return before, first
+
+
+def _box_ray_hits_culled(camera: F64, ends: F64, boxes: F64, t_split: F64, px: F64, box_px: F64,
+                         exclude: npt.NDArray[np.int64] | None, chunk: int) -> tuple[B, npt.NDArray[np.int64]]:
+    """:func:`box_ray_hits` with the rays' pixels: the (chunk, box) pairs whose bounds meet, then only
+    the (ray, box) pairs whose box's bounding box holds the ray's pixel are tested, each once (flat
+    arrays).  The same numbers as the dense test of every ray of a chunk (each pair's slab values are
+    computed from the same operands by the same operations; a box whose bounds miss a ray's pixel is
+    not seen there, so that ray cannot meet it)."""
+    n, m = len(ends), len(boxes)
+    n_c = -(-n // chunk)
+    pad = n_c * chunk - n
+    n_p = n_c * chunk
+    xy = np.concatenate([px, np.repeat(px[-1:], pad, axis=0)]).T.reshape(2, n_c, chunk)
+    lo_x, hi_x, lo_y, hi_y = xy[0].min(axis=1), xy[0].max(axis=1), xy[1].min(axis=1), xy[1].max(axis=1)
+    near = ((box_px[None, :, 0] <= hi_x[:, None]) & (box_px[None, :, 2] >= lo_x[:, None])
+            & (box_px[None, :, 1] <= hi_y[:, None]) & (box_px[None, :, 3] >= lo_y[:, None]))  # (C, M)
+    c_idx, m_idx = np.nonzero(near)
+    before = np.zeros(n, bool)
+    first = np.full(n, -1, np.int64)
+    if not len(c_idx):
+        return before, first
+    bp = box_px[m_idx]  # (L, 4)
+    x, y = xy[0][c_idx], xy[1][c_idx]  # (L, P)
+    inside = (bp[:, 0, None] <= x) & (bp[:, 2, None] >= x) & (bp[:, 1, None] <= y) & (bp[:, 3, None] >= y)
+    if exclude is not None:
+        ex = np.full(n_p, -1, np.int64)
+        ex[:n] = exclude
+        inside &= m_idx[:, None] != ex.reshape(n_c, chunk)[c_idx]
+    l_k, p_k = np.nonzero(inside)
+    if not len(l_k):
+        return before, first
+    ray = c_idx[l_k] * chunk + p_k  # (K,) the ray of each pair
+    mk = m_idx[l_k]
+    ray_ok = ray < n  # (the chunks' padding: no ray)
+    ray = np.where(ray_ok, ray, n - 1)
+    o = camera.reshape(3)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        inv = np.ascontiguousarray((1.0 / (ends - o)).T)  # (3, N): per ray once, gathered per pair
+        lo = hi = np.empty(0)
+        # each box's slab bounds less the camera's coordinate, per box once, gathered per pair
+        for axis, a, b in ((2, boxes[:, 4], boxes[:, 5]), (0, boxes[:, 1] - boxes[:, 3], boxes[:, 1] + boxes[:, 3]),
+                           (1, boxes[:, 2] - boxes[:, 3], boxes[:, 2] + boxes[:, 3])):
+            inv_k = inv[axis][ray]
+            t1 = (a - o[axis])[mk] * inv_k
+            t2 = (b - o[axis])[mk] * inv_k
+            if axis == 2:  # (the first slab: the interval starts as this one)
+                lo, hi = np.minimum(t1, t2), np.maximum(t1, t2)
+            else:
+                np.maximum(lo, np.minimum(t1, t2), out=lo)
+                np.minimum(hi, np.maximum(t1, t2), out=hi)
+    t = t_split[ray]
+    bef = ray_ok & (np.maximum(lo, 0.0) <= np.minimum(hi, t - 1e-3))
+    beh = ray_ok & (np.maximum(lo, t - 1e-6) <= np.minimum(hi, 1.0))
+    before[ray[bef]] = True
+    # the highest box met behind (ties: the last such box), by the boxes' rank in (top, index) order
+    order = np.argsort(boxes[:, 5], kind="stable")
+    rank = np.empty(m, np.int64)
+    rank[order] = np.arange(m)
+    best = np.full(n, -1, np.int64)
+    np.maximum.at(best, ray[beh], rank[mk[beh]])
+    first[:] = np.where(best >= 0, order[np.maximum(best, 0)], -1)
     return before, first

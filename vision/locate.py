@@ -29,6 +29,11 @@ class LocateConfig:
     min_mean: float = 25.0  # mean grey level
 
 
+def _grey_sum(grey: U8) -> float:
+    """The sum of a one-channel 8-bit picture's values, exact (an integer below 2**53), as a float."""
+    return float(cv2.sumElems(grey)[0])
+
+
 def check_image(image: U8, name: str, cfg: LocateConfig | None = None, grey: U8 | None = None) -> dict[str, float]:
     """Raise :class:`ImageRejectedError` for a blurred, over- or under-exposed picture (``grey``: the
     picture in grey when the caller has it already, to save converting it again)."""
@@ -37,8 +42,9 @@ def check_image(image: U8, name: str, cfg: LocateConfig | None = None, grey: U8 
         grey = np.asarray(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), np.uint8) if image.ndim == 3 else image
     small = cv2.resize(grey, (grey.shape[1] // 2, grey.shape[0] // 2), interpolation=cv2.INTER_AREA)
     sharp = float(cv2.Laplacian(small, cv2.CV_64F).var())
-    clipped = float((grey >= 250).mean())
-    mean = float(grey.mean())
+    # (counted and summed exactly: the very numbers of ``(grey >= 250).mean()`` and ``grey.mean()``)
+    clipped = np.count_nonzero(grey >= 250) / grey.size
+    mean = _grey_sum(grey) / grey.size if grey.dtype == np.uint8 and grey.ndim == 2 else float(grey.mean())
     if mean < cfg.min_mean:
         raise ImageRejectedError(f"{name!r} is too dark (mean grey {mean:.0f} < {cfg.min_mean:.0f}): add light")
     if clipped > cfg.max_clipped:

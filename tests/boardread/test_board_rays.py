@@ -66,6 +66,38 @@ def test_box_ray_hits_agrees_with_the_generic_ray_test() -> None:
     assert not np.any((first == own) & behind.any(axis=1))
 
 
+
+def test_box_ray_hits_picture_culling_gives_the_dense_answers() -> None:
+    """With the rays' pixels only the (ray, box) pairs whose box is seen around the ray's pixel are
+    tested (docs/boards_vision.md, "Speed round 5"): the very answers of testing every ray of a chunk
+    against every box (no pixels), the same box behind among boxes of equal height (the last one),
+    with boxes left out per ray, for every chunk size."""
+    spec = board_spec("gridopolis")
+    pose = locate_board(synthetic_view(spec, 55, -70, 800, seed=1).image, spec, CAM)
+    pads = [*gridopolis_pads(4), (3, 3, 3), (5, 5, 0), (5, 5, 1), (0, 3, 0)]
+    boxes = np.concatenate([pad_rows(spec, pads), link_rows(spec, pads)])
+    corners = pose.project(box_corners(boxes).reshape(-1, 3)).reshape(len(boxes), 8, 2)
+    bounds = np.concatenate([corners.min(axis=1) - 4.0, corners.max(axis=1) + 4.0], axis=1)
+    rng = np.random.default_rng(5)
+    base = rng.uniform(0, 350, (50, 2))
+    pts = np.concatenate([np.column_stack([np.repeat(b[None], 10, axis=0) + rng.normal(0, 5, (10, 2)),
+                                           rng.uniform(0, 240, 10)]) for b in base])
+    cam = pose.camera_position
+    ends = segments_to_board(cam, pts)
+    t0 = np.linalg.norm(pts - cam, axis=1) / np.linalg.norm(ends - cam, axis=1)
+    px = pose.project(pts)
+    exclude = np.where(rng.random(len(pts)) < 0.3, rng.integers(0, len(boxes), len(pts)), -1)
+    for chunk in (1, 4, 7, 12, 32):
+        for ex in (None, exclude):
+            want = box_ray_hits(cam, ends, boxes, t0, exclude=ex, chunk=chunk)
+            got = box_ray_hits(cam, ends, boxes, t0, px, bounds, exclude=ex, chunk=chunk)
+            assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
+            assert want[0].any() and (want[1] >= 0).any()
+    # (rays with several boxes of the highest height met behind them were among them: ties tried)
+    behind = hits(cam, ends, boxes, t_min=t0 - 1e-6, t_max=1.0)
+    top = np.where(behind, boxes[None, :, 5], -np.inf)
+    assert ((top == top.max(axis=1, keepdims=True)) & behind).sum(axis=1).max() >= 2
+
 def test_projection_is_opencvs_lens_model() -> None:
     """``BoardPose.project`` evaluates OpenCV's lens model itself (``cv2.projectPoints`` also computes
     derivatives, slowly): the same pixels for 4, 5 and 8 distortion coefficients."""
@@ -81,3 +113,28 @@ def test_projection_is_opencvs_lens_model() -> None:
         p = dataclasses.replace(pose, dist=dist)
         want, _ = cv2.projectPoints(pts.reshape(-1, 1, 3), p.rvec, p.tvec, p.K, dist)
         assert np.abs(p.project(pts) - want.reshape(-1, 2)).max() < 1e-6
+
+
+def test_pad_and_link_rows_looked_up_on_the_grid() -> None:
+    """Pad detection looks the rows of the pads in place and their links up in per-board tables
+    (``vision.board_pads._grid_rows``, ``_link_mids_on_grid``; docs/boards_vision.md, "Speed round 5"):
+    the very rows ``pad_rows`` and ``link_rows`` compute, in the same order."""
+    from vision.board_pads import GUIDE_CELLS, _grid_rows, _link_mids, _link_mids_on_grid, _link_rows_at
+
+    spec = board_spec("gridopolis")
+    pad_tab, link_tab = _grid_rows(spec, 5)
+    rng = np.random.default_rng(4)
+    sets = [sorted(gridopolis_pads(4))]
+    for _ in range(60):
+        sets.append(sorted({(int(x), int(y), int(lv)) for x, y, lv in zip(rng.integers(0, GUIDE_CELLS, 40),
+                                                                       rng.integers(0, GUIDE_CELLS, 40),
+                                                                       rng.integers(0, 5, 40), strict=True)}))
+    for pads in sets:
+        ik = np.array(pads, np.int64)
+        mids = _link_mids_on_grid(ik, 5)
+        assert np.array_equal(mids, _link_mids(pads))
+        im = np.round(2.0 * mids).astype(np.int64)
+        assert np.array_equal(link_tab[im[:, 2] // 2, im[:, 1], im[:, 0]], _link_rows_at(spec, mids))
+        assert np.array_equal(link_tab[im[:, 2] // 2, im[:, 1], im[:, 0]], link_rows(spec, pads))
+        assert np.array_equal(pad_tab[ik[:, 2], ik[:, 1], ik[:, 0]], pad_rows(spec, pads))
+    assert max(len(_link_mids(p)) for p in sets) > 10

@@ -66,3 +66,23 @@ def test_median_rows_is_np_median() -> None:
             assert np.array_equal(_median_rows(vals).view(np.int64), want.view(np.int64))
     with_nan = np.array([[1.0, 2.0, 3.0], [np.nan, 1.0, 0.0], [2.0, 2.0, 2.0]])
     assert np.array_equal(_median_rows(with_nan), np.median(with_nan, axis=0), equal_nan=True)
+
+
+def test_picture_checks_mean_and_clipped_share_are_numpys() -> None:
+    """``vision.locate.check_image`` counts the clipped pixels and sums the grey values exactly
+    (docs/boards_vision.md, "Speed round 5"): the very numbers of ``(grey >= 250).mean()`` and
+    ``grey.mean()``, on pictures of every size, dark, white, and views with strides."""
+    from vision.locate import _grey_sum
+
+    rng = np.random.default_rng(3)
+    for i in range(120):
+        h, w = (int(v) for v in rng.integers(1, 900, 2))
+        grey = rng.integers(0, 256, (h, w)).astype(np.uint8)
+        if i % 4 == 1:
+            grey[:] = 255
+        if i % 4 == 2:
+            grey[:] = rng.integers(245, 256, (h, w)).astype(np.uint8)
+        if i % 5 == 0:
+            grey = grey[::2, 1::3]
+        assert _grey_sum(grey) / grey.size == float(grey.mean())
+        assert np.count_nonzero(grey >= 250) / grey.size == float((grey >= 250).mean())

@@ -85,6 +85,7 @@ class ClassifyBoardConfig:
     flag_columns: tuple[int, ...] = ()  # Bandera: flags only on towers in these columns (the paved ones)
     flag_on_single: bool = False  # Bandera: a stack read as one cube on those columns is looked at for a flag
     # too (only a royal tower, two cubes, has one); found there, it is a royal tower ...
+    flag_single_margin: float = float("inf")  # ... (two cubes explaining its probes within this of one cube)
     flag_single_unique: bool = False  # ... if no two-cube tower shows a flag of that colour (one per player)
     flag_single_unique_pairs: bool = False  # ... nor another such single cube
     flag_single_character: bool = False  # ... and a character of that colour is read on the board
@@ -169,8 +170,9 @@ def config_for(game: str) -> ClassifyBoardConfig:
         return ClassifyBoardConfig(dab_lo=4.0, dab_hi=14.0, character_near_deg=8.0, character_nearer_deg=5.0,
                                    settle_in_turn=True, piece_min_score=0.7, piece_min_single=True,
                                    socket_top=15.0, skin_chroma=(4.0, 42.0), flag_character_blocks=False,
-                                   flag_columns=BANDERA_PAVED_COLUMNS, flag_on_single=True, flag_single_unique=True,
-                                   flag_single_unique_pairs=True, flag_single_character=True)
+                                   flag_columns=BANDERA_PAVED_COLUMNS, flag_on_single=True, flag_single_margin=0.05,
+                                   flag_single_unique=True, flag_single_unique_pairs=True,
+                                   flag_single_character=True)
     if game == "quirky":
         return ClassifyBoardConfig(token_dark_l=60.0, skin_chroma=(4.0, 42.0))
     return ClassifyBoardConfig()
@@ -579,6 +581,11 @@ def classify_sites(
                 # a royal tower is two cubes (docs/rules/bandera.md, section 7): one read as a single cube
                 # on its column may be one, its banner 61-71 mm up, far over a cube or a character on it
                 singles = stacks[(heights == 1) & np.isin([sites[int(i)].key[0] for i in stacks], cfg.flag_columns)]
+                if len(singles) and cfg.flag_single_margin < float("inf"):
+                    # ... one whose probes two cubes explain about as well as one (fewer to look at)
+                    two = np.array([h.cubes == 2 for h in hyps])
+                    gap = scores[choice[singles], singles] - scores[two][:, singles].max(axis=0)
+                    singles = singles[gap <= cfg.flag_single_margin]
         looked = np.concatenate([towers, singles])
         flag_of = dict(zip(looked.tolist(), _flags(sc, sites, looked, [char_of[int(i)] for i in looked],
                                                    rows_g, owner_g, colours, cfg, cube_lab), strict=True))
@@ -1221,7 +1228,8 @@ def _flags(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64],
     lab_b = behind[0].reshape(n_t, n_p, 3)
     # the room every other tower's flag may take: a ray through it may be seeing that flag
     flag_rooms = np.column_stack([np.ones(n_t), cx, cy, np.full(n_t, g.flag_reach), top + lo, top + g.flag_height])
-    ok = ok.reshape(n_t, n_p) & _not_blocked(cam, ends, rows, owner, idx, np.column_stack([cx, cy]))
+    ok = ok.reshape(n_t, n_p)
+    ok &= _not_blocked(cam, ends, rows, owner, idx, np.column_stack([cx, cy]), mask=ok)  # only usable probes tried
     in_room = np.asarray(hits(cam, ends, flag_rooms[None, None, :, :]), bool)  # (T, P, T)
     in_room[:, :, np.arange(n_t)] &= ~np.eye(n_t, dtype=bool)[:, None, :]
     # the character hides a flag probe only where it stands (found by _characters), with some room

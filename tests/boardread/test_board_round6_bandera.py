@@ -53,12 +53,26 @@ def test_a_royal_tower_read_as_one_cube_is_found_by_its_flag() -> None:
 def test_a_single_cube_does_not_take_the_colour_of_a_two_cube_royal_tower() -> None:
     """Development render 105: the cube at (9, 2) beside the red royal tower shows the red banner; a
     player has one flag, and a two-cube tower shows it, so the cube stays a cube.  Without that rule
-    (``flag_single_unique`` off) it reads as a second red royal tower."""
+    and without the gate on the cube count (``flag_single_unique`` off, ``flag_single_margin``
+    infinite) it reads as a second red royal tower."""
     cfg = config_for("bandera")
     assert _truth(105)[(9, 2)] == (1, None)
     assert _read(105)[(9, 2)].kind == "cube"
-    off = _read(105, replace(cfg, flag_single_unique=False))[(9, 2)]
+    off = _read(105, replace(cfg, flag_single_unique=False, flag_single_margin=float("inf")))[(9, 2)]
     assert (off.kind, off.colour) == ("royal_tower", "red"), off
+    # the rule alone keeps it a cube too
+    assert _read(105, replace(cfg, flag_single_margin=float("inf")))[(9, 2)].kind == "cube"
+
+
+def test_only_a_cube_two_cubes_would_explain_as_well_is_looked_at() -> None:
+    """Development render 105 again: one cube explains the probes at (9, 2) clearly better than two
+    (score gap over ``flag_single_margin`` = 0.05), so it is not looked at for a flag at all, and stays
+    a cube even without the one-flag-per-player rule; with the gate off it reads as a royal tower."""
+    cfg = config_for("bandera")
+    assert cfg.flag_single_margin == 0.05
+    assert _read(105, replace(cfg, flag_single_unique=False))[(9, 2)].kind == "cube"
+    off = _read(105, replace(cfg, flag_single_unique=False, flag_single_margin=float("inf")))[(9, 2)]
+    assert off.kind == "royal_tower", off
 
 
 def test_two_single_cubes_showing_one_colour_are_left_alone() -> None:
@@ -93,3 +107,4 @@ def test_other_games_do_not_look_at_single_cubes() -> None:
         cfg = config_for(game)
         assert not (cfg.flag_on_single or cfg.flag_single_unique or cfg.flag_single_unique_pairs
                     or cfg.flag_single_character)
+        assert cfg.flag_single_margin == float("inf")

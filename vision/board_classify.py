@@ -578,8 +578,9 @@ def classify_sites(
         if cfg.flag_columns:  # a flag stands only on a royal tower, and royal towers only on the paved columns
             towers = towers[np.isin([sites[int(i)].key[0] for i in towers], cfg.flag_columns)]
             if cfg.flag_on_single:
-                # a royal tower is two cubes (docs/rules/bandera.md, section 7): one read as a single cube
-                # on its column may be one, its banner 61-71 mm up, far over a cube or a character on it
+                # a royal tower is two cubes with the flag on top (docs/rules/bandera.md, section 3, set-up):
+                # one read as a single cube on its column may be one, its banner 61-71 mm up, far over
+                # a cube or a character on it
                 singles = stacks[(heights == 1) & np.isin([sites[int(i)].key[0] for i in stacks], cfg.flag_columns)]
                 if len(singles) and cfg.flag_single_margin < float("inf"):
                     # ... one whose probes two cubes explain about as well as one (fewer to look at)
@@ -590,8 +591,8 @@ def classify_sites(
         flag_of = dict(zip(looked.tolist(), _flags(sc, sites, looked, [char_of[int(i)] for i in looked],
                                                    rows_g, owner_g, colours, cfg, cube_lab), strict=True))
         if len(singles):
-            # one flag and one character per player (docs/rules/bandera.md, components; one royal tower
-            # each, section 7): a single cube's flag whose colour a two-cube tower shows is that tower's
+            # one flag and one character per player (docs/rules/bandera.md, section 1; a flag only
+            # on its royal tower, section 3): a single cube's flag whose colour a two-cube tower shows is that tower's
             # banner seen over it; two such cubes showing one colour cannot be told apart; a flag's
             # colour is that of a character on the board
             taken = {flag_of[int(i)] for i in towers} - {None} if cfg.flag_single_unique else set()
@@ -645,7 +646,7 @@ def classify_sites(
                 char_colour = found[0] if found is not None else None
                 if flag_of.get(i) is not None:
                     kind, colour = "royal_tower", flag_of[i]
-                    cubes_read = 2  # a royal tower is two cubes (section 7), even where one was read
+                    cubes_read = 2  # a royal tower is two cubes (section 3), even where one was read
         if game == "gridopolis" and kind in ("pawn", "king", "blocker") and colour not in (colours or HUES):
             kind, colour, conf = "empty", None, 0.0  # markers and blockers are a player's colour: not these
         if game == "gridopolis" and kind == "blocker" and colour in HUES:

@@ -40,7 +40,7 @@ def _truth(n: int) -> dict[tuple[int, int], tuple[int, str | None]]:
 def test_a_royal_tower_read_as_one_cube_is_found_by_its_flag() -> None:
     """Development render 206: the red royal tower at (9, 3), its red character on it, reads as one
     cube; its banner is found all the same, and a royal tower is two cubes (docs/rules/bandera.md,
-    section 7).  Not looking at single cubes (``flag_on_single`` off) it reads as a plain cube."""
+    section 3).  Not looking at single cubes (``flag_on_single`` off) it reads as a plain cube."""
     cfg = config_for("bandera")
     assert cfg.flag_on_single
     assert _truth(206)[(9, 3)] == (2, "red")
@@ -52,7 +52,7 @@ def test_a_royal_tower_read_as_one_cube_is_found_by_its_flag() -> None:
 
 def test_a_single_cube_does_not_take_the_colour_of_a_two_cube_royal_tower() -> None:
     """Development render 105: the cube at (9, 2) beside the red royal tower shows the red banner; a
-    player has one flag, and a two-cube tower shows it, so the cube stays a cube.  Without that rule
+    player has one flag (docs/rules/bandera.md, section 1), and a two-cube tower shows it, so the cube stays a cube.  Without that rule
     and without the gate on the cube count (``flag_single_unique`` off, ``flag_single_margin``
     infinite) it reads as a second red royal tower."""
     cfg = config_for("bandera")

@@ -52,9 +52,9 @@ def test_a_royal_tower_read_as_one_cube_is_found_by_its_flag() -> None:
 
 def test_a_single_cube_does_not_take_the_colour_of_a_two_cube_royal_tower() -> None:
     """Development render 105: the cube at (9, 2) beside the red royal tower shows the red banner; a
-    player has one flag (docs/rules/bandera.md, section 1), and a two-cube tower shows it, so the cube stays a cube.  Without that rule
-    and without the gate on the cube count (``flag_single_unique`` off, ``flag_single_margin``
-    infinite) it reads as a second red royal tower."""
+    player has one flag (docs/rules/bandera.md, section 1), and a two-cube tower shows it, so the cube
+    stays a cube.  Without that rule and without the gate on the cube count (``flag_single_unique``
+    off, ``flag_single_margin`` infinite) it reads as a second red royal tower."""
     cfg = config_for("bandera")
     assert _truth(105)[(9, 2)] == (1, None)
     assert _read(105)[(9, 2)].kind == "cube"

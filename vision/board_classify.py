@@ -83,6 +83,12 @@ class ClassifyBoardConfig:
     flag_character_blocks: bool = True  # a flag probe whose ray meets the tower's own character says nothing
     # (Bandera: False -- its banner is as often in front of the character, in the same colour)
     flag_columns: tuple[int, ...] = ()  # Bandera: flags only on towers in these columns (the paved ones)
+    flag_on_single: bool = False  # Bandera: a stack read as one cube on those columns is looked at for a flag
+    # too (only a royal tower, two cubes, has one); found there, it is a royal tower ...
+    flag_single_margin: float = float("inf")  # ... (two cubes explaining its probes within this of one cube)
+    flag_single_unique: bool = False  # ... if no two-cube tower shows a flag of that colour (one per player)
+    flag_single_unique_pairs: bool = False  # ... nor another such single cube
+    flag_single_character: bool = False  # ... and a character of that colour is read on the board
     token_hue_deg: float = 28.0  # hue tolerance of a token's printed colour
     token_light_tol: float = 22.0  # lightness tolerance (L*) of a token's printed colour
     token_min_share: float = 0.1  # share of a cell's token probes showing that colour
@@ -154,7 +160,9 @@ def config_for(game: str) -> ClassifyBoardConfig:
     Bandera and Quirky count skin as grey as chroma 4 as a hand (dark skin in dim light), and Quirky
     takes a grey token's printed dark centre up to L* 60 (round 4).  Bandera looks for flags only on
     towers on the paved columns and counts the flag probes whose rays go on to the tower's own
-    character (round 5)."""
+    character (round 5); there it also looks at stacks read as one cube, a flag found on one making
+    it a royal tower unless a two-cube tower or another such cube shows that colour or no character
+    of that colour is read (round 6)."""
     if game == "gridopolis":
         return ClassifyBoardConfig(black_lightness=0.0, dab_lo=6.0, dab_hi=18.0, box_margin_mm=1.5,
                                    min_lightness=4.0, marker_saturation=MARKER_SATURATION)
@@ -162,7 +170,9 @@ def config_for(game: str) -> ClassifyBoardConfig:
         return ClassifyBoardConfig(dab_lo=4.0, dab_hi=14.0, character_near_deg=8.0, character_nearer_deg=5.0,
                                    settle_in_turn=True, piece_min_score=0.7, piece_min_single=True,
                                    socket_top=15.0, skin_chroma=(4.0, 42.0), flag_character_blocks=False,
-                                   flag_columns=BANDERA_PAVED_COLUMNS)
+                                   flag_columns=BANDERA_PAVED_COLUMNS, flag_on_single=True, flag_single_margin=0.05,
+                                   flag_single_unique=True, flag_single_unique_pairs=True,
+                                   flag_single_character=True)
     if game == "quirky":
         return ClassifyBoardConfig(token_dark_l=60.0, skin_chroma=(4.0, 42.0))
     return ClassifyBoardConfig()
@@ -564,10 +574,34 @@ def classify_sites(
         char_of = dict(zip(stacks.tolist(), _characters(sc, sites, stacks, heights, rows_g, owner_g, colours, cfg,
                                                         cube_lab), strict=True))
         towers = stacks[heights == 2]
+        singles = np.zeros(0, np.int64)
         if cfg.flag_columns:  # a flag stands only on a royal tower, and royal towers only on the paved columns
             towers = towers[np.isin([sites[int(i)].key[0] for i in towers], cfg.flag_columns)]
-        flag_of = dict(zip(towers.tolist(), _flags(sc, sites, towers, [char_of[int(i)] for i in towers],
+            if cfg.flag_on_single:
+                # a royal tower is two cubes with the flag on top (docs/rules/bandera.md, section 3, set-up):
+                # one read as a single cube on its column may be one, its banner 61-71 mm up, far over
+                # a cube or a character on it
+                singles = stacks[(heights == 1) & np.isin([sites[int(i)].key[0] for i in stacks], cfg.flag_columns)]
+                if len(singles) and cfg.flag_single_margin < float("inf"):
+                    # ... one whose probes two cubes explain about as well as one (fewer to look at)
+                    two = np.array([h.cubes == 2 for h in hyps])
+                    gap = scores[choice[singles], singles] - scores[two][:, singles].max(axis=0)
+                    singles = singles[gap <= cfg.flag_single_margin]
+        looked = np.concatenate([towers, singles])
+        flag_of = dict(zip(looked.tolist(), _flags(sc, sites, looked, [char_of[int(i)] for i in looked],
                                                    rows_g, owner_g, colours, cfg, cube_lab), strict=True))
+        if len(singles):
+            # one flag and one character per player (docs/rules/bandera.md, section 1; a flag only
+            # on its royal tower, section 3): a single cube's flag whose colour a two-cube tower shows is that tower's
+            # banner seen over it; two such cubes showing one colour cannot be told apart; a flag's
+            # colour is that of a character on the board
+            taken = {flag_of[int(i)] for i in towers} - {None} if cfg.flag_single_unique else set()
+            on_singles = [flag_of[int(i)] for i in singles]
+            players = {f[0] for f in char_of.values() if f is not None}
+            for i in singles.tolist():
+                if flag_of[i] in taken or (cfg.flag_single_unique_pairs and on_singles.count(flag_of[i]) > 1) \
+                        or (cfg.flag_single_character and flag_of[i] not in players):
+                    flag_of[i] = None
     kind_index = {h.kind: j for j, h in enumerate(hyps)}
     out: list[CellReading] = []
     crown_check: list[int] = []  # Gridopolis markers and boxes: shape and crown looked at (all at once, below)
@@ -589,6 +623,7 @@ def classify_sites(
             kind, conf = "occluded", float(covered[i])
         colour = None
         char_colour = None
+        cubes_read = hyp.cubes
         if kind not in ("unseen", "occluded"):
             for role, ins in inside_role[k].items():
                 sel = ins[i] & (weight[i] > 0) & (piece[i] > 0.5)
@@ -611,6 +646,7 @@ def classify_sites(
                 char_colour = found[0] if found is not None else None
                 if flag_of.get(i) is not None:
                     kind, colour = "royal_tower", flag_of[i]
+                    cubes_read = 2  # a royal tower is two cubes (section 3), even where one was read
         if game == "gridopolis" and kind in ("pawn", "king", "blocker") and colour not in (colours or HUES):
             kind, colour, conf = "empty", None, 0.0  # markers and blockers are a player's colour: not these
         if game == "gridopolis" and kind == "blocker" and colour in HUES:
@@ -636,7 +672,7 @@ def classify_sites(
             kp = kind_index["pawn"]
             body = pred[kp, i] & (weight[i] > 0) & (piece[i] > 0.5)
             body_lab.append(_median_rows(lab_o[i, body]) if body.sum() >= 2 else None)
-        out.append(CellReading(site.key, kind, colour, hyp.cubes if kind not in ("unseen", "occluded") else 0,
+        out.append(CellReading(site.key, kind, colour, cubes_read if kind not in ("unseen", "occluded") else 0,
                                char_colour is not None, conf, char_colour,
                                {f"{h.kind}{'+c' if h.character else ''}": float(scores[j, i])
                                 for j, h in enumerate(hyps)}))
@@ -1193,7 +1229,8 @@ def _flags(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64],
     lab_b = behind[0].reshape(n_t, n_p, 3)
     # the room every other tower's flag may take: a ray through it may be seeing that flag
     flag_rooms = np.column_stack([np.ones(n_t), cx, cy, np.full(n_t, g.flag_reach), top + lo, top + g.flag_height])
-    ok = ok.reshape(n_t, n_p) & _not_blocked(cam, ends, rows, owner, idx, np.column_stack([cx, cy]))
+    ok = ok.reshape(n_t, n_p)
+    ok &= _not_blocked(cam, ends, rows, owner, idx, np.column_stack([cx, cy]), mask=ok)  # only usable probes tried
     in_room = np.asarray(hits(cam, ends, flag_rooms[None, None, :, :]), bool)  # (T, P, T)
     in_room[:, :, np.arange(n_t)] &= ~np.eye(n_t, dtype=bool)[:, None, :]
     # the character hides a flag probe only where it stands (found by _characters), with some room

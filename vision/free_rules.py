@@ -162,10 +162,13 @@ def recolour_connectors(blocks: dict[Cell, str], scorer: RayScorer, connectors: 
 REFILL_MIN_GAIN = 6
 #: at most this many blocks added that way per reading
 REFILL_MAX = 8
+#: a refilled block must also explain more than the read banner of its colour loses with it there
+REFILL_FLAG_GUARD = True
 
 
 def refill_after_floating(blocks: dict[Cell, str], scorer: RayScorer, dropped: Mapping[Cell, str],
-                          unobserved: list[Cell], min_gain: int = REFILL_MIN_GAIN) -> list[Cell]:
+                          unobserved: list[Cell], flags: Mapping[str, FlagSpot] | None = None,
+                          min_gain: int = REFILL_MIN_GAIN) -> list[Cell]:
     """Give the rays of dropped floating blocks back to the pile.
 
     The search priced every cell while a floating block (a block high above the mat seen by one
@@ -181,6 +184,7 @@ def refill_after_floating(blocks: dict[Cell, str], scorer: RayScorer, dropped: M
     if not dropped:
         return []
     present = set(blocks.values())
+    flag_at = dict(flags or {}) if REFILL_FLAG_GUARD else {}
     scorer.set_base(blocks)
     cand: set[Cell] = set()
     for cell in dropped:
@@ -200,6 +204,14 @@ def refill_after_floating(blocks: dict[Cell, str], scorer: RayScorer, dropped: M
             if colour not in COLOR_LABELS or colour not in present or not _cap_ok(blocks, colour):
                 continue
             d = scorer.delta({cell: colour})
+            spot = flag_at.get(colour)
+            if spot is not None and d <= -min_gain:
+                # the colour's banner, read before, may be what those rays show: the block must explain
+                # more than the banner loses with it there (both in rays, for minus against)
+                before = max(0.0, scorer.flag_scores(blocks, colour, [spot])[0])
+                after = max(0.0, scorer.flag_scores({**blocks, cell: colour}, colour, [spot])[0]) \
+                    if spot.cell != cell else 0.0
+                d += int(before - after)
             if d <= -min_gain and (best is None or d < best[0]):
                 best = (d, cell, colour)
         if best is None:
@@ -213,7 +225,8 @@ def refill_after_floating(blocks: dict[Cell, str], scorer: RayScorer, dropped: M
 
 
 def repair_after_floating(blocks: dict[Cell, str], scorer: RayScorer, dropped: Mapping[Cell, str],
-                          confidence: Mapping[Cell, float], unobserved: list[Cell]) -> list[Problem]:
+                          confidence: Mapping[Cell, float], unobserved: list[Cell],
+                          flags: Mapping[str, FlagSpot] | None = None) -> list[Problem]:
     """:func:`recolour_connectors` on the reconnecting blocks (the reconstruct stage gives them
     confidence 0) and :func:`refill_after_floating` on the dropped floating blocks' rays, each
     change reported.  Mutates ``blocks``."""
@@ -225,7 +238,7 @@ def repair_after_floating(blocks: dict[Cell, str], scorer: RayScorer, dropped: M
                                  f"{old}; with the group connected, {blocks[c]} explains the pictures better",
                                  f"cell {c[0]},{c[1]},{c[2]}", "", "warning"))
     if REFILL_FLOATING:
-        for c in refill_after_floating(blocks, scorer, dropped, unobserved):
+        for c in refill_after_floating(blocks, scorer, dropped, unobserved, flags):
             notes.append(Problem("refilled", f"a {blocks[c]} block read here once the floating blocks were left "
                                  "out: the pictures' rays they had taken show it", f"cell {c[0]},{c[1]},{c[2]}",
                                  "", "warning"))

@@ -206,7 +206,7 @@ def score_images(
     else:
         if recon.scorer is not None:  # after the floating blocks were dropped (free_rules, round 2)
             inferred += repair_after_floating(blocks, recon.scorer, recon.ignored, recon.confidence,
-                                              recon.unobserved)
+                                              recon.unobserved, recon.flags)
         if recon.scorer is not None:  # cells the pictures cannot tell from full, inside the pile
             pockets, pocket_notes = fill_pockets(blocks, recon.scorer, recon.unobserved, cfg.min_pixels)
             inferred += pocket_notes

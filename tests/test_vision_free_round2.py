@@ -59,7 +59,7 @@ def test_the_colours_banner_is_priced_against_a_refill(monkeypatch: pytest.Monke
 
 def test_connector_colour_is_chosen_again(monkeypatch: pytest.MonkeyPatch) -> None:
     caught: dict[str, RayScorer] = {}
-    real = pipeline_mod.repair_after_floating
+    real = free_rules.repair_after_floating
 
     def spy(blocks: Any, scorer: RayScorer, *args: Any) -> Any:
         caught["scorer"] = scorer

@@ -6,6 +6,8 @@
   1,4,0 (in the truth) is read only this way.
 * The read banner of the colour is priced too: in fixture scene_035 (a warm mat read as yellow) a
   yellow block at 7,5,0, empty in the truth, explained rays the yellow banner already explains.
+* A refill never makes a colour's possible block count impossible (1, 4, 7, ...: rulebook "Game
+  Turn"): fixture scene_030, a set-up read right, would otherwise get a second yellow block.
 * ``recolour_connectors``: a block added to reconnect a group keeps the colour that explains the
   pictures best once the group is connected (checked on fixture scene_038's pictures, with the
   truth's blocks and one of them given a wrong colour).
@@ -80,3 +82,13 @@ def test_connector_colour_is_chosen_again(monkeypatch: pytest.MonkeyPatch) -> No
     blocks = {**truth, cell: wrong}
     assert recolour_connectors(blocks, caught["scorer"], []) == {}
     assert blocks[cell] == wrong
+
+
+@pytest.mark.slow
+def test_a_refill_never_makes_a_possible_count_impossible(monkeypatch: pytest.MonkeyPatch) -> None:
+    # fixture scene_030, a set-up read right: a yellow banner's rays would add a second yellow block
+    scene, res = _read("scene_030")
+    assert res.state.blocks == scene.truth.blocks
+    monkeypatch.setattr(free_rules, "REFILL_COUNT_GUARD", False)
+    _, res = _read("scene_030")
+    assert res.state.blocks.get((2, 3, 0)) == "yellow" and (2, 3, 0) not in scene.truth.blocks

@@ -164,6 +164,8 @@ REFILL_MIN_GAIN = 6
 REFILL_MAX = 8
 #: a refilled block must also explain more than the read banner of its colour loses with it there
 REFILL_FLAG_GUARD = True
+#: refills that make a colour's possible block count impossible are taken back
+REFILL_COUNT_GUARD = True
 
 
 def refill_after_floating(blocks: dict[Cell, str], scorer: RayScorer, dropped: Mapping[Cell, str],
@@ -218,9 +220,21 @@ def refill_after_floating(blocks: dict[Cell, str], scorer: RayScorer, dropped: M
             break
         blocks[best[1]] = best[2]
         added.append(best[1])
-        if best[1] in unobserved:
-            unobserved.remove(best[1])
         scorer.set_base(blocks)
+    if REFILL_COUNT_GUARD:
+        # a colour has 1, 4, 7, ... blocks (rulebook "Game Turn"): refills that make a possible count
+        # impossible are taken back (a set-up read right must stay one block per colour)
+        for colour in {blocks[c] for c in added}:
+            n = sum(1 for v in blocks.values() if v == colour)
+            n_before = n - sum(1 for c in added if blocks[c] == colour)
+            if (n_before - 1) % 3 == 0 and (n - 1) % 3 != 0:
+                for c in [c for c in added if blocks[c] == colour]:
+                    del blocks[c]
+                    added.remove(c)
+        scorer.set_base(blocks)
+    for c in added:
+        if c in unobserved:
+            unobserved.remove(c)
     return added
 
 

@@ -181,8 +181,12 @@ def refill_after_floating(blocks: dict[Cell, str], scorer: RayScorer, dropped: M
     on those rays, next to the pile (so the block is connected), are priced again: greedily the
     block (of the colour most of its rays show) that explains the most rays net is added, while it
     explains at least ``min_gain``.  The floating block hid some of those cells from the rays, so
-    cells in ``unobserved`` are candidates too (an added one is removed from that list).  Mutates
-    ``blocks`` and ``unobserved``; returns the added cells."""
+    cells in ``unobserved`` are candidates too (an added one is removed from that list).  Guards:
+    a block must also explain more than the read banner of its colour (``flags``) loses with it there
+    (:data:`REFILL_FLAG_GUARD`), and refills that take a colour from a possible block count to an
+    impossible one are taken back (:data:`REFILL_COUNT_GUARD`).  On the held-out renders the step was
+    neutral (docs/vision.md "Session 5b").  Mutates ``blocks`` and ``unobserved``; returns the added
+    cells."""
     if not dropped:
         return []
     present = set(blocks.values())

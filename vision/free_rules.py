@@ -11,7 +11,7 @@ flag wins) dropped the colour whose flag was not found.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 import numpy as np
@@ -121,3 +121,143 @@ def pocket_sides(cells: Sequence[Cell], occupied: set[Cell]) -> dict[str, int]:
             if all((c[0] + k * v[0], c[1] + k * v[1], c[2] + k * v[2]) not in occupied for k in range(1, 12)):
                 out[side] = out.get(side, 0) + 1
     return out
+
+
+#: switches (for measuring each step's effect; both on in the product)
+RECOLOUR_CONNECTORS = True
+REFILL_FLOATING = True
+
+
+def _cap_ok(blocks: Mapping[Cell, str], colour: str) -> bool:
+    return sum(1 for v in blocks.values() if v == colour) < BLOCKS_PER_COLOR
+
+
+def recolour_connectors(blocks: dict[Cell, str], scorer: RayScorer, connectors: Sequence[Cell]) -> dict[Cell, str]:
+    """Re-choose the colour of the blocks the reconstruct stage added to reconnect a floating group.
+
+    Their colour was chosen on the predictions made before the connection (the group's own
+    blocks absent), so a block the connected pile now explains differently may carry the wrong
+    one (SIMULATED dev scene_022: read blue where yellow explains 75 more rays).  Each connector
+    takes the colour whose :meth:`RayScorer.delta` against the final blocks is lowest, when it is
+    lower than the current colour's (never a 23rd block of a colour, rulebook "Components").
+    Mutates ``blocks``; returns the changed cells and their old colours."""
+    changed: dict[Cell, str] = {}
+    for cell in sorted(c for c in connectors if c in blocks):
+        scorer.set_base(blocks)
+        old = blocks[cell]
+        best, best_d = old, 0
+        for colour in sorted(set(blocks.values())):
+            if colour == old or not _cap_ok(blocks, colour):
+                continue
+            d = scorer.delta({cell: colour})
+            if d < best_d:
+                best, best_d = colour, d
+        if best != old:
+            blocks[cell] = best
+            changed[cell] = old
+    return changed
+
+
+#: a block added after the floating ones were dropped must explain at least this many rays net
+REFILL_MIN_GAIN = 6
+#: at most this many blocks added that way per reading
+REFILL_MAX = 8
+#: a refilled block must also explain more than the read banner of its colour loses with it there
+REFILL_FLAG_GUARD = True
+#: refills that make a colour's possible block count impossible are taken back
+REFILL_COUNT_GUARD = True
+
+
+def refill_after_floating(blocks: dict[Cell, str], scorer: RayScorer, dropped: Mapping[Cell, str],
+                          unobserved: list[Cell], flags: Mapping[str, FlagSpot] | None = None,
+                          min_gain: int = REFILL_MIN_GAIN) -> list[Cell]:
+    """Give the rays of dropped floating blocks back to the pile.
+
+    The search priced every cell while a floating block (a block high above the mat seen by one
+    picture, often a flag's banner from afar) was the first thing some rays met; once it is dropped
+    (every block touches the Central Cube through blocks, rulebook "The Battlefield"), those rays
+    show colour nothing explains, and the block at the pile's foot that they show was never added
+    (SIMULATED dev: 27 cells whose truth block alone lowers the cost).  Here the empty cells ahead
+    on those rays, next to the pile (so the block is connected), are priced again: greedily the
+    block (of the colour most of its rays show) that explains the most rays net is added, while it
+    explains at least ``min_gain``.  The floating block hid some of those cells from the rays, so
+    cells in ``unobserved`` are candidates too (an added one is removed from that list).  Guards:
+    a block must also explain more than the read banner of its colour (``flags``) loses with it there
+    (:data:`REFILL_FLAG_GUARD`), and refills that take a colour from a possible block count to an
+    impossible one are taken back (:data:`REFILL_COUNT_GUARD`).  On the held-out renders the step was
+    neutral (docs/vision.md "Session 5b").  Mutates ``blocks`` and ``unobserved``; returns the added
+    cells."""
+    if not dropped:
+        return []
+    present = set(blocks.values())
+    flag_at = dict(flags or {}) if REFILL_FLAG_GUARD else {}
+    scorer.set_base(blocks)
+    cand: set[Cell] = set()
+    for cell in dropped:
+        cand.update(scorer.cells_ahead_through(cell))
+    added: list[Cell] = []
+    while len(added) < REFILL_MAX:
+        occupied = set(blocks) | set(CENTRAL_CUBE)
+        best: tuple[int, Cell, str] | None = None
+        # cells "no picture shows" are candidates too: the floating block may be what hid them
+        for cell in sorted(cand - occupied):
+            if cell[2] < 0 or not any((cell[0] + d[0], cell[1] + d[1], cell[2] + d[2]) in occupied for d in ALL_DIRS):
+                continue
+            labels = scorer.labels_reaching(cell)
+            if len(labels) < min_gain:
+                continue
+            colour = LABEL_COLORS.get(int(np.bincount(labels).argmax()))
+            if colour not in COLOR_LABELS or colour not in present or not _cap_ok(blocks, colour):
+                continue
+            d = scorer.delta({cell: colour})
+            spot = flag_at.get(colour)
+            if spot is not None and d <= -min_gain:
+                # the colour's banner, read before, may be what those rays show: the block must explain
+                # more than the banner loses with it there (both in rays, for minus against)
+                before = max(0.0, scorer.flag_scores(blocks, colour, [spot])[0])
+                after = max(0.0, scorer.flag_scores({**blocks, cell: colour}, colour, [spot])[0]) \
+                    if spot.cell != cell else 0.0
+                d += int(before - after)
+            if d <= -min_gain and (best is None or d < best[0]):
+                best = (d, cell, colour)
+        if best is None:
+            break
+        blocks[best[1]] = best[2]
+        added.append(best[1])
+        scorer.set_base(blocks)
+    if REFILL_COUNT_GUARD:
+        # a colour has 1, 4, 7, ... blocks (rulebook "Game Turn"): refills that make a possible count
+        # impossible are taken back (a set-up read right must stay one block per colour)
+        for colour in {blocks[c] for c in added}:
+            n = sum(1 for v in blocks.values() if v == colour)
+            n_before = n - sum(1 for c in added if blocks[c] == colour)
+            if (n_before - 1) % 3 == 0 and (n - 1) % 3 != 0:
+                for c in [c for c in added if blocks[c] == colour]:
+                    del blocks[c]
+                    added.remove(c)
+        scorer.set_base(blocks)
+    for c in added:
+        if c in unobserved:
+            unobserved.remove(c)
+    return added
+
+
+def repair_after_floating(blocks: dict[Cell, str], scorer: RayScorer, dropped: Mapping[Cell, str],
+                          confidence: Mapping[Cell, float], unobserved: list[Cell],
+                          flags: Mapping[str, FlagSpot] | None = None) -> list[Problem]:
+    """:func:`recolour_connectors` on the reconnecting blocks (the reconstruct stage gives them
+    confidence 0) and :func:`refill_after_floating` on the dropped floating blocks' rays, each
+    change reported.  Mutates ``blocks``."""
+    notes: list[Problem] = []
+    if RECOLOUR_CONNECTORS:
+        connectors = [c for c in blocks if confidence.get(c, 1.0) == 0.0]
+        for c, old in sorted(recolour_connectors(blocks, scorer, connectors).items()):
+            notes.append(Problem("connector-recoloured", f"a block added to connect a group to the pile was read "
+                                 f"{old}; with the group connected, {blocks[c]} explains the pictures better",
+                                 f"cell {c[0]},{c[1]},{c[2]}", "", "warning"))
+    if REFILL_FLOATING:
+        for c in refill_after_floating(blocks, scorer, dropped, unobserved, flags):
+            notes.append(Problem("refilled", f"a {blocks[c]} block read here once the floating blocks were left "
+                                 "out: the pictures' rays they had taken show it", f"cell {c[0]},{c[1]},{c[2]}",
+                                 "", "warning"))
+    return notes

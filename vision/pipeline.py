@@ -28,7 +28,7 @@ from engine.ctrl.state import BLOCKS_PER_TURN, COLORS
 from engine.ctrl.validate import validate_state
 from vision.camera import ViewCamera
 from vision.classify import classify
-from vision.free_rules import assume_setup_flags, count_doubts, fill_pockets, pocket_sides
+from vision.free_rules import assume_setup_flags, count_doubts, fill_pockets, pocket_sides, repair_after_floating
 from vision.history import pick_flags, spots_for_flag
 from vision.locate import check_image, locate, self_calibrate_views
 from vision.reconstruct import RayScorer, ReconstructConfig, Reconstruction, ViewEvidence, reconstruct
@@ -204,6 +204,9 @@ def score_images(
                   if t.placement is not None and t.placement.cells[0] in state.blocks}
         inferred += doubt_notes
     else:
+        if recon.scorer is not None:  # after the floating blocks were dropped (free_rules, round 2)
+            inferred += repair_after_floating(blocks, recon.scorer, recon.ignored, recon.confidence,
+                                              recon.unobserved, recon.flags)
         if recon.scorer is not None:  # cells the pictures cannot tell from full, inside the pile
             pockets, pocket_notes = fill_pockets(blocks, recon.scorer, recon.unobserved, cfg.min_pixels)
             inferred += pocket_notes

@@ -629,6 +629,18 @@ class RayScorer:
         rows = rows[(m.cols_of(i) < self._fcol[rows]) & (m.weight[rows] > 0)]
         return m.obs[rows]  # type: ignore[no-any-return]
 
+    def cells_ahead_through(self, cell: Cell) -> list[Cell]:
+        """The cells that, on the weighted rays through ``cell``, come before the base's first full
+        cell (a block in one of them would be the first thing such a ray meets)."""
+        i = self._index(cell)
+        if i < 0:
+            return []
+        m = self._model
+        rows = m.rays_of[i][m.weight[m.rays_of[i]] > 0]
+        cols = np.arange(m.idx.shape[1])[None, :] < self._fcol[rows][:, None]
+        ahead = np.unique(m.idx[rows][cols & (m.idx[rows] >= 0)])
+        return [self._vol.cell(int(j)) for j in ahead.tolist()]
+
     def delta(self, added: Mapping[Cell, str]) -> int:
         """Change of :meth:`cost` when ``added`` blocks join the base set (cells outside the volume
         change nothing)."""

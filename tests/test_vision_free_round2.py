@@ -35,7 +35,8 @@ def _read(name: str) -> tuple[Any, SceneResult]:
     return scene, score_images(scene.pics, scene.spec, scene.camera, None)
 
 
-def test_rays_of_a_dropped_floating_block_are_given_back() -> None:
+def test_rays_of_a_dropped_floating_block_are_given_back(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(free_rules, "REFILL_FLOATING", True)  # off in the product (see its comment)
     scene, res = _read("scene_023")
     assert any(p.code == "ignored-floating" for p in res.problems)
     assert [p.where for p in res.problems if p.code == "refilled"] == ["cell 1,4,0"]
@@ -51,6 +52,7 @@ def test_without_the_refill_the_block_is_missing(monkeypatch: pytest.MonkeyPatch
 
 @pytest.mark.slow
 def test_the_colours_banner_is_priced_against_a_refill(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(free_rules, "REFILL_FLOATING", True)
     scene, res = _read("scene_035")
     assert (7, 5, 0) not in scene.truth.blocks
     assert (7, 5, 0) not in res.state.blocks
@@ -87,6 +89,7 @@ def test_connector_colour_is_chosen_again(monkeypatch: pytest.MonkeyPatch) -> No
 @pytest.mark.slow
 def test_a_refill_never_makes_a_possible_count_impossible(monkeypatch: pytest.MonkeyPatch) -> None:
     # fixture scene_030, a set-up read right: a yellow banner's rays would add a second yellow block
+    monkeypatch.setattr(free_rules, "REFILL_FLOATING", True)
     scene, res = _read("scene_030")
     assert res.state.blocks == scene.truth.blocks
     monkeypatch.setattr(free_rules, "REFILL_COUNT_GUARD", False)

@@ -123,9 +123,13 @@ def pocket_sides(cells: Sequence[Cell], occupied: set[Cell]) -> dict[str, int]:
     return out
 
 
-#: switches (for measuring each step's effect; both on in the product)
+#: switches (for measuring each step's effect).  The refill is OFF in the product: on the held-out
+#: renders (seed +7919, never tuned on) it added one wrong block and fixed none (cells 231 -> 232);
+#: its gains were on the development renders it was tuned on (2 blocks) and on fixture scene_023,
+#: where the fixtures had shaped its count guard -- not independent evidence (docs/vision.md,
+#: "Session 5b").  The connector recolouring fired only where right.
 RECOLOUR_CONNECTORS = True
-REFILL_FLOATING = True
+REFILL_FLOATING = False
 
 
 def _cap_ok(blocks: Mapping[Cell, str], colour: str) -> bool:

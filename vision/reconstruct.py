@@ -519,6 +519,8 @@ class RayScorer:
         self._mark = np.zeros(len(model.obs), bool)
         self._miss = (self._pred != model.obs) & (model.weight > 0)
         self._miss_if: dict[int, npt.NDArray[np.bool_]] = {}  # label -> rays a block showing it fails to explain
+        # cell -> the rays on which it comes before the base's first full cell (``delta``; per base)
+        self._ahead: dict[int, I64] = {}
         self.base_cost = 0
         self._banner: tuple[dict[Cell, str], _BannerRays] | None = None  # blocks of the last flag_scores
 
@@ -574,6 +576,7 @@ class RayScorer:
             self._mark[rows] = False
             self._pred[rows], self._fcol[rows] = m.predict_first(hyp, rows)
         self._hyp = hyp
+        self._ahead.clear()
         # the rays the base fails to explain (the weights are 0 or 1: a count of weighted rays)
         self._miss = (self._pred != m.obs) & (m.weight > 0)
         self.base_cost = int(((self._pred != m.obs) * m.weight).sum())
@@ -629,6 +632,19 @@ class RayScorer:
         rows = rows[(m.cols_of(i) < self._fcol[rows]) & (m.weight[rows] > 0)]
         return m.obs[rows]  # type: ignore[no-any-return]
 
+    def _ahead_of(self, i: int) -> I64:
+        """The rays on which cell ``i`` comes before the base's first full cell, each once (kept until
+        the base changes: the history search prices many placements sharing cells on one base)."""
+        got = self._ahead.get(i)
+        if got is None:
+            m = self._model
+            rows = m.rays_of[i]
+            got = rows[m.cols_of(i) < self._fcol[rows]]
+            if m.repeats:  # a ray listed twice for one cell (never seen): sorted out the slow way
+                got = np.unique(got)
+            self._ahead[i] = got
+        return got
+
     def delta(self, added: Mapping[Cell, str]) -> int:
         """Change of :meth:`cost` when ``added`` blocks join the base set (cells outside the volume
         change nothing)."""
@@ -641,9 +657,7 @@ class RayScorer:
         if all(v == v0 and self._hyp[i] == 0 for i, v in idx):
             # blocks of one colour on empty cells: a ray changes only when one of them comes before
             # its first full cell, and then it shows that colour (whichever of them comes first)
-            ahead = [m.rays_of[i][m.cols_of(i) < self._fcol[m.rays_of[i]]] for i, _ in idx]
-            if m.repeats:  # a ray listed twice for one cell (never seen): sorted out the slow way
-                ahead = [np.unique(a) for a in ahead]
+            ahead = [self._ahead_of(i) for i, _ in idx]
             hit = ahead[0] if len(ahead) == 1 else _each_once(self._mark, ahead)
             if len(hit) == 0:
                 return 0

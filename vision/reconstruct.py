@@ -1085,15 +1085,33 @@ def _fill_costs(model: _RayModel, pred: I64, rows: I64, cells: I64, colours: Seq
     """From (ray, cell) pairs where the cell would be the ray's first full cell (:func:`_ahead`): per
     cell, how many such rays, and the least change in mismatching rays that a block of one of
     ``colours`` there would make (``inf`` with no colour), with that colour."""
+    obs = model.obs[rows]
     total = np.bincount(cells, minlength=n).astype(np.float64)
-    miss_now = np.bincount(cells, weights=(pred[rows] != model.obs[rows]), minlength=n)
+    miss_now = np.bincount(cells, weights=(pred[rows] != obs), minlength=n)
     best = np.full(n, np.inf)
     best_col = np.zeros(n, np.int64)
-    for v in colours:
-        d = total - np.bincount(cells, weights=(model.obs[rows] == v), minlength=n) - miss_now
+    # per cell, the rays showing each colour (one count for all colours: the same integers as a
+    # count per colour, exact in float64)
+    shows = _label_counts(cells, obs, colours, n)
+    for k, v in enumerate(colours):
+        d = total - shows[:, k] - miss_now
         better = d < best
         best[better], best_col[better] = d[better], v
     return total, best, best_col
+
+
+def _label_counts(cells: I64, obs: I64, labels: Sequence[int], n: int) -> npt.NDArray[np.float64]:
+    """``(n, len(labels))``: column ``k`` is ``np.bincount(cells, weights=(obs == labels[k]), minlength=n)``
+    (one count over all labels; equal labels share a column's counts)."""
+    k = len(labels)
+    if k == 0 or len(obs) == 0:
+        return np.zeros((n, k))
+    lut = np.full(max(int(obs.max()), max(labels)) + 1, k, np.int64)  # any other label: column k
+    lut[np.asarray(labels, np.int64)] = np.arange(k, dtype=np.int64)
+    col = lut[obs]
+    counts = np.bincount(cells * (k + 1) + col, minlength=n * (k + 1)).reshape(n, k + 1).astype(np.float64)
+    out: npt.NDArray[np.float64] = counts[:, lut[np.asarray(labels, np.int64)]]
+    return out
 
 
 def _improving_cells(model: _RayModel, hyp: I64, act: _ActiveRays, act_pred: npt.NDArray[np.int8],
@@ -1112,9 +1130,7 @@ def _improving_cells(model: _RayModel, hyp: I64, act: _ActiveRays, act_pred: npt
     loose_rows, cand = loose_rows[ok], cand[ok]
     # at least ``min_pixels`` such rays of one colour (the bar for judging a cell anywhere else)
     n_cells = len(hyp)
-    most = np.zeros(n_cells)
-    for v in colours.tolist():
-        most = np.maximum(most, np.bincount(cand, weights=(model.obs[loose_rows] == v), minlength=n_cells))
+    most = _label_counts(cand, model.obs[loose_rows], colours.tolist(), n_cells).max(axis=1, initial=0.0)
     cand = np.flatnonzero(most >= min_rays)
     if not len(cand):
         return np.zeros(0, np.int64)

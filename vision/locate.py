@@ -37,8 +37,10 @@ def check_image(image: U8, name: str, cfg: LocateConfig | None = None, grey: U8 
         grey = np.asarray(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), np.uint8) if image.ndim == 3 else image
     small = cv2.resize(grey, (grey.shape[1] // 2, grey.shape[0] // 2), interpolation=cv2.INTER_AREA)
     sharp = float(cv2.Laplacian(small, cv2.CV_64F).var())
-    clipped = float((grey >= 250).mean())
-    mean = float(grey.mean())
+    # as ``(grey >= 250).mean()`` and ``grey.mean()``: the sums are exact integers, divided once
+    # (the same correctly rounded quotients), without the float conversions of every pixel
+    clipped = np.count_nonzero(grey >= 250) / grey.size
+    mean = int(grey.sum(dtype=np.int64)) / grey.size
     if mean < cfg.min_mean:
         raise ImageRejectedError(f"{name!r} is too dark (mean grey {mean:.0f} < {cfg.min_mean:.0f}): add light")
     if clipped > cfg.max_clipped:

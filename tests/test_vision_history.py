@@ -243,3 +243,28 @@ def test_ray_scorer_prices_added_blocks_as_its_whole_cost_does() -> None:
                 added = {rng.choice([*cells, *sorted(CENTRAL_CUBE), (20, 0, 0)]): rng.choice(colours),
                          rng.choice(free): rng.choice(colours)}
             assert scorer.delta(added) == scorer.cost({**base, **added}) - scorer.cost(base), (base, added)
+
+
+def test_ray_scorer_delta_forgets_its_cells_rays_when_the_base_changes() -> None:
+    """``RayScorer.delta`` keeps each cell's rays ahead of the base's first full cells while the base
+    stays (the history search prices many placements sharing cells): after ``set_base`` with other
+    blocks it prices on the new base, as :meth:`RayScorer.cost` does (SYNTHETIC label maps)."""
+    truth = _truth("scene_026")
+    scorer = reconstruct(_synthetic_views(truth)).scorer
+    assert scorer is not None
+    cells = sorted(truth.blocks)
+    near = sorted({(x + dx, y + dy, 0) for x, y, _z in cells for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1))}
+                  - set(truth.blocks))
+    half = {c: truth.blocks[c] for c in cells[: len(cells) // 2]}
+    for base in ({}, dict(truth.blocks), {}, half, dict(truth.blocks)):
+        scorer.set_base(base)
+        for c in near:
+            got = scorer.delta({c: "pink"})
+            assert got == scorer.cost({**base, c: "pink"}) - scorer.cost(base), (len(base), c)
+            assert scorer.delta({c: "pink"}) == got  # asked again on the same base
+    # the bases do price some cell differently (else the test could not see a stale answer)
+    prices = []
+    for base in ({}, dict(truth.blocks)):
+        scorer.set_base(base)
+        prices.append([scorer.delta({c: "pink"}) for c in near])
+    assert prices[0] != prices[1]

@@ -158,3 +158,25 @@ def test_a_motion_blurred_mat_says_why_it_was_not_found() -> None:
     check_image(blurred, "top.jpg")  # passes: the blur check alone does not catch it
     with pytest.raises(ImageRejectedError, match="hold the camera still"):
         locate(blurred, "top.jpg", MatSpec(), None)
+
+
+def test_image_check_figures_are_the_plain_means() -> None:
+    """``check_image``'s clipped share and mean grey (integer counts divided once) are exactly
+    ``(grey >= 250).mean()`` and ``grey.mean()`` (random grey pictures, some mostly white)."""
+    import numpy as np
+
+    from vision.locate import ImageRejectedError, check_image
+
+    rng = np.random.default_rng(2)
+    checked = 0
+    for k in range(12):
+        grey = rng.integers(0 if k % 2 else 200, 256, (73 + k, 101 + 3 * k)).astype(np.uint8)
+        grey[: 20 + k, : 30] = np.clip(rng.normal(128, 60, (20 + k, 30)), 0, 255).astype(np.uint8)  # some texture
+        try:
+            got = check_image(grey, "x")
+        except ImageRejectedError:
+            continue  # rejected pictures are checked elsewhere; the figures are what is pinned here
+        assert got["clipped"] == float((grey >= 250).mean())
+        assert got["mean"] == float(grey.mean())
+        checked += 1
+    assert checked >= 10

@@ -44,3 +44,22 @@ def test_inverted_index_and_columns_match_the_table() -> None:
         assert model.cols_of(c).tolist() == want_cols
         repeated += len(want_rows) - len(set(want_rows))
     assert repeated > 0
+
+
+def test_label_counts_are_a_bincount_per_label() -> None:
+    """``_label_counts`` (one count over all labels, used by the search's fill costs) gives, column by
+    column, the per-label weighted ``np.bincount`` it replaced: other labels, repeated labels, empty
+    input (random data)."""
+    from vision.reconstruct import _label_counts
+
+    rng = np.random.default_rng(5)
+    for trial in range(40):
+        n = int(rng.integers(1, 60))
+        m = int(rng.integers(0, 300)) if trial else 0
+        cells = rng.integers(0, n, m).astype(np.int64)
+        obs = rng.integers(0, 12, m).astype(np.int64)
+        labels = [int(v) for v in rng.integers(0, 14, int(rng.integers(0, 5)))]
+        got = _label_counts(cells, obs, labels, n)
+        assert got.shape == (n, len(labels)) and got.dtype == np.float64
+        for k, v in enumerate(labels):
+            assert np.array_equal(got[:, k], np.bincount(cells, weights=(obs == v), minlength=n))

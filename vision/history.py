@@ -70,7 +70,10 @@ def explain_turns(
     for depth in range(1, depth_limit + 1):
         if progress is not None:
             progress(depth, depth_limit)
-        nxt: list[tuple[int, State, list[Turn], list[str]]] = []
+        # the candidates' costs do not depend on the flag half of their turns: only the ones the beam
+        # keeps are played out (the flag move passes the turn on, which works out the next colour's
+        # placements: the dearest step); the same stable sort keeps the same candidates
+        cands: list[tuple[int, State, str, Placement | Pass, list[Turn], list[str]]] = []
         for cost, st, turns, notes in beam:
             if st.is_terminal() or st.to_move is None:
                 continue
@@ -85,16 +88,12 @@ def explain_turns(
                     priced.append((0, mv))
             priced.sort(key=lambda t: t[0])
             for delta, mv in priced[: cfg.beam]:
-                after = st.apply(mv)
-                flag_move, note = _flag_for(after, color, seen_flags)
-                after = after.apply(flag_move)
-                turn = Turn(mv if isinstance(mv, Placement) else None,
-                            flag_move if isinstance(flag_move, FlagSpot) else None)
-                nxt.append((cost + delta, after, [*turns, turn], [*notes, *([note] if note else [])]))
-        if not nxt:
+                cands.append((cost + delta, st, color, mv, turns, notes))
+        if not cands:
             break
-        nxt.sort(key=lambda t: t[0])
-        beam = nxt[: cfg.beam]
+        cands.sort(key=lambda t: t[0])
+        beam = [_play(c, st, color, mv, turns, notes, seen_flags)
+                for c, st, color, mv, turns, notes in cands[: cfg.beam]]
         best_per_depth.append(beam[0])
         if depth >= est + cfg.extra_turns and len(best_per_depth) > cfg.patience:
             before = min(b[0] for b in best_per_depth[:-cfg.patience])
@@ -108,6 +107,16 @@ def explain_turns(
     state, notes, alternatives = _refit_flags(state, turns, scorer, notes, weak)
     return Explanation(state, turns, cost, free_cost, notes, considered, [b[0] for b in best_per_depth],
                        alternatives, weak)
+
+
+def _play(cost: int, st: State, color: str, mv: Placement | Pass, turns: list[Turn], notes: list[str],
+          seen_flags: Mapping[str, FlagSpot]) -> tuple[int, State, list[Turn], list[str]]:
+    """One beam entry: ``mv`` played from ``st``, then the flag half of the turn (``_flag_for``)."""
+    after = st.apply(mv)
+    flag_move, note = _flag_for(after, color, seen_flags)
+    after = after.apply(flag_move)
+    turn = Turn(mv if isinstance(mv, Placement) else None, flag_move if isinstance(flag_move, FlagSpot) else None)
+    return cost, after, [*turns, turn], [*notes, *([note] if note else [])]
 
 
 def _refit_flags(state: State, turns: list[Turn], scorer: RayScorer, notes: list[str], weak: set[str],

@@ -519,6 +519,8 @@ class RayScorer:
         self._mark = np.zeros(len(model.obs), bool)
         self._miss = (self._pred != model.obs) & (model.weight > 0)
         self._miss_if: dict[int, npt.NDArray[np.bool_]] = {}  # label -> rays a block showing it fails to explain
+        # cell -> the rays on which it comes before the base's first full cell (``delta``; per base)
+        self._ahead: dict[int, I64] = {}
         self.base_cost = 0
         self._banner: tuple[dict[Cell, str], _BannerRays] | None = None  # blocks of the last flag_scores
 
@@ -574,6 +576,7 @@ class RayScorer:
             self._mark[rows] = False
             self._pred[rows], self._fcol[rows] = m.predict_first(hyp, rows)
         self._hyp = hyp
+        self._ahead.clear()
         # the rays the base fails to explain (the weights are 0 or 1: a count of weighted rays)
         self._miss = (self._pred != m.obs) & (m.weight > 0)
         self.base_cost = int(((self._pred != m.obs) * m.weight).sum())
@@ -641,6 +644,19 @@ class RayScorer:
         ahead = np.unique(m.idx[rows][cols & (m.idx[rows] >= 0)])
         return [self._vol.cell(int(j)) for j in ahead.tolist()]
 
+    def _ahead_of(self, i: int) -> I64:
+        """The rays on which cell ``i`` comes before the base's first full cell, each once (kept until
+        the base changes: the history search prices many placements sharing cells on one base)."""
+        got = self._ahead.get(i)
+        if got is None:
+            m = self._model
+            rows = m.rays_of[i]
+            got = rows[m.cols_of(i) < self._fcol[rows]]
+            if m.repeats:  # a ray listed twice for one cell (never seen): sorted out the slow way
+                got = np.unique(got)
+            self._ahead[i] = got
+        return got
+
     def delta(self, added: Mapping[Cell, str]) -> int:
         """Change of :meth:`cost` when ``added`` blocks join the base set (cells outside the volume
         change nothing)."""
@@ -653,9 +669,7 @@ class RayScorer:
         if all(v == v0 and self._hyp[i] == 0 for i, v in idx):
             # blocks of one colour on empty cells: a ray changes only when one of them comes before
             # its first full cell, and then it shows that colour (whichever of them comes first)
-            ahead = [m.rays_of[i][m.cols_of(i) < self._fcol[m.rays_of[i]]] for i, _ in idx]
-            if m.repeats:  # a ray listed twice for one cell (never seen): sorted out the slow way
-                ahead = [np.unique(a) for a in ahead]
+            ahead = [self._ahead_of(i) for i, _ in idx]
             hit = ahead[0] if len(ahead) == 1 else _each_once(self._mark, ahead)
             if len(hit) == 0:
                 return 0
@@ -1083,15 +1097,33 @@ def _fill_costs(model: _RayModel, pred: I64, rows: I64, cells: I64, colours: Seq
     """From (ray, cell) pairs where the cell would be the ray's first full cell (:func:`_ahead`): per
     cell, how many such rays, and the least change in mismatching rays that a block of one of
     ``colours`` there would make (``inf`` with no colour), with that colour."""
+    obs = model.obs[rows]
     total = np.bincount(cells, minlength=n).astype(np.float64)
-    miss_now = np.bincount(cells, weights=(pred[rows] != model.obs[rows]), minlength=n)
+    miss_now = np.bincount(cells, weights=(pred[rows] != obs), minlength=n)
     best = np.full(n, np.inf)
     best_col = np.zeros(n, np.int64)
-    for v in colours:
-        d = total - np.bincount(cells, weights=(model.obs[rows] == v), minlength=n) - miss_now
+    # per cell, the rays showing each colour (one count for all colours: the same integers as a
+    # count per colour, exact in float64)
+    shows = _label_counts(cells, obs, colours, n)
+    for k, v in enumerate(colours):
+        d = total - shows[:, k] - miss_now
         better = d < best
         best[better], best_col[better] = d[better], v
     return total, best, best_col
+
+
+def _label_counts(cells: I64, obs: I64, labels: Sequence[int], n: int) -> npt.NDArray[np.float64]:
+    """``(n, len(labels))``: column ``k`` is ``np.bincount(cells, weights=(obs == labels[k]), minlength=n)``
+    (one count over all labels; equal labels share a column's counts)."""
+    k = len(labels)
+    if k == 0 or len(obs) == 0:
+        return np.zeros((n, k))
+    lut = np.full(max(int(obs.max()), max(labels)) + 1, k, np.int64)  # any other label: column k
+    lut[np.asarray(labels, np.int64)] = np.arange(k, dtype=np.int64)
+    col = lut[obs]
+    counts = np.bincount(cells * (k + 1) + col, minlength=n * (k + 1)).reshape(n, k + 1).astype(np.float64)
+    out: npt.NDArray[np.float64] = counts[:, lut[np.asarray(labels, np.int64)]]
+    return out
 
 
 def _improving_cells(model: _RayModel, hyp: I64, act: _ActiveRays, act_pred: npt.NDArray[np.int8],
@@ -1110,9 +1142,7 @@ def _improving_cells(model: _RayModel, hyp: I64, act: _ActiveRays, act_pred: npt
     loose_rows, cand = loose_rows[ok], cand[ok]
     # at least ``min_pixels`` such rays of one colour (the bar for judging a cell anywhere else)
     n_cells = len(hyp)
-    most = np.zeros(n_cells)
-    for v in colours.tolist():
-        most = np.maximum(most, np.bincount(cand, weights=(model.obs[loose_rows] == v), minlength=n_cells))
+    most = _label_counts(cand, model.obs[loose_rows], colours.tolist(), n_cells).max(axis=1, initial=0.0)
     cand = np.flatnonzero(most >= min_rays)
     if not len(cand):
         return np.zeros(0, np.int64)

@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import numpy as np
 
 from benchmarks.ctrl_scenes import load_scene
-from engine.ctrl.record import one_turn_back
+from engine.ctrl.record import turns_back
 from vision.pipeline import score_images
 from vision.reconstruct import ReconstructConfig
 
@@ -75,10 +75,7 @@ def main() -> None:
             prev = None
             if args.previous:
                 back = len(truth.colors) if args.turns_back == "round" else int(args.turns_back)
-                prev = truth
-                for _ in range(back):
-                    step = one_turn_back(prev) if prev is not None else None
-                    prev = step if step is not None else prev
+                prev = turns_back(truth, back)
                 prev = None if prev is truth else prev
             res = score_images(pics, spec, cam, prev)
         except Exception as exc:  # a rejected scene counts as wrong, with its reason

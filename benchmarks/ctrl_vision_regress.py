@@ -33,7 +33,7 @@ import numpy as np
 import vision.pipeline as pipeline_mod
 import vision.reconstruct as reconstruct_mod
 from benchmarks.ctrl_scenes import load_scene
-from engine.ctrl.record import one_turn_back
+from engine.ctrl.record import turns_back
 from vision.pipeline import score_images
 
 VIEWS = ("px", "mx", "py", "my", "top")
@@ -96,10 +96,7 @@ def main() -> None:
         prev = None
         if args.previous:
             back = len(truth.colors) if args.turns_back == "round" else int(args.turns_back)
-            prev = truth
-            for _ in range(back):  # as benchmarks/ctrl_vision.py --turns-back does
-                step = one_turn_back(prev) if prev is not None else None
-                prev = step if step is not None else prev
+            prev = turns_back(truth, back)  # as benchmarks/ctrl_vision.py --turns-back does
             prev = None if prev is truth else prev
         best_cpu = best_wall = float("inf")
         best_t: dict[str, float] = {}

@@ -22,19 +22,14 @@ import pytest
 from benchmarks.ctrl_scenes import CtrlScene, load_scene
 from engine.ctrl import State
 from engine.ctrl.moves import FlagSpot
-from engine.ctrl.record import one_turn_back
+from engine.ctrl.record import turns_back
 from vision.pipeline import SceneResult, score_images
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "ctrl"
 
 
 def _round_back(truth: State) -> State:
-    previous = truth
-    for _ in range(len(truth.colors)):
-        step = one_turn_back(previous)
-        if step is None:
-            break
-        previous = step
+    previous = turns_back(truth, len(truth.colors))
     assert previous != truth
     return previous
 

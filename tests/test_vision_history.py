@@ -14,7 +14,7 @@ from boardside.cli import main
 from calibration.camera import CameraCalibration
 from engine.ctrl import State
 from engine.ctrl.geometry import Cell
-from engine.ctrl.record import one_turn_back
+from engine.ctrl.record import one_turn_back, turns_back
 from vision.camera import ViewCamera
 from vision.history import explain_turns
 from vision.reconstruct import ViewEvidence, reconstruct
@@ -47,6 +47,16 @@ def _score_images_one_turn_back(scene_name: str, tmp_path: Path) -> list[str]:
     CameraCalibration(np.array(cam["K"]), np.array(cam["dist"]), tuple(cam["image_size"]), 0.0).save(calib)
     pics = [str(scene / f"{v}.jpg") for v in ("px", "mx", "py", "my", "top")]
     return ["ctrl", "score-images", *pics, "--previous", str(prev), "-c", str(calib), "--json"]
+
+
+def test_turns_back_repeats_one_turn_back_and_stops_at_the_set_up() -> None:
+    truth = _truth("scene_016")
+    assert turns_back(truth, 0) is truth
+    once = one_turn_back(truth)
+    again = one_turn_back(once) if once is not None else None
+    assert again is not None and turns_back(truth, 2).to_json() == again.to_json()
+    setup = _truth("scene_005")
+    assert turns_back(setup, 3) is setup
 
 
 def test_one_turn_back_is_one_legal_placement_earlier() -> None:

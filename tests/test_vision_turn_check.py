@@ -22,7 +22,7 @@ import vision.pipeline as pipeline
 import vision.turn_check as turn_check
 from benchmarks.ctrl_scenes import CtrlScene, load_scene
 from engine.ctrl import State
-from engine.ctrl.record import one_turn_back
+from engine.ctrl.record import turns_back
 from vision.history import explain_turns
 from vision.pipeline import SceneResult, score_images
 from vision.turn_check import block_support
@@ -31,12 +31,7 @@ FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "ctrl"
 
 
 def _back(truth: State, turns: int) -> State:
-    previous = truth
-    for _ in range(turns):
-        step = one_turn_back(previous)
-        if step is None:
-            break
-        previous = step
+    previous = turns_back(truth, turns)
     assert previous != truth
     return previous
 

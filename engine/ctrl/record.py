@@ -106,3 +106,15 @@ def one_turn_back(state: State) -> State | None:
             if Placement.of(cells) in set(before.legal_moves()):
                 return before
     return None
+
+
+def turns_back(state: State, n: int) -> State:
+    """The position ``n`` turns before ``state`` by :func:`one_turn_back`, stopping early (and
+    returning ``state`` itself when no turn can be taken back) where the record cannot go further."""
+    for _ in range(n):
+        step = one_turn_back(state)
+        if step is None:
+            break
+        state = step
+    return state
+

@@ -18,15 +18,21 @@ from vision.board_pipeline import read_board
 ROOT = Path(__file__).resolve().parents[2] / "fixtures" / "boards" / "bandera"
 
 
-def _read(n: int, cfg: ClassifyBoardConfig | None = None) -> dict[tuple[int, ...], CellReading]:
-    doc = json.loads((ROOT / f"scene_{n:03d}.json").read_text())
-    img = np.asarray(cv2.imread(str(ROOT / f"scene_{n:03d}.jpg")), np.uint8)
+def read_bandera(stem: Path, cfg: ClassifyBoardConfig | None = None) -> dict[tuple[int, ...], CellReading]:
+    """Read the Bandera picture ``stem``.jpg with the camera and board of ``stem``.json (a rendered,
+    SIMULATED photograph and its truth), per cell."""
+    doc = json.loads(stem.with_suffix(".json").read_text())
+    img = np.asarray(cv2.imread(str(stem.with_suffix(".jpg"))), np.uint8)
     c = doc["camera"]
     cam = CameraCalibration(np.array(c["K"], np.float64), np.array(c["dist"], np.float64), tuple(c["image_size"]),
-                            0.0, source="fixture truth (simulated camera)")
-    res = read_board([(f"scene_{n:03d}", img)], "bandera", spec=BoardSpec.from_json(doc["board"]), camera=cam,
+                            0.0, source="render truth (simulated camera)")
+    res = read_board([(stem.name, img)], "bandera", spec=BoardSpec.from_json(doc["board"]), camera=cam,
                      classify_config=cfg)
     return {r.key[:2]: r for r in res.images[0].cells}
+
+
+def _read(n: int, cfg: ClassifyBoardConfig | None = None) -> dict[tuple[int, ...], CellReading]:
+    return read_bandera(ROOT / f"scene_{n:03d}", cfg)
 
 
 def test_a_banner_in_front_of_its_same_coloured_character_is_a_flag() -> None:

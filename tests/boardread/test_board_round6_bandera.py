@@ -10,26 +10,14 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
-import cv2
-import numpy as np
-
-from calibration.boards import BoardSpec
-from calibration.camera import CameraCalibration
+from tests.boardread.test_board_round5_bandera import read_bandera
 from vision.board_classify import CellReading, ClassifyBoardConfig, config_for
-from vision.board_pipeline import read_board
 
 ROOT = Path(__file__).resolve().parent / "data" / "bandera_dev"
 
 
 def _read(n: int, cfg: ClassifyBoardConfig | None = None) -> dict[tuple[int, ...], CellReading]:
-    doc = json.loads((ROOT / f"dev_{n:03d}.json").read_text())
-    img = np.asarray(cv2.imread(str(ROOT / f"dev_{n:03d}.jpg")), np.uint8)
-    c = doc["camera"]
-    cam = CameraCalibration(np.array(c["K"], np.float64), np.array(c["dist"], np.float64), tuple(c["image_size"]),
-                            0.0, source="render truth (simulated camera)")
-    res = read_board([(f"dev_{n:03d}", img)], "bandera", spec=BoardSpec.from_json(doc["board"]), camera=cam,
-                     classify_config=cfg)
-    return {r.key[:2]: r for r in res.images[0].cells}
+    return read_bandera(ROOT / f"dev_{n:03d}", cfg)
 
 
 def _truth(n: int) -> dict[tuple[int, int], tuple[int, str | None]]:

@@ -8,11 +8,12 @@ ray test (``hits``) on every ray, with the picture culling and without it."""
 from __future__ import annotations
 
 import numpy as np
+import numpy.typing as npt
 
 from calibration.boards import board_spec, gridopolis_pads
 from calibration.camera import CameraCalibration
 from tests.boardread.synthetic import SIM_CAM, synthetic_view
-from vision.board_locate import locate_board
+from vision.board_locate import BoardPose, locate_board
 from vision.board_pads import link_rows, pad_rows, post_rows
 from vision.board_rays import box_corners, box_ray_hits, hits, segments_to_board
 
@@ -35,21 +36,35 @@ def test_links_and_posts_of_the_standard_grid_set() -> None:
     assert len(post_rows(spec, [*pads, (3, 3, 3), (3, 4, 3)])) == 2 * 9
 
 
-def test_box_ray_hits_agrees_with_the_generic_ray_test() -> None:
+F64 = npt.NDArray[np.float64]
+
+
+def _probe_scene(added: list[tuple[int, int, int]], posts: bool, seed: int, places: int, per: int,
+                 spread: float) -> tuple[BoardPose, F64, F64, np.random.Generator, F64, F64, F64]:
+    """A synthetic Gridopolis view with pads ``added`` to the standard set: the pose, the pads' and
+    links' boxes (and posts' with ``posts``), their picture bounds (4 px slack), the random generator
+    and probe points in vertical lines of ``per`` over ``places`` random places (neighbouring points
+    together, as callers pass them), with their rays' ends on the board and the points' ray fractions."""
     spec = board_spec("gridopolis")
     pose = locate_board(synthetic_view(spec, 55, -70, 800, seed=1).image, spec, CAM)
-    pads = [*gridopolis_pads(4), (3, 3, 3), (5, 5, 0), (5, 5, 1)]
-    boxes = np.concatenate([pad_rows(spec, pads), link_rows(spec, pads), post_rows(spec, pads)])
+    pads = [*gridopolis_pads(4), *added]
+    parts = [pad_rows(spec, pads), link_rows(spec, pads)] + ([post_rows(spec, pads)] if posts else [])
+    boxes = np.concatenate(parts)
     corners = pose.project(box_corners(boxes).reshape(-1, 3)).reshape(len(boxes), 8, 2)
     bounds = np.concatenate([corners.min(axis=1) - 4.0, corners.max(axis=1) + 4.0], axis=1)
-    rng = np.random.default_rng(7)
-    # probe points in vertical lines over random places (neighbouring points together, as callers pass them)
-    base = rng.uniform(0, 350, (60, 2))
-    pts = np.concatenate([np.column_stack([np.repeat(b[None], 12, axis=0) + rng.normal(0, 4, (12, 2)),
-                                           rng.uniform(0, 240, 12)]) for b in base])
+    rng = np.random.default_rng(seed)
+    base = rng.uniform(0, 350, (places, 2))
+    pts = np.concatenate([np.column_stack([np.repeat(b[None], per, axis=0) + rng.normal(0, spread, (per, 2)),
+                                           rng.uniform(0, 240, per)]) for b in base])
     cam = pose.camera_position
     ends = segments_to_board(cam, pts)
     t0 = np.linalg.norm(pts - cam, axis=1) / np.linalg.norm(ends - cam, axis=1)
+    return pose, boxes, bounds, rng, pts, ends, t0
+
+
+def test_box_ray_hits_agrees_with_the_generic_ray_test() -> None:
+    pose, boxes, bounds, _, pts, ends, t0 = _probe_scene([(3, 3, 3), (5, 5, 0), (5, 5, 1)], True, 7, 60, 12, 4)
+    cam = pose.camera_position
     front = hits(cam, ends, boxes, t_min=0.0, t_max=t0 - 1e-3).any(axis=1)
     behind = hits(cam, ends, boxes, t_min=t0 - 1e-6, t_max=1.0)
     top = np.where(behind, boxes[None, :, 5], -np.inf).max(axis=1)
@@ -72,19 +87,9 @@ def test_box_ray_hits_picture_culling_gives_the_dense_answers() -> None:
     tested (docs/boards_vision.md, "Speed round 5"): the very answers of testing every ray of a chunk
     against every box (no pixels), the same box behind among boxes of equal height (the last one),
     with boxes left out per ray, for every chunk size."""
-    spec = board_spec("gridopolis")
-    pose = locate_board(synthetic_view(spec, 55, -70, 800, seed=1).image, spec, CAM)
-    pads = [*gridopolis_pads(4), (3, 3, 3), (5, 5, 0), (5, 5, 1), (0, 3, 0)]
-    boxes = np.concatenate([pad_rows(spec, pads), link_rows(spec, pads)])
-    corners = pose.project(box_corners(boxes).reshape(-1, 3)).reshape(len(boxes), 8, 2)
-    bounds = np.concatenate([corners.min(axis=1) - 4.0, corners.max(axis=1) + 4.0], axis=1)
-    rng = np.random.default_rng(5)
-    base = rng.uniform(0, 350, (50, 2))
-    pts = np.concatenate([np.column_stack([np.repeat(b[None], 10, axis=0) + rng.normal(0, 5, (10, 2)),
-                                           rng.uniform(0, 240, 10)]) for b in base])
+    pose, boxes, bounds, rng, pts, ends, t0 = _probe_scene([(3, 3, 3), (5, 5, 0), (5, 5, 1), (0, 3, 0)], False,
+                                                           5, 50, 10, 5)
     cam = pose.camera_position
-    ends = segments_to_board(cam, pts)
-    t0 = np.linalg.norm(pts - cam, axis=1) / np.linalg.norm(ends - cam, axis=1)
     px = pose.project(pts)
     exclude = np.where(rng.random(len(pts)) < 0.3, rng.integers(0, len(boxes), len(pts)), -1)
     for chunk in (1, 4, 7, 12, 32):

@@ -116,7 +116,8 @@ def test_sides_that_hidden_cells_could_change_are_reported() -> None:
     pics = [(v, read_image(scene / f"{v}.jpg")) for v in ("px", "mx", "py", "my", "top")]
     res = score_images(pics, MatSpec.from_json(doc["mat"]), calib)
     assert res.unobserved and res.uncertain_sides
-    flagged = {p.where.removeprefix("side ") for p in res.problems if p.code == "side-uncertain"}
+    flagged = {side for p in res.problems if p.code == "side-uncertain"
+               for side in p.where.removeprefix("sides ").removeprefix("side ").split(", ")}
     assert flagged == set(res.uncertain_sides)
     truth = State.from_json(doc["state"]).side_scores()
     got = res.state.side_scores()

@@ -311,12 +311,17 @@ def score_images(
                                 f"side {side}", "", "warning"))
     if not history:
         # a colour with a block count no game reaches (1, 4, 7, ... 22) was misread: its sides are in doubt
-        for side, cols in count_doubts(state).items():
+        # one warning naming every side it puts in doubt (the same colours for each side), not one per side
+        doubts = count_doubts(state)
+        for side, cols in doubts.items():
             uncertain[side] = uncertain.get(side, 0) + len(cols)
-            problems.append(Problem("side-uncertain", f"the {side} counts may be off: {', '.join(cols)} ha"
-                                    f"{'s' if len(cols) == 1 else 've'} a number of blocks no game reaches (blocks "
-                                    "come in threes after the start block), so some were misread or not seen",
-                                    f"side {side}", 'CTRL rulebook, "Game Turn"', "warning"))
+        if doubts:
+            cols = sorted({c for cs in doubts.values() for c in cs})
+            problems.append(Problem("side-uncertain", "these sides' counts may be off: "
+                                    f"{', '.join(cols)} ha{'s' if len(cols) == 1 else 've'} a number of blocks no "
+                                    "game reaches (blocks come in threes after the start block), so some were "
+                                    "misread or not seen", f"sides {', '.join(doubts)}", 'CTRL rulebook, "Game Turn"',
+                                    "warning"))
     seen_sides = {r.side for r in reports} | ({"top"} if any(r.elevation_deg >= 40 for r in reports) else set())
     missing = [s for s in SIDES if s not in seen_sides]
     t_end = time.perf_counter()

@@ -102,6 +102,9 @@ class ClassifyBoardConfig:
     cover_mm2: float = 2560.0  # a skin blob larger than this (mm^2 on the board) is a hand / an arm
     cover_dab: tuple[float, float] = (4.0, 9.0)  # colour ramp telling skin from the print under it
     cover_share: float = 0.25  # share of a site's view on such a blob: the site is covered
+    cover_above_mm: float = 0.0  # Bandera (> 0: on): skin is looked for also where the board's volume up to this
+    # height is seen against the table (a hand hovering over the far edge), where it must differ from the table
+    cover_table_de: float = 15.0  # ... by this CIELAB difference (wood is skin-coloured)
     min_weight: float = 0.15  # share of a site's probes usable, below which it is "unseen"
     iterations: int = 2
     settle_in_turn: bool = False  # sites still changing after the iterations are decided one at a time
@@ -149,6 +152,11 @@ MARKER_SATURATION: tuple[tuple[str, float], ...] = (("blue", 0.45), ("red", 0.37
 BANDERA_PAVED_COLUMNS: tuple[int, ...] = (0, 9)
 
 
+#: Bandera: the tallest thing on its board, a royal tower's flag (2 x 22 mm cubes + 28 mm): a hand is
+#: looked for wherever the board's volume up to this height is seen (docs/boards_vision.md, round 7)
+BANDERA_COVER_ABOVE_MM: float = 72.0
+
+
 def config_for(game: str) -> ClassifyBoardConfig:
     """The classify thresholds for ``game``: Gridopolis has no black piece, so nothing is read as
     one there (the shade under the grid-set's upper levels is deep).  The colour-difference ramp is
@@ -162,7 +170,8 @@ def config_for(game: str) -> ClassifyBoardConfig:
     towers on the paved columns and counts the flag probes whose rays go on to the tower's own
     character (round 5); there it also looks at stacks read as one cube, a flag found on one making
     it a royal tower unless a two-cube tower or another such cube shows that colour or no character
-    of that colour is read (round 6)."""
+    of that colour is read (round 6).  It looks for a hand also where the board's volume is seen against
+    the table (fingers over the far edge, round 7)."""
     if game == "gridopolis":
         return ClassifyBoardConfig(black_lightness=0.0, dab_lo=6.0, dab_hi=18.0, box_margin_mm=1.5,
                                    min_lightness=4.0, marker_saturation=MARKER_SATURATION)
@@ -172,7 +181,7 @@ def config_for(game: str) -> ClassifyBoardConfig:
                                    socket_top=15.0, skin_chroma=(4.0, 42.0), flag_character_blocks=False,
                                    flag_columns=BANDERA_PAVED_COLUMNS, flag_on_single=True, flag_single_margin=0.05,
                                    flag_single_unique=True, flag_single_unique_pairs=True,
-                                   flag_single_character=True)
+                                   flag_single_character=True, cover_above_mm=BANDERA_COVER_ABOVE_MM)
     if game == "quirky":
         return ClassifyBoardConfig(token_dark_l=60.0, skin_chroma=(4.0, 42.0))
     return ClassifyBoardConfig()
@@ -713,17 +722,32 @@ def _covered_sites(sc: _Scene, sites: Sequence[Site], tallest: float, cfg: Class
     hh, ww = img.shape[0] // f, img.shape[1] // f
     x0, y0, x1, y1 = sc.pose.spec.extent_mm
     outline = sc.pose.project(np.array([[x0, y0, 0.0], [x1, y0, 0.0], [x1, y1, 0.0], [x0, y1, 0.0]])) / f
+    region = outline
+    top = None
+    if cfg.cover_above_mm > 0 and sc.table_lab is not None:
+        # the fingers of a hand over the board's far part are seen against the table beyond the
+        # board's edge: the picture of the board's volume (up to the height of the tallest piece)
+        # is looked at, where the board is not seen only where the picture differs from the table
+        top = sc.pose.project(np.array([[x0, y0, cfg.cover_above_mm], [x1, y0, cfg.cover_above_mm],
+                                        [x1, y1, cfg.cover_above_mm], [x0, y1, cfg.cover_above_mm]])) / f
+        region = np.concatenate([outline, top])
     # only the board's part of the picture is shrunk (whole blocks of f x f pixels: the same values
     # as shrinking the whole picture)
     lim = np.array([ww, hh])
-    bx0, by0 = (int(v) for v in np.clip(np.floor(outline.min(axis=0)).astype(np.int64) - 1, 0, lim))
-    bx1, by1 = (int(v) for v in np.clip(np.ceil(outline.max(axis=0)).astype(np.int64) + 2, 0, lim))
+    bx0, by0 = (int(v) for v in np.clip(np.floor(region.min(axis=0)).astype(np.int64) - 1, 0, lim))
+    bx1, by1 = (int(v) for v in np.clip(np.ceil(region.max(axis=0)).astype(np.int64) + 2, 0, lim))
     small: U8 = np.zeros((hh, ww, 3), np.uint8)
     if bx1 > bx0 and by1 > by0:
         small[by0:by1, bx0:bx1] = cv2.resize(img[by0 * f:by1 * f, bx0 * f:bx1 * f], (bx1 - bx0, by1 - by0),
                                              interpolation=cv2.INTER_AREA)
     board = np.zeros((hh, ww), np.uint8)
     cv2.fillConvexPoly(board, np.round(outline).astype(np.int32), 1)
+    off_board = None
+    if top is not None:
+        vol = np.zeros((hh, ww), np.uint8)
+        cv2.fillConvexPoly(vol, cv2.convexHull(np.round(region).astype(np.int32)), 1)
+        off_board = (vol > 0) & (board == 0)
+        board = np.asarray(np.maximum(board, vol), np.uint8)
     c = sc.pose.spec.cell_mm
     # a hand's size is physical, not a number of cells (Gridopolis cells are 50 mm, Bandera's 32)
     a = math.sqrt(cfg.cover_mm2) / 2
@@ -756,6 +780,9 @@ def _covered_sites(sc: _Scene, sites: Sequence[Site], tallest: float, cfg: Class
     exp, _ = _expected(sc.app, xy[j])
     # (with the base colour ramp: skin over a pale print of a similar hue differs only a little)
     keep = _pieceness(lab[j], linear_to_lab(exp), replace(cfg, dab_lo=cfg.cover_dab[0], dab_hi=cfg.cover_dab[1])) > 0.5
+    if off_board is not None and sc.table_lab is not None:
+        off = off_board[rows_i[j], cols_i[j]]
+        keep = np.where(off, np.linalg.norm(lab[j] - sc.table_lab[None, :], axis=1) > cfg.cover_table_de, keep)
     skin = np.zeros((hh, ww), np.uint8)
     skin[rows_i[j[keep]], cols_i[j[keep]]] = 1
     skin = np.asarray(cv2.morphologyEx(skin, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)), np.uint8)

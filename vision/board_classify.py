@@ -116,6 +116,13 @@ class ClassifyBoardConfig:
     socket_ring: float = 12.0  # ... on a face of even lightness: the ring's interquartile range of L* below this
     socket_strong: float = 25.0  # a top face's socket this dark, on a ring this even, is enough alone
     socket_strong_ring: float = 8.0
+    socket_height: bool = False  # Bandera: where the top face's socket is seen (one cube's top, 22 mm up, or
+    # two cubes', 44 mm) tells the count, where a tower's upper side sockets do not look like one cube's top
+    socket_height_dark: float = 10.0  # ... a middle this much darker than its ring (L*, beyond the print) ...
+    socket_height_ring: float = 6.0  # ... on a ring this even (interquartile range of L*) ...
+    socket_height_margin: float = 5.0  # ... darker by this than at the other height ...
+    socket_height_sep_mm: float = 5.0  # ... the rays through a tower's upper side sockets passing this far from
+    # one cube's top socket
     margin_full: float = 0.15  # a winner this far ahead of the runner-up is sure
     empty_bias: float = 0.0  # added to the empty hypothesis' score
     pad_ring: float = 0.85  # a pad's own colour is read on a ring this far out (x its half-size)
@@ -171,7 +178,8 @@ def config_for(game: str) -> ClassifyBoardConfig:
     character (round 5); there it also looks at stacks read as one cube, a flag found on one making
     it a royal tower unless a two-cube tower or another such cube shows that colour or no character
     of that colour is read (round 6).  It looks for a hand also where the board's volume is seen against
-    the table (fingers over the far edge, round 7)."""
+    the table (fingers over the far edge), and counts a stack's cubes by the height its top socket is
+    seen at (round 7)."""
     if game == "gridopolis":
         return ClassifyBoardConfig(black_lightness=0.0, dab_lo=6.0, dab_hi=18.0, box_margin_mm=1.5,
                                    min_lightness=4.0, marker_saturation=MARKER_SATURATION)
@@ -181,7 +189,8 @@ def config_for(game: str) -> ClassifyBoardConfig:
                                    socket_top=15.0, skin_chroma=(4.0, 42.0), flag_character_blocks=False,
                                    flag_columns=BANDERA_PAVED_COLUMNS, flag_on_single=True, flag_single_margin=0.05,
                                    flag_single_unique=True, flag_single_unique_pairs=True,
-                                   flag_single_character=True, cover_above_mm=BANDERA_COVER_ABOVE_MM)
+                                   flag_single_character=True, cover_above_mm=BANDERA_COVER_ABOVE_MM,
+                                   socket_height=True)
     if game == "quirky":
         return ClassifyBoardConfig(token_dark_l=60.0, skin_chroma=(4.0, 42.0))
     return ClassifyBoardConfig()
@@ -967,7 +976,7 @@ def _socket_counts(sc: _Scene, sites: Sequence[Site], hyps: Sequence[Hypothesis]
     whose single cube's top shows a socket and whose upper cube shows none is one cube."""
     one = next(j for j, h in enumerate(hyps) if h.cubes == 1)
     two = next(j for j, h in enumerate(hyps) if h.cubes == 2)
-    look = cand[(choice[cand] == 0) | (choice[cand] == two)]
+    look = cand[(choice[cand] == 0) | (choice[cand] == two) | ((choice[cand] == one) & cfg.socket_height)]
     changed: set[int] = set()
     if not len(look):
         return changed
@@ -977,7 +986,8 @@ def _socket_counts(sc: _Scene, sites: Sequence[Site], hyps: Sequence[Hypothesis]
     own_o = np.concatenate([np.full(len(r), j) for r, j in others if len(r)]) if r_all else np.zeros(0, np.int64)
     clear = np.zeros(len(look), bool)
     # (T, 10): a single cube's top, a tower's top, the lower cube's four sides, the upper cube's
-    s = _sockets(sc, sites, look, rows_o, own_o, cfg, clear)
+    tops = np.full((len(look), 2, 2), np.nan)
+    s = _sockets(sc, sites, look, rows_o, own_o, cfg, clear, tops)
     s1 = s[:, [0, 2, 3, 4, 5]]
     upper = s[:, 1].astype(np.int64) + s[:, 6:].sum(axis=1)
     top1 = s[:, 0]
@@ -985,6 +995,8 @@ def _socket_counts(sc: _Scene, sites: Sequence[Site], hyps: Sequence[Hypothesis]
     new = np.where((was == 0) & (upper >= cfg.socket_faces) & ~top1, two,
                    np.where((was == 0) & ((s1.sum(axis=1) >= cfg.socket_faces) | clear), one,
                             np.where((was == two) & top1 & (upper == 0), one, was)))
+    if cfg.socket_height:
+        new = _socket_height(sc, sites, look, was, new, tops, one, two, cfg)
     for i, k in zip(look, new, strict=True):
         if k != choice[i]:
             choice[i] = k
@@ -992,9 +1004,47 @@ def _socket_counts(sc: _Scene, sites: Sequence[Site], hyps: Sequence[Hypothesis]
     return changed
 
 
+def _socket_height(sc: _Scene, sites: Sequence[Site], look: npt.NDArray[np.int64], was: npt.NDArray[np.int64],
+                   new: npt.NDArray[np.int64], tops: F64, one: int, two: int, cfg: ClassifyBoardConfig
+                   ) -> npt.NDArray[np.int64]:
+    """Bandera: the cube count of stacks read as one or two cubes (``was``; ``new`` the counts so far),
+    from where the top face's socket is seen.  One cube's top is 22 mm up, two cubes' 44 mm, and each
+    top has its socket in the middle (``tops``: how much darker than its ring each shows, beyond the
+    print, and the ring's interquartile range).  A socket seen at one height (``socket_height_dark``)
+    on an even ring (``socket_height_ring``), and darker there by ``socket_height_margin`` than at the
+    other height (where a dark middle on an uneven ring -- a character, a flag's pole across it -- or
+    none seen counts as no socket), gives the count.  Not where the two stacks' sockets look alike:
+    near 45 degrees up, a tower's upper side socket is seen where one cube's top socket would be, so
+    the rays through the upper cube's side sockets the camera sees must pass ``socket_height_sep_mm``
+    from one cube's top socket."""
+    g = cfg.geometry
+    c, half = g.cube_mm, g.cube_mm / 2
+    cam = sc.pose.camera_position
+    ctr = np.array([[sites[i].x_mm, sites[i].y_mm, sites[i].floor_mm] for i in look])  # (T, 3)
+    top1 = ctr + np.array([0.0, 0.0, c])
+    # the rays through a tower's upper side sockets (the faces the camera sees), down to one cube's top
+    sep1 = np.full(len(look), np.inf)
+    for nx, ny in ((1.0, 0.0), (-1.0, 0.0), (0.0, 1.0), (0.0, -1.0)):
+        f = ctr + np.array([nx * half, ny * half, 1.5 * c])
+        seen = ((cam[None, :] - f)[:, :2] @ np.array([nx, ny])) > 0
+        p = f + (f - cam[None, :]) * ((f[:, 2] - top1[:, 2]) / np.maximum(cam[2] - f[:, 2], 1e-6))[:, None]
+        d = np.linalg.norm(p[:, :2] - top1[:, :2], axis=1)
+        sep1 = np.where(seen, np.minimum(sep1, d), sep1)
+    apart = sep1 > cfg.socket_height_sep_mm
+    b = tops[:, :, 0]
+    even = tops[:, :, 1] < cfg.socket_height_ring  # (NaN: not seen, never even)
+    clear = even & (b > cfg.socket_height_dark)
+    other = np.where(even, b, -np.inf)  # (a dark middle on an uneven ring, or none seen: no socket there)
+    is_one = clear[:, 0] & (b[:, 0] - other[:, 1] > cfg.socket_height_margin)
+    is_two = clear[:, 1] & (b[:, 1] - other[:, 0] > cfg.socket_height_margin)
+    stack = (was == one) | (was == two)
+    out = np.where(stack & apart & is_one & ~is_two, one, np.where(stack & apart & is_two & ~is_one, two, new))
+    return np.asarray(out, np.int64)
+
+
 def _sockets(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], rows: F64,
              owner: npt.NDArray[np.int64], cfg: ClassifyBoardConfig,
-             strong: npt.NDArray[np.bool_] | None = None) -> npt.NDArray[np.bool_]:
+             strong: npt.NDArray[np.bool_] | None = None, tops: F64 | None = None) -> npt.NDArray[np.bool_]:
     """Which faces (T, 10: a single cube's top, a tower's top, then the four sides of the lower
     cube and of the upper cube) of the stacks that may stand on each site ``idx`` show a Legends of
     Cubes socket: a round hole in the
@@ -1005,7 +1055,8 @@ def _sockets(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], rows
     line can look like a dark middle on an empty cell) -- and the ring must be of even lightness
     (``socket_ring``: not a flag's banner or a piece's edge across it).  The middle must be seen
     whole, the ring at least two thirds of it (a neighbour's piece may hide its far side).  ``strong``
-    (T,) is set where the top face's socket is very clear (``socket_strong``)."""
+    (T,) is set where the top face's socket is very clear (``socket_strong``); ``tops`` (T, 2, 2) receives
+    the two top faces' darkness beyond the print and their ring's interquartile range (NaN: not seen)."""
     g = cfg.geometry
     c, half = g.cube_mm, g.cube_mm / 2
     cam = sc.pose.camera_position
@@ -1053,6 +1104,11 @@ def _sockets(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], rows
     need = np.where(f_i < 2, cfg.socket_top, cfg.socket_side)
     shows = ok & (beyond > need) & (q75 - q25 < cfg.socket_ring)
     out[t_i, f_i] = shows
+    if tops is not None:
+        tops[:] = np.nan
+        tf = ok & (f_i < 2)
+        tops[t_i[tf], f_i[tf], 0] = beyond[tf]
+        tops[t_i[tf], f_i[tf], 1] = (q75 - q25)[tf]
     if strong is not None:  # a top face whose socket is this clear counts as two faces
         top = ok & (f_i == 0) & (beyond > cfg.socket_strong) & (q75 - q25 < cfg.socket_strong_ring)
         strong[t_i[top]] = True

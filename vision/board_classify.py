@@ -89,6 +89,7 @@ class ClassifyBoardConfig:
     flag_single_unique: bool = False  # ... if no two-cube tower shows a flag of that colour (one per player)
     flag_single_unique_pairs: bool = False  # ... nor another such single cube
     flag_single_character: bool = False  # ... and a character of that colour is read on the board
+    flag_rails: bool = False  # Bandera: a flag's colour is one whose royal tower may stand on that square
     token_hue_deg: float = 28.0  # hue tolerance of a token's printed colour
     token_light_tol: float = 22.0  # lightness tolerance (L*) of a token's printed colour
     token_min_share: float = 0.1  # share of a cell's token probes showing that colour
@@ -164,6 +165,21 @@ BANDERA_PAVED_COLUMNS: tuple[int, ...] = (0, 9)
 BANDERA_COVER_ABOVE_MM: float = 72.0
 
 
+@lru_cache(maxsize=1)
+def bandera_flag_rails() -> dict[tuple[int, int], frozenset[str]]:
+    """Bandera: per paved square, the flag colours whose royal tower may stand there in a game of two,
+    three or four players with the default names (a royal tower starts on its square and moves only
+    along its paved squares: docs/rules/bandera.md, set-up and "Paved squares"; ``royal_range``)."""
+    from engine.bandera.board import DEFAULT_NAMES, TWO_PLAYER_NAMES, royal_range
+
+    out: dict[tuple[int, int], set[str]] = {}
+    for players in (TWO_PLAYER_NAMES, DEFAULT_NAMES[:3], DEFAULT_NAMES[:4]):
+        for i, name in enumerate(players):
+            for sq in royal_range(tuple(players), i):
+                out.setdefault((int(sq[0]), int(sq[1])), set()).add(name)
+    return {k: frozenset(v) for k, v in out.items()}
+
+
 def config_for(game: str) -> ClassifyBoardConfig:
     """The classify thresholds for ``game``: Gridopolis has no black piece, so nothing is read as
     one there (the shade under the grid-set's upper levels is deep).  The colour-difference ramp is
@@ -178,8 +194,8 @@ def config_for(game: str) -> ClassifyBoardConfig:
     character (round 5); there it also looks at stacks read as one cube, a flag found on one making
     it a royal tower unless a two-cube tower or another such cube shows that colour or no character
     of that colour is read (round 6).  It looks for a hand also where the board's volume is seen against
-    the table (fingers over the far edge), and counts a stack's cubes by the height its top socket is
-    seen at (round 7)."""
+    the table (fingers over the far edge), counts a stack's cubes by the height its top socket is seen
+    at, and reads a flag only in a colour whose royal tower may stand on its square (round 7)."""
     if game == "gridopolis":
         return ClassifyBoardConfig(black_lightness=0.0, dab_lo=6.0, dab_hi=18.0, box_margin_mm=1.5,
                                    min_lightness=4.0, marker_saturation=MARKER_SATURATION)
@@ -190,7 +206,7 @@ def config_for(game: str) -> ClassifyBoardConfig:
                                    flag_columns=BANDERA_PAVED_COLUMNS, flag_on_single=True, flag_single_margin=0.05,
                                    flag_single_unique=True, flag_single_unique_pairs=True,
                                    flag_single_character=True, cover_above_mm=BANDERA_COVER_ABOVE_MM,
-                                   socket_height=True)
+                                   socket_height=True, flag_rails=True)
     if game == "quirky":
         return ClassifyBoardConfig(token_dark_l=60.0, skin_chroma=(4.0, 42.0))
     return ClassifyBoardConfig()
@@ -218,6 +234,9 @@ class CellReading:
     confidence: float
     character_colour: str | None = None
     scores: dict[str, float] = field(default_factory=dict, compare=False, repr=False)
+    #: what the reader chose against the picture's first impression because of a rule (Bandera: a banner
+    #: of a colour whose royal tower never stands there), in words: reported as warnings
+    notes: tuple[str, ...] = field(default=(), compare=False)
 
     def to_json(self) -> dict[str, object]:
         doc: dict[str, object] = {"site": list(self.key), "kind": self.kind, "colour": self.colour,
@@ -226,6 +245,8 @@ class CellReading:
             doc["cubes"] = self.cubes
         if self.character:
             doc["character"] = self.character_colour
+        if self.notes:
+            doc["notes"] = list(self.notes)
         return doc
 
 
@@ -581,6 +602,7 @@ def classify_sites(
     covered = _covered_sites(sc, sites, _tallest_piece(game, cfg.geometry), cfg)
     char_of: dict[int, tuple[str | None, float, float] | None] = {}
     flag_of: dict[int, str | None] = {}
+    off_rail: dict[int, str] = {}  # Bandera: a banner's first-impression colour that may not stand there
     if game == "bandera":
         g_rows = [r for r in solids_now if len(r)]
         rows_g = np.concatenate(g_rows) if g_rows else np.zeros((0, 6))
@@ -607,7 +629,7 @@ def classify_sites(
                     singles = singles[gap <= cfg.flag_single_margin]
         looked = np.concatenate([towers, singles])
         flag_of = dict(zip(looked.tolist(), _flags(sc, sites, looked, [char_of[int(i)] for i in looked],
-                                                   rows_g, owner_g, colours, cfg, cube_lab), strict=True))
+                                                   rows_g, owner_g, colours, cfg, cube_lab, off_rail), strict=True))
         if len(singles):
             # one flag and one character per player (docs/rules/bandera.md, section 1; a flag only
             # on its royal tower, section 3): a single cube's flag whose colour a two-cube tower shows is that tower's
@@ -690,10 +712,16 @@ def classify_sites(
             kp = kind_index["pawn"]
             body = pred[kp, i] & (weight[i] > 0) & (piece[i] > 0.5)
             body_lab.append(_median_rows(lab_o[i, body]) if body.sum() >= 2 else None)
+        notes: tuple[str, ...] = ()
+        if i in off_rail and kind not in ("unseen", "occluded"):
+            x, y = site.key[0], site.key[1]
+            notes = (f"the banner at ({x},{y}) looks {off_rail[i]}, but {off_rail[i]}'s royal tower never stands "
+                     f"on ({x},{y}) (it moves only along its paved squares): read as "
+                     + (f"{colour}'s royal tower" if kind == "royal_tower" else "no flag"),)
         out.append(CellReading(site.key, kind, colour, cubes_read if kind not in ("unseen", "occluded") else 0,
                                char_colour is not None, conf, char_colour,
                                {f"{h.kind}{'+c' if h.character else ''}": float(scores[j, i])
-                                for j, h in enumerate(hyps)}))
+                                for j, h in enumerate(hyps)}, notes))
     if crown_check and cfg.box_margin_mm > 0:
         # a blocker box or a marker: decided on the box's faces where a marker would not be seen
         g_rows = [r for r in solids_now if len(r)]
@@ -1279,12 +1307,15 @@ def _crowned(sc: _Scene, sites: Sequence[Site], cfg: ClassifyBoardConfig) -> lis
 def _flags(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64],
            character: Sequence[tuple[str | None, float, float] | None], rows: F64,
            owner: npt.NDArray[np.int64], colours: Sequence[str] | None, cfg: ClassifyBoardConfig,
-           cube_colours: dict[int, F64] | None = None) -> list[str | None]:
+           cube_colours: dict[int, F64] | None = None, notes: dict[int, str] | None = None) -> list[str | None]:
     """The colour of the flag on each two-cube tower ``idx``, or None: probes around the tower's top
     at the banner's height whose rays meet neither its character nor another piece, showing one
     player's colour.  A ray going on to the tower's top cube counts when its colour is clearly not
     that cube's (``cube_colours``: the banner stands in front of the tower); one going on to the
-    lower cube (another colour) does not."""
+    lower cube (another colour) does not.  With ``flag_rails`` only the probes of a colour whose royal
+    tower may stand on the tower's square count (:func:`bandera_flag_rails`; the others see a
+    character, a cube or another tower's banner past it); where the probes alone would have read a
+    flag of a colour that may not stand there, ``notes`` receives that colour (per site index)."""
     g = cfg.geometry
     n_t = len(idx)
     if n_t == 0:
@@ -1365,18 +1396,29 @@ def _flags(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64],
         use &= dd.argmin(axis=2) == np.arange(n_t)[:, None]
         strong = use & seen
         res: list[str | None] = []
+        n_strong = np.zeros(n_t, np.int64)
         for t in range(n_t):
-            if use[t].sum() < 8 or strong[t].sum() < max(cfg.flag_min_probes, cfg.flag_min_share * use[t].sum()):
+            names = _hue_names(lab[t, strong[t]], cfg, colours) if use[t].sum() >= 8 else []
+            if rails is not None:
+                names = [n for n in names if n in rails[t]]
+            n_strong[t] = len(names)
+            if len(names) < max(cfg.flag_min_probes, cfg.flag_min_share * use[t].sum()):
                 res.append(None)
                 continue
-            names = _hue_names(lab[t, strong[t]], cfg, colours)
             best = max(set(names), key=names.count)
             res.append(best if names.count(best) >= cfg.flag_agree * len(names) else None)
-        return res, np.asarray(strong.sum(axis=1), np.int64)
+        return res, n_strong
 
     # first every tower may have a flag; then a tower without one found looks again, sharing the
     # room between towers only with those whose flag was found (next to a plain tower, a banner
     # reaching over towards it is this tower's)
+    rails: list[frozenset[str]] | None = None
+    raw: list[str | None] = [None] * n_t
+    if cfg.flag_rails:
+        table = bandera_flag_rails()
+        keys = [(int(sites[int(i)].key[0]), int(sites[int(i)].key[1])) for i in idx]
+        raw, _ = decide(np.ones(n_t, bool))  # what the probes alone show
+        rails = [table.get(k, frozenset()) for k in keys]
     out, _ = decide(np.ones(n_t, bool))
     found = np.array([f is not None for f in out], bool)
     while n_t > 1 and not found.all():  # one tower at a time, the clearest first
@@ -1387,6 +1429,11 @@ def _flags(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64],
         t = max(new, key=lambda j: int(n_strong[j]))
         out[t] = again[t]
         found[t] = True
+    if rails is not None and notes is not None:
+        for t in range(n_t):
+            r = raw[t]
+            if r is not None and r not in rails[t] and out[t] != r:
+                notes[int(idx[t])] = r
     return out
 
 

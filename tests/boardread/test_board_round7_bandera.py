@@ -68,3 +68,38 @@ def test_a_towers_upper_side_socket_is_not_taken_for_one_cubes_top_socket() -> N
     assert (on.kind, on.cubes, on.colour) == ("royal_tower", 2, "blue"), on
     off = _read("dev_001", replace(cfg, socket_height_sep_mm=0.0))[(0, 0)]
     assert off.cubes == 1, off
+
+
+def test_a_flag_is_read_only_in_a_colour_whose_royal_tower_may_stand_there() -> None:
+    """Render dev_202 (four players, dim light): blue's royal tower at (0, 0) and red's at (9, 0).  The
+    probes round (0, 0) show more green than blue (the blue banner over blue zone B, a green tint),
+    those round (9, 0) more blue than red.  A royal tower moves only along its paved squares (green's
+    from (9, 6) to (9, 3), blue's on x = 0: docs/rules/bandera.md), so only the probes of colours whose
+    royal tower may stand there count (``flag_rails``): blue and red.  Each such choice is a note on
+    the cell, which the reconstruction reports as a warning.  Without it: green and blue flags."""
+    cfg = config_for("bandera")
+    assert cfg.flag_rails
+    on = _read("dev_202")
+    assert (on[(0, 0)].kind, on[(0, 0)].colour) == ("royal_tower", "blue"), on[(0, 0)]
+    assert (on[(9, 0)].kind, on[(9, 0)].colour) == ("royal_tower", "red"), on[(9, 0)]
+    assert "looks green" in on[(0, 0)].notes[0] and "looks blue" in on[(9, 0)].notes[0]
+    off = _read("dev_202", replace(cfg, flag_rails=False))
+    assert (off[(0, 0)].colour, off[(9, 0)].colour) == ("green", "blue")
+    assert not off[(0, 0)].notes
+
+
+def test_a_reading_made_by_a_rule_is_reported_as_a_warning() -> None:
+    """A cell's note (a choice made by a rule against the picture's first impression) becomes a warning
+    of the reconstruction, naming the square; the state still validates otherwise."""
+    from calibration.boards import board_spec
+    from vision.board_reconstruct import reconstruct_board
+
+    note = "the banner at (9,0) looks blue, but blue's royal tower never stands on (9,0): read as red's royal tower"
+    cells = [CellReading((0, 3), "royal_tower", "blue", 2, True, 1.0, "blue"),
+             CellReading((9, 3), "royal_tower", "red", 2, True, 1.0, "red", notes=(note,))]
+    rec = reconstruct_board("bandera", board_spec("bandera"), cells)
+    warn = [p for p in rec.problems if p.code == "reading-by-rule"]
+    assert len(warn) == 1 and warn[0].severity == "warning" and warn[0].message == note, rec.problems
+    assert rec.trusted  # a warning only: the set-up itself is right
+    plain = reconstruct_board("bandera", board_spec("bandera"), [replace(c, notes=()) for c in cells])
+    assert not [p for p in plain.problems if p.code == "reading-by-rule"]

@@ -80,6 +80,8 @@ class ClassifyBoardConfig:
     character_near_deg: float = 180.0  # ... or by more than this when a player's hue is nearer by
     character_nearer_deg: float = 10.0  # this much (a red character on an orange or wood cube)
     character_room: float = 2.0  # mm round where a character was seen that its body may take
+    character_face_deg: float = 0.0  # Bandera (> 0: on): a "character" whose colour is within this hue of the
+    # stack's top face, seen at the face's corners a character cannot hide, is that face (0: off)
     flag_character_blocks: bool = True  # a flag probe whose ray meets the tower's own character says nothing
     # (Bandera: False -- its banner is as often in front of the character, in the same colour)
     flag_columns: tuple[int, ...] = ()  # Bandera: flags only on towers in these columns (the paved ones)
@@ -195,7 +197,8 @@ def config_for(game: str) -> ClassifyBoardConfig:
     it a royal tower unless a two-cube tower or another such cube shows that colour or no character
     of that colour is read (round 6).  It looks for a hand also where the board's volume is seen against
     the table (fingers over the far edge), counts a stack's cubes by the height its top socket is seen
-    at, and reads a flag only in a colour whose royal tower may stand on its square (round 7)."""
+    at, reads a flag only in a colour whose royal tower may stand on its square, and reads no character
+    of the colour the stack's top face shows at its corners (round 7)."""
     if game == "gridopolis":
         return ClassifyBoardConfig(black_lightness=0.0, dab_lo=6.0, dab_hi=18.0, box_margin_mm=1.5,
                                    min_lightness=4.0, marker_saturation=MARKER_SATURATION)
@@ -206,7 +209,7 @@ def config_for(game: str) -> ClassifyBoardConfig:
                                    flag_columns=BANDERA_PAVED_COLUMNS, flag_on_single=True, flag_single_margin=0.05,
                                    flag_single_unique=True, flag_single_unique_pairs=True,
                                    flag_single_character=True, cover_above_mm=BANDERA_COVER_ABOVE_MM,
-                                   socket_height=True, flag_rails=True)
+                                   socket_height=True, flag_rails=True, character_face_deg=10.0)
     if game == "quirky":
         return ClassifyBoardConfig(token_dark_l=60.0, skin_chroma=(4.0, 42.0))
     return ClassifyBoardConfig()
@@ -1177,17 +1180,30 @@ def _characters(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], c
     ga, gb, gz = (m.ravel() for m in np.meshgrid(gx, gx, zz, indexing="ij"))
     pts = np.stack([cx[:, None] + ga[None, :], cy[:, None] + gb[None, :], top[:, None] + gz[None, :]], axis=-1)
     n_p, n_f = pts.shape[1], face.shape[1]
+    # the top face's corners (a character stands in its middle)
+    k = 0.85 * half
+    corners = np.stack([cx[:, None] + k * np.array([1.0, -1.0, -1.0, 1.0])[None, :],
+                        cy[:, None] + k * np.array([1.0, 1.0, -1.0, -1.0])[None, :],
+                        np.repeat(top[:, None], 4, axis=1)], axis=-1)  # (T, 4, 3)
+    n_c = 4 if cfg.character_face_deg > 0 else 0
     # the face probes and the probes over the top observed in one go
-    both = np.concatenate([face, pts], axis=1)  # (T, F + P, 3)
+    both = np.concatenate([face, pts] + ([corners] if n_c else []), axis=1)  # (T, F + P (+ 4), 3)
+    n_all = n_f + n_p + n_c
     piece_b, lab_b, ok_b, ends_b = _observe(sc, both.reshape(-1, 3), cfg)
-    ends_b = ends_b.reshape(n_t, n_f + n_p, 3)
+    ends_b = ends_b.reshape(n_t, n_all, 3)
     ctr = np.column_stack([cx, cy])
-    ok_b = ok_b.reshape(n_t, n_f + n_p)
+    ok_b = ok_b.reshape(n_t, n_all)
     ok_b &= _not_blocked(cam, ends_b, rows, owner, idx, ctr, mask=ok_b)
-    lab_b = lab_b.reshape(n_t, n_f + n_p, 3)
+    lab_b = lab_b.reshape(n_t, n_all, 3)
     fok, flab = ok_b[:, :n_f], lab_b[:, :n_f]
-    ok, lab, ends = ok_b[:, n_f:], lab_b[:, n_f:], ends_b[:, n_f:]
-    piece = piece_b.reshape(n_t, n_f + n_p)[:, n_f:]
+    ok, lab, ends = ok_b[:, n_f:n_f + n_p], lab_b[:, n_f:n_f + n_p], ends_b[:, n_f:n_f + n_p]
+    piece = piece_b.reshape(n_t, n_all)[:, n_f:n_f + n_p]
+    cok, clab = ok_b[:, n_f + n_p:], lab_b[:, n_f + n_p:]
+    if n_c:
+        # a corner seen past the room a character standing on the top may take says nothing of the face
+        room = np.column_stack([np.ones(n_t), cx, cy, np.full(n_t, g.character_radius + 4.0), top,
+                                top + g.character_height])
+        cok &= ~np.asarray(hits(cam, corners, room[:, None, None, :]), bool)[..., 0]
     own = np.stack([np.array([0.0, cx[t], cy[t], half, top[t] - cubes[t] * c, top[t]]) for t in range(n_t)])
     on_stack = np.asarray(hits(cam, ends, own[:, None, None, :]), bool)[..., 0]  # (T, P)
     chroma = np.hypot(lab[..., 1], lab[..., 2])
@@ -1217,6 +1233,18 @@ def _characters(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], c
             continue
         best = max(set(names), key=names.count)
         mine = sel[[n == best for n in names]]
+        if n_c and cok[t].sum() >= 2 and sites[int(idx[t])].key[0] not in cfg.flag_columns:
+            # (not where a royal tower may stand: its banner, of its character's colour, may be in front of
+            # the corners)
+            # the top face itself (a teal cube's top looks green in warm light) is not a character
+            top_lab = np.median(clab[t, cok[t]], axis=0)
+            seen_lab = np.median(lab[t, mine], axis=0)
+            if math.hypot(float(top_lab[1]), float(top_lab[2])) >= cfg.min_chroma:
+                dh_top = abs((math.degrees(math.atan2(seen_lab[2], seen_lab[1]))
+                              - math.degrees(math.atan2(top_lab[2], top_lab[1])) + 180.0) % 360.0 - 180.0)
+                if dh_top <= cfg.character_face_deg:
+                    out.append(None)
+                    continue
         # where it stands on the top: the lowest probes that saw it (higher ones also see it through
         # their rays going on down behind them: biased towards the camera)
         low = mine[pts[t, mine, 2] <= top[t] + zz[0] + 1e-6]

@@ -103,3 +103,20 @@ def test_a_reading_made_by_a_rule_is_reported_as_a_warning() -> None:
     assert rec.trusted  # a warning only: the set-up itself is right
     plain = reconstruct_board("bandera", board_spec("bandera"), [replace(c, notes=()) for c in cells])
     assert not [p for p in plain.problems if p.code == "reading-by-rule"]
+
+
+def test_a_cubes_top_face_of_a_players_hue_is_no_character() -> None:
+    """Render dev_206 (dim light): the purple cube at (6, 1) carries no character, but its top face looks
+    blue, and the probes over the top read a blue character.  The top face's corners, which a character
+    standing on it cannot hide from the camera, show that same hue (``character_face_deg``): it is the
+    face.  Without that test a blue character is read there; the true blue character, on blue's royal
+    tower at (0, 3), is read either way (on the paved columns the test is not made: a banner in front of
+    the corners has its character's colour)."""
+    cfg = config_for("bandera")
+    assert cfg.character_face_deg > 0
+    assert _truth("dev_206")[(6, 1)] == 1
+    on = _read("dev_206")
+    assert (on[(6, 1)].cubes, on[(6, 1)].character) == (1, False), on[(6, 1)]
+    assert on[(0, 3)].character_colour == "blue"
+    off = _read("dev_206", replace(cfg, character_face_deg=0.0))
+    assert off[(6, 1)].character_colour == "blue", off[(6, 1)]

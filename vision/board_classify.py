@@ -92,6 +92,8 @@ class ClassifyBoardConfig:
     flag_single_unique_pairs: bool = False  # ... nor another such single cube
     flag_single_character: bool = False  # ... and a character of that colour is read on the board
     flag_rails: bool = False  # Bandera: a flag's colour is one whose royal tower may stand on that square
+    flag_by_character: int = 0  # Bandera (> 0): a player with a character on the board but no flag found has
+    # it on the stack of its rail showing its colour on this many flag probes or more (a note says so)
     token_hue_deg: float = 28.0  # hue tolerance of a token's printed colour
     token_light_tol: float = 22.0  # lightness tolerance (L*) of a token's printed colour
     token_min_share: float = 0.1  # share of a cell's token probes showing that colour
@@ -198,7 +200,8 @@ def config_for(game: str) -> ClassifyBoardConfig:
     of that colour is read (round 6).  It looks for a hand also where the board's volume is seen against
     the table (fingers over the far edge), counts a stack's cubes by the height its top socket is seen
     at, reads a flag only in a colour whose royal tower may stand on its square, and reads no character
-    of the colour the stack's top face shows at its corners (round 7)."""
+    of the colour the stack's top face shows at its corners; a player whose character is seen but whose
+    flag is not has it on the stack of its paved squares showing its colour (round 7)."""
     if game == "gridopolis":
         return ClassifyBoardConfig(black_lightness=0.0, dab_lo=6.0, dab_hi=18.0, box_margin_mm=1.5,
                                    min_lightness=4.0, marker_saturation=MARKER_SATURATION)
@@ -209,7 +212,8 @@ def config_for(game: str) -> ClassifyBoardConfig:
                                    flag_columns=BANDERA_PAVED_COLUMNS, flag_on_single=True, flag_single_margin=0.05,
                                    flag_single_unique=True, flag_single_unique_pairs=True,
                                    flag_single_character=True, cover_above_mm=BANDERA_COVER_ABOVE_MM,
-                                   socket_height=True, flag_rails=True, character_face_deg=10.0)
+                                   socket_height=True, flag_rails=True, character_face_deg=10.0,
+                                   flag_by_character=2)
     if game == "quirky":
         return ClassifyBoardConfig(token_dark_l=60.0, skin_chroma=(4.0, 42.0))
     return ClassifyBoardConfig()
@@ -606,6 +610,7 @@ def classify_sites(
     char_of: dict[int, tuple[str | None, float, float] | None] = {}
     flag_of: dict[int, str | None] = {}
     off_rail: dict[int, str] = {}  # Bandera: a banner's first-impression colour that may not stand there
+    by_rule: dict[int, str] = {}  # Bandera: a flag given by the one-flag-per-player rule (a note)
     if game == "bandera":
         g_rows = [r for r in solids_now if len(r)]
         rows_g = np.concatenate(g_rows) if g_rows else np.zeros((0, 6))
@@ -631,8 +636,10 @@ def classify_sites(
                     gap = scores[choice[singles], singles] - scores[two][:, singles].max(axis=0)
                     singles = singles[gap <= cfg.flag_single_margin]
         looked = np.concatenate([towers, singles])
+        flag_counts: dict[int, dict[str, int]] = {}
         flag_of = dict(zip(looked.tolist(), _flags(sc, sites, looked, [char_of[int(i)] for i in looked],
-                                                   rows_g, owner_g, colours, cfg, cube_lab, off_rail), strict=True))
+                                                   rows_g, owner_g, colours, cfg, cube_lab, off_rail, flag_counts),
+                           strict=True))
         if len(singles):
             # one flag and one character per player (docs/rules/bandera.md, section 1; a flag only
             # on its royal tower, section 3): a single cube's flag whose colour a two-cube tower shows is that tower's
@@ -645,6 +652,27 @@ def classify_sites(
                 if flag_of[i] in taken or (cfg.flag_single_unique_pairs and on_singles.count(flag_of[i]) > 1) \
                         or (cfg.flag_single_character and flag_of[i] not in players):
                     flag_of[i] = None
+        if cfg.flag_by_character > 0:
+            # one flag per player, on its royal tower on its paved squares (docs/rules/bandera.md, sections 1
+            # and 3): a player whose character is on the board but whose flag was not found has it on the
+            # stack of its rail showing its colour most at the banner's height, if on enough probes
+            rails = bandera_flag_rails()
+            with_char = {f[0] for f in char_of.values() if f is not None and f[0] is not None}
+            flagged = {f for f in flag_of.values() if f is not None}
+            for p in sorted(with_char - flagged):
+                cands = [int(i) for i in looked if flag_of[int(i)] is None
+                         and p in rails.get((int(sites[int(i)].key[0]), int(sites[int(i)].key[1])), frozenset())]
+                n_col = {i: flag_counts.get(i, {}).get(p, 0) for i in cands}
+                best_i = max(cands, key=lambda i: n_col[i], default=None)
+                if best_i is None or n_col[best_i] < cfg.flag_by_character:
+                    continue
+                if sum(v >= cfg.flag_by_character for v in n_col.values()) > 1:
+                    continue  # two stacks show it: which one carries it cannot be told
+                flag_of[best_i] = p
+                x, y = sites[best_i].key[0], sites[best_i].key[1]
+                by_rule[best_i] = (f"{p}'s flag was not clearly seen, but {p}'s character is on the board: "
+                                   f"its royal tower taken to be the stack at ({x},{y}), which shows {p} at the "
+                                   f"banner's height on {n_col[best_i]} probes")
     kind_index = {h.kind: j for j, h in enumerate(hyps)}
     out: list[CellReading] = []
     crown_check: list[int] = []  # Gridopolis markers and boxes: shape and crown looked at (all at once, below)
@@ -716,9 +744,11 @@ def classify_sites(
             body = pred[kp, i] & (weight[i] > 0) & (piece[i] > 0.5)
             body_lab.append(_median_rows(lab_o[i, body]) if body.sum() >= 2 else None)
         notes: tuple[str, ...] = ()
+        if i in by_rule and kind == "royal_tower":
+            notes += (by_rule[i],)
         if i in off_rail and kind not in ("unseen", "occluded"):
             x, y = site.key[0], site.key[1]
-            notes = (f"the banner at ({x},{y}) looks {off_rail[i]}, but {off_rail[i]}'s royal tower never stands "
+            notes += (f"the banner at ({x},{y}) looks {off_rail[i]}, but {off_rail[i]}'s royal tower never stands "
                      f"on ({x},{y}) (it moves only along its paved squares): read as "
                      + (f"{colour}'s royal tower" if kind == "royal_tower" else "no flag"),)
         out.append(CellReading(site.key, kind, colour, cubes_read if kind not in ("unseen", "occluded") else 0,
@@ -1335,7 +1365,8 @@ def _crowned(sc: _Scene, sites: Sequence[Site], cfg: ClassifyBoardConfig) -> lis
 def _flags(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64],
            character: Sequence[tuple[str | None, float, float] | None], rows: F64,
            owner: npt.NDArray[np.int64], colours: Sequence[str] | None, cfg: ClassifyBoardConfig,
-           cube_colours: dict[int, F64] | None = None, notes: dict[int, str] | None = None) -> list[str | None]:
+           cube_colours: dict[int, F64] | None = None, notes: dict[int, str] | None = None,
+           counts: dict[int, dict[str, int]] | None = None) -> list[str | None]:
     """The colour of the flag on each two-cube tower ``idx``, or None: probes around the tower's top
     at the banner's height whose rays meet neither its character nor another piece, showing one
     player's colour.  A ray going on to the tower's top cube counts when its colour is clearly not
@@ -1343,7 +1374,8 @@ def _flags(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64],
     lower cube (another colour) does not.  With ``flag_rails`` only the probes of a colour whose royal
     tower may stand on the tower's square count (:func:`bandera_flag_rails`; the others see a
     character, a cube or another tower's banner past it); where the probes alone would have read a
-    flag of a colour that may not stand there, ``notes`` receives that colour (per site index)."""
+    flag of a colour that may not stand there, ``notes`` receives that colour (per site index).
+    ``counts`` receives, per site index, how many probes show each colour (of those counted)."""
     g = cfg.geometry
     n_t = len(idx)
     if n_t == 0:
@@ -1429,6 +1461,8 @@ def _flags(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64],
             names = _hue_names(lab[t, strong[t]], cfg, colours) if use[t].sum() >= 8 else []
             if rails is not None:
                 names = [n for n in names if n in rails[t]]
+            if counts is not None and claims.all():
+                counts[int(idx[t])] = {n: names.count(n) for n in set(names) if n is not None}
             n_strong[t] = len(names)
             if len(names) < max(cfg.flag_min_probes, cfg.flag_min_share * use[t].sum()):
                 res.append(None)

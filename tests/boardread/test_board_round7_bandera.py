@@ -120,3 +120,20 @@ def test_a_cubes_top_face_of_a_players_hue_is_no_character() -> None:
     assert on[(0, 3)].character_colour == "blue"
     off = _read("dev_206", replace(cfg, character_face_deg=0.0))
     assert off[(6, 1)].character_colour == "blue", off[(6, 1)]
+
+
+def test_a_player_whose_character_is_seen_has_its_flag_on_its_rail() -> None:
+    """Render dev_202: green's royal tower at (9, 6) (black under ivory, green character on it) reads as one
+    cube with a green character; its banner shows green on too few flag probes to be read as a flag.  One
+    flag per player, on its royal tower on its paved squares (docs/rules/bandera.md, sections 1 and 3):
+    green's character is on the board and no green flag was found, so the stack of green's rail showing
+    green at the banner's height (2 probes or more, ``flag_by_character``) is its royal tower -- two
+    cubes -- with a note saying so (a warning).  Without the rule: one cube."""
+    cfg = config_for("bandera")
+    assert cfg.flag_by_character > 0
+    assert _truth("dev_202")[(9, 6)] == 2
+    on = _read("dev_202")[(9, 6)]
+    assert (on.kind, on.colour, on.cubes, on.character_colour) == ("royal_tower", "green", 2, "green"), on
+    assert any("green's character is on the board" in n for n in on.notes), on.notes
+    off = _read("dev_202", replace(cfg, flag_by_character=0))[(9, 6)]
+    assert (off.kind, off.cubes) == ("cube", 1), off

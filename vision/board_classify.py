@@ -80,6 +80,8 @@ class ClassifyBoardConfig:
     character_near_deg: float = 180.0  # ... or by more than this when a player's hue is nearer by
     character_nearer_deg: float = 10.0  # this much (a red character on an orange or wood cube)
     character_room: float = 2.0  # mm round where a character was seen that its body may take
+    character_face_deg: float = 0.0  # Bandera (> 0: on): a "character" whose colour is within this hue of the
+    # stack's top face, seen at the face's corners a character cannot hide, is that face (0: off)
     flag_character_blocks: bool = True  # a flag probe whose ray meets the tower's own character says nothing
     # (Bandera: False -- its banner is as often in front of the character, in the same colour)
     flag_columns: tuple[int, ...] = ()  # Bandera: flags only on towers in these columns (the paved ones)
@@ -89,6 +91,9 @@ class ClassifyBoardConfig:
     flag_single_unique: bool = False  # ... if no two-cube tower shows a flag of that colour (one per player)
     flag_single_unique_pairs: bool = False  # ... nor another such single cube
     flag_single_character: bool = False  # ... and a character of that colour is read on the board
+    flag_rails: bool = False  # Bandera: a flag's colour is one whose royal tower may stand on that square
+    flag_by_character: int = 0  # Bandera (> 0): a player with a character on the board but no flag found has
+    # it on the stack of its rail showing its colour on this many flag probes or more (a note says so)
     token_hue_deg: float = 28.0  # hue tolerance of a token's printed colour
     token_light_tol: float = 22.0  # lightness tolerance (L*) of a token's printed colour
     token_min_share: float = 0.1  # share of a cell's token probes showing that colour
@@ -102,6 +107,9 @@ class ClassifyBoardConfig:
     cover_mm2: float = 2560.0  # a skin blob larger than this (mm^2 on the board) is a hand / an arm
     cover_dab: tuple[float, float] = (4.0, 9.0)  # colour ramp telling skin from the print under it
     cover_share: float = 0.25  # share of a site's view on such a blob: the site is covered
+    cover_above_mm: float = 0.0  # Bandera (> 0: on): skin is looked for also where the board's volume up to this
+    # height is seen against the table (a hand hovering over the far edge), where it must differ from the table
+    cover_table_de: float = 15.0  # ... by this CIELAB difference (wood is skin-coloured)
     min_weight: float = 0.15  # share of a site's probes usable, below which it is "unseen"
     iterations: int = 2
     settle_in_turn: bool = False  # sites still changing after the iterations are decided one at a time
@@ -113,6 +121,13 @@ class ClassifyBoardConfig:
     socket_ring: float = 12.0  # ... on a face of even lightness: the ring's interquartile range of L* below this
     socket_strong: float = 25.0  # a top face's socket this dark, on a ring this even, is enough alone
     socket_strong_ring: float = 8.0
+    socket_height: bool = False  # Bandera: where the top face's socket is seen (one cube's top, 22 mm up, or
+    # two cubes', 44 mm) tells the count, where a tower's upper side sockets do not look like one cube's top
+    socket_height_dark: float = 10.0  # ... a middle this much darker than its ring (L*, beyond the print) ...
+    socket_height_ring: float = 6.0  # ... on a ring this even (interquartile range of L*) ...
+    socket_height_margin: float = 5.0  # ... darker by this than at the other height ...
+    socket_height_sep_mm: float = 5.0  # ... the rays through a tower's upper side sockets passing this far from
+    # one cube's top socket
     margin_full: float = 0.15  # a winner this far ahead of the runner-up is sure
     empty_bias: float = 0.0  # added to the empty hypothesis' score
     pad_ring: float = 0.85  # a pad's own colour is read on a ring this far out (x its half-size)
@@ -149,6 +164,26 @@ MARKER_SATURATION: tuple[tuple[str, float], ...] = (("blue", 0.45), ("red", 0.37
 BANDERA_PAVED_COLUMNS: tuple[int, ...] = (0, 9)
 
 
+#: Bandera: the tallest thing on its board, a royal tower's flag (2 x 22 mm cubes + 28 mm): a hand is
+#: looked for wherever the board's volume up to this height is seen (docs/boards_vision.md, round 7)
+BANDERA_COVER_ABOVE_MM: float = 72.0
+
+
+@lru_cache(maxsize=1)
+def bandera_flag_rails() -> dict[tuple[int, int], frozenset[str]]:
+    """Bandera: per paved square, the flag colours whose royal tower may stand there in a game of two,
+    three or four players with the default names (a royal tower starts on its square and moves only
+    along its paved squares: docs/rules/bandera.md, set-up and "Paved squares"; ``royal_range``)."""
+    from engine.bandera.board import DEFAULT_NAMES, TWO_PLAYER_NAMES, royal_range
+
+    out: dict[tuple[int, int], set[str]] = {}
+    for players in (TWO_PLAYER_NAMES, DEFAULT_NAMES[:3], DEFAULT_NAMES[:4]):
+        for i, name in enumerate(players):
+            for sq in royal_range(tuple(players), i):
+                out.setdefault((int(sq[0]), int(sq[1])), set()).add(name)
+    return {k: frozenset(v) for k, v in out.items()}
+
+
 def config_for(game: str) -> ClassifyBoardConfig:
     """The classify thresholds for ``game``: Gridopolis has no black piece, so nothing is read as
     one there (the shade under the grid-set's upper levels is deep).  The colour-difference ramp is
@@ -162,7 +197,11 @@ def config_for(game: str) -> ClassifyBoardConfig:
     towers on the paved columns and counts the flag probes whose rays go on to the tower's own
     character (round 5); there it also looks at stacks read as one cube, a flag found on one making
     it a royal tower unless a two-cube tower or another such cube shows that colour or no character
-    of that colour is read (round 6)."""
+    of that colour is read (round 6).  It looks for a hand also where the board's volume is seen against
+    the table (fingers over the far edge), counts a stack's cubes by the height its top socket is seen
+    at, reads a flag only in a colour whose royal tower may stand on its square, and reads no character
+    of the colour the stack's top face shows at its corners; a player whose character is seen but whose
+    flag is not has it on the stack of its paved squares showing its colour (round 7)."""
     if game == "gridopolis":
         return ClassifyBoardConfig(black_lightness=0.0, dab_lo=6.0, dab_hi=18.0, box_margin_mm=1.5,
                                    min_lightness=4.0, marker_saturation=MARKER_SATURATION)
@@ -172,7 +211,9 @@ def config_for(game: str) -> ClassifyBoardConfig:
                                    socket_top=15.0, skin_chroma=(4.0, 42.0), flag_character_blocks=False,
                                    flag_columns=BANDERA_PAVED_COLUMNS, flag_on_single=True, flag_single_margin=0.05,
                                    flag_single_unique=True, flag_single_unique_pairs=True,
-                                   flag_single_character=True)
+                                   flag_single_character=True, cover_above_mm=BANDERA_COVER_ABOVE_MM,
+                                   socket_height=True, flag_rails=True, character_face_deg=10.0,
+                                   flag_by_character=2)
     if game == "quirky":
         return ClassifyBoardConfig(token_dark_l=60.0, skin_chroma=(4.0, 42.0))
     return ClassifyBoardConfig()
@@ -200,6 +241,9 @@ class CellReading:
     confidence: float
     character_colour: str | None = None
     scores: dict[str, float] = field(default_factory=dict, compare=False, repr=False)
+    #: what the reader chose against the picture's first impression because of a rule (Bandera: a banner
+    #: of a colour whose royal tower never stands there), in words: reported as warnings
+    notes: tuple[str, ...] = field(default=(), compare=False)
 
     def to_json(self) -> dict[str, object]:
         doc: dict[str, object] = {"site": list(self.key), "kind": self.kind, "colour": self.colour,
@@ -208,6 +252,8 @@ class CellReading:
             doc["cubes"] = self.cubes
         if self.character:
             doc["character"] = self.character_colour
+        if self.notes:
+            doc["notes"] = list(self.notes)
         return doc
 
 
@@ -563,6 +609,8 @@ def classify_sites(
     covered = _covered_sites(sc, sites, _tallest_piece(game, cfg.geometry), cfg)
     char_of: dict[int, tuple[str | None, float, float] | None] = {}
     flag_of: dict[int, str | None] = {}
+    off_rail: dict[int, str] = {}  # Bandera: a banner's first-impression colour that may not stand there
+    by_rule: dict[int, str] = {}  # Bandera: a flag given by the one-flag-per-player rule (a note)
     if game == "bandera":
         g_rows = [r for r in solids_now if len(r)]
         rows_g = np.concatenate(g_rows) if g_rows else np.zeros((0, 6))
@@ -588,8 +636,10 @@ def classify_sites(
                     gap = scores[choice[singles], singles] - scores[two][:, singles].max(axis=0)
                     singles = singles[gap <= cfg.flag_single_margin]
         looked = np.concatenate([towers, singles])
+        flag_counts: dict[int, dict[str, int]] = {}
         flag_of = dict(zip(looked.tolist(), _flags(sc, sites, looked, [char_of[int(i)] for i in looked],
-                                                   rows_g, owner_g, colours, cfg, cube_lab), strict=True))
+                                                   rows_g, owner_g, colours, cfg, cube_lab, off_rail, flag_counts),
+                           strict=True))
         if len(singles):
             # one flag and one character per player (docs/rules/bandera.md, section 1; a flag only
             # on its royal tower, section 3): a single cube's flag whose colour a two-cube tower shows is that tower's
@@ -602,6 +652,27 @@ def classify_sites(
                 if flag_of[i] in taken or (cfg.flag_single_unique_pairs and on_singles.count(flag_of[i]) > 1) \
                         or (cfg.flag_single_character and flag_of[i] not in players):
                     flag_of[i] = None
+        if cfg.flag_by_character > 0:
+            # one flag per player, on its royal tower on its paved squares (docs/rules/bandera.md, sections 1
+            # and 3): a player whose character is on the board but whose flag was not found has it on the
+            # stack of its rail showing its colour most at the banner's height, if on enough probes
+            rails = bandera_flag_rails()
+            with_char = {f[0] for f in char_of.values() if f is not None and f[0] is not None}
+            flagged = {f for f in flag_of.values() if f is not None}
+            for p in sorted(with_char - flagged):
+                cands = [int(i) for i in looked if flag_of[int(i)] is None
+                         and p in rails.get((int(sites[int(i)].key[0]), int(sites[int(i)].key[1])), frozenset())]
+                n_col = {i: flag_counts.get(i, {}).get(p, 0) for i in cands}
+                best_i = max(cands, key=lambda i: n_col[i], default=None)
+                if best_i is None or n_col[best_i] < cfg.flag_by_character:
+                    continue
+                if sum(v >= cfg.flag_by_character for v in n_col.values()) > 1:
+                    continue  # two stacks show it: which one carries it cannot be told
+                flag_of[best_i] = p
+                x, y = sites[best_i].key[0], sites[best_i].key[1]
+                by_rule[best_i] = (f"{p}'s flag was not clearly seen, but {p}'s character is on the board: "
+                                   f"its royal tower taken to be the stack at ({x},{y}), which shows {p} at the "
+                                   f"banner's height on {n_col[best_i]} probes")
     kind_index = {h.kind: j for j, h in enumerate(hyps)}
     out: list[CellReading] = []
     crown_check: list[int] = []  # Gridopolis markers and boxes: shape and crown looked at (all at once, below)
@@ -672,10 +743,18 @@ def classify_sites(
             kp = kind_index["pawn"]
             body = pred[kp, i] & (weight[i] > 0) & (piece[i] > 0.5)
             body_lab.append(_median_rows(lab_o[i, body]) if body.sum() >= 2 else None)
+        notes: tuple[str, ...] = ()
+        if i in by_rule and kind == "royal_tower":
+            notes += (by_rule[i],)
+        if i in off_rail and kind not in ("unseen", "occluded"):
+            x, y = site.key[0], site.key[1]
+            notes += (f"the banner at ({x},{y}) looks {off_rail[i]}, but {off_rail[i]}'s royal tower never stands "
+                     f"on ({x},{y}) (it moves only along its paved squares): read as "
+                     + (f"{colour}'s royal tower" if kind == "royal_tower" else "no flag"),)
         out.append(CellReading(site.key, kind, colour, cubes_read if kind not in ("unseen", "occluded") else 0,
                                char_colour is not None, conf, char_colour,
                                {f"{h.kind}{'+c' if h.character else ''}": float(scores[j, i])
-                                for j, h in enumerate(hyps)}))
+                                for j, h in enumerate(hyps)}, notes))
     if crown_check and cfg.box_margin_mm > 0:
         # a blocker box or a marker: decided on the box's faces where a marker would not be seen
         g_rows = [r for r in solids_now if len(r)]
@@ -713,17 +792,32 @@ def _covered_sites(sc: _Scene, sites: Sequence[Site], tallest: float, cfg: Class
     hh, ww = img.shape[0] // f, img.shape[1] // f
     x0, y0, x1, y1 = sc.pose.spec.extent_mm
     outline = sc.pose.project(np.array([[x0, y0, 0.0], [x1, y0, 0.0], [x1, y1, 0.0], [x0, y1, 0.0]])) / f
+    region = outline
+    top = None
+    if cfg.cover_above_mm > 0 and sc.table_lab is not None:
+        # the fingers of a hand over the board's far part are seen against the table beyond the
+        # board's edge: the picture of the board's volume (up to the height of the tallest piece)
+        # is looked at, where the board is not seen only where the picture differs from the table
+        top = sc.pose.project(np.array([[x0, y0, cfg.cover_above_mm], [x1, y0, cfg.cover_above_mm],
+                                        [x1, y1, cfg.cover_above_mm], [x0, y1, cfg.cover_above_mm]])) / f
+        region = np.concatenate([outline, top])
     # only the board's part of the picture is shrunk (whole blocks of f x f pixels: the same values
     # as shrinking the whole picture)
     lim = np.array([ww, hh])
-    bx0, by0 = (int(v) for v in np.clip(np.floor(outline.min(axis=0)).astype(np.int64) - 1, 0, lim))
-    bx1, by1 = (int(v) for v in np.clip(np.ceil(outline.max(axis=0)).astype(np.int64) + 2, 0, lim))
+    bx0, by0 = (int(v) for v in np.clip(np.floor(region.min(axis=0)).astype(np.int64) - 1, 0, lim))
+    bx1, by1 = (int(v) for v in np.clip(np.ceil(region.max(axis=0)).astype(np.int64) + 2, 0, lim))
     small: U8 = np.zeros((hh, ww, 3), np.uint8)
     if bx1 > bx0 and by1 > by0:
         small[by0:by1, bx0:bx1] = cv2.resize(img[by0 * f:by1 * f, bx0 * f:bx1 * f], (bx1 - bx0, by1 - by0),
                                              interpolation=cv2.INTER_AREA)
     board = np.zeros((hh, ww), np.uint8)
     cv2.fillConvexPoly(board, np.round(outline).astype(np.int32), 1)
+    off_board = None
+    if top is not None:
+        vol = np.zeros((hh, ww), np.uint8)
+        cv2.fillConvexPoly(vol, cv2.convexHull(np.round(region).astype(np.int32)), 1)
+        off_board = (vol > 0) & (board == 0)
+        board = np.asarray(np.maximum(board, vol), np.uint8)
     c = sc.pose.spec.cell_mm
     # a hand's size is physical, not a number of cells (Gridopolis cells are 50 mm, Bandera's 32)
     a = math.sqrt(cfg.cover_mm2) / 2
@@ -756,6 +850,9 @@ def _covered_sites(sc: _Scene, sites: Sequence[Site], tallest: float, cfg: Class
     exp, _ = _expected(sc.app, xy[j])
     # (with the base colour ramp: skin over a pale print of a similar hue differs only a little)
     keep = _pieceness(lab[j], linear_to_lab(exp), replace(cfg, dab_lo=cfg.cover_dab[0], dab_hi=cfg.cover_dab[1])) > 0.5
+    if off_board is not None and sc.table_lab is not None:
+        off = off_board[rows_i[j], cols_i[j]]
+        keep = np.where(off, np.linalg.norm(lab[j] - sc.table_lab[None, :], axis=1) > cfg.cover_table_de, keep)
     skin = np.zeros((hh, ww), np.uint8)
     skin[rows_i[j[keep]], cols_i[j[keep]]] = 1
     skin = np.asarray(cv2.morphologyEx(skin, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)), np.uint8)
@@ -940,7 +1037,7 @@ def _socket_counts(sc: _Scene, sites: Sequence[Site], hyps: Sequence[Hypothesis]
     whose single cube's top shows a socket and whose upper cube shows none is one cube."""
     one = next(j for j, h in enumerate(hyps) if h.cubes == 1)
     two = next(j for j, h in enumerate(hyps) if h.cubes == 2)
-    look = cand[(choice[cand] == 0) | (choice[cand] == two)]
+    look = cand[(choice[cand] == 0) | (choice[cand] == two) | ((choice[cand] == one) & cfg.socket_height)]
     changed: set[int] = set()
     if not len(look):
         return changed
@@ -950,7 +1047,8 @@ def _socket_counts(sc: _Scene, sites: Sequence[Site], hyps: Sequence[Hypothesis]
     own_o = np.concatenate([np.full(len(r), j) for r, j in others if len(r)]) if r_all else np.zeros(0, np.int64)
     clear = np.zeros(len(look), bool)
     # (T, 10): a single cube's top, a tower's top, the lower cube's four sides, the upper cube's
-    s = _sockets(sc, sites, look, rows_o, own_o, cfg, clear)
+    tops = np.full((len(look), 2, 2), np.nan)
+    s = _sockets(sc, sites, look, rows_o, own_o, cfg, clear, tops)
     s1 = s[:, [0, 2, 3, 4, 5]]
     upper = s[:, 1].astype(np.int64) + s[:, 6:].sum(axis=1)
     top1 = s[:, 0]
@@ -958,6 +1056,8 @@ def _socket_counts(sc: _Scene, sites: Sequence[Site], hyps: Sequence[Hypothesis]
     new = np.where((was == 0) & (upper >= cfg.socket_faces) & ~top1, two,
                    np.where((was == 0) & ((s1.sum(axis=1) >= cfg.socket_faces) | clear), one,
                             np.where((was == two) & top1 & (upper == 0), one, was)))
+    if cfg.socket_height:
+        new = _socket_height(sc, sites, look, was, new, tops, one, two, cfg)
     for i, k in zip(look, new, strict=True):
         if k != choice[i]:
             choice[i] = k
@@ -965,9 +1065,47 @@ def _socket_counts(sc: _Scene, sites: Sequence[Site], hyps: Sequence[Hypothesis]
     return changed
 
 
+def _socket_height(sc: _Scene, sites: Sequence[Site], look: npt.NDArray[np.int64], was: npt.NDArray[np.int64],
+                   new: npt.NDArray[np.int64], tops: F64, one: int, two: int, cfg: ClassifyBoardConfig
+                   ) -> npt.NDArray[np.int64]:
+    """Bandera: the cube count of stacks read as one or two cubes (``was``; ``new`` the counts so far),
+    from where the top face's socket is seen.  One cube's top is 22 mm up, two cubes' 44 mm, and each
+    top has its socket in the middle (``tops``: how much darker than its ring each shows, beyond the
+    print, and the ring's interquartile range).  A socket seen at one height (``socket_height_dark``)
+    on an even ring (``socket_height_ring``), and darker there by ``socket_height_margin`` than at the
+    other height (where a dark middle on an uneven ring -- a character, a flag's pole across it -- or
+    none seen counts as no socket), gives the count.  Not where the two stacks' sockets look alike:
+    near 45 degrees up, a tower's upper side socket is seen where one cube's top socket would be, so
+    the rays through the upper cube's side sockets the camera sees must pass ``socket_height_sep_mm``
+    from one cube's top socket."""
+    g = cfg.geometry
+    c, half = g.cube_mm, g.cube_mm / 2
+    cam = sc.pose.camera_position
+    ctr = np.array([[sites[i].x_mm, sites[i].y_mm, sites[i].floor_mm] for i in look])  # (T, 3)
+    top1 = ctr + np.array([0.0, 0.0, c])
+    # the rays through a tower's upper side sockets (the faces the camera sees), down to one cube's top
+    sep1 = np.full(len(look), np.inf)
+    for nx, ny in ((1.0, 0.0), (-1.0, 0.0), (0.0, 1.0), (0.0, -1.0)):
+        f = ctr + np.array([nx * half, ny * half, 1.5 * c])
+        seen = ((cam[None, :] - f)[:, :2] @ np.array([nx, ny])) > 0
+        p = f + (f - cam[None, :]) * ((f[:, 2] - top1[:, 2]) / np.maximum(cam[2] - f[:, 2], 1e-6))[:, None]
+        d = np.linalg.norm(p[:, :2] - top1[:, :2], axis=1)
+        sep1 = np.where(seen, np.minimum(sep1, d), sep1)
+    apart = sep1 > cfg.socket_height_sep_mm
+    b = tops[:, :, 0]
+    even = tops[:, :, 1] < cfg.socket_height_ring  # (NaN: not seen, never even)
+    clear = even & (b > cfg.socket_height_dark)
+    other = np.where(even, b, -np.inf)  # (a dark middle on an uneven ring, or none seen: no socket there)
+    is_one = clear[:, 0] & (b[:, 0] - other[:, 1] > cfg.socket_height_margin)
+    is_two = clear[:, 1] & (b[:, 1] - other[:, 0] > cfg.socket_height_margin)
+    stack = (was == one) | (was == two)
+    out = np.where(stack & apart & is_one & ~is_two, one, np.where(stack & apart & is_two & ~is_one, two, new))
+    return np.asarray(out, np.int64)
+
+
 def _sockets(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], rows: F64,
              owner: npt.NDArray[np.int64], cfg: ClassifyBoardConfig,
-             strong: npt.NDArray[np.bool_] | None = None) -> npt.NDArray[np.bool_]:
+             strong: npt.NDArray[np.bool_] | None = None, tops: F64 | None = None) -> npt.NDArray[np.bool_]:
     """Which faces (T, 10: a single cube's top, a tower's top, then the four sides of the lower
     cube and of the upper cube) of the stacks that may stand on each site ``idx`` show a Legends of
     Cubes socket: a round hole in the
@@ -978,7 +1116,8 @@ def _sockets(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], rows
     line can look like a dark middle on an empty cell) -- and the ring must be of even lightness
     (``socket_ring``: not a flag's banner or a piece's edge across it).  The middle must be seen
     whole, the ring at least two thirds of it (a neighbour's piece may hide its far side).  ``strong``
-    (T,) is set where the top face's socket is very clear (``socket_strong``)."""
+    (T,) is set where the top face's socket is very clear (``socket_strong``); ``tops`` (T, 2, 2) receives
+    the two top faces' darkness beyond the print and their ring's interquartile range (NaN: not seen)."""
     g = cfg.geometry
     c, half = g.cube_mm, g.cube_mm / 2
     cam = sc.pose.camera_position
@@ -1026,6 +1165,11 @@ def _sockets(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], rows
     need = np.where(f_i < 2, cfg.socket_top, cfg.socket_side)
     shows = ok & (beyond > need) & (q75 - q25 < cfg.socket_ring)
     out[t_i, f_i] = shows
+    if tops is not None:
+        tops[:] = np.nan
+        tf = ok & (f_i < 2)
+        tops[t_i[tf], f_i[tf], 0] = beyond[tf]
+        tops[t_i[tf], f_i[tf], 1] = (q75 - q25)[tf]
     if strong is not None:  # a top face whose socket is this clear counts as two faces
         top = ok & (f_i == 0) & (beyond > cfg.socket_strong) & (q75 - q25 < cfg.socket_strong_ring)
         strong[t_i[top]] = True
@@ -1066,17 +1210,30 @@ def _characters(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], c
     ga, gb, gz = (m.ravel() for m in np.meshgrid(gx, gx, zz, indexing="ij"))
     pts = np.stack([cx[:, None] + ga[None, :], cy[:, None] + gb[None, :], top[:, None] + gz[None, :]], axis=-1)
     n_p, n_f = pts.shape[1], face.shape[1]
+    # the top face's corners (a character stands in its middle)
+    k = 0.85 * half
+    corners = np.stack([cx[:, None] + k * np.array([1.0, -1.0, -1.0, 1.0])[None, :],
+                        cy[:, None] + k * np.array([1.0, 1.0, -1.0, -1.0])[None, :],
+                        np.repeat(top[:, None], 4, axis=1)], axis=-1)  # (T, 4, 3)
+    n_c = 4 if cfg.character_face_deg > 0 else 0
     # the face probes and the probes over the top observed in one go
-    both = np.concatenate([face, pts], axis=1)  # (T, F + P, 3)
+    both = np.concatenate([face, pts] + ([corners] if n_c else []), axis=1)  # (T, F + P (+ 4), 3)
+    n_all = n_f + n_p + n_c
     piece_b, lab_b, ok_b, ends_b = _observe(sc, both.reshape(-1, 3), cfg)
-    ends_b = ends_b.reshape(n_t, n_f + n_p, 3)
+    ends_b = ends_b.reshape(n_t, n_all, 3)
     ctr = np.column_stack([cx, cy])
-    ok_b = ok_b.reshape(n_t, n_f + n_p)
+    ok_b = ok_b.reshape(n_t, n_all)
     ok_b &= _not_blocked(cam, ends_b, rows, owner, idx, ctr, mask=ok_b)
-    lab_b = lab_b.reshape(n_t, n_f + n_p, 3)
+    lab_b = lab_b.reshape(n_t, n_all, 3)
     fok, flab = ok_b[:, :n_f], lab_b[:, :n_f]
-    ok, lab, ends = ok_b[:, n_f:], lab_b[:, n_f:], ends_b[:, n_f:]
-    piece = piece_b.reshape(n_t, n_f + n_p)[:, n_f:]
+    ok, lab, ends = ok_b[:, n_f:n_f + n_p], lab_b[:, n_f:n_f + n_p], ends_b[:, n_f:n_f + n_p]
+    piece = piece_b.reshape(n_t, n_all)[:, n_f:n_f + n_p]
+    cok, clab = ok_b[:, n_f + n_p:], lab_b[:, n_f + n_p:]
+    if n_c:
+        # a corner seen past the room a character standing on the top may take says nothing of the face
+        room = np.column_stack([np.ones(n_t), cx, cy, np.full(n_t, g.character_radius + 4.0), top,
+                                top + g.character_height])
+        cok &= ~np.asarray(hits(cam, corners, room[:, None, None, :]), bool)[..., 0]
     own = np.stack([np.array([0.0, cx[t], cy[t], half, top[t] - cubes[t] * c, top[t]]) for t in range(n_t)])
     on_stack = np.asarray(hits(cam, ends, own[:, None, None, :]), bool)[..., 0]  # (T, P)
     chroma = np.hypot(lab[..., 1], lab[..., 2])
@@ -1106,6 +1263,18 @@ def _characters(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], c
             continue
         best = max(set(names), key=names.count)
         mine = sel[[n == best for n in names]]
+        if n_c and cok[t].sum() >= 2 and sites[int(idx[t])].key[0] not in cfg.flag_columns:
+            # (not where a royal tower may stand: its banner, of its character's colour, may be in front of
+            # the corners)
+            # the top face itself (a teal cube's top looks green in warm light) is not a character
+            top_lab = np.median(clab[t, cok[t]], axis=0)
+            seen_lab = np.median(lab[t, mine], axis=0)
+            if math.hypot(float(top_lab[1]), float(top_lab[2])) >= cfg.min_chroma:
+                dh_top = abs((math.degrees(math.atan2(seen_lab[2], seen_lab[1]))
+                              - math.degrees(math.atan2(top_lab[2], top_lab[1])) + 180.0) % 360.0 - 180.0)
+                if dh_top <= cfg.character_face_deg:
+                    out.append(None)
+                    continue
         # where it stands on the top: the lowest probes that saw it (higher ones also see it through
         # their rays going on down behind them: biased towards the camera)
         low = mine[pts[t, mine, 2] <= top[t] + zz[0] + 1e-6]
@@ -1196,12 +1365,17 @@ def _crowned(sc: _Scene, sites: Sequence[Site], cfg: ClassifyBoardConfig) -> lis
 def _flags(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64],
            character: Sequence[tuple[str | None, float, float] | None], rows: F64,
            owner: npt.NDArray[np.int64], colours: Sequence[str] | None, cfg: ClassifyBoardConfig,
-           cube_colours: dict[int, F64] | None = None) -> list[str | None]:
+           cube_colours: dict[int, F64] | None = None, notes: dict[int, str] | None = None,
+           counts: dict[int, dict[str, int]] | None = None) -> list[str | None]:
     """The colour of the flag on each two-cube tower ``idx``, or None: probes around the tower's top
     at the banner's height whose rays meet neither its character nor another piece, showing one
     player's colour.  A ray going on to the tower's top cube counts when its colour is clearly not
     that cube's (``cube_colours``: the banner stands in front of the tower); one going on to the
-    lower cube (another colour) does not."""
+    lower cube (another colour) does not.  With ``flag_rails`` only the probes of a colour whose royal
+    tower may stand on the tower's square count (:func:`bandera_flag_rails`; the others see a
+    character, a cube or another tower's banner past it); where the probes alone would have read a
+    flag of a colour that may not stand there, ``notes`` receives that colour (per site index).
+    ``counts`` receives, per site index, how many probes show each colour (of those counted)."""
     g = cfg.geometry
     n_t = len(idx)
     if n_t == 0:
@@ -1282,18 +1456,31 @@ def _flags(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64],
         use &= dd.argmin(axis=2) == np.arange(n_t)[:, None]
         strong = use & seen
         res: list[str | None] = []
+        n_strong = np.zeros(n_t, np.int64)
         for t in range(n_t):
-            if use[t].sum() < 8 or strong[t].sum() < max(cfg.flag_min_probes, cfg.flag_min_share * use[t].sum()):
+            names = _hue_names(lab[t, strong[t]], cfg, colours) if use[t].sum() >= 8 else []
+            if rails is not None:
+                names = [n for n in names if n in rails[t]]
+            if counts is not None and claims.all():
+                counts[int(idx[t])] = {n: names.count(n) for n in set(names) if n is not None}
+            n_strong[t] = len(names)
+            if len(names) < max(cfg.flag_min_probes, cfg.flag_min_share * use[t].sum()):
                 res.append(None)
                 continue
-            names = _hue_names(lab[t, strong[t]], cfg, colours)
             best = max(set(names), key=names.count)
             res.append(best if names.count(best) >= cfg.flag_agree * len(names) else None)
-        return res, np.asarray(strong.sum(axis=1), np.int64)
+        return res, n_strong
 
     # first every tower may have a flag; then a tower without one found looks again, sharing the
     # room between towers only with those whose flag was found (next to a plain tower, a banner
     # reaching over towards it is this tower's)
+    rails: list[frozenset[str]] | None = None
+    raw: list[str | None] = [None] * n_t
+    if cfg.flag_rails:
+        table = bandera_flag_rails()
+        keys = [(int(sites[int(i)].key[0]), int(sites[int(i)].key[1])) for i in idx]
+        raw, _ = decide(np.ones(n_t, bool))  # what the probes alone show
+        rails = [table.get(k, frozenset()) for k in keys]
     out, _ = decide(np.ones(n_t, bool))
     found = np.array([f is not None for f in out], bool)
     while n_t > 1 and not found.all():  # one tower at a time, the clearest first
@@ -1304,6 +1491,11 @@ def _flags(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64],
         t = max(new, key=lambda j: int(n_strong[j]))
         out[t] = again[t]
         found[t] = True
+    if rails is not None and notes is not None:
+        for t in range(n_t):
+            r = raw[t]
+            if r is not None and r not in rails[t] and out[t] != r:
+                notes[int(idx[t])] = r
     return out
 
 

@@ -112,6 +112,11 @@ def _bandera(cells: Sequence[CellReading], opt: ReconstructOptions) -> tuple[dic
     chars: dict[str, dict[str, int]] = {}
     seen: set[str] = set()
     for c in cells:
+        for note in c.notes:  # a choice the reader made by a rule against the picture's first impression
+            extra.append(Problem("reading-by-rule", note, f"square ({c.key[0]},{c.key[1]})",
+                                 "Captura la Bandera, \"Componentes necesarios\" (one flag per player) and "
+                                 "\"Movimientos de la torre real\" (paved squares); docs/rules/bandera.md",
+                                 "warning"))
         if c.cubes <= 0 or c.kind in ("occluded", "unseen"):
             continue
         x, y = c.key[0], c.key[1]

@@ -90,6 +90,8 @@ class PadDetectConfig:
     piece_room: tuple[float, float] = (14.0, 21.0)  # ... unless seen through this room (half-size, height) above a pad
     links: bool = True  # the links between neighbouring pads found are background (pad-coloured) too
     min_lightness: float = 4.0  # points darker than this (L*, shading undone) say nothing
+    start_rows_first: bool = False  # the arms' start rows are decided right after the table level (so pads
+    # on posts above a kingerizer are candidates), not after the upper levels
 
 
 @dataclass(frozen=True)
@@ -491,6 +493,22 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
             return k in standard_arms
         return s > cfg.present
 
+    def start_rows_now() -> None:
+        # the start rows (kingerizers, tinted) come with their arm's inner pads; a spare pad there is plain
+        for seat in SEATS.values():
+            inner = [(p.x, p.y, p.level) for p in seat.arm if p not in seat.start_row]
+            row = [(p.x, p.y, p.level) for p in seat.start_row]
+            if sum(k in found for k in inner) >= 2:
+                found.update(row)
+                for k in row:
+                    scores[k] = None
+            else:
+                others = sorted(found)
+                for k, s in zip(row, score(row, others), strict=True):
+                    scores[k] = s
+                    if s is not None and s > cfg.present:
+                        found.add(k)
+
     for lv in range(cfg.max_level + 1):
         level = list(_level_candidates(cfg.max_level, lv))
         if lv > 0:  # the engine allows a pad above a pad or beside one of its level; check twice
@@ -512,20 +530,10 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
             edges[k] = e
             if decide(k, s, e):
                 found.add(k)
-    # the start rows (kingerizers, tinted) come with their arm's inner pads; a spare pad there is plain
-    for seat in SEATS.values():
-        inner = [(p.x, p.y, p.level) for p in seat.arm if p not in seat.start_row]
-        row = [(p.x, p.y, p.level) for p in seat.start_row]
-        if sum(k in found for k in inner) >= 2:
-            found.update(row)
-            for k in row:
-                scores[k] = None
-        else:
-            others = sorted(found)
-            for k, s in zip(row, score(row, others), strict=True):
-                scores[k] = s
-                if s is not None and s > cfg.present:
-                    found.add(k)
+        if lv == 0 and cfg.start_rows_first:
+            start_rows_now()
+    if not cfg.start_rows_first:
+        start_rows_now()
     # an arm left out (a seat not in play: the guide's print shows through where its pads would be)
     absent: set[Key] = set()
     for seat in SEATS.values():

@@ -90,8 +90,8 @@ class PadDetectConfig:
     piece_room: tuple[float, float] = (14.0, 21.0)  # ... unless seen through this room (half-size, height) above a pad
     links: bool = True  # the links between neighbouring pads found are background (pad-coloured) too
     min_lightness: float = 4.0  # points darker than this (L*, shading undone) say nothing
-    start_rows_first: bool = False  # the arms' start rows are decided right after the table level (so pads
-    # on posts above a kingerizer are candidates), not after the upper levels
+    late_candidates: bool = True  # the places the start rows make possible (pads on posts above a kingerizer,
+    # their neighbours, pads above those) are candidates too, decided after the start rows (round 7)
 
 
 @dataclass(frozen=True)
@@ -509,11 +509,8 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
                     if s is not None and s > cfg.present:
                         found.add(k)
 
-    for lv in range(cfg.max_level + 1):
-        level = list(_level_candidates(cfg.max_level, lv))
-        if lv > 0:  # the engine allows a pad above a pad or beside one of its level; check twice
-            level = [(x, y, z) for x, y, z in level if (x, y, z - 1) in found or (x + 1, y, z) in found
-                     or (x - 1, y, z) in found or (x, y + 1, z) in found or (x, y - 1, z) in found]
+    def decide_level(level: list[Key], lv: int) -> None:
+        """Score and decide the candidates ``level`` of level ``lv`` with the pads found in place."""
         others = sorted(found)
         ss = score(level, others)
         es: list[float | None] = [None] * len(level)
@@ -530,10 +527,24 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
             edges[k] = e
             if decide(k, s, e):
                 found.add(k)
-        if lv == 0 and cfg.start_rows_first:
-            start_rows_now()
-    if not cfg.start_rows_first:
-        start_rows_now()
+    for lv in range(cfg.max_level + 1):
+        level = list(_level_candidates(cfg.max_level, lv))
+        if lv > 0:  # the engine allows a pad above a pad or beside one of its level; check twice
+            level = [(x, y, z) for x, y, z in level if (x, y, z - 1) in found or (x + 1, y, z) in found
+                     or (x - 1, y, z) in found or (x, y + 1, z) in found or (x, y - 1, z) in found]
+        decide_level(level, lv)
+
+    start_rows_now()
+    if cfg.late_candidates:
+        # the places the start rows (and the pads found there) make possible: pads on posts above a
+        # kingerizer and their neighbours were never candidates above; they are now, level by level,
+        # with every pad found in place (the pads already decided stay as they are; deciding the start
+        # rows before the upper levels instead changes those, and read no better: round 5)
+        for lv in range(1, cfg.max_level + 1):
+            level = [(x, y, z) for x, y, z in _level_candidates(cfg.max_level, lv) if (x, y, z) not in scores
+                     and ((x, y, z - 1) in found or (x + 1, y, z) in found or (x - 1, y, z) in found
+                          or (x, y + 1, z) in found or (x, y - 1, z) in found)]
+            decide_level(level, lv)
     # an arm left out (a seat not in play: the guide's print shows through where its pads would be)
     absent: set[Key] = set()
     for seat in SEATS.values():

@@ -104,3 +104,43 @@ def test_the_arms_pads_are_in_place_for_the_levels_above() -> None:
     assert _truth(doc, pad) == ("blocker", "red")
     assert _read("dev_b008")[pad] == ("blocker", "red")
     assert pad not in _read("dev_b008", pads=PadDetectConfig(arms_as_read=False))
+
+
+# ------------------------------------------------------------- the rules as checks on what was read
+def _grid_cells(extra: list[tuple[Key, str, str]]) -> list[Any]:
+    from vision.board_classify import CellReading
+
+    starts = [((x, 0, 0), "pawn", "green") for x in (2, 3, 4)] + [((x, 6, 0), "pawn", "blue") for x in (2, 3, 4)]
+    return [CellReading(k, kind, colour, 0, False, 0.9) for k, kind, colour in [*starts, *extra]]
+
+
+def test_blocker_boxes_read_go_into_the_state_and_too_many_are_reported() -> None:
+    """A blocker box read on the table is placed in the state (each player holds two, less those placed:
+    rulebook "Caja bloqueadora"); the table is then a game in progress.  Before this round boxes were left
+    out of the state.  A third box of one colour is not dropped or recoloured: the validator reports it."""
+    from calibration.boards import board_spec
+    from vision.board_reconstruct import reconstruct_board
+
+    spec = board_spec("gridopolis")
+    rec = reconstruct_board("gridopolis", spec, _grid_cells([((3, 1, 0), "blocker", "green")]))
+    assert rec.doc["blockers"] == [{"pad": [3, 1, 0], "player": "green"}]
+    assert {p["name"]: p["blockers"] for p in rec.doc["players"]} == {"green": 1, "blue": 2}
+    assert rec.doc["turns"] >= 1
+    assert [p for p in rec.problems if p.severity == "error"] == []
+    three = [((x, 1, 0), "blocker", "green") for x in (2, 3, 4)]
+    rec = reconstruct_board("gridopolis", spec, _grid_cells(three))
+    assert "blockers" in {p.code for p in rec.problems if p.severity == "error"}
+
+
+def test_more_pads_added_than_the_players_spares_is_reported() -> None:
+    """Two players hold six spare pads (rulebook "Agregar un pad"): seven pads added read on the table are
+    reported (some are misread), not silently made to fit the players' reserves."""
+    from calibration.boards import board_spec
+    from vision.board_reconstruct import ReconstructOptions, reconstruct_board
+
+    spec = board_spec("gridopolis")
+    six = (*((x, 1, 1) for x in (1, 2, 3, 4, 5)), (1, 0, 0))
+    rec = reconstruct_board("gridopolis", spec, _grid_cells([]), ReconstructOptions(added_pads=six))
+    assert "parts-added" not in {p.code for p in rec.problems}
+    rec = reconstruct_board("gridopolis", spec, _grid_cells([]), ReconstructOptions(added_pads=(*six, (5, 0, 0))))
+    assert "parts-added" in {p.code for p in rec.problems}

@@ -6,6 +6,7 @@ also reads with its mechanism turned off and fails then."""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -107,7 +108,7 @@ def test_the_arms_pads_are_in_place_for_the_levels_above() -> None:
 
 
 # ------------------------------------------------------------- the rules as checks on what was read
-def _grid_cells(extra: list[tuple[Key, str, str]]) -> list[Any]:
+def _grid_cells(extra: Sequence[tuple[Key, str, str]]) -> list[Any]:
     from vision.board_classify import CellReading
 
     starts = [((x, 0, 0), "pawn", "green") for x in (2, 3, 4)] + [((x, 6, 0), "pawn", "blue") for x in (2, 3, 4)]

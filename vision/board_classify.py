@@ -151,6 +151,12 @@ class ClassifyBoardConfig:
     blur_px: int = 3
     board_px_per_mm: float = 2.0
     geometry: PieceGeometry = field(default_factory=PieceGeometry)
+    sure_min_weight: float = 0.0  # (> 0: on) a site with a share of usable probes between this and ``min_weight``
+    # is read all the same when they say "a piece" unanimously: its best piece beats "empty" by ``sure_margin``
+    # and the piece shows a player's colour; else it stays "unseen" (Gridopolis round 7)
+    sure_margin: float = 0.5
+    sure_shape: bool = True  # ... and, a marker or a box, only when the box/marker test saw its faces ...
+    sure_shape_margin: float = 0.25  # ... and its share is this far from ``box_share`` (a clear answer)
 
 
 #: Gridopolis: the least chroma / L* of a marker's colour, per player colour: half what the plastic
@@ -201,10 +207,12 @@ def config_for(game: str) -> ClassifyBoardConfig:
     the table (fingers over the far edge), counts a stack's cubes by the height its top socket is seen
     at, reads a flag only in a colour whose royal tower may stand on its square, and reads no character
     of the colour the stack's top face shows at its corners; a player whose character is seen but whose
-    flag is not has it on the stack of its paved squares showing its colour (round 7)."""
+    flag is not has it on the stack of its paved squares showing its colour (round 7).
+    Gridopolis reads a site seen on only 4-15 % of its probes when they show a piece of a player's
+    colour unanimously and its shape clearly (Gridopolis round 7)."""
     if game == "gridopolis":
         return ClassifyBoardConfig(black_lightness=0.0, dab_lo=6.0, dab_hi=18.0, box_margin_mm=1.5,
-                                   min_lightness=4.0, marker_saturation=MARKER_SATURATION)
+                                   min_lightness=4.0, marker_saturation=MARKER_SATURATION, sure_min_weight=0.04)
     if game == "bandera":
         return ClassifyBoardConfig(dab_lo=4.0, dab_hi=14.0, character_near_deg=8.0, character_nearer_deg=5.0,
                                    settle_in_turn=True, piece_min_score=0.7, piece_min_single=True,
@@ -676,6 +684,7 @@ def classify_sites(
     kind_index = {h.kind: j for j, h in enumerate(hyps)}
     out: list[CellReading] = []
     crown_check: list[int] = []  # Gridopolis markers and boxes: shape and crown looked at (all at once, below)
+    few_read: set[int] = set()  # ... of them, those read on few probes (``sure_min_weight``)
     body_lab: list[F64 | None] = []  # ... and the colour of each one's body
     # every site's margin between its two best hypotheses and the share of its probes used, at once
     cols = np.arange(n_s)
@@ -688,7 +697,9 @@ def classify_sites(
         hyp = hyps[k]
         conf = float(confs[i]) if i in cand_set and i not in socketed else float(seens[i])
         kind = hyp.kind
-        if used[i] < cfg.min_weight:
+        few = bool(used[i] < cfg.min_weight)  # too few probes usable: declined, unless they are unanimous
+        if few and not (cfg.sure_min_weight > 0 and used[i] >= cfg.sure_min_weight and hyp.solids
+                        and scores[k, i] - scores[kind_index["empty"], i] >= cfg.sure_margin):
             kind, conf = "unseen", 0.0
         elif covered[i] > 0:
             kind, conf = "occluded", float(covered[i])
@@ -720,6 +731,10 @@ def classify_sites(
                     cubes_read = 2  # a royal tower is two cubes (section 3), even where one was read
         if game == "gridopolis" and kind in ("pawn", "king", "blocker") and colour not in (colours or HUES):
             kind, colour, conf = "empty", None, 0.0  # markers and blockers are a player's colour: not these
+            if few:  # (a site seen on too few probes is read only as a piece of a player's colour)
+                kind = "unseen"
+        if few and kind in ("pawn", "king", "blocker"):
+            few_read.add(len(out))
         if game == "gridopolis" and kind == "blocker" and colour in HUES:
             # a blocker box is taller and wider than a marker: the probes only the box would explain
             # must show the box's own colour, not merely something (a link, a post, a shadow)
@@ -763,7 +778,11 @@ def classify_sites(
             if g_rows else np.zeros(0, np.int64)
         shape = _box_or_marker(sc, sites, np.array(crown_check, np.int64), body_lab, rows_g, owner_g, cfg)
         for i, (n_box, share) in zip(crown_check, shape, strict=True):
-            if n_box >= cfg.box_min_points:
+            if i in few_read and cfg.sure_shape and (n_box < cfg.box_min_points
+                                                     or abs(share - cfg.box_share) < cfg.sure_shape_margin):
+                # seen on few probes and its shape not clearly seen: not guessed
+                out[i] = CellReading(out[i].key, "unseen", None, 0, False, 0.0, None, out[i].scores)
+            elif n_box >= cfg.box_min_points:
                 box = share >= cfg.box_share
                 if box != (out[i].kind == "blocker"):
                     out[i] = replace(out[i], kind="blocker" if box else "pawn")

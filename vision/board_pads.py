@@ -90,6 +90,10 @@ class PadDetectConfig:
     piece_room: tuple[float, float] = (14.0, 21.0)  # ... unless seen through this room (half-size, height) above a pad
     links: bool = True  # the links between neighbouring pads found are background (pad-coloured) too
     min_lightness: float = 4.0  # points darker than this (L*, shading undone) say nothing
+    arms_as_read: bool = True  # the inner pads of every arm not left out are in place for the levels above
+    # (as the classify stage reads them), whatever their own vote and outline (round 7)
+    late_candidates: bool = True  # the places the start rows make possible (pads on posts above a kingerizer,
+    # their neighbours, pads above those) are candidates too, decided after the start rows (round 7)
 
 
 @dataclass(frozen=True)
@@ -491,11 +495,30 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
             return k in standard_arms
         return s > cfg.present
 
-    for lv in range(cfg.max_level + 1):
-        level = list(_level_candidates(cfg.max_level, lv))
-        if lv > 0:  # the engine allows a pad above a pad or beside one of its level; check twice
-            level = [(x, y, z) for x, y, z in level if (x, y, z - 1) in found or (x + 1, y, z) in found
-                     or (x - 1, y, z) in found or (x, y + 1, z) in found or (x, y - 1, z) in found]
+    def left_out(seat: Any) -> bool:
+        """Is the arm of ``seat`` left out: its inner pads' mean vote (those the picture can say) is low."""
+        inner = [(p.x, p.y, p.level) for p in seat.arm if p not in seat.start_row]
+        seen = [v for v in (scores.get(k) for k in inner) if v is not None]
+        return len(seen) >= 2 and float(np.mean(seen)) < cfg.arm_absent
+
+    def start_rows_now() -> None:
+        # the start rows (kingerizers, tinted) come with their arm's inner pads; a spare pad there is plain
+        for seat in SEATS.values():
+            inner = [(p.x, p.y, p.level) for p in seat.arm if p not in seat.start_row]
+            row = [(p.x, p.y, p.level) for p in seat.start_row]
+            if sum(k in found for k in inner) >= 2:
+                found.update(row)
+                for k in row:
+                    scores[k] = None
+            else:
+                others = sorted(found)
+                for k, s in zip(row, score(row, others), strict=True):
+                    scores[k] = s
+                    if s is not None and s > cfg.present:
+                        found.add(k)
+
+    def decide_level(level: list[Key], lv: int) -> None:
+        """Score and decide the candidates ``level`` of level ``lv`` with the pads found in place."""
         others = sorted(found)
         ss = score(level, others)
         es: list[float | None] = [None] * len(level)
@@ -512,26 +535,34 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
             edges[k] = e
             if decide(k, s, e):
                 found.add(k)
-    # the start rows (kingerizers, tinted) come with their arm's inner pads; a spare pad there is plain
-    for seat in SEATS.values():
-        inner = [(p.x, p.y, p.level) for p in seat.arm if p not in seat.start_row]
-        row = [(p.x, p.y, p.level) for p in seat.start_row]
-        if sum(k in found for k in inner) >= 2:
-            found.update(row)
-            for k in row:
-                scores[k] = None
-        else:
-            others = sorted(found)
-            for k, s in zip(row, score(row, others), strict=True):
-                scores[k] = s
-                if s is not None and s > cfg.present:
-                    found.add(k)
+    for lv in range(cfg.max_level + 1):
+        level = list(_level_candidates(cfg.max_level, lv))
+        if lv > 0:  # the engine allows a pad above a pad or beside one of its level; check twice
+            level = [(x, y, z) for x, y, z in level if (x, y, z - 1) in found or (x + 1, y, z) in found
+                     or (x - 1, y, z) in found or (x, y + 1, z) in found or (x, y - 1, z) in found]
+        decide_level(level, lv)
+        if lv == 0 and cfg.arms_as_read:
+            # the table level decides which arms are on the table (below): the pads of the arms not left
+            # out are in place, as the classify stage will read them (vision.board_pipeline.sites_for)
+            for seat in SEATS.values():
+                if not left_out(seat):
+                    found.update((p.x, p.y, p.level) for p in seat.arm if p not in seat.start_row)
+
+    start_rows_now()
+    if cfg.late_candidates:
+        # the places the start rows (and the pads found there) make possible: pads on posts above a
+        # kingerizer and their neighbours were never candidates above; they are now, level by level,
+        # with every pad found in place (the pads already decided stay as they are; deciding the start
+        # rows before the upper levels instead changes those, and read no better: round 5)
+        for lv in range(1, cfg.max_level + 1):
+            level = [(x, y, z) for x, y, z in _level_candidates(cfg.max_level, lv) if (x, y, z) not in scores
+                     and ((x, y, z - 1) in found or (x + 1, y, z) in found or (x - 1, y, z) in found
+                          or (x, y + 1, z) in found or (x, y - 1, z) in found)]
+            decide_level(level, lv)
     # an arm left out (a seat not in play: the guide's print shows through where its pads would be)
     absent: set[Key] = set()
     for seat in SEATS.values():
-        inner = [(p.x, p.y, p.level) for p in seat.arm if p not in seat.start_row]
-        seen = [v for v in (scores.get(k) for k in inner) if v is not None]
-        if len(seen) >= 2 and float(np.mean(seen)) < cfg.arm_absent:
+        if left_out(seat):
             absent |= {(p.x, p.y, p.level) for p in seat.arm}
     # every pad found again, with all the others in place (an upper pad in front of a lower candidate)
     extra = sorted(found - set(core_keys) - start_rows)

@@ -12,7 +12,8 @@ What a picture cannot show is taken from the set-up or from options, and said so
   the validator says which is allowed); the robot's pose comes from its tag when a reading is given,
   else the scenario's start is kept and a warning says so.  Battery, cards: the set-up's.
 * **Gridopolis**: the standard grid-set of ``players`` players (default: as many seats as colours
-  seen, at least two); markers as read (pawn or king, colour).
+  seen on markers and blocker boxes, at least two); markers as read (pawn or king, colour), blocker
+  boxes as read (each player holds two less those placed), pads added as found.
 
 Cells the reader could not see (a hand over them) or read with low confidence become warnings, so a
 state with them is never reported as right without saying so.
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -29,7 +31,11 @@ from typing import Any
 from calibration.boards import BoardSpec, gridopolis_posts_needed
 from engine.core import Problem
 from engine.errors import BoardsideInputError
+from engine.gridopolis.layout import START_BLOCKERS, START_PADS, START_POSTS
 from vision.board_classify import CellReading
+
+#: the rulebook passage on the spare pads and posts (docs/rules/gridopolis.md, "Adding a pad")
+R_ADD_PAD = 'Gridopolis rulebook, "Agregar un pad"'
 
 __all__ = ["BoardReconstruction", "ReconstructOptions", "reconstruct_board"]
 
@@ -214,7 +220,7 @@ def _gridopolis(cells: Sequence[CellReading], opt: ReconstructOptions) -> tuple[
     from engine.gridopolis import new_state, state_to_json
     from engine.gridopolis.layout import seats_for
 
-    colours_seen = {c.colour for c in cells if c.kind in ("pawn", "king") and c.colour}
+    colours_seen = {c.colour for c in cells if c.kind in ("pawn", "king", "blocker") and c.colour}
     n = opt.players
     if n is None:
         n = 2
@@ -227,21 +233,33 @@ def _gridopolis(cells: Sequence[CellReading], opt: ReconstructOptions) -> tuple[
     if n not in (2, 3, 4):
         raise ReconstructOptionError(f"Gridopolis is for 2, 3 or 4 players, got {n!r}")
     doc = state_to_json(new_state(n))
+    extra: list[Problem] = []
     if opt.added_pads:
-        _with_added_pads(doc, opt.added_pads)
-        # a pad is only ever added as a move: the table shows a game in progress, not the set-up
-        # (whose turn it is is not on the table: the first player's, as for Bandera)
+        extra += _with_added_pads(doc, opt.added_pads)
+    boxes = [c for c in cells if c.kind == "blocker"]
+    if boxes:
+        # blocker boxes placed (rulebook "Caja bloqueadora"): each player holds two, less those read on the
+        # table; more than two of a colour, or one on a kingerizer or hyper-pad, is left for the validator
+        # to report (placed + held != 2, one node part per pad), not corrected here
+        doc["blockers"] = [{"pad": list(c.key), "player": c.colour or "unknown"} for c in boxes]
+        placed = Counter(c.colour for c in boxes)
+        for pl in doc["players"]:
+            pl["blockers"] = max(0, START_BLOCKERS - placed[pl["name"]])
+    if opt.added_pads or boxes:
+        # a pad is only ever added, a blocker box only ever placed, as a move: the table shows a game in
+        # progress, not the set-up (whose turn it is is not on the table: the first player's, as for Bandera)
         doc["turns"] = max(1, int(doc.get("turns", 0)))
     doc["markers"] = [{"pad": list(c.key), "player": c.colour or "unknown", "king": c.kind == "king"}
                       for c in cells if c.kind in ("pawn", "king")]
-    return doc, []
+    return doc, extra
 
 
-def _with_added_pads(doc: dict[str, Any], added: Sequence[tuple[int, int, int]]) -> None:
+def _with_added_pads(doc: dict[str, Any], added: Sequence[tuple[int, int, int]]) -> list[Problem]:
     """Put the pads added during play into the state document: each added pad comes from a player's
     three spares (rulebook "Agregar un pad"), a pad not held by a link to a pad of its level stands on a
     post (from the players' two spares). Who added which is not on the table: the spares are taken from
-    the players in turn order."""
+    the players in turn order.  More pads or posts found than the players hold is reported (some pads
+    found are not there, or a spare came from elsewhere), not made to fit."""
     def key(p: Sequence[int]) -> tuple[int, int, int]:
         return (int(p[0]), int(p[1]), int(p[2]))
 
@@ -259,6 +277,13 @@ def _with_added_pads(doc: dict[str, Any], added: Sequence[tuple[int, int, int]])
         pl["posts"] = max(0, int(pl["posts"]) - 1)
     doc["pads"] = [list(p) for p in sorted(pads)]
     doc["posts"] = [list(p) for p in sorted(posts)]
+    out = []
+    for what, n_new, each in (("pads", len(new), START_PADS), ("posts", new_posts, START_POSTS)):
+        if n_new > each * len(players):
+            out.append(Problem("parts-added", f"{n_new} {what} added in play were read, but {len(players)} players "
+                               f"hold only {each * len(players)} spare {what} ({each} each): some of them may be "
+                               "misread", f"{what} added", R_ADD_PAD))
+    return out
 
 
 def reconstruct_board(

@@ -20,6 +20,7 @@ from engine.core import Problem
 from engine.ctrl import BLOCKS_PER_COLOR, SIDES, State
 from engine.ctrl.geometry import ALL_DIRS, CENTRAL_CUBE, SIDE_VECTORS, Cell
 from engine.ctrl.moves import FlagSpot
+from engine.ctrl.state import BLOCKS_PER_TURN
 from vision.labels import COLOR_LABELS, LABEL_COLORS
 from vision.reconstruct import RayScorer
 
@@ -265,3 +266,27 @@ def repair_after_floating(blocks: dict[Cell, str], scorer: RayScorer, dropped: M
                                  "out: the pictures' rays they had taken show it", f"cell {c[0]},{c[1]},{c[2]}",
                                  "", "warning"))
     return notes
+
+
+def spread_doubts(state: State) -> dict[str, list[str]]:
+    """Colours whose block counts no game reaches *together*, and so the sides the reading puts in
+    doubt.
+
+    Players take turns, three blocks a turn, and pass only when no path is free (rulebook "Game
+    Turn"; on a colour's first turn a path always exists), so two colours still placing differ by at
+    most one turn (3 blocks).  A free reading with a bigger gap (the pipeline reports it as
+    ``implausible-turns``) has misread blocks: too many of the colour with the most (a cool shadow or a
+    tinted print read as that colour: SIMULATED fixture scene_035, 19 yellow blocks beside three
+    colours with their start block only) or too few of the colour with the fewest.  Such a block may
+    show on any side, and hide other colours' faces there: every side is in doubt for both colours,
+    whether or not each count is possible on its own (:func:`count_doubts` catches the impossible
+    ones).  Returns side -> colours (empty when the counts are plausible)."""
+    counts = {c: sum(1 for v in state.blocks.values() if v == c) for c in state.colors}
+    placing = {c: n for c, n in counts.items() if n < BLOCKS_PER_COLOR}
+    if len(placing) < 2:
+        return {}
+    most = max(placing, key=lambda c: placing[c])
+    least = min(placing, key=lambda c: placing[c])
+    if placing[most] - placing[least] <= BLOCKS_PER_TURN:
+        return {}
+    return {side: [most, least] for side in SIDES}

@@ -28,7 +28,14 @@ from engine.ctrl.state import BLOCKS_PER_TURN, COLORS
 from engine.ctrl.validate import validate_state
 from vision.camera import ViewCamera
 from vision.classify import classify
-from vision.free_rules import assume_setup_flags, count_doubts, fill_pockets, pocket_sides, repair_after_floating
+from vision.free_rules import (
+    assume_setup_flags,
+    count_doubts,
+    fill_pockets,
+    pocket_sides,
+    repair_after_floating,
+    spread_doubts,
+)
 from vision.history import pick_flags, spots_for_flag
 from vision.locate import check_image, locate, self_calibrate_views
 from vision.reconstruct import RayScorer, ReconstructConfig, Reconstruction, ViewEvidence, reconstruct
@@ -311,12 +318,22 @@ def score_images(
                                 f"side {side}", "", "warning"))
     if not history:
         # a colour with a block count no game reaches (1, 4, 7, ... 22) was misread: its sides are in doubt
-        for side, cols in count_doubts(state).items():
+        odd_counts = count_doubts(state)
+        for side, cols in odd_counts.items():
             uncertain[side] = uncertain.get(side, 0) + len(cols)
             problems.append(Problem("side-uncertain", f"the {side} counts may be off: {', '.join(cols)} ha"
                                     f"{'s' if len(cols) == 1 else 've'} a number of blocks no game reaches (blocks "
                                     "come in threes after the start block), so some were misread or not seen",
                                     f"side {side}", 'CTRL rulebook, "Game Turn"', "warning"))
+        # counts possible one by one but not together (one colour turns ahead of another): the same
+        for side, cols in spread_doubts(state).items():
+            cols = [c for c in cols if c not in odd_counts.get(side, [])]
+            if cols:
+                uncertain[side] = uncertain.get(side, 0) + len(cols)
+                problems.append(Problem("side-uncertain", f"the {side} counts may be off: {' and '.join(cols)} "
+                                        "differ by more than one turn of blocks, which players taking turns never "
+                                        "reach, so some were misread or not seen", f"side {side}",
+                                        'CTRL rulebook, "Game Turn"', "warning"))
     seen_sides = {r.side for r in reports} | ({"top"} if any(r.elevation_deg >= 40 for r in reports) else set())
     missing = [s for s in SIDES if s not in seen_sides]
     t_end = time.perf_counter()

@@ -1,0 +1,39 @@
+"""Sides put in doubt by block counts no game reaches together (vision.free_rules.spread_doubts,
+issue 5 "never guess silently").
+
+Players take turns, three blocks a turn (CTRL rulebook "Game Turn"), so two colours still placing
+differ by at most 3 blocks.  A free reading with a bigger gap misread blocks (SIMULATED fixture
+scene_035, a set-up read with 19 yellow blocks: 18 wrong cells, 5 wrong sides reported as sure), and
+every side is reported uncertain for the two colours at the ends of the gap.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from engine.ctrl import SIDES, new_state
+from vision.free_rules import spread_doubts
+
+
+def test_plausible_counts_raise_no_doubt() -> None:
+    setup = new_state(4)
+    assert spread_doubts(setup) == {}
+    played = setup.apply(setup.placements()[0])  # blue 4, the others 1: one turn apart
+    assert spread_doubts(played) == {}
+
+
+def test_two_turns_apart_puts_every_side_in_doubt() -> None:
+    setup = new_state(4)
+    cells = [(1, 4, 0), (1, 5, 0), (1, 6, 0), (2, 4, 0), (2, 5, 0), (2, 6, 0)]  # 7 yellow, blue 1
+    many = replace(setup, blocks={**setup.blocks, **{c: "yellow" for c in cells}})
+    doubts = spread_doubts(many)
+    assert set(doubts) == set(SIDES)
+    assert all(cols == ["yellow", "blue"] for cols in doubts.values())
+
+
+def test_a_colour_with_all_its_blocks_is_left_out() -> None:
+    # a colour that placed all 22 blocks stops; the others may then be far behind it legally
+    setup = new_state(2)
+    full = {(10 + k, 0, 0): "blue" for k in range(21)}
+    state = replace(setup, blocks={**setup.blocks, **full})
+    assert spread_doubts(state) == {}

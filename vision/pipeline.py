@@ -38,6 +38,7 @@ from vision.free_rules import (
 )
 from vision.history import pick_flags, spots_for_flag
 from vision.locate import check_image, locate, self_calibrate_views
+from vision.opening import read_opening
 from vision.reconstruct import RayScorer, ReconstructConfig, Reconstruction, ViewEvidence, reconstruct
 from vision.turn_check import DoubtfulTurn, explain_checked
 
@@ -179,6 +180,7 @@ def score_images(
     doubt_sides: dict[str, int] = {}  # with a previous state: sides a doubtful chosen turn changes
     movers: set[str] = set()  # with a previous state: the colours the chosen turns placed blocks for
     pockets: list[Cell] = []  # without history: cells filled because the pictures cannot tell (free_rules)
+    opening_sides: list[str] = []  # without history: sides where a broken opening's legal reading differs
     if previous is not None and recon.scorer is not None:
         # the pictures must show legal turns played from the previous state (issue 5, item 1)
         expl, dropped = explain_checked(previous, recon.scorer, recon.flags, recon.blocks)
@@ -226,6 +228,12 @@ def score_images(
                                                   recon.scorer, weak_flags)
             state, flag_alternatives = _poles_decide(state, flag_alternatives, images,
                                                      [e.camera for e in evidence])
+            opening = read_opening(state, recon.scorer)  # a broken opening: the legal one instead
+            if opening is not None:
+                state, blocks, flag_alternatives = opening.state, dict(opening.state.blocks), {}
+                pockets = [c for c in pockets if c in blocks]
+                inferred += opening.problems
+                opening_sides = opening.changed_sides
             if all(list(state.blocks.values()).count(c) == 1 and state.blocks.get(state.starts.get(c, (0, 0, -1))) == c
                    for c in state.colors):
                 # a set-up position: a flag whose banner was not made out may still show its pole
@@ -316,6 +324,11 @@ def score_images(
         problems.append(Problem("side-uncertain", f"the {side} counts may be off: {n} block(s) assumed where the "
                                 "pictures show the same colour whether the block is there or behind it",
                                 f"side {side}", "", "warning"))
+    for side in opening_sides:
+        uncertain[side] = uncertain.get(side, 0) + 1
+        problems.append(Problem("side-uncertain", f"the {side} counts may be off: the pictures showed blocks here "
+                                "that no opening allows, and they were left out", f"side {side}",
+                                'CTRL rulebook, "Game Turn"', "warning"))
     if not history:
         # a colour with a block count no game reaches (1, 4, 7, ... 22) was misread: its sides are in doubt
         odd_counts = count_doubts(state)

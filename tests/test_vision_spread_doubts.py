@@ -37,3 +37,21 @@ def test_a_colour_with_all_its_blocks_is_left_out() -> None:
     full = {(10 + k, 0, 0): "blue" for k in range(21)}
     state = replace(setup, blocks={**setup.blocks, **full})
     assert spread_doubts(state) == {}
+
+
+def test_blocks_nothing_holds_put_their_sides_in_doubt() -> None:
+    from vision.free_rules import support_doubts
+
+    setup = new_state(4)
+    assert support_doubts(setup) == {}
+    floating = replace(setup, blocks={**setup.blocks, (6, -1, 0): "blue"})  # far from the pile
+    doubts = support_doubts(floating)
+    assert all(cells == [(6, -1, 0)] for cells in doubts.values())
+    assert {"+x", "top"} <= set(doubts)
+    # blue blocks on the start block and sideways from it are held; 1,-3,0 touches only the block
+    # above it: it would have been placed under it, which no path does
+    held = {(1, -1, 1): "blue", (1, -2, 1): "blue", (1, -3, 1): "blue"}
+    assert support_doubts(replace(setup, blocks={**setup.blocks, **held})) == {}
+    hanging = replace(setup, blocks={**setup.blocks, **held, (1, -3, 0): "blue"})
+    doubts = support_doubts(hanging)
+    assert doubts and all(cells == [(1, -3, 0)] for cells in doubts.values())

@@ -290,3 +290,48 @@ def spread_doubts(state: State) -> dict[str, list[str]]:
     if placing[most] - placing[least] <= BLOCKS_PER_TURN:
         return {}
     return {side: [most, least] for side in SIDES}
+
+
+def _open_sides(cell: Cell, occupied: set[Cell]) -> set[str]:
+    """The sides ``cell`` shows on (nothing between it and that side)."""
+    return {side for side in SIDES if all(
+        (cell[0] + k * SIDE_VECTORS[side][0], cell[1] + k * SIDE_VECTORS[side][1],
+         cell[2] + k * SIDE_VECTORS[side][2]) not in occupied for k in range(1, 12))}
+
+
+def support_doubts(state: State) -> dict[str, list[Cell]]:
+    """Blocks of a free reading that break the support rules, and the sides they put in doubt.
+
+    Every block touches the Central Cube through blocks, and no block is ever placed under another
+    (rulebook "The Battlefield", "Placing Blocks": a path runs along the surface, never under
+    anything; docs/rules/ctrl.md "Rule checks": ``not-connected``, ``hanging``).  A reading with such a
+    block misread it or missed the block that holds it: the side counts near it are in doubt -- the
+    sides the block shows on and those its empty face neighbours (where a missed block would stand)
+    show on.  Returns side -> the offending cells."""
+    occupied = set(state.blocks) | set(CENTRAL_CUBE)
+    reached: set[Cell] = set()
+    todo = [c for c in state.blocks if any((c[0] + d[0], c[1] + d[1], c[2] + d[2]) in CENTRAL_CUBE for d in ALL_DIRS)]
+    reached.update(todo)
+    while todo:
+        c = todo.pop()
+        for d in ALL_DIRS:
+            nb = (c[0] + d[0], c[1] + d[1], c[2] + d[2])
+            if nb in state.blocks and nb not in reached:
+                reached.add(nb)
+                todo.append(nb)
+    bad: list[Cell] = []
+    for c in sorted(state.blocks):
+        not_above = [d for d in ALL_DIRS if d != (0, 0, 1)]
+        if c not in reached or not any(
+                (c[0] + d[0], c[1] + d[1], c[2] + d[2]) in occupied for d in not_above):
+            bad.append(c)
+    out: dict[str, list[Cell]] = {}
+    for c in bad:
+        sides = _open_sides(c, occupied)
+        for d in ALL_DIRS:
+            nb = (c[0] + d[0], c[1] + d[1], c[2] + d[2])
+            if nb not in occupied and nb[2] >= 0:
+                sides |= _open_sides(nb, occupied)
+        for side in sides:
+            out.setdefault(side, []).append(c)
+    return out

@@ -35,6 +35,7 @@ from vision.free_rules import (
     pocket_sides,
     repair_after_floating,
     spread_doubts,
+    support_doubts,
 )
 from vision.history import pick_flags, spots_for_flag
 from vision.locate import check_image, locate, self_calibrate_views
@@ -347,6 +348,13 @@ def score_images(
                                         "differ by more than one turn of blocks, which players taking turns never "
                                         "reach, so some were misread or not seen", f"side {side}",
                                         'CTRL rulebook, "Game Turn"', "warning"))
+        # blocks that float or hang: misread, or their support missed
+        for side, cells in support_doubts(state).items():
+            uncertain[side] = uncertain.get(side, 0) + len(cells)
+            problems.append(Problem("side-uncertain", f"the {side} counts may be off: {len(cells)} block(s) read "
+                                    "where nothing could hold them (not connected to the Central Cube, or under "
+                                    "another block), so they or their support were misread", f"side {side}",
+                                    'CTRL rulebook, "The Battlefield"', "warning"))
     seen_sides = {r.side for r in reports} | ({"top"} if any(r.elevation_deg >= 40 for r in reports) else set())
     missing = [s for s in SIDES if s not in seen_sides]
     t_end = time.perf_counter()

@@ -69,3 +69,18 @@ def test_scene_035_wrong_sides_are_never_reported_as_sure() -> None:
     scene = load_scene(FIXTURES / "scene_035")
     cells = set(res.state.blocks) | set(scene.truth.blocks)
     assert sum(1 for c in cells if res.state.blocks.get(c) != scene.truth.blocks.get(c)) <= 3
+
+
+def test_four_blocks_that_are_no_first_turn_make_a_broken_opening() -> None:
+    setup = new_state(4)
+    turn = setup.placements()[0]
+    played = setup.apply(turn)
+    assert not is_broken_opening(played)
+    # the same count, but the three blocks far from the blue start block (a shadow by the yellow one)
+    shadow = replace(setup, blocks={**setup.blocks, (0, 4, 0): "blue", (1, 4, 0): "blue", (2, 4, 0): "blue"})
+    assert is_broken_opening(shadow)
+    # pink moved, blue (before pink clockwise) did not: legal only if pink started, which it may
+    pink_turn = new_state(4).apply(setup.placements()[0]).apply(setup.apply(turn).flag_spots()[0])
+    pink_cells = pink_turn.placements()[0].cells
+    pink_only = replace(setup, blocks={**setup.blocks, **{c: "pink" for c in pink_cells}})
+    assert not is_broken_opening(pink_only)

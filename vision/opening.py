@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 
 from engine.core import Problem
 from engine.ctrl import SIDES, State
-from engine.ctrl.moves import FlagSpot, NoFlag
+from engine.ctrl.moves import FlagSpot, NoFlag, Placement
 from engine.ctrl.state import BLOCKS_PER_TURN
 from vision.history import HistoryConfig, explain_turns, pick_flags
 from vision.reconstruct import RayScorer
@@ -47,7 +47,8 @@ class OpeningReading:
 
 def is_broken_opening(state: State) -> bool:
     """Some colour has exactly its start block (so nobody has played twice), every start block is in
-    place, and yet some colour's count is neither 1 nor 4 (see the module docstring)."""
+    place, and yet some colour's count is neither 1 nor 4, or the colours with 4 blocks do not hold
+    legal first turns played in clockwise order (see the module docstring)."""
     counts = {c: 0 for c in state.colors}
     for v in state.blocks.values():
         if v in counts:
@@ -56,7 +57,34 @@ def is_broken_opening(state: State) -> bool:
         return False
     if not any(n == 1 for n in counts.values()):
         return False
-    return any(n not in (1, 1 + BLOCKS_PER_TURN) for n in counts.values())
+    if any(n not in (1, 1 + BLOCKS_PER_TURN) for n in counts.values()):
+        return True
+    return not _reachable(state)
+
+
+def _reachable(state: State) -> bool:
+    """Counts 1 or 4: do the movers' blocks form legal first turns, played in clockwise order from
+    some first player (each mover's three blocks one legal placement when its turn comes)?"""
+    colors = tuple(state.colors)
+    extra = {c: Placement.of([cell for cell, v in state.blocks.items() if v == c and cell != state.starts[c]])
+             for c in colors}
+    movers = {c for c in colors if extra[c].cells}
+    for k in range(len(colors)):
+        order = colors[k:] + colors[:k]
+        if {c for c in order[:len(movers)]} != movers:
+            continue  # the colours that moved are the first ones from the first player
+        st = _setup_of(state, order)
+        for c in order[:len(movers)]:
+            if extra[c] not in set(st.placements()):
+                break
+            st = st.apply(extra[c])
+            spots = st.flag_spots()
+            st = st.apply(spots[0] if spots else NoFlag())
+            # where the flag went is not known: left off, so it blocks no later path (lenient)
+            st = replace(st, flags={k: v for k, v in st.flags.items() if k != c})
+        else:
+            return True
+    return False
 
 
 def _setup_of(state: State, order: tuple[str, ...]) -> State:

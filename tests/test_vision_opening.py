@@ -84,3 +84,12 @@ def test_four_blocks_that_are_no_first_turn_make_a_broken_opening() -> None:
     pink_cells = pink_turn.placements()[0].cells
     pink_only = replace(setup, blocks={**setup.blocks, **{c: "pink" for c in pink_cells}})
     assert not is_broken_opening(pink_only)
+
+
+def test_a_game_in_progress_with_a_stray_start_block_is_not_an_opening() -> None:
+    # three colours with many blocks and a fourth read at its start cell only: a game in progress
+    # (a 3-player game where a stray block was read as green at green's start), never an opening
+    setup = new_state(4)
+    many = {**{(x, -1, 0): "blue" for x in range(2, 8)}, **{(3, y, 0): "pink" for y in range(2, 8)},
+            **{(x, 3, 0): "yellow" for x in range(2, 8)}}
+    assert not is_broken_opening(replace(setup, blocks={**setup.blocks, **many}))

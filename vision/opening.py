@@ -14,8 +14,10 @@ the fewest sampled rays unexplained is read instead, and reported; the sides whe
 the free reading are reported uncertain (the pictures argued for the blocks left out).
 
 The pictures decide nothing here that the rules allow: a reading whose counts are a legal opening
-(every colour 1 or 4 blocks) is kept as read, and a reading where no colour is down to its start
-block (any position after the first round) is not touched.
+(every colour 1 or 4 blocks, the movers' blocks legal first turns) is kept as read, and a reading
+where no colour is down to its start block (any position after the first round), or where two
+colours have well over 4 blocks (a game in progress with one colour misread, not an opening), is
+not touched.
 """
 
 from __future__ import annotations
@@ -56,6 +58,10 @@ def is_broken_opening(state: State) -> bool:
     if len(counts) < 2 or any(state.blocks.get(state.starts.get(c, (0, 0, -1))) != c for c in state.colors):
         return False
     if not any(n == 1 for n in counts.values()):
+        return False
+    if sum(1 for n in counts.values() if n > 1 + BLOCKS_PER_TURN) > 1:
+        # two colours well past an opening's 4 blocks: a game in progress where one colour's blocks were
+        # all missed (or a stray block read at a start cell), not an opening with a misread patch
         return False
     if any(n not in (1, 1 + BLOCKS_PER_TURN) for n in counts.values()):
         return True

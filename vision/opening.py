@@ -10,8 +10,9 @@ start block read as a colour (SIMULATED fixture scenes 025 and 035: 5 and 18 cel
 as blocks) -- breaks those rules.  Then the legal openings are few: the set-up itself and, for every
 player who may have started, the first turns in order (:func:`vision.history.explain_turns`, the
 same ray pricing as ``--previous``, played from the set-up).  The one that, with its flags, leaves
-the fewest sampled rays unexplained is read instead, and reported; the sides where it differs from
-the free reading are reported uncertain (the pictures argued for the blocks left out).
+the fewest sampled rays unexplained is read instead, and reported as an error (the result is not
+trusted: the rules overrode what the pictures showed, so a person should look); the sides where it
+differs from the free reading are reported uncertain (the pictures argued for the blocks left out).
 
 The pictures decide nothing here that the rules allow: a reading whose counts are a legal opening
 (every colour 1 or 4 blocks, the movers' blocks legal first turns) is kept as read, and a reading
@@ -160,5 +161,5 @@ def read_opening(state: State, scorer: RayScorer) -> OpeningReading | None:
                      "has only its start block, so nobody has played a second turn and every colour has 1 or 4 "
                      f"blocks; the legal opening that best explains the pictures is read instead ({counts}). "
                      "Shadows or tinted paper next to a start block are the usual cause: look at those cells",
-                     "blocks", 'CTRL rulebook, "Game Turn", "Placing your First Block"', "warning")]
+                     "blocks", 'CTRL rulebook, "Game Turn", "Placing your First Block"', "error")]
     return OpeningReading(chosen, dropped, added, changed, notes)

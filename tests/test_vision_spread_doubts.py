@@ -55,3 +55,14 @@ def test_blocks_nothing_holds_put_their_sides_in_doubt() -> None:
     hanging = replace(setup, blocks={**setup.blocks, **held, (1, -3, 0): "blue"})
     doubts = support_doubts(hanging)
     assert doubts and all(cells == [(1, -3, 0)] for cells in doubts.values())
+
+
+def test_a_start_cell_read_without_its_block_puts_its_sides_in_doubt() -> None:
+    from vision.free_rules import start_doubts
+
+    setup = new_state(4)
+    assert start_doubts(setup) == {}
+    gone = replace(setup, blocks={c: v for c, v in setup.blocks.items() if v != "pink"})
+    doubts = start_doubts(gone)
+    assert set(doubts) == {"+x", "top", "-y", "+y"}  # pink 3,1,0 stands free on those sides
+    assert all(cells == [(3, 1, 0)] for cells in doubts.values())

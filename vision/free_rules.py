@@ -335,3 +335,20 @@ def support_doubts(state: State) -> dict[str, list[Cell]]:
         for side in sides:
             out.setdefault(side, []).append(c)
     return out
+
+
+def start_doubts(state: State) -> dict[str, list[Cell]]:
+    """Start cells not read as their colour's block, and the sides they put in doubt.
+
+    A start block never leaves its cell (rulebook "Setup" 3: it is placed before the game and blocks
+    never move), so a free reading without it there misread that cell (or the colours in play): the
+    sides the start cell shows on are in doubt.  Returns side -> the start cells."""
+    occupied = set(state.blocks) | set(CENTRAL_CUBE)
+    out: dict[str, list[Cell]] = {}
+    for color in state.colors:
+        start = state.starts.get(color)
+        if start is None or state.blocks.get(start) == color:
+            continue
+        for side in _open_sides(start, occupied - {start}):
+            out.setdefault(side, []).append(start)
+    return out

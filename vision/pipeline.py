@@ -35,6 +35,7 @@ from vision.free_rules import (
     pocket_sides,
     repair_after_floating,
     spread_doubts,
+    start_doubts,
     support_doubts,
 )
 from vision.history import pick_flags, spots_for_flag
@@ -355,6 +356,11 @@ def score_images(
                                     "where nothing could hold them (not connected to the Central Cube, or under "
                                     "another block), so they or their support were misread", f"side {side}",
                                     'CTRL rulebook, "The Battlefield"', "warning"))
+        for side, cells in start_doubts(state).items():
+            uncertain[side] = uncertain.get(side, 0) + len(cells)
+            problems.append(Problem("side-uncertain", f"the {side} counts may be off: {len(cells)} start cell(s) "
+                                    "not read as their colour's start block, which never moves, so the cell was "
+                                    "misread", f"side {side}", 'CTRL rulebook, "Setup" 3', "warning"))
     seen_sides = {r.side for r in reports} | ({"top"} if any(r.elevation_deg >= 40 for r in reports) else set())
     missing = [s for s in SIDES if s not in seen_sides]
     t_end = time.perf_counter()

@@ -25,7 +25,7 @@ from vision.pipeline import SceneResult, score_images
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "ctrl"
 
 
-def _read(name: str) -> tuple[SceneResult, dict[str, int], dict[str, int]]:
+def _read(name: str) -> tuple[SceneResult, dict[str, dict[str, int]], dict[str, dict[str, int]]]:
     scene = load_scene(FIXTURES / name, with_camera=True)
     res = score_images(scene.pics, scene.spec, scene.camera, None)
     return res, scene.truth.side_scores(), res.state.side_scores()

@@ -25,6 +25,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+import numpy as np
+import numpy.typing as npt
+
 from engine.core import Problem
 from engine.ctrl import SIDES, State
 from engine.ctrl.moves import FlagSpot, NoFlag, Placement
@@ -102,12 +105,13 @@ def _setup_of(state: State, order: tuple[str, ...]) -> State:
                    passes_in_row=0, terminal=False)
 
 
-def _price(cand: State, movers: list[str], scorer: RayScorer) -> tuple[int, State]:
-    """Rays a candidate leaves unexplained, its banners counted: its blocks' ray cost less the banner
-    evidence of each flag (a colour that has not moved keeps its flag on its start block, rulebook
-    "Setup" 4; a mover's flag stands on the legal spot the banner evidence supports best)."""
+def _price(cand: State, movers: list[str], scorer: RayScorer, counted: npt.NDArray[np.bool_]) -> tuple[int, State]:
+    """Rays a candidate leaves unexplained, its banners counted: its blocks' ray cost (on the rays
+    ``counted`` marks) less the banner evidence of each flag (a colour that has not moved keeps its
+    flag on its start block, rulebook "Setup" 4; a mover's flag stands on the legal spot the banner
+    evidence supports best)."""
     state, _ = pick_flags(cand, movers, scorer) if movers else (cand, {})
-    cost = scorer.cost(state.blocks)
+    cost = scorer.cost_where(state.blocks, counted)
     flags = dict(state.flags)
     for color, spot in state.flags.items():
         got = scorer.flag_scores(state.blocks, color, [spot])[0]
@@ -130,7 +134,14 @@ def read_opening(state: State, scorer: RayScorer) -> OpeningReading | None:
     # most n - 1 of them: some colour has not moved)
     cands: list[tuple[int, int, State]] = []
     setup = _setup_of(state, colors)
-    cost, priced = _price(setup, [], scorer)
+    # the Central Cube's faces are no evidence for blocks in front of them: the cube is glossy dark
+    # plastic that takes the tint of the light and of the blocks beside it, and a tinted face read as
+    # a colour "explains" a climb up the face (SIMULATED development render, seed +104729 scene_035:
+    # a blue first turn up the cube's -y face, 968 of its 1,243 supporting rays ending on the cube
+    # in one picture, while three other pictures argued against it).  The candidates are priced on the
+    # rays that do not end on the Central Cube in the set-up.
+    counted = ~scorer.ends_on_cube(setup.blocks)
+    cost, priced = _price(setup, [], scorer, counted)
     cands.append((cost, len(priced.blocks), priced))
     cfg = HistoryConfig(max_turns=n - 1, extra_turns=n - 1)
     for k in range(n):
@@ -144,7 +155,7 @@ def read_opening(state: State, scorer: RayScorer) -> OpeningReading | None:
             movers.append(st.to_move or "")
             st = st.apply(turn.placement)
             st = st.apply(turn.flag if turn.flag is not None else NoFlag())
-            cost, priced = _price(st, movers, scorer)
+            cost, priced = _price(st, movers, scorer, counted)
             cands.append((cost, len(priced.blocks), priced))
     best = min(c for c, _, _ in cands)
     # the fewest blocks among those as good as the best (a block no ray argues for is not assumed)

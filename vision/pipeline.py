@@ -328,9 +328,9 @@ def score_images(
                                 f"side {side}", "", "warning"))
     for side in opening_sides:
         uncertain[side] = uncertain.get(side, 0) + 1
-        problems.append(Problem("side-uncertain", f"the {side} counts may be off: the pictures showed blocks here "
-                                "that no opening allows, and they were left out", f"side {side}",
-                                'CTRL rulebook, "Game Turn"', "warning"))
+        problems.append(Problem("side-uncertain", f"the {side} counts may be off: blocks the pictures showed on this "
+                                "side were left out because no opening allows them (see the error above)",
+                                f"side {side}", 'CTRL rulebook, "Game Turn"', "warning"))
     if not history:
         # a colour with a block count no game reaches (1, 4, 7, ... 22) was misread: its sides are in doubt
         odd_counts = count_doubts(state)

@@ -63,3 +63,24 @@ def test_label_counts_are_a_bincount_per_label() -> None:
         assert got.shape == (n, len(labels)) and got.dtype == np.float64
         for k, v in enumerate(labels):
             assert np.array_equal(got[:, k], np.bincount(cells, weights=(obs == v), minlength=n))
+
+
+def test_rays_ending_on_the_central_cube_and_the_cost_on_some_rays() -> None:
+    """``RayScorer.ends_on_cube`` (the opening reading prices candidates without the rays that end on
+    the Central Cube's glossy faces) and ``cost_where`` (the cost on marked rays only)."""
+    from vision.reconstruct import RayScorer, ReconstructConfig, _Volume
+
+    vol = _Volume(ReconstructConfig())
+    front, cube, side, mat = (vol.index1(c) for c in [(1, -1, 1), (1, 0, 1), (4, 4, 0), (5, 4, 0)])
+    # ray 0 crosses 1,-1,1 then the Central Cube; ray 1 crosses 4,4,0 then 5,4,0 (the mat beyond)
+    model = _RayModel([_rays([[front, cube], [side, mat]], label=2)], vol.n)
+    scorer = RayScorer(model, vol)
+    assert scorer.ends_on_cube({}).tolist() == [True, False]
+    assert scorer.ends_on_cube({(1, -1, 1): "blue"}).tolist() == [False, False]
+    everything = np.ones(2, bool)
+    for blocks in ({}, {(1, -1, 1): "blue"}, {(4, 4, 0): "pink"}):
+        assert scorer.cost_where(blocks, everything) == scorer.cost(blocks)
+    # both rays show blue: a blue block in front of the cube explains ray 0, nothing explains ray 1
+    assert scorer.cost({(1, -1, 1): "blue"}) == 1
+    assert scorer.cost_where({(1, -1, 1): "blue"}, ~scorer.ends_on_cube({})) == 1
+    assert scorer.cost_where({}, ~scorer.ends_on_cube({})) == 1  # ray 0 no longer counts either way

@@ -20,6 +20,7 @@ from engine.core import Problem
 from engine.ctrl import BLOCKS_PER_COLOR, SIDES, State
 from engine.ctrl.geometry import ALL_DIRS, CENTRAL_CUBE, SIDE_VECTORS, Cell
 from engine.ctrl.moves import FlagSpot
+from engine.ctrl.state import BLOCKS_PER_TURN
 from vision.labels import COLOR_LABELS, LABEL_COLORS
 from vision.reconstruct import RayScorer
 
@@ -265,3 +266,89 @@ def repair_after_floating(blocks: dict[Cell, str], scorer: RayScorer, dropped: M
                                  "out: the pictures' rays they had taken show it", f"cell {c[0]},{c[1]},{c[2]}",
                                  "", "warning"))
     return notes
+
+
+def spread_doubts(state: State) -> dict[str, list[str]]:
+    """Colours whose block counts no game reaches *together*, and so the sides the reading puts in
+    doubt.
+
+    Players take turns, three blocks a turn, and pass only when no path is free (rulebook "Game
+    Turn"; on a colour's first turn a path always exists), so two colours still placing differ by at
+    most one turn (3 blocks).  A free reading with a bigger gap (the pipeline reports it as
+    ``implausible-turns``) has misread blocks: too many of the colour with the most (a cool shadow or a
+    tinted print read as that colour: SIMULATED fixture scene_035, 19 yellow blocks beside three
+    colours with their start block only) or too few of the colour with the fewest.  Such a block may
+    show on any side, and hide other colours' faces there: every side is in doubt for both colours,
+    whether or not each count is possible on its own (:func:`count_doubts` catches the impossible
+    ones).  Returns side -> colours (empty when the counts are plausible)."""
+    counts = {c: sum(1 for v in state.blocks.values() if v == c) for c in state.colors}
+    placing = {c: n for c, n in counts.items() if n < BLOCKS_PER_COLOR}
+    if len(placing) < 2:
+        return {}
+    most = max(placing, key=lambda c: placing[c])
+    least = min(placing, key=lambda c: placing[c])
+    if placing[most] - placing[least] <= BLOCKS_PER_TURN:
+        return {}
+    return {side: [most, least] for side in SIDES}
+
+
+def _open_sides(cell: Cell, occupied: set[Cell]) -> set[str]:
+    """The sides ``cell`` shows on (nothing between it and that side)."""
+    return {side for side in SIDES if all(
+        (cell[0] + k * SIDE_VECTORS[side][0], cell[1] + k * SIDE_VECTORS[side][1],
+         cell[2] + k * SIDE_VECTORS[side][2]) not in occupied for k in range(1, 12))}
+
+
+def support_doubts(state: State) -> dict[str, list[Cell]]:
+    """Blocks of a free reading that break the support rules, and the sides they put in doubt.
+
+    Every block touches the Central Cube through blocks, and no block is ever placed under another
+    (rulebook "The Battlefield", "Placing Blocks": a path runs along the surface, never under
+    anything; docs/rules/ctrl.md "Rule checks": ``not-connected``, ``hanging``).  A reading with such a
+    block misread it or missed the block that holds it: the side counts near it are in doubt -- the
+    sides the block shows on and those its empty face neighbours (where a missed block would stand)
+    show on.  Returns side -> the offending cells."""
+    occupied = set(state.blocks) | set(CENTRAL_CUBE)
+    reached: set[Cell] = set()
+    todo = [c for c in state.blocks if any((c[0] + d[0], c[1] + d[1], c[2] + d[2]) in CENTRAL_CUBE for d in ALL_DIRS)]
+    reached.update(todo)
+    while todo:
+        c = todo.pop()
+        for d in ALL_DIRS:
+            nb = (c[0] + d[0], c[1] + d[1], c[2] + d[2])
+            if nb in state.blocks and nb not in reached:
+                reached.add(nb)
+                todo.append(nb)
+    bad: list[Cell] = []
+    for c in sorted(state.blocks):
+        not_above = [d for d in ALL_DIRS if d != (0, 0, 1)]
+        if c not in reached or not any(
+                (c[0] + d[0], c[1] + d[1], c[2] + d[2]) in occupied for d in not_above):
+            bad.append(c)
+    out: dict[str, list[Cell]] = {}
+    for c in bad:
+        sides = _open_sides(c, occupied)
+        for d in ALL_DIRS:
+            nb = (c[0] + d[0], c[1] + d[1], c[2] + d[2])
+            if nb not in occupied and nb[2] >= 0:
+                sides |= _open_sides(nb, occupied)
+        for side in sides:
+            out.setdefault(side, []).append(c)
+    return out
+
+
+def start_doubts(state: State) -> dict[str, list[Cell]]:
+    """Start cells not read as their colour's block, and the sides they put in doubt.
+
+    A start block never leaves its cell (rulebook "Setup" 3: it is placed before the game and blocks
+    never move), so a free reading without it there misread that cell (or the colours in play): the
+    sides the start cell shows on are in doubt.  Returns side -> the start cells."""
+    occupied = set(state.blocks) | set(CENTRAL_CUBE)
+    out: dict[str, list[Cell]] = {}
+    for color in state.colors:
+        start = state.starts.get(color)
+        if start is None or state.blocks.get(start) == color:
+            continue
+        for side in _open_sides(start, occupied - {start}):
+            out.setdefault(side, []).append(start)
+    return out

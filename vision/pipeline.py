@@ -8,7 +8,7 @@ a result that breaks a rule is never presented as trusted.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -28,9 +28,19 @@ from engine.ctrl.state import BLOCKS_PER_TURN, COLORS
 from engine.ctrl.validate import validate_state
 from vision.camera import ViewCamera
 from vision.classify import classify
-from vision.free_rules import assume_setup_flags, count_doubts, fill_pockets, pocket_sides, repair_after_floating
+from vision.free_rules import (
+    assume_setup_flags,
+    count_doubts,
+    fill_pockets,
+    pocket_sides,
+    repair_after_floating,
+    spread_doubts,
+    start_doubts,
+    support_doubts,
+)
 from vision.history import pick_flags, spots_for_flag
 from vision.locate import check_image, locate, self_calibrate_views
+from vision.opening import read_opening
 from vision.reconstruct import RayScorer, ReconstructConfig, Reconstruction, ViewEvidence, reconstruct
 from vision.turn_check import DoubtfulTurn, explain_checked
 
@@ -172,6 +182,7 @@ def score_images(
     doubt_sides: dict[str, int] = {}  # with a previous state: sides a doubtful chosen turn changes
     movers: set[str] = set()  # with a previous state: the colours the chosen turns placed blocks for
     pockets: list[Cell] = []  # without history: cells filled because the pictures cannot tell (free_rules)
+    opening_sides: list[str] = []  # without history: sides where a broken opening's legal reading differs
     if previous is not None and recon.scorer is not None:
         # the pictures must show legal turns played from the previous state (issue 5, item 1)
         expl, dropped = explain_checked(previous, recon.scorer, recon.flags, recon.blocks)
@@ -219,6 +230,12 @@ def score_images(
                                                   recon.scorer, weak_flags)
             state, flag_alternatives = _poles_decide(state, flag_alternatives, images,
                                                      [e.camera for e in evidence])
+            opening = read_opening(state, recon.scorer)  # a broken opening: the legal one instead
+            if opening is not None:
+                state, blocks, flag_alternatives = opening.state, dict(opening.state.blocks), {}
+                pockets = [c for c in pockets if c in blocks]
+                inferred += opening.problems
+                opening_sides = opening.changed_sides
             if all(list(state.blocks.values()).count(c) == 1 and state.blocks.get(state.starts.get(c, (0, 0, -1))) == c
                    for c in state.colors):
                 # a set-up position: a flag whose banner was not made out may still show its pole
@@ -309,19 +326,31 @@ def score_images(
         problems.append(Problem("side-uncertain", f"the {side} counts may be off: {n} block(s) assumed where the "
                                 "pictures show the same colour whether the block is there or behind it",
                                 f"side {side}", "", "warning"))
+    for side in opening_sides:
+        uncertain[side] = uncertain.get(side, 0) + 1
+        problems.append(Problem("side-uncertain", f"the {side} counts may be off: blocks the pictures showed on this "
+                                "side were left out because no opening allows them (see the error above)",
+                                f"side {side}", 'CTRL rulebook, "Game Turn"', "warning"))
     if not history:
         # a colour with a block count no game reaches (1, 4, 7, ... 22) was misread: its sides are in doubt
-        # one warning naming every side it puts in doubt (the same colours for each side), not one per side
-        doubts = count_doubts(state)
-        for side, cols in doubts.items():
-            uncertain[side] = uncertain.get(side, 0) + len(cols)
-        if doubts:
-            cols = sorted({c for cs in doubts.values() for c in cs})
-            problems.append(Problem("side-uncertain", "these sides' counts may be off: "
-                                    f"{', '.join(cols)} ha{'s' if len(cols) == 1 else 've'} a number of blocks no "
-                                    "game reaches (blocks come in threes after the start block), so some were "
-                                    "misread or not seen", f"sides {', '.join(doubts)}", 'CTRL rulebook, "Game Turn"',
-                                    "warning"))
+        # each doubt is one warning naming every side it puts in doubt, not one near-identical line per side
+        odd_counts = count_doubts(state)
+        _doubt_sides(uncertain, problems, odd_counts, lambda cols: (
+            f"{', '.join(cols)} ha{'s' if len(cols) == 1 else 've'} a number of blocks no game reaches (blocks "
+            "come in threes after the start block), so some were misread or not seen"), 'CTRL rulebook, "Game Turn"')
+        # counts possible one by one but not together (one colour turns ahead of another): the same
+        spread = {side: [c for c in cols if c not in odd_counts.get(side, [])]
+                  for side, cols in spread_doubts(state).items()}
+        _doubt_sides(uncertain, problems, {side: cols for side, cols in spread.items() if cols}, lambda cols: (
+            f"{' and '.join(cols)} differ by more than one turn of blocks, which players taking turns never reach, "
+            "so some were misread or not seen"), 'CTRL rulebook, "Game Turn"')
+        # blocks that float or hang: misread, or their support missed
+        _doubt_sides(uncertain, problems, support_doubts(state), lambda cells: (
+            f"{len(cells)} block(s) read where nothing could hold them (not connected to the Central Cube, or "
+            "under another block), so they or their support were misread"), 'CTRL rulebook, "The Battlefield"')
+        _doubt_sides(uncertain, problems, start_doubts(state), lambda cells: (
+            f"{len(cells)} start cell(s) not read as their colour's start block, which never moves, so the cell "
+            "was misread"), 'CTRL rulebook, "Setup" 3')
     seen_sides = {r.side for r in reports} | ({"top"} if any(r.elevation_deg >= 40 for r in reports) else set())
     missing = [s for s in SIDES if s not in seen_sides]
     t_end = time.perf_counter()
@@ -330,6 +359,24 @@ def score_images(
     timings.update({f"reconstruct.{k}": v for k, v in recon.timings.items()})
     return SceneResult(state, recon, reports, poses, [e.camera for e in evidence], labels, problems, missing,
                        unobserved, timings, turns, uncertain)
+
+
+def _doubt_sides(uncertain: dict[str, int], problems: list[Problem], per_side: Mapping[str, Sequence[Any]],
+                 why: Callable[[Sequence[Any]], str], rule: str) -> None:
+    """Add a free-reading doubt: each side's uncertain count grows by its number of doubtful things, and
+    sides with the same doubtful things share one ``side-uncertain`` warning that names them all
+    (``where`` is ``side +x`` or ``sides +x, -x, top``)."""
+    groups: dict[tuple[str, ...], list[str]] = {}
+    items: dict[tuple[str, ...], Sequence[Any]] = {}
+    for side, things in per_side.items():
+        uncertain[side] = uncertain.get(side, 0) + len(things)
+        key = tuple(sorted(map(str, things)))
+        groups.setdefault(key, []).append(side)
+        items.setdefault(key, things)
+    for key, sides in groups.items():
+        head = f"the {sides[0]} counts may be off" if len(sides) == 1 else "these sides' counts may be off"
+        problems.append(Problem("side-uncertain", f"{head}: {why(items[key])}",
+                                f"side{'s' if len(sides) > 1 else ''} {', '.join(sides)}", rule, "warning"))
 
 
 class FlagSideCheck:

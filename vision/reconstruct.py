@@ -621,6 +621,22 @@ class RayScorer:
                                                      [m.dirs[a][rows] for a in range(3)], spot, self._geom)])
         return out
 
+    def ends_on_cube(self, blocks: Mapping[Cell, str]) -> npt.NDArray[np.bool_]:
+        """Which sampled rays end on the Central Cube with exactly ``blocks`` on the battlefield."""
+        m = self._model
+        hyp = self._hyp_of(blocks)
+        _, first = m.predict_first(hyp)
+        inside = first < m.idx.shape[1]
+        out = np.zeros(len(m.obs), bool)
+        rows = np.flatnonzero(inside)
+        out[rows] = hyp[m.idx[rows, first[rows]]] == int(Label.CUBE)
+        return out
+
+    def cost_where(self, blocks: Mapping[Cell, str], rays: npt.NDArray[np.bool_]) -> int:
+        """:meth:`cost` counted on the rays ``rays`` marks only."""
+        m = self._model
+        return int(((self._predict(self._hyp_of(blocks)) != m.obs) * m.weight)[rays].sum())
+
     def labels_reaching(self, cell: Cell) -> I64:
         """The observed labels of the weighted rays on which ``cell`` comes before the base's first
         full cell (a block there would be the first thing they meet); empty outside the volume."""

@@ -326,11 +326,9 @@ def score_images(
         problems.append(Problem("side-uncertain", f"the {side} counts may be off: {n} block(s) assumed where the "
                                 "pictures show the same colour whether the block is there or behind it",
                                 f"side {side}", "", "warning"))
-    for side in opening_sides:
-        uncertain[side] = uncertain.get(side, 0) + 1
-        problems.append(Problem("side-uncertain", f"the {side} counts may be off: blocks the pictures showed on this "
-                                "side were left out because no opening allows them (see the error above)",
-                                f"side {side}", 'CTRL rulebook, "Game Turn"', "warning"))
+    _doubt_sides(uncertain, problems, {side: ["opening"] for side in opening_sides}, lambda _: (
+        "blocks the pictures showed there were left out because no opening allows them (see the error above)"),
+        'CTRL rulebook, "Game Turn"')
     if not history:
         # a colour with a block count no game reaches (1, 4, 7, ... 22) was misread: its sides are in doubt
         # each doubt is one warning naming every side it puts in doubt, not one near-identical line per side

@@ -82,6 +82,9 @@ class ClassifyBoardConfig:
     character_room: float = 2.0  # mm round where a character was seen that its body may take
     character_face_deg: float = 0.0  # Bandera (> 0: on): a "character" whose colour is within this hue of the
     # stack's top face, seen at the face's corners a character cannot hide, is that face (0: off)
+    character_banner_deg: float = 0.0  # Bandera (> 0: on): on the paved columns the top cube's colour is read
+    # without its face probes showing a player's plastic (chroma over ``player_chroma``, hue within this of a
+    # player's): a royal tower's banner or pole in front of the face, of its character's colour (0: off)
     flag_character_blocks: bool = True  # a flag probe whose ray meets the tower's own character says nothing
     # (Bandera: False -- its banner is as often in front of the character, in the same colour)
     flag_columns: tuple[int, ...] = ()  # Bandera: flags only on towers in these columns (the paved ones)
@@ -213,7 +216,7 @@ def config_for(game: str) -> ClassifyBoardConfig:
                                    flag_single_unique=True, flag_single_unique_pairs=True,
                                    flag_single_character=True, cover_above_mm=BANDERA_COVER_ABOVE_MM,
                                    socket_height=True, flag_rails=True, character_face_deg=10.0,
-                                   flag_by_character=2)
+                                   flag_by_character=2, character_banner_deg=20.0)
     if game == "quirky":
         return ClassifyBoardConfig(token_dark_l=60.0, skin_chroma=(4.0, 42.0))
     return ClassifyBoardConfig()
@@ -1246,6 +1249,15 @@ def _characters(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], c
         cube_lab = np.median(flab[t, fok[t]], axis=0)
         if cube_colours is not None:
             cube_colours[int(idx[t])] = cube_lab
+        if cfg.character_banner_deg > 0 and sites[int(idx[t])].key[0] in cfg.flag_columns:
+            # a royal tower's banner or pole seen in front of the top cube's face (a stripe of the flag's
+            # colour, which is its character's) would make the cube look like the character
+            f_lab = flab[t]
+            f_hue = np.degrees(np.arctan2(f_lab[:, 2], f_lab[:, 1]))
+            plastic = (np.hypot(f_lab[:, 1], f_lab[:, 2]) > cfg.player_chroma) \
+                & (_player_hue_deg(f_hue, colours) <= cfg.character_banner_deg)
+            if (fok[t] & ~plastic).sum() >= 4:
+                cube_lab = np.median(flab[t, fok[t] & ~plastic], axis=0)
         c_cube = float(np.hypot(cube_lab[1], cube_lab[2]))
         h_cube = math.degrees(math.atan2(cube_lab[2], cube_lab[1]))
         dh = np.abs((hue[t] - h_cube + 180.0) % 360.0 - 180.0)

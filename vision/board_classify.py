@@ -204,7 +204,9 @@ def config_for(game: str) -> ClassifyBoardConfig:
     the table (fingers over the far edge), counts a stack's cubes by the height its top socket is seen
     at, reads a flag only in a colour whose royal tower may stand on its square, and reads no character
     of the colour the stack's top face shows at its corners; a player whose character is seen but whose
-    flag is not has it on the stack of its paved squares showing its colour (round 7)."""
+    flag is not has it on the stack of its paved squares showing its colour (round 7).  On the paved columns
+    the top cube's colour, against which a character is told, is read without the face probes showing a
+    player's plastic: a royal tower's banner or pole seen in front of the face (round 8)."""
     if game == "gridopolis":
         return ClassifyBoardConfig(black_lightness=0.0, dab_lo=6.0, dab_hi=18.0, box_margin_mm=1.5,
                                    min_lightness=4.0, marker_saturation=MARKER_SATURATION)

@@ -629,14 +629,14 @@ def classify_sites(
         if len(look):
             owner_o = np.concatenate([np.full(len(r), j) for j, r in enumerate(solids_now) if len(r)]) \
                 if o_rows else np.zeros(0, np.int64)
-            share, n_use = _dark_outline(sc, sites, look, np.concatenate(o_rows) if o_rows else np.zeros((0, 6)),
+            ol_share, ol_n = _dark_outline(sc, sites, look, np.concatenate(o_rows) if o_rows else np.zeros((0, 6)),
                                          owner_o, cfg)
             one = next(j for j, h in enumerate(hyps) if h.cubes == 1)
-            found = look[(n_use >= cfg.black_outline_points) & (share >= cfg.black_outline_share)]
-            if len(found):
+            ol_found = look[(ol_n >= cfg.black_outline_points) & (ol_share >= cfg.black_outline_share)]
+            if len(ol_found):
                 choice = choice.copy()
-                choice[found] = one
-                socketed |= {int(i) for i in found}
+                choice[ol_found] = one
+                socketed |= {int(i) for i in ol_found}
                 solids_now = [_solid_rows(hyps[c], s) for c, s in zip(choice, sites, strict=True)]
     char_of: dict[int, tuple[str | None, float, float] | None] = {}
     flag_of: dict[int, str | None] = {}

@@ -1079,7 +1079,7 @@ def _dark_outline(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64],
     seen = ((cam[None, None, :2] - ctr[:, None, :2]) * sides[None]).sum(axis=2) > half  # (T, 4)
     ts = np.linspace(-0.7, 0.7, 6) * half
     e = cfg.black_outline_mm
-    pts, ins, outs, ok = [], [], [], []
+    ins, outs, ok = [], [], []
     z_top = ctr[:, 2] + c
     for k in range(4):
         n = sides[k]
@@ -1087,13 +1087,11 @@ def _dark_outline(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64],
         base = ctr[:, None, :2] + half * n[None, None, :] + ts[None, :, None] * tng[None, None, :]  # (T, 6, 2)
         # the top edge of side k: outline where side k is not seen
         p = np.concatenate([base, np.repeat(z_top[:, None, None], 6, axis=1)], axis=2)
-        pts.append(p)
         ins.append(p - np.array([e * n[0], e * n[1], 0.0]))
         outs.append(p + np.array([e * n[0], e * n[1], 0.0]))
         ok.append(np.repeat(~seen[:, k:k + 1], 6, axis=1))
         # the bottom edge of side k: outline where side k is seen
         p = np.concatenate([base, np.repeat(ctr[:, None, 2:3], 6, axis=1) + 0.0], axis=2)
-        pts.append(p)
         ins.append(p + np.array([0.0, 0.0, e]))
         outs.append(p + np.array([e * n[0], e * n[1], 0.0]))
         ok.append(np.repeat(seen[:, k:k + 1], 6, axis=1))
@@ -1102,7 +1100,6 @@ def _dark_outline(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64],
         zz = ctr[:, 2:3] + (0.5 + np.linspace(-0.35, 0.35, 6)[None, :]) * c  # (T, 6)
         xy = ctr[:, None, :2] + half * (n + m)[None, None, :]
         p = np.concatenate([np.repeat(xy, 6, axis=1), zz[..., None]], axis=2)
-        pts.append(p)
         hid = np.where(seen[:, k:k + 1], m[None, :], n[None, :])  # (T, 2): the side not seen
         hid3 = np.concatenate([hid, np.zeros((n_t, 1))], axis=1)[:, None, :]
         ins.append(p - e * hid3)
@@ -1113,21 +1110,28 @@ def _dark_outline(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64],
     use = np.concatenate(ok, axis=1)
     n_q = p_in.shape[1]
 
-    def to_board(q: F64) -> F64:  # the ray through q, on down to the floor (what is behind q counts too)
-        s_ = (cam[2] - ctr[:, None, 2:3]) / np.maximum(cam[2] - q[..., 2:3], 1e-6)
+    def to_board(q: F64, floor: F64) -> F64:  # the ray through q, on down to the floor (what is behind q counts)
+        s_ = (cam[2] - floor[:, None, None]) / np.maximum(cam[2] - q[..., 2:3], 1e-6)
         return np.asarray(cam + (q - cam) * s_, np.float64)
 
-    ends = np.concatenate([to_board(p_in), to_board(p_out)], axis=1)
-    use2 = np.concatenate([use, use], axis=1)
-    free = _not_blocked(cam, ends, rows, owner, idx, ctr[:, :2], mask=use2)
-    use = use & free[:, :n_q] & free[:, n_q:]
     px = sc.pose.project(np.concatenate([p_in, p_out], axis=1).reshape(-1, 3))
     h_img, w_img = sc.image.shape[:2]
-    inside_img = (px[:, 0] >= 0) & (px[:, 0] < w_img - 1) & (px[:, 1] >= 0) & (px[:, 1] < h_img - 1)
+    in_img = ((px[:, 0] >= 0) & (px[:, 0] < w_img - 1) & (px[:, 1] >= 0) & (px[:, 1] < h_img - 1)).reshape(n_t, -1)
     bgr = _remap_points(sc.image, np.clip(px[:, 0], 0, w_img - 1), np.clip(px[:, 1], 0, h_img - 1))
     grey = (bgr @ np.array([0.114, 0.587, 0.299])).reshape(n_t, 2 * n_q)
-    use = use & inside_img.reshape(n_t, 2 * n_q)[:, :n_q] & inside_img.reshape(n_t, 2 * n_q)[:, n_q:]
+    use = use & in_img[:, :n_q] & in_img[:, n_q:]
     dark = grey[:, :n_q] < cfg.black_outline * grey[:, n_q:]
+    # the rays are tested only where enough points are dark to pass (hidden points only lower the count)
+    need = math.ceil(cfg.black_outline_share * cfg.black_outline_points - 1e-9)
+    look = np.nonzero((dark & use).sum(axis=1) >= max(need, 1))[0]
+    if len(look):
+        ends = np.concatenate([to_board(p_in[look], ctr[look, 2]), to_board(p_out[look], ctr[look, 2])], axis=1)
+        free = _not_blocked(cam, ends, rows, owner, idx[look], ctr[look, :2],
+                            mask=np.concatenate([use[look], use[look]], axis=1))
+        use[look] &= free[:, :n_q] & free[:, n_q:]
+    miss = np.ones(n_t, bool)
+    miss[look] = False
+    use[miss] = False  # (too few dark points: not a cube, whatever the rays)
     n_use = use.sum(axis=1)
     share = np.where(n_use > 0, (dark & use).sum(axis=1) / np.maximum(n_use, 1), 0.0)
     return np.asarray(share, np.float64), np.asarray(n_use, np.int64)

@@ -226,7 +226,7 @@ def config_for(game: str) -> ClassifyBoardConfig:
                                    flag_single_character=True, cover_above_mm=BANDERA_COVER_ABOVE_MM,
                                    socket_height=True, flag_rails=True, character_face_deg=10.0,
                                    flag_by_character=2, character_banner_deg=20.0,
-                                   black_outline=0.75)
+                                   black_outline=0.8)
     if game == "quirky":
         return ClassifyBoardConfig(token_dark_l=60.0, skin_chroma=(4.0, 42.0))
     return ClassifyBoardConfig()

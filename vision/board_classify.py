@@ -1066,7 +1066,10 @@ def _dark_outline(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64],
     usable.  The outline is the cube's silhouette edges, from the pose: a top edge whose side the camera
     does not see (inside: the top face; outside: what lies behind), an upright edge between a side it sees
     and one it does not, a bottom edge of a side it sees (outside: the board in front).  Points whose rays
-    (on down to the board) meet another site's piece are left out.  A shadow has no cube's outline."""
+    (on down to the board) meet another site's piece are left out; the rays are tested only on sites with
+    enough dark points to pass (``black_outline_share`` of ``black_outline_points``), the others are given
+    no usable point.  The cube is taken square to the grid in the cell's middle (a cube set a little askew
+    or off the middle stays within the 2 mm either side).  A shadow has no cube's outline."""
     g = cfg.geometry
     half, c = g.cube_mm / 2, g.cube_mm
     cam = sc.pose.camera_position

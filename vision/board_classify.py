@@ -82,6 +82,9 @@ class ClassifyBoardConfig:
     character_room: float = 2.0  # mm round where a character was seen that its body may take
     character_face_deg: float = 0.0  # Bandera (> 0: on): a "character" whose colour is within this hue of the
     # stack's top face, seen at the face's corners a character cannot hide, is that face (0: off)
+    character_banner_deg: float = 0.0  # Bandera (> 0: on): on the paved columns the top cube's colour is read
+    # without its face probes showing a player's plastic (chroma over ``player_chroma``, hue within this of a
+    # player's): a royal tower's banner or pole in front of the face, of its character's colour (0: off)
     flag_character_blocks: bool = True  # a flag probe whose ray meets the tower's own character says nothing
     # (Bandera: False -- its banner is as often in front of the character, in the same colour)
     flag_columns: tuple[int, ...] = ()  # Bandera: flags only on towers in these columns (the paved ones)
@@ -121,6 +124,11 @@ class ClassifyBoardConfig:
     socket_ring: float = 12.0  # ... on a face of even lightness: the ring's interquartile range of L* below this
     socket_strong: float = 25.0  # a top face's socket this dark, on a ring this even, is enough alone
     socket_strong_ring: float = 8.0
+    black_outline: float = 0.0  # Bandera (> 0: on): a site read empty on which a single cube's outline, from
+    # the pose, is darker just inside than just outside (grey under this x outside) ...
+    black_outline_mm: float = 2.0  # ... this far either side of the outline ...
+    black_outline_share: float = 0.45  # ... on this share of its usable points ...
+    black_outline_points: int = 18  # ... of at least this many, holds a (black) cube
     socket_height: bool = False  # Bandera: where the top face's socket is seen (one cube's top, 22 mm up, or
     # two cubes', 44 mm) tells the count, where a tower's upper side sockets do not look like one cube's top
     socket_height_dark: float = 10.0  # ... a middle this much darker than its ring (L*, beyond the print) ...
@@ -207,7 +215,11 @@ def config_for(game: str) -> ClassifyBoardConfig:
     the table (fingers over the far edge), counts a stack's cubes by the height its top socket is seen
     at, reads a flag only in a colour whose royal tower may stand on its square, and reads no character
     of the colour the stack's top face shows at its corners; a player whose character is seen but whose
-    flag is not has it on the stack of its paved squares showing its colour (round 7).
+    flag is not has it on the stack of its paved squares showing its colour (round 7).  On the paved columns
+    the top cube's colour, against which a character is told, is read without the face probes showing a
+    player's plastic: a royal tower's banner or pole seen in front of the face; a site read empty where a
+    single cube's outline, from the pose, is darker inside than outside holds a cube (a black cube in warm
+    light, no darker than a shadow, round 8).
     Gridopolis reads a site seen on only 4-15 % of its probes when they show a piece of a player's
     colour unanimously and its shape clearly (Gridopolis round 7)."""
     if game == "gridopolis":
@@ -221,7 +233,8 @@ def config_for(game: str) -> ClassifyBoardConfig:
                                    flag_single_unique=True, flag_single_unique_pairs=True,
                                    flag_single_character=True, cover_above_mm=BANDERA_COVER_ABOVE_MM,
                                    socket_height=True, flag_rails=True, character_face_deg=10.0,
-                                   flag_by_character=2)
+                                   flag_by_character=2, character_banner_deg=20.0,
+                                   black_outline=0.8)
     if game == "quirky":
         return ClassifyBoardConfig(token_dark_l=60.0, skin_chroma=(4.0, 42.0))
     return ClassifyBoardConfig()
@@ -615,6 +628,24 @@ def classify_sites(
     used = weight.sum(axis=1) / n_p
     solids_now = [_solid_rows(hyps[c], s) for c, s in zip(choice, sites, strict=True)]
     covered = _covered_sites(sc, sites, _tallest_piece(game, cfg.geometry), cfg)
+    if cfg.black_outline > 0 and game == "bandera":
+        # a black cube in warm light is a mid grey, no darker than a shadow on the paper: but a shadow
+        # has no cube's outline
+        look = np.array([i for i in range(n_s) if choice[i] == 0 and not covered[i] and used[i] >= cfg.min_weight],
+                        np.int64)
+        o_rows = [r for r in solids_now if len(r)]
+        if len(look):
+            owner_o = np.concatenate([np.full(len(r), j) for j, r in enumerate(solids_now) if len(r)]) \
+                if o_rows else np.zeros(0, np.int64)
+            ol_share, ol_n = _dark_outline(sc, sites, look, np.concatenate(o_rows) if o_rows else np.zeros((0, 6)),
+                                         owner_o, cfg)
+            one = next(j for j, h in enumerate(hyps) if h.cubes == 1)
+            ol_found = look[(ol_n >= cfg.black_outline_points) & (ol_share >= cfg.black_outline_share)]
+            if len(ol_found):
+                choice = choice.copy()
+                choice[ol_found] = one
+                socketed |= {int(i) for i in ol_found}
+                solids_now = [_solid_rows(hyps[c], s) for c, s in zip(choice, sites, strict=True)]
     char_of: dict[int, tuple[str | None, float, float] | None] = {}
     flag_of: dict[int, str | None] = {}
     off_rail: dict[int, str] = {}  # Bandera: a banner's first-impression colour that may not stand there
@@ -1046,6 +1077,88 @@ def _not_blocked(cam: F64, ends: F64, rows: F64, owner: npt.NDArray[np.int64], s
     return np.asarray(~(hit & (own[:, None, :] != sites_idx[:, None, None])).any(axis=2), bool)
 
 
+def _dark_outline(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], rows: F64,
+                  owner: npt.NDArray[np.int64], cfg: ClassifyBoardConfig) -> tuple[F64, npt.NDArray[np.int64]]:
+    """Bandera: the outline a single cube on each site ``idx`` would have in the picture, looked at for
+    a dark solid: per site, the share of the outline's points where the picture just inside the outline
+    is darker than just outside it (grey under ``black_outline`` x outside), and how many points were
+    usable.  The outline is the cube's silhouette edges, from the pose: a top edge whose side the camera
+    does not see (inside: the top face; outside: what lies behind), an upright edge between a side it sees
+    and one it does not, a bottom edge of a side it sees (outside: the board in front).  Points whose rays
+    (on down to the board) meet another site's piece are left out; the rays are tested only on sites with
+    enough dark points to pass (``black_outline_share`` of ``black_outline_points``), the others are given
+    no usable point.  The cube is taken square to the grid in the cell's middle (a cube set a little askew
+    or off the middle stays within the 2 mm either side).  A shadow has no cube's outline."""
+    g = cfg.geometry
+    half, c = g.cube_mm / 2, g.cube_mm
+    cam = sc.pose.camera_position
+    n_t = len(idx)
+    if n_t == 0:
+        return np.zeros(0), np.zeros(0, np.int64)
+    ctr = np.array([[sites[int(i)].x_mm, sites[int(i)].y_mm, sites[int(i)].floor_mm] for i in idx])
+    sides = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0], [0.0, -1.0]])  # outward normals of the 4 sides
+    # a side is seen when the camera is beyond its plane
+    seen = ((cam[None, None, :2] - ctr[:, None, :2]) * sides[None]).sum(axis=2) > half  # (T, 4)
+    ts = np.linspace(-0.7, 0.7, 6) * half
+    e = cfg.black_outline_mm
+    ins, outs, ok = [], [], []
+    z_top = ctr[:, 2] + c
+    for k in range(4):
+        n = sides[k]
+        tng = np.array([-n[1], n[0]])
+        base = ctr[:, None, :2] + half * n[None, None, :] + ts[None, :, None] * tng[None, None, :]  # (T, 6, 2)
+        # the top edge of side k: outline where side k is not seen
+        p = np.concatenate([base, np.repeat(z_top[:, None, None], 6, axis=1)], axis=2)
+        ins.append(p - np.array([e * n[0], e * n[1], 0.0]))
+        outs.append(p + np.array([e * n[0], e * n[1], 0.0]))
+        ok.append(np.repeat(~seen[:, k:k + 1], 6, axis=1))
+        # the bottom edge of side k: outline where side k is seen
+        p = np.concatenate([base, np.repeat(ctr[:, None, 2:3], 6, axis=1) + 0.0], axis=2)
+        ins.append(p + np.array([0.0, 0.0, e]))
+        outs.append(p + np.array([e * n[0], e * n[1], 0.0]))
+        ok.append(np.repeat(seen[:, k:k + 1], 6, axis=1))
+        # the upright edge between side k and side k + 1: outline where exactly one of them is seen
+        m = sides[(k + 1) % 4]
+        zz = ctr[:, 2:3] + (0.5 + np.linspace(-0.35, 0.35, 6)[None, :]) * c  # (T, 6)
+        xy = ctr[:, None, :2] + half * (n + m)[None, None, :]
+        p = np.concatenate([np.repeat(xy, 6, axis=1), zz[..., None]], axis=2)
+        hid = np.where(seen[:, k:k + 1], m[None, :], n[None, :])  # (T, 2): the side not seen
+        hid3 = np.concatenate([hid, np.zeros((n_t, 1))], axis=1)[:, None, :]
+        ins.append(p - e * hid3)
+        outs.append(p + e * hid3)
+        ok.append(np.repeat(seen[:, [k]] != seen[:, [(k + 1) % 4]], 6, axis=1))
+    p_in = np.concatenate(ins, axis=1)
+    p_out = np.concatenate(outs, axis=1)
+    use = np.concatenate(ok, axis=1)
+    n_q = p_in.shape[1]
+
+    def to_board(q: F64, floor: F64) -> F64:  # the ray through q, on down to the floor (what is behind q counts)
+        s_ = (cam[2] - floor[:, None, None]) / np.maximum(cam[2] - q[..., 2:3], 1e-6)
+        return np.asarray(cam + (q - cam) * s_, np.float64)
+
+    px = sc.pose.project(np.concatenate([p_in, p_out], axis=1).reshape(-1, 3))
+    h_img, w_img = sc.image.shape[:2]
+    in_img = ((px[:, 0] >= 0) & (px[:, 0] < w_img - 1) & (px[:, 1] >= 0) & (px[:, 1] < h_img - 1)).reshape(n_t, -1)
+    bgr = _remap_points(sc.image, np.clip(px[:, 0], 0, w_img - 1), np.clip(px[:, 1], 0, h_img - 1))
+    grey = (bgr @ np.array([0.114, 0.587, 0.299])).reshape(n_t, 2 * n_q)
+    use = use & in_img[:, :n_q] & in_img[:, n_q:]
+    dark = grey[:, :n_q] < cfg.black_outline * grey[:, n_q:]
+    # the rays are tested only where enough points are dark to pass (hidden points only lower the count)
+    need = math.ceil(cfg.black_outline_share * cfg.black_outline_points - 1e-9)
+    look = np.nonzero((dark & use).sum(axis=1) >= max(need, 1))[0]
+    if len(look):
+        ends = np.concatenate([to_board(p_in[look], ctr[look, 2]), to_board(p_out[look], ctr[look, 2])], axis=1)
+        free = _not_blocked(cam, ends, rows, owner, idx[look], ctr[look, :2],
+                            mask=np.concatenate([use[look], use[look]], axis=1))
+        use[look] &= free[:, :n_q] & free[:, n_q:]
+    miss = np.ones(n_t, bool)
+    miss[look] = False
+    use[miss] = False  # (too few dark points: not a cube, whatever the rays)
+    n_use = use.sum(axis=1)
+    share = np.where(n_use > 0, (dark & use).sum(axis=1) / np.maximum(n_use, 1), 0.0)
+    return np.asarray(share, np.float64), np.asarray(n_use, np.int64)
+
+
 def _socket_counts(sc: _Scene, sites: Sequence[Site], hyps: Sequence[Hypothesis], choice: npt.NDArray[np.int64],
                    cand: npt.NDArray[np.int64], cfg: ClassifyBoardConfig) -> set[int]:
     """Bandera: correct the cube count of sites by the sockets their stacks' faces show
@@ -1265,6 +1378,15 @@ def _characters(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], c
         cube_lab = np.median(flab[t, fok[t]], axis=0)
         if cube_colours is not None:
             cube_colours[int(idx[t])] = cube_lab
+        if cfg.character_banner_deg > 0 and sites[int(idx[t])].key[0] in cfg.flag_columns:
+            # a royal tower's banner or pole seen in front of the top cube's face (a stripe of the flag's
+            # colour, which is its character's) would make the cube look like the character
+            f_lab = flab[t]
+            f_hue = np.degrees(np.arctan2(f_lab[:, 2], f_lab[:, 1]))
+            plastic = (np.hypot(f_lab[:, 1], f_lab[:, 2]) > cfg.player_chroma) \
+                & (_player_hue_deg(f_hue, colours) <= cfg.character_banner_deg)
+            if (fok[t] & ~plastic).sum() >= 4:
+                cube_lab = np.median(flab[t, fok[t] & ~plastic], axis=0)
         c_cube = float(np.hypot(cube_lab[1], cube_lab[2]))
         h_cube = math.degrees(math.atan2(cube_lab[2], cube_lab[1]))
         dh = np.abs((hue[t] - h_cube + 180.0) % 360.0 - 180.0)

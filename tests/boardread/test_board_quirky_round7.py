@@ -47,10 +47,13 @@ def _paint(img: npt.NDArray[np.uint8], corners_mm: list[tuple[float, float, floa
     return out
 
 
-def _cells(img: npt.NDArray[np.uint8], **cfg: float) -> dict[tuple[int, int], str]:
+def _cells(img: npt.NDArray[np.uint8], past_hand: float | None = None) -> dict[tuple[int, ...], str]:
     doc = _doc("quirky", SCENE)
+    cfg = config_for("quirky")
+    if past_hand is not None:
+        cfg = replace(cfg, token_past_hand=past_hand)
     r = read_board([("painted", img)], "quirky", spec=BoardSpec.from_json(doc["board"]), camera=_camera(doc),
-                   options=_options("quirky", doc), classify_config=replace(config_for("quirky"), **cfg))
+                   options=_options("quirky", doc), classify_config=cfg)
     return {c.key[:2]: c.kind for c in r.images[0].cells}
 
 
@@ -59,7 +62,7 @@ def test_a_token_partly_under_a_hand_is_read_from_what_is_seen_past_it() -> None
     assert truth[(1, 3)] == "seed" and (0, 3) not in truth
     # a flat skin-coloured hand 15 mm up over the board's west edge and the west third of cell (1, 3)
     img = _paint(_picture(), [(0.0, 100.0, 15.0), (65.0, 100.0, 15.0), (65.0, 250.0, 15.0), (0.0, 250.0, 15.0)], None)
-    on, off = _cells(img), _cells(img, token_past_hand=0.0)
+    on, off = _cells(img), _cells(img, past_hand=0.0)
     assert off[(1, 3)] == "occluded"  # the reading without the mechanism: the visible seed is declined
     assert on[(1, 3)] == "seed"
     assert on[(0, 3)] == "occluded"  # nothing seen past the hand: it may hide a token, still declined

@@ -107,9 +107,6 @@ class ClassifyBoardConfig:
     #: ... and there a token kind is found on this many probes seen past the hand (its share of them
     #: need not reach ``token_min_share``: most of the token may be under the hand)
     token_past_hand_probes: int = 4
-    #: Quirky (> 0: on): a probe this much darker (L*) than the median of the cell's probes matching a
-    #: grey token is dark enough for its dot too (a far, blurred dot is lifted above ``token_dark_l``)
-    token_dot_rel: float = 0.0
     cover_scale: int = 8  # the skin search works on the picture shrunk this much
     skin_hue: tuple[float, float] = (15.0, 80.0)  # CIELAB hue angles of skin
     skin_chroma: tuple[float, float] = (8.0, 42.0)
@@ -224,8 +221,7 @@ def config_for(game: str) -> ClassifyBoardConfig:
                                    socket_height=True, flag_rails=True, character_face_deg=10.0,
                                    flag_by_character=2)
     if game == "quirky":
-        return ClassifyBoardConfig(token_dark_l=60.0, skin_chroma=(4.0, 42.0), token_past_hand=0.2,
-                                   token_dot_rel=6.0)
+        return ClassifyBoardConfig(token_dark_l=60.0, skin_chroma=(4.0, 42.0), token_past_hand=0.2)
     return ClassifyBoardConfig()
 
 
@@ -1577,12 +1573,7 @@ def _classify_tokens(sc: _Scene, sites: Sequence[Site], kinds: Sequence[str] | N
                 continue
         share = (near[i] & ok_i[:, None]).sum(axis=0) / max(ok_i.sum(), 1)
         # a grey token also shows its printed dark centre (a shadow on the paper does not)
-        dark_l = cfg.token_dark_l
-        if cfg.token_dot_rel > 0:
-            grey_at = ok_i & near[i][:, grey_kind].any(axis=1)
-            if grey_at.sum() >= 3:
-                dark_l = max(dark_l, float(np.median(lab[i, grey_at, 0])) - cfg.token_dot_rel)
-        dark_at = (ok_i & (lab[i, :, 0] < dark_l) & (darker[i] > 30.0)
+        dark_at = (ok_i & (lab[i, :, 0] < cfg.token_dark_l) & (darker[i] > 30.0)
                    & (np.hypot(lab[i, :, 1], lab[i, :, 2]) < 12.0))
         dark = _dot_probes(dark_at, 9, cfg.token_dot_max_probes, ~past[i] if covered[i] > 0 else None)
         share = np.where(grey_kind & (dark < 1), 0.0, share)

@@ -1581,7 +1581,10 @@ def _classify_tokens(sc: _Scene, sites: Sequence[Site], kinds: Sequence[str] | N
         if covered[i] > 0:
             low = min(low, cfg.token_past_hand_probes / max(ok_i.sum(), 1))
         found = [(names[j], float(share[j])) for j in np.argsort(-share) if share[j] >= low]
-        if covered[i] > 0 and not found:  # nothing seen past the hand: a token may lie under it
+        if covered[i] > 0 and (not found or (len(found) == 1 and _partner_hidden(near[i][:, names.index(found[0][0])]
+                                                                                 & ok_i, ok_i, 9))):
+            # nothing seen past the hand, or one token off to one side of the cell with the other side
+            # under the hand (two tokens share a cell side by side): a token may lie under it
             out.append(CellReading(site.key, "occluded", None, 0, False, float(covered[i])))
             continue
         if not found:
@@ -1592,6 +1595,26 @@ def _classify_tokens(sc: _Scene, sites: Sequence[Site], kinds: Sequence[str] | N
         conf = float(np.clip(min(v for _, v in found[:2]) / (2 * cfg.token_min_share), 0, 1))
         out.append(CellReading(site.key, "+".join(kinds_here), None, 0, False, conf))
     return out
+
+
+def _partner_hidden(at: npt.NDArray[np.bool_], seen: npt.NDArray[np.bool_], side: int, span: float = 0.72,
+                    off: float = 0.12, reach: float = 0.18) -> bool:
+    """Could a token found on a cell's probes ``at`` (``side`` x ``side``, row-major, ``span`` of the
+    cell across) have a partner hidden from view?  A single token lies in the middle of its cell, two
+    share it side by side: yes if the token is seen off the middle (its probes' mean more than ``off``
+    of the cell away, none of them more than ``off`` / 1.5 across the middle: a single token partly
+    hidden still reaches across it) and most probes within ``reach`` of the place mirrored across the
+    middle (where a partner would be) are not ``seen``."""
+    if not at.any():
+        return False
+    u = ((np.arange(side * side) % side) / (side - 1) - 0.5) * span  # probe positions, in cells
+    v = ((np.arange(side * side) // side) / (side - 1) - 0.5) * span
+    cu, cv = float(u[at].mean()), float(v[at].mean())
+    r = math.hypot(cu, cv)
+    if r <= off or float(((u[at] * cu + v[at] * cv) / r).min()) < -off / 1.5:
+        return False
+    mirror = np.hypot(u + cu, v + cv) <= reach
+    return bool(mirror.any() and seen[mirror].mean() < 0.5)
 
 
 def _probes_on_mask(sc: _Scene, pts: F64, mask: npt.NDArray[np.bool_], scale: int) -> npt.NDArray[np.bool_]:

@@ -61,7 +61,6 @@ def border_ratio(image: npt.NDArray[np.uint8], corners: npt.NDArray[np.float64],
     """Median grey level of a marker's border modules over that of the white quiet zone one module
     outside it (``corners``: the marker's four outer corners in the picture; ``modules``: cells
     across, border included).  A printed ArUco tag: well below 1 (black on white)."""
-    gray = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     n = modules
     src = np.array([[0, 0], [n, 0], [n, n], [0, n]], np.float32)
     h = cv2.getPerspectiveTransform(src, np.asarray(corners, np.float32).reshape(4, 2))
@@ -74,8 +73,10 @@ def border_ratio(image: npt.NDArray[np.uint8], corners: npt.NDArray[np.float64],
 
     def sample(p: npt.NDArray[np.float64]) -> float:
         q = cv2.perspectiveTransform(p.reshape(-1, 1, 2), h.astype(np.float64)).reshape(-1, 2)
-        xi = np.clip(np.round(q[:, 0]).astype(np.int64), 0, gray.shape[1] - 1)
-        yi = np.clip(np.round(q[:, 1]).astype(np.int64), 0, gray.shape[0] - 1)
-        return float(np.median(gray[yi, xi]))
+        xi = np.clip(np.round(q[:, 0]).astype(np.int64), 0, image.shape[1] - 1)
+        yi = np.clip(np.round(q[:, 1]).astype(np.int64), 0, image.shape[0] - 1)
+        px = image[yi, xi].astype(np.float64)
+        grey = px if px.ndim == 1 else px @ np.array([0.114, 0.587, 0.299])  # BGR -> grey (as OpenCV)
+        return float(np.median(grey))
 
     return sample(ring) / max(sample(quiet), 1.0)

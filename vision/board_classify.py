@@ -104,6 +104,12 @@ class ClassifyBoardConfig:
     #: the dark centre is a small dot inside the token: a patch of dark probes larger than this, or
     #: reaching the edge of the cell's probe grid, is a shadow, a finger or a tag, not the dot (0: off)
     token_dot_max_probes: int = 6
+    #: Quirky (> 0: on): a cell a hand partly covers is read from the token probes seen past the hand
+    #: when at least this share of them is, and a token is found there (none found: still "occluded")
+    token_past_hand: float = 0.0
+    #: ... and there a token kind is found on this many probes seen past the hand (its share of them
+    #: need not reach ``token_min_share``: most of the token may be under the hand)
+    token_past_hand_probes: int = 4
     cover_scale: int = 8  # the skin search works on the picture shrunk this much
     skin_hue: tuple[float, float] = (15.0, 80.0)  # CIELAB hue angles of skin
     skin_chroma: tuple[float, float] = (8.0, 42.0)
@@ -236,7 +242,7 @@ def config_for(game: str) -> ClassifyBoardConfig:
                                    flag_by_character=2, character_banner_deg=20.0,
                                    black_outline=0.8)
     if game == "quirky":
-        return ClassifyBoardConfig(token_dark_l=60.0, skin_chroma=(4.0, 42.0))
+        return ClassifyBoardConfig(token_dark_l=60.0, skin_chroma=(4.0, 42.0), token_past_hand=0.2)
     return ClassifyBoardConfig()
 
 
@@ -831,11 +837,13 @@ def classify_sites(
     return out
 
 
-def _covered_sites(sc: _Scene, sites: Sequence[Site], tallest: float, cfg: ClassifyBoardConfig) -> F64:
+def _covered_sites(sc: _Scene, sites: Sequence[Site], tallest: float, cfg: ClassifyBoardConfig,
+                   mask_out: list[npt.NDArray[np.bool_]] | None = None) -> F64:
     """Share (0..1) of each site's view that a hand or arm covers.  Skin is told from the pieces by
     colour (skin hues, moderate chroma, and not the print there) *and* size: a hand is a blob several
     cells large in the picture, a cube or token is not.  Only the board's part of the picture is
-    examined (the table around it may be any colour: wood is skin-coloured), at 1/``cover_scale``."""
+    examined (the table around it may be any colour: wood is skin-coloured), at 1/``cover_scale``.
+    ``mask_out`` (if given) receives the hand's pixels in that shrunk picture, when a hand is found."""
     img = sc.image
     f = cfg.cover_scale
     out = np.zeros(len(sites))
@@ -914,6 +922,8 @@ def _covered_sites(sc: _Scene, sites: Sequence[Site], tallest: float, cfg: Class
     if not big.any():
         return out
     mask = big[comp]
+    if mask_out is not None:
+        mask_out.append(mask)
     zs = np.linspace(0.0, tallest, 6)
     offs = np.array([[0, 0], [-0.3, -0.3], [0.3, -0.3], [0.3, 0.3], [-0.3, 0.3]]) * c
     ctr = np.array([[s.x_mm, s.y_mm, s.floor_mm] for s in sites]).reshape(-1, 1, 1, 3)
@@ -1683,7 +1693,11 @@ def _classify_tokens(sc: _Scene, sites: Sequence[Site], kinds: Sequence[str] | N
     piece, ok, lab = piece.reshape(n_s, n_g), ok.reshape(n_s, n_g), lab.reshape(n_s, n_g, 3)
     if obstacles is not None and len(obstacles):  # the robot's body hides what is behind it
         ok &= ~np.asarray(hits(sc.pose.camera_position, ends, obstacles), bool).any(axis=1).reshape(n_s, n_g)
-    covered = _covered_sites(sc, sites, 5.0, cfg)
+    hand: list[npt.NDArray[np.bool_]] = []
+    covered = _covered_sites(sc, sites, 5.0, cfg, hand)
+    past = np.ones((n_s, n_g), bool)  # probes not behind the hand
+    if cfg.token_past_hand > 0 and hand and covered.any():
+        past = ~_probes_on_mask(sc, pts.reshape(-1, 3), hand[0], cfg.cover_scale).reshape(n_s, n_g)
     near = _token_match(lab, art, piece, darker, cfg) & ok[..., None]
     grey_kind = np.hypot(art[:, 1], art[:, 2]) < 15.0
     out: list[CellReading] = []
@@ -1692,16 +1706,28 @@ def _classify_tokens(sc: _Scene, sites: Sequence[Site], kinds: Sequence[str] | N
         if used < cfg.min_weight:
             out.append(CellReading(site.key, "unseen", None, 0, False, 0.0))
             continue
+        ok_i = ok[i]
         if covered[i] > 0:
+            ok_i = ok[i] & past[i]
+            if cfg.token_past_hand <= 0 or ok_i.sum() / n_g < cfg.token_past_hand:
+                out.append(CellReading(site.key, "occluded", None, 0, False, float(covered[i])))
+                continue
+        share = (near[i] & ok_i[:, None]).sum(axis=0) / max(ok_i.sum(), 1)
+        # a grey token also shows its printed dark centre (a shadow on the paper does not)
+        dark_at = (ok_i & (lab[i, :, 0] < cfg.token_dark_l) & (darker[i] > 30.0)
+                   & (np.hypot(lab[i, :, 1], lab[i, :, 2]) < 12.0))
+        dark = _dot_probes(dark_at, 9, cfg.token_dot_max_probes, ~past[i] if covered[i] > 0 else None)
+        share = np.where(grey_kind & (dark < 1), 0.0, share)
+        low = cfg.token_min_share
+        if covered[i] > 0:
+            low = min(low, cfg.token_past_hand_probes / max(ok_i.sum(), 1))
+        found = [(names[j], float(share[j])) for j in np.argsort(-share) if share[j] >= low]
+        if covered[i] > 0 and (not found or (len(found) == 1 and _partner_hidden(near[i][:, names.index(found[0][0])]
+                                                                                 & ok_i, ok_i, 9))):
+            # nothing seen past the hand, or one token off to one side of the cell with the other side
+            # under the hand (two tokens share a cell side by side): a token may lie under it
             out.append(CellReading(site.key, "occluded", None, 0, False, float(covered[i])))
             continue
-        share = near[i].sum(axis=0) / max(ok[i].sum(), 1)
-        # a grey token also shows its printed dark centre (a shadow on the paper does not)
-        dark_at = (ok[i] & (lab[i, :, 0] < cfg.token_dark_l) & (darker[i] > 30.0)
-                   & (np.hypot(lab[i, :, 1], lab[i, :, 2]) < 12.0))
-        dark = _dot_probes(dark_at, 9, cfg.token_dot_max_probes)
-        share = np.where(grey_kind & (dark < 1), 0.0, share)
-        found = [(names[j], float(share[j])) for j in np.argsort(-share) if share[j] >= cfg.token_min_share]
         if not found:
             busy = float((piece[i] * ok[i]).sum() / max(ok[i].sum(), 1))
             out.append(CellReading(site.key, "empty", None, 0, False, float(np.clip(1 - 2 * busy, 0, 1)) * used))
@@ -1712,17 +1738,54 @@ def _classify_tokens(sc: _Scene, sites: Sequence[Site], kinds: Sequence[str] | N
     return out
 
 
-def _dot_probes(dark: npt.NDArray[np.bool_], side: int, max_probes: int) -> int:
+def _partner_hidden(at: npt.NDArray[np.bool_], seen: npt.NDArray[np.bool_], side: int, span: float = 0.72,
+                    off: float = 0.12, reach: float = 0.18) -> bool:
+    """Could a token found on a cell's probes ``at`` (``side`` x ``side``, row-major, ``span`` of the
+    cell across) have a partner hidden from view?  A single token lies in the middle of its cell, two
+    share it side by side: yes if the token is seen off the middle (its probes' mean more than ``off``
+    of the cell away, none of them more than ``off`` / 1.5 across the middle: a single token partly
+    hidden still reaches across it) and most probes within ``reach`` of the place mirrored across the
+    middle (where a partner would be) are not ``seen``."""
+    if not at.any():
+        return False
+    u = ((np.arange(side * side) % side) / (side - 1) - 0.5) * span  # probe positions, in cells
+    v = ((np.arange(side * side) // side) / (side - 1) - 0.5) * span
+    cu, cv = float(u[at].mean()), float(v[at].mean())
+    r = math.hypot(cu, cv)
+    if r <= off or float(((u[at] * cu + v[at] * cv) / r).min()) < -off / 1.5:
+        return False
+    mirror = np.hypot(u + cu, v + cv) <= reach
+    return bool(mirror.any() and seen[mirror].mean() < 0.5)
+
+
+def _probes_on_mask(sc: _Scene, pts: F64, mask: npt.NDArray[np.bool_], scale: int) -> npt.NDArray[np.bool_]:
+    """(N,): is each board point (N, 3) seen on ``mask`` (a picture shrunk ``scale`` times)?"""
+    px = sc.pose.project(pts) / scale
+    xi, yi = np.round(px[:, 0]).astype(np.int64), np.round(px[:, 1]).astype(np.int64)
+    inside = (xi >= 0) & (xi < mask.shape[1]) & (yi >= 0) & (yi < mask.shape[0])
+    out = np.zeros(len(pts), bool)
+    out[inside] = mask[yi[inside], xi[inside]]
+    return out
+
+
+def _dot_probes(dark: npt.NDArray[np.bool_], side: int, max_probes: int,
+                hidden: npt.NDArray[np.bool_] | None = None) -> int:
     """How many of a cell's ``side`` x ``side`` probes (row-major) are dark in a patch that could be
     a token's printed dark dot: at most ``max_probes`` probes, not touching the grid's edge
-    (``max_probes`` 0: every dark probe counts)."""
+    (``max_probes`` 0: every dark probe counts) nor, when given, a ``hidden`` probe (one a hand
+    covers: the dot is inside the token, so a patch at the hand's edge is the hand or its shadow)."""
     if max_probes <= 0 or not dark.any():
         return int(dark.sum())
-    n, _labels, stats, _ = cv2.connectedComponentsWithStats(dark.reshape(side, side).astype(np.uint8), connectivity=8)
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(dark.reshape(side, side).astype(np.uint8), connectivity=8)
+    near_hidden = None
+    if hidden is not None and hidden.any():
+        grown = cv2.dilate(hidden.reshape(side, side).astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
+        near_hidden = set(np.unique(labels[grown]).tolist())
     total = 0
     for k in range(1, n):
         x, y, w, h, area = (int(v) for v in stats[k])
-        if area <= max_probes and x > 0 and y > 0 and x + w < side and y + h < side:
+        if area <= max_probes and x > 0 and y > 0 and x + w < side and y + h < side \
+                and (near_hidden is None or k not in near_hidden):
             total += area
     return total
 

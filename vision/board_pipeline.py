@@ -182,7 +182,7 @@ def read_board(
         opt = replace(opt, added_pads=tuple(sorted(added)))
     for i, ((name, img), pose, tm) in enumerate(zip(images, poses, tms, strict=True)):
         b = time.perf_counter()
-        seen = robot_from_tag(pose) if game == "quirky" else None
+        seen = robot_from_tag(pose, image=img) if game == "quirky" else None
         body = None
         if seen is not None:  # the robot's body: a box under its tag (docs/boards.md, "The robot tag")
             tag = RobotTag(seen.tag_id)

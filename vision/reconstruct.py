@@ -517,6 +517,7 @@ class RayScorer:
         self._pred = np.full(len(model.obs), int(Label.BACKGROUND), np.int64)  # no block: every ray shows the mat
         self._fcol = np.full(len(model.obs), model.idx.shape[1], np.int32)  # each ray's first full column
         self._mark = np.zeros(len(model.obs), bool)
+        self._col = np.zeros(len(model.obs), np.int64)  # scratch: a column per ray (``deltas``)
         self._miss = (self._pred != model.obs) & (model.weight > 0)
         self._miss_if: dict[int, npt.NDArray[np.bool_]] = {}  # label -> rays a block showing it fails to explain
         # cell -> the rays on which it comes before the base's first full cell (``delta``; per base)
@@ -690,6 +691,91 @@ class RayScorer:
             self._hyp[i] = v
         obs, wt = m.obs[rows], m.weight[rows]
         return int(((p != obs) * wt).sum()) - int(((self._pred[rows] != obs) * wt).sum())
+
+    def deltas(self, placements: Sequence[Sequence[Cell]], color: str) -> list[int]:
+        """``[delta({c: color for c in cells}) for cells in placements]``, priced together (the history
+        search prices every placement of one base: they share most cells and rays).
+
+        For blocks of one colour on empty cells a placement's change is a sum over the union of its
+        cells' rays ahead of the base's first full cells (:meth:`_ahead_of`) of +1 (a ray the base
+        explains and that colour does not) or -1 (the reverse); the other rays add 0.  So only the
+        rays with a non-zero term are kept, each cell's as a row of bits (the +1 rays first, then the
+        -1 rays, each part whole bytes), and a placement's union is the OR of its cells' rows: its
+        price is the set bits of the +1 part less those of the -1 part, the same integers as
+        :meth:`delta`.  Placements with a cell that is full in the base go through :meth:`delta`."""
+        v = int(COLOR_LABELS[color])
+        shown = v if v not in (0, int(Label.CUBE)) else int(Label.BACKGROUND)
+        m = self._model
+        index: dict[Cell, int] = {}
+        row_of: dict[int, int] = {}  # cell -> its row (cells in order of first appearance)
+        uniq: list[int] = []
+        per: list[list[int]] = []
+        slow: list[int] = []
+        for k, cells in enumerate(placements):
+            ids = []
+            for c in cells:
+                i = index.get(c)
+                if i is None:
+                    i = index[c] = self._index(c)
+                if i >= 0:
+                    ids.append(i)
+                    if i not in row_of:
+                        row_of[i] = len(uniq)
+                        uniq.append(i)
+            if any(self._hyp[i] != 0 for i in ids):
+                slow.append(k)
+            per.append(ids)
+        out = [0] * len(placements)
+        if uniq:
+            miss_if = self._miss_if.get(shown)
+            if miss_if is None:
+                miss_if = self._miss_if[shown] = (m.obs != shown) & (m.weight > 0)
+            if m.repeats:  # a ray listed twice for one cell (never seen): the slow way
+                aheads = [self._ahead_of(i) for i in uniq]
+                rays = np.concatenate(aheads)
+                sizes = np.fromiter((len(a) for a in aheads), np.int64, len(aheads))
+                cell_row = np.repeat(np.arange(len(uniq), dtype=np.int64), sizes)
+            else:
+                # every cell's rays (``rays_of``: runs of one table) and columns in one gather, and
+                # of those the rays ahead of the base's first full cell (as ``_ahead_of``)
+                at = np.array(uniq, np.int64)
+                sizes = m.n_rays_of[at]
+                ends = np.cumsum(sizes)
+                pos = np.arange(int(ends[-1]), dtype=np.int64) + np.repeat(m.bounds[at] - (ends - sizes), sizes)
+                rays = m.ray_table[pos]
+                cell_row = np.repeat(np.arange(len(uniq), dtype=np.int64), sizes)
+                ahead = m.col_table[pos] < self._fcol[rays]
+                rays, cell_row = rays[ahead], cell_row[ahead]
+            gain = miss_if[rays]
+            keep = gain != self._miss[rays]  # the rays whose term is not 0
+            rays, cell_row = rays[keep], cell_row[keep]
+            # the distinct rays (a scratch mask, as ``_each_once``), the +1 ones first
+            self._mark[rays] = True
+            used = np.flatnonzero(self._mark)
+            self._mark[used] = False
+            up = miss_if[used]
+            n_up = int(np.count_nonzero(up))
+            pad = -(-n_up // 8) * 8  # the -1 part starts on a whole byte
+            col = self._col
+            col[used[up]] = np.arange(n_up)
+            col[used[~up]] = np.arange(pad, pad + len(used) - n_up)
+            table = np.zeros((len(uniq) + 1, pad + len(used) - n_up), bool)  # last row: no cell
+            table[cell_row, col[rays]] = True
+            bits = np.packbits(table, axis=1)
+            width = max(len(ids) for ids in per)
+            pick = np.full((len(per), max(1, width)), len(uniq), np.int64)
+            for k, ids in enumerate(per):
+                pick[k, :len(ids)] = [row_of[i] for i in ids]
+            union = bits[pick[:, 0]]
+            for j in range(1, pick.shape[1]):
+                union |= bits[pick[:, j]]
+            counts = np.bitwise_count(union)
+            split = pad // 8
+            out = (counts[:, :split].sum(axis=1, dtype=np.int64)
+                   - counts[:, split:].sum(axis=1, dtype=np.int64)).tolist()
+        for k in slow:
+            out[k] = self.delta({c: color for c in placements[k]})
+        return out
 
 
 def _each_once(mark: npt.NDArray[np.bool_], parts: list[I64]) -> I64:
@@ -876,6 +962,8 @@ class _RayModel:
                 cols = cols[np.maximum.accumulate(np.where(start, np.arange(len(rr)), 0))]
         self._cols = cols
         self._bounds = bounds
+        # the same as flat tables: cell ``c``'s rays and their columns are ``[bounds[c]:bounds[c + 1]]``
+        self.ray_table, self.col_table, self.bounds = rr, cols, bounds
         self.n_rays_of = per_cell  # len(rays_of[c]) for every cell
         self.repeats = len(rr) > 1 and bool(again.any())  # does some ray list a cell twice?
         # observed POLE pixels are thin flag poles: not evidence either way for blocks (0 or 1 only:

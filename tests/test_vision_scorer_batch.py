@@ -84,3 +84,55 @@ def test_deltas_equal_delta_on_any_cells() -> None:
             for s, d in list(zip(sets, got, strict=True))[:5]:
                 added = {c: colour for c in s}
                 assert d == scorer.cost({**base, **added}) - scorer.cost(base)
+
+
+def _active_rays_the_slow_way(model: object, hyp: np.ndarray, candidates: np.ndarray) -> dict[str, np.ndarray]:
+    """``_ActiveRays``'s tables as the first version built them: the local cell of every entry of the
+    whole ray table, ``np.nonzero`` of the active ones, and a stable sort by cell for each cell's rows."""
+    m = model
+    n = len(m.rays_of)  # type: ignore[attr-defined]
+    active = hyp != 0
+    active[candidates] = True
+    cells = np.flatnonzero(active)
+    k = len(cells)
+    loc = np.full(n + 1, k, np.int32)
+    loc[cells] = np.arange(k, dtype=np.int32)
+    full = loc[m.idx]  # type: ignore[attr-defined]
+    keep = full != k
+    rows = np.flatnonzero(keep.any(axis=1))
+    full, keep = full[rows], keep[rows]
+    pos = np.cumsum(keep, axis=1, dtype=np.int32) - 1
+    width = max(1, int(pos[:, -1].max()) + 1) if len(rows) else 1
+    rr, cc = np.nonzero(keep)
+    flat_cols, flat_cells = pos[rr, cc], full[rr, cc]
+    idx = np.full((len(rows), width), k, np.int32)
+    idx[rr, flat_cols] = flat_cells
+    order = np.argsort(flat_cells, kind="stable")
+    bounds = np.zeros(k + 1, np.int64)
+    np.cumsum(np.bincount(flat_cells, minlength=k), out=bounds[1:])
+    return {"cells": cells, "model_rows": rows, "idx": idx, "_model_col_flat": cc, "_rows": rr[order],
+            "_cols": flat_cols[order].astype(np.int32), "_bounds": bounds}
+
+
+def test_active_rays_from_the_inverted_index_equal_the_whole_table_scan() -> None:
+    """The search's compact table (``_ActiveRays``), built from the ray table's inverted index, holds
+    the same rows, cells, columns and per-cell row lists as scanning the whole table (the first
+    version), for growing candidate sets (SYNTHETIC label maps)."""
+    from vision.reconstruct import _ActiveRays
+
+    truth = _truth("scene_013")
+    scorer = _scorer(truth)
+    m = scorer._model
+    assert not m.repeats
+    rng = np.random.default_rng(5)
+    seen = np.flatnonzero(m.n_rays_of > 0)
+    hyp = np.zeros(len(m.rays_of), np.int64)
+    hyp[rng.choice(seen, 30, replace=False)] = 3
+    for n_cand in (0, 10, 80, 300, len(seen)):
+        cand = np.sort(rng.choice(seen, n_cand, replace=False)).astype(np.int64)
+        act = _ActiveRays(m, hyp.copy(), cand)
+        want = _active_rays_the_slow_way(m, hyp.copy(), cand)
+        for name, arr in want.items():
+            got = getattr(act, name)
+            assert got.shape == arr.shape and np.array_equal(got, arr), (n_cand, name)
+        assert np.array_equal(act.hyp[:-1], hyp[act.cells].astype(np.int8))

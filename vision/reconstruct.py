@@ -1311,19 +1311,36 @@ class _ActiveRays:
         k = len(self.cells)
         self.loc = np.full(n + 1, k, np.int32)  # index n: the model's "no cell" (-1)
         self.loc[self.cells] = np.arange(k, dtype=np.int32)
-        full = self.loc[model.idx]  # -1 -> loc[-1] == k
-        keep = full != k
-        rows = np.flatnonzero(keep.any(axis=1))
+        by_index = not model.repeats  # (a ray listing a cell twice, never seen: the table's way)
+        if by_index:
+            # every active cell's entries from the inverted index (``_RayModel.ray_table``: the rays
+            # of each cell in order, with the cell's column on them), and so the rows through one
+            sizes = model.n_rays_of[self.cells]
+            ends = np.cumsum(sizes)
+            at = np.arange(int(ends[-1]) if k else 0, dtype=np.int64)
+            at += np.repeat(model.bounds[self.cells] - (ends - sizes), sizes)
+            e_rays, e_cols = model.ray_table[at], model.col_table[at]
+            through = np.zeros(len(model.obs), bool)
+            through[e_rays] = True
+            rows = np.flatnonzero(through)
+            full = self.loc[model.idx[rows]]  # -1 -> loc[-1] == k
+            keep = full != k
+        else:
+            full = self.loc[model.idx]
+            keep = full != k
+            rows = np.flatnonzero(keep.any(axis=1))
+            full, keep = full[rows], keep[rows]
         self.model_rows = rows  # the model's row of each compact row
         self.cells_ext = np.append(self.cells, -1)  # global cell of each local one, -1 for the padding
-        full, keep = full[rows], keep[rows]
         # left-pack each row's active cells (in order) into as few columns as needed
         pos = np.cumsum(keep, axis=1, dtype=np.int32) - 1
         width = max(1, int(pos[:, -1].max()) + 1) if len(rows) else 1
-        rr, cc = np.nonzero(keep)
-        flat_rows, flat_cols, flat_cells = rr, pos[rr, cc], full[rr, cc]  # row by row, in each row's order
+        # the entries row by row, in each row's order (as ``np.nonzero(keep)``, from flat positions)
+        flat = np.flatnonzero(keep)
+        rr, cc = np.divmod(flat, keep.shape[1])
+        flat_rows, flat_cols, flat_cells = rr, pos.ravel()[flat], full.ravel()[flat]
         self.idx = np.full((len(rows), width), k, np.int32)
-        self.idx[flat_rows, flat_cols] = flat_cells
+        self.idx.ravel()[flat_rows * width + flat_cols] = flat_cells
         # each entry's column in the model's table (row by row, as ``np.nonzero`` lists them)
         self._model_col_flat = cc
         self._row_start = np.zeros(len(rows), np.int64)
@@ -1334,12 +1351,20 @@ class _ActiveRays:
         self.weight = model.weight[rows].astype(np.int8)
         self.hyp = np.zeros(k + 1, np.int8)
         self.hyp[:k] = hyp[self.cells]
-        # rows of each local cell, and its sub-table (built on first use)
-        order = np.argsort(flat_cells.astype(np.int16) if k < 2**15 else flat_cells, kind="stable")
-        self._rows = flat_rows[order]
-        self._cols = flat_cols[order].astype(np.int32)
+        # rows of each local cell (in order), its column on them, and its sub-table (built on first use)
         self._bounds = np.zeros(k + 1, np.int64)
-        np.cumsum(np.bincount(flat_cells, minlength=k), out=self._bounds[1:])
+        if by_index:
+            # the inverted index lists each cell's rays in order: the same as a stable sort by cell
+            compact = np.zeros(len(model.obs), np.int64)
+            compact[rows] = np.arange(len(rows))
+            self._rows = compact[e_rays]
+            self._cols = pos.ravel()[self._rows * pos.shape[1] + e_cols].astype(np.int32)
+            self._bounds[1:] = ends
+        else:
+            order = np.argsort(flat_cells.astype(np.int16) if k < 2**15 else flat_cells, kind="stable")
+            self._rows = flat_rows[order]
+            self._cols = flat_cols[order].astype(np.int32)
+            np.cumsum(np.bincount(flat_cells, minlength=k), out=self._bounds[1:])
         self._cache: dict[int, tuple[I64, npt.NDArray[np.int32], npt.NDArray[np.int8], npt.NDArray[np.bool_]]] = {}
         self._after: dict[int, npt.NDArray[np.int32]] = {}
 

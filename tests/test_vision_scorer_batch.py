@@ -136,3 +136,23 @@ def test_active_rays_from_the_inverted_index_equal_the_whole_table_scan() -> Non
             got = getattr(act, name)
             assert got.shape == arr.shape and np.array_equal(got, arr), (n_cand, name)
         assert np.array_equal(act.hyp[:-1], hyp[act.cells].astype(np.int8))
+
+
+def test_trace_keeps_the_columns_its_rays_need_and_no_more() -> None:
+    """``_trace`` cuts its tables to the widest row from column-wise ``any`` (crossings, then cells):
+    the width is the slow per-row count's maximum (last cell of each row, as the first version
+    worked it out), and every row is its cells, then padding (SYNTHETIC label maps)."""
+    from vision.reconstruct import ReconstructConfig, _trace, _Volume
+
+    truth = _truth("scene_026")
+    size = (640, 360)
+    k = np.array([[480.0, 0, 320], [0, 480.0, 180], [0, 0, 1]])
+    cfg = ReconstructConfig()
+    vol = _Volume(cfg)
+    for elevation in (20.0, 35.0, 60.0):
+        for _side, cam in standard_cameras(k, size, elevation_deg=elevation).items():
+            rays = _trace(ViewEvidence(cam, render_labels(truth.blocks, truth.flags, cam)), vol, cfg)
+            valid = rays.idx >= 0
+            last = np.where(valid.any(axis=1), valid.shape[1] - np.argmax(valid[:, ::-1], axis=1), 0)
+            assert rays.idx.shape[1] == max(1, int(last.max()))
+            assert len(rays.idx) > 100

@@ -251,7 +251,9 @@ def _trace(view: ViewEvidence, vol: _Volume, cfg: ReconstructConfig) -> _Rays:
         np.copyto(cross, np.inf, where=used_)
         T.sort(axis=1)
         # the unused (infinite) crossings sort last: drop the columns no row uses
-        T = T[:, :max(2, int(np.isfinite(T).sum(axis=1).max()))]
+        # (the most finite crossings of a row: one past the last column where some row has one)
+        fin_cols = np.flatnonzero(np.isfinite(T).any(axis=0))
+        T = T[:, :max(2, int(fin_cols[-1]) + 1 if len(fin_cols) else 0)]
         t0s, t1s = T[:, :-1], T[:, 1:]
         with np.errstate(invalid="ignore"):
             ok = np.isfinite(t1s) & (t1s - t0s > 1e-9)
@@ -274,9 +276,9 @@ def _trace(view: ViewEvidence, vol: _Volume, cfg: ReconstructConfig) -> _Rays:
         idx = np.where(ok, flat, -1.0).astype(np.int64)
         # the crossings are sorted, so the unused (infinite) ones are at the end of each row; a
         # zero-length segment (a ray through an edge) leaves a -1 gap, which every reader skips
-        valid = idx >= 0
-        last = np.where(valid.any(axis=1), idx.shape[1] - np.argmax(valid[:, ::-1], axis=1), 0)
-        used = max(1, int(last.max()) if idx.size else 1)
+        # the columns up to the last one where some row has a cell (the most any row needs)
+        valid_cols = np.flatnonzero((idx >= 0).any(axis=0))
+        used = max(1, int(valid_cols[-1]) + 1 if len(valid_cols) else 0)
         chunks.append(idx[:, :used])
         width = max(width, used)
     out = np.full((len(pix), width), -1, np.int64)
@@ -939,8 +941,10 @@ class _RayModel:
         # the first column of each ray without a cell (its end, or a zero-length segment's gap)
         self.first_gap = np.argmax(~valid, axis=1).astype(np.int32)
         self.first_gap[per_ray == width] = width  # none
-        cc = self.idx[valid]  # row by row
-        rr = np.repeat(np.arange(total, dtype=np.int64), per_ray)
+        # the entries row by row: their cells, rays and columns (from their flat positions)
+        flat = np.flatnonzero(valid)
+        cc = self.idx.ravel()[flat]
+        rr, col_all = np.divmod(flat, width)
         # a stable sort of small integers is a radix sort (linear time) in numpy
         order = np.argsort(cc.astype(np.int16) if n_cells < 2**15 else cc, kind="stable")
         rr = rr[order]
@@ -951,8 +955,7 @@ class _RayModel:
         self.rays_of = [rr[bounds[i]:bounds[i + 1]] for i in range(n_cells)]
         # the column of the cell on each of its rays (its first, should a ray list a cell twice:
         # within a cell's run the rays are in order, so a repeated ray follows its first entry)
-        col_type = np.int8 if width < 127 else np.int32
-        cols = np.tile(np.arange(width, dtype=col_type), total)[valid.ravel()][order]
+        cols: npt.NDArray[np.integer] = (col_all.astype(np.int8) if width < 127 else col_all.astype(np.int32))[order]
         if len(rr) > 1:
             cell_sorted = np.repeat(np.arange(n_cells, dtype=np.int64), per_cell)
             again = (rr[1:] == rr[:-1]) & (cell_sorted[1:] == cell_sorted[:-1])

@@ -156,3 +156,48 @@ def test_trace_keeps_the_columns_its_rays_need_and_no_more() -> None:
             last = np.where(valid.any(axis=1), valid.shape[1] - np.argmax(valid[:, ::-1], axis=1), 0)
             assert rays.idx.shape[1] == max(1, int(last.max()))
             assert len(rays.idx) > 100
+
+
+def test_local_search_ends_where_no_single_change_pays() -> None:
+    """``_refine`` prices each cell on the rays that meet it first (an empty cell: only the weighted
+    ones are read): where it stops, no candidate's value change lowers the whole cost counted on
+    every ray (``_RayModel.predict``), and its cost is no higher than where it started (SYNTHETIC
+    label maps, a hypothesis with random errors)."""
+    from vision.labels import COLOR_LABELS
+    from vision.reconstruct import _refine
+
+    truth = _truth("scene_026")
+    scorer = _scorer(truth)
+    m = scorer._model
+    assert scorer._seed is not None
+    rng = np.random.default_rng(11)
+    colours = [int(COLOR_LABELS[c]) for c in ("blue", "pink", "yellow", "green")]
+    full = np.flatnonzero(scorer._seed[0] != 0)
+    vol = scorer._vol
+    steps = [(1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1)]
+    cand_set: set[int] = set()
+    for i in full.tolist():
+        x, y, z = vol.cell(i)
+        cand_set.update(j for j in (vol.index1((x + a, y + b, z + c)) for a, b, c in steps) if j >= 0)
+    cube = {vol.index1(c) for c in CENTRAL_CUBE}
+    cand = np.array(sorted(cand_set - cube), np.int64)
+    neighbours = {i: [j for j in (vol.index1(tuple(p + q for p, q in zip(vol.cell(i), s, strict=True)))
+                                  for s in steps) if j >= 0] for i in cand.tolist()}
+
+    def cost(h: np.ndarray) -> int:
+        return int(((m.predict(h) != m.obs) * m.weight).sum())
+
+    for trial in range(2):
+        hyp = scorer._seed[0].copy()
+        flip = rng.choice(cand, 25, replace=False)
+        hyp[flip] = rng.choice([0, *colours], 25)
+        start = cost(hyp)
+        out, _sweeps, _act, _pred = _refine(m, hyp.copy(), cand, [0, *colours], neighbours, block_penalty=0)
+        end = cost(out)
+        assert end <= start
+        for c in cand.tolist():
+            for v in [0, *colours]:
+                if v != out[c]:
+                    h = out.copy()
+                    h[c] = v
+                    assert cost(h) >= end, (trial, c, v)

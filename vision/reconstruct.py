@@ -1046,11 +1046,19 @@ def _refine(
         h_rows, h_next = no_rows, no_pos
         # only the rays that meet ``c`` first change with ``c``'s value: every cost below is counted
         # on them (the same integers as counting every ray of ``c`` and taking the difference)
+        d_empty = 0  # emptying ``c``
+        if old == 0:
+            # (an empty cell: only the weighted rays meeting it first are read, the same counts)
+            sel = hit & wt
+            obs_s = obs[sel]
+            miss_h = int(np.count_nonzero(prow[sel] != obs_s))  # now
+            hit_labels = np.bincount(obs_s, minlength=N_LABELS)
+            best_v, best_d = _best_value(hit_labels, miss_h, 0, old, values, counts, cap, penalty)
+            return best_v, best_d, 0, rows, p_empty, hit, h_rows, h_next
         h = np.flatnonzero(hit)
         obs_h, wt_h = obs[h], wt[h]
         miss_h = int(np.count_nonzero((prow[h] != obs_h) & wt_h))  # now
-        d_empty = 0  # emptying ``c``
-        if old != 0 and len(h):  # ``c`` is these rays' first full cell: what is behind it?
+        if len(h):  # ``c`` is these rays' first full cell: what is behind it?
             va = hl[act.after(j)[h]]
             first = np.argmax(va != 0, axis=1)
             got = va[np.arange(len(h)), first]
@@ -1062,15 +1070,7 @@ def _refine(
             d_empty = int(np.count_nonzero((behind != obs_h) & wt_h)) - miss_h
         # weighted rays meeting ``c`` first, per observed label: a block of colour v explains those of v
         hit_labels = np.bincount(obs_h[wt_h], minlength=N_LABELS)
-        n_hit = int(hit_labels.sum())
-        best_v, best_d = old, 0
-        for v in values:
-            if v == old or (cap is not None and v != 0 and counts[v] >= cap):
-                continue
-            change = d_empty if v == 0 else n_hit - int(hit_labels[v]) - miss_h
-            delta = change + penalty * (int(v != 0) - int(old != 0))
-            if delta < best_d:
-                best_v, best_d = v, delta
+        best_v, best_d = _best_value(hit_labels, miss_h, d_empty, old, values, counts, cap, penalty)
         return best_v, best_d, d_empty, rows, p_empty, hit, h_rows, h_next
 
     def move(c: int, n: int, v: int, rows_c: I64, p_empty_c: npt.NDArray[np.int8], h_rows: I64,
@@ -1155,6 +1155,23 @@ def _refine(
             break
     act.fpos = fpos
     return hyp, sweeps, act, pred
+
+
+def _best_value(hit_labels: I64, miss_h: int, d_empty: int, old: int, values: Sequence[int], counts: I64,
+                cap: int | None, penalty: int) -> tuple[int, int]:
+    """``_refine``'s best new value for one cell and its cost change, from the weighted rays meeting
+    the cell first per observed label (``hit_labels``), how many of them the hypothesis misses now
+    (``miss_h``) and the change of emptying the cell (``d_empty``)."""
+    n_hit = int(hit_labels.sum())
+    best_v, best_d = old, 0
+    for v in values:
+        if v == old or (cap is not None and v != 0 and counts[v] >= cap):
+            continue
+        change = d_empty if v == 0 else n_hit - int(hit_labels[v]) - miss_h
+        delta = change + penalty * (int(v != 0) - int(old != 0))
+        if delta < best_d:
+            best_v, best_d = v, delta
+    return best_v, best_d
 
 
 def _ahead(model: _RayModel, hyp: I64, rows: I64 | None = None) -> tuple[I64, I64]:

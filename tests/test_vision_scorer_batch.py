@@ -181,8 +181,11 @@ def test_local_search_ends_where_no_single_change_pays() -> None:
         cand_set.update(j for j in (vol.index1((x + a, y + b, z + c)) for a, b, c in steps) if j >= 0)
     cube = {vol.index1(c) for c in CENTRAL_CUBE}
     cand = np.array(sorted(cand_set - cube), np.int64)
-    neighbours = {i: [j for j in (vol.index1(tuple(p + q for p, q in zip(vol.cell(i), s, strict=True)))
-                                  for s in steps) if j >= 0] for i in cand.tolist()}
+    def near_of(i: int) -> list[int]:
+        x, y, z = vol.cell(i)
+        return [j for j in (vol.index1((x + a, y + b, z + c)) for a, b, c in steps) if j >= 0]
+
+    neighbours = {i: near_of(i) for i in cand.tolist()}
 
     def cost(h: np.ndarray) -> int:
         return int(((m.predict(h) != m.obs) * m.weight).sum())

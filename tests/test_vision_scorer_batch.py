@@ -204,3 +204,35 @@ def test_local_search_ends_where_no_single_change_pays() -> None:
                     h = out.copy()
                     h[c] = v
                     assert cost(h) >= end, (trial, c, v)
+
+
+def test_cost_from_the_nearer_of_seed_and_base_is_the_whole_cost() -> None:
+    """``RayScorer.cost`` re-predicts only the rays through the cells where the blocks differ from the
+    seed or from the last base (whichever is fewer rays): equal to predicting every ray, for blocks
+    near the base and far from the seed, near the seed, and after ``delta`` calls (SYNTHETIC)."""
+    truth = _truth("scene_004")
+    scorer = _scorer(truth)
+    m = scorer._model
+
+    def whole(blocks: dict[Cell, str]) -> int:
+        return int(((m.predict(scorer._hyp_of(blocks)) != m.obs) * m.weight).sum())
+
+    rng = random.Random(9)
+    cells = sorted(truth.blocks)
+    colours = ("blue", "pink", "yellow", "green")
+    assert scorer.cost({}) == whole({})  # before any base
+    for _ in range(8):
+        base = {c: truth.blocks[c] for c in rng.sample(cells, rng.randint(0, len(cells) // 3))}
+        scorer.set_base(base)
+        scorer.delta({rng.choice(cells): "pink", rng.choice(cells): "blue"})  # mixed: borrows the base
+        for _ in range(6):
+            near = dict(base)
+            for c in rng.sample(cells, 3):
+                if c in near:
+                    del near[c]
+                else:
+                    near[c] = rng.choice(colours)
+            assert scorer.cost(near) == whole(near)
+        seedish = dict(truth.blocks)
+        del seedish[rng.choice(cells)]
+        assert scorer.cost(seedish) == whole(seedish)

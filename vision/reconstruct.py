@@ -550,7 +550,14 @@ class RayScorer:
             return m.predict(hyp)
         seed_hyp, seed_pred = self._seed
         changed = np.flatnonzero(hyp != seed_hyp)
-        if int(m.n_rays_of[changed].sum()) * 2 > len(m.obs):
+        n_changed = int(m.n_rays_of[changed].sum())
+        # the last base (``set_base``: its predictions are ``model.predict`` of its blocks too) may be
+        # nearer: the history search's last states and the blocks priced after it
+        near_base = np.flatnonzero(hyp != self._hyp)
+        n_near_base = int(m.n_rays_of[near_base].sum())
+        if n_near_base < n_changed:
+            seed_pred, changed, n_changed = self._pred, near_base, n_near_base
+        if n_changed * 2 > len(m.obs):
             return m.predict(hyp)
         pred = seed_pred.copy()
         if len(changed):

@@ -948,10 +948,8 @@ class _RayModel:
         # the first column of each ray without a cell (its end, or a zero-length segment's gap)
         self.first_gap = np.argmax(~valid, axis=1).astype(np.int32)
         self.first_gap[per_ray == width] = width  # none
-        # the entries row by row: their cells, rays and columns (from their flat positions)
-        flat = np.flatnonzero(valid)
-        cc = self.idx.ravel()[flat]
-        rr, col_all = np.divmod(flat, width)
+        cc = self.idx[valid]  # row by row
+        rr = np.repeat(np.arange(total, dtype=np.int64), per_ray)
         # a stable sort of small integers is a radix sort (linear time) in numpy
         order = np.argsort(cc.astype(np.int16) if n_cells < 2**15 else cc, kind="stable")
         rr = rr[order]
@@ -962,7 +960,8 @@ class _RayModel:
         self.rays_of = [rr[bounds[i]:bounds[i + 1]] for i in range(n_cells)]
         # the column of the cell on each of its rays (its first, should a ray list a cell twice:
         # within a cell's run the rays are in order, so a repeated ray follows its first entry)
-        cols: npt.NDArray[np.integer] = (col_all.astype(np.int8) if width < 127 else col_all.astype(np.int32))[order]
+        col_type = np.int8 if width < 127 else np.int32
+        cols: npt.NDArray[np.integer] = np.tile(np.arange(width, dtype=col_type), total)[valid.ravel()][order]
         if len(rr) > 1:
             cell_sorted = np.repeat(np.arange(n_cells, dtype=np.int64), per_cell)
             again = (rr[1:] == rr[:-1]) & (cell_sorted[1:] == cell_sorted[:-1])

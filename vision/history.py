@@ -79,13 +79,14 @@ def explain_turns(
                 continue
             color = st.to_move
             scorer.set_base(st.blocks)
-            priced: list[tuple[int, Placement | Pass]] = []
-            for mv in st.legal_moves():
-                if isinstance(mv, Placement):
-                    priced.append((scorer.delta({c: color for c in mv.cells}), mv))
-                    considered += 1
-                elif isinstance(mv, Pass):
-                    priced.append((0, mv))
+            moves = [mv for mv in st.legal_moves() if isinstance(mv, Placement | Pass)]
+            # every placement priced on this base at once (``RayScorer.deltas``: the same integers as
+            # ``delta`` one by one)
+            placements = [mv for mv in moves if isinstance(mv, Placement)]
+            price = iter(scorer.deltas([mv.cells for mv in placements], color))
+            priced: list[tuple[int, Placement | Pass]] = [
+                (next(price), mv) if isinstance(mv, Placement) else (0, mv) for mv in moves]
+            considered += len(placements)
             priced.sort(key=lambda t: t[0])
             for delta, mv in priced[: cfg.beam]:
                 cands.append((cost + delta, st, color, mv, turns, notes))

@@ -251,7 +251,9 @@ def _trace(view: ViewEvidence, vol: _Volume, cfg: ReconstructConfig) -> _Rays:
         np.copyto(cross, np.inf, where=used_)
         T.sort(axis=1)
         # the unused (infinite) crossings sort last: drop the columns no row uses
-        T = T[:, :max(2, int(np.isfinite(T).sum(axis=1).max()))]
+        # (the most finite crossings of a row: one past the last column where some row has one)
+        fin_cols = np.flatnonzero(np.isfinite(T).any(axis=0))
+        T = T[:, :max(2, int(fin_cols[-1]) + 1 if len(fin_cols) else 0)]
         t0s, t1s = T[:, :-1], T[:, 1:]
         with np.errstate(invalid="ignore"):
             ok = np.isfinite(t1s) & (t1s - t0s > 1e-9)
@@ -274,9 +276,9 @@ def _trace(view: ViewEvidence, vol: _Volume, cfg: ReconstructConfig) -> _Rays:
         idx = np.where(ok, flat, -1.0).astype(np.int64)
         # the crossings are sorted, so the unused (infinite) ones are at the end of each row; a
         # zero-length segment (a ray through an edge) leaves a -1 gap, which every reader skips
-        valid = idx >= 0
-        last = np.where(valid.any(axis=1), idx.shape[1] - np.argmax(valid[:, ::-1], axis=1), 0)
-        used = max(1, int(last.max()) if idx.size else 1)
+        # the columns up to the last one where some row has a cell (the most any row needs)
+        valid_cols = np.flatnonzero((idx >= 0).any(axis=0))
+        used = max(1, int(valid_cols[-1]) + 1 if len(valid_cols) else 0)
         chunks.append(idx[:, :used])
         width = max(width, used)
     out = np.full((len(pix), width), -1, np.int64)
@@ -517,6 +519,7 @@ class RayScorer:
         self._pred = np.full(len(model.obs), int(Label.BACKGROUND), np.int64)  # no block: every ray shows the mat
         self._fcol = np.full(len(model.obs), model.idx.shape[1], np.int32)  # each ray's first full column
         self._mark = np.zeros(len(model.obs), bool)
+        self._col = np.zeros(len(model.obs), np.int64)  # scratch: a column per ray (``deltas``)
         self._miss = (self._pred != model.obs) & (model.weight > 0)
         self._miss_if: dict[int, npt.NDArray[np.bool_]] = {}  # label -> rays a block showing it fails to explain
         # cell -> the rays on which it comes before the base's first full cell (``delta``; per base)
@@ -547,7 +550,14 @@ class RayScorer:
             return m.predict(hyp)
         seed_hyp, seed_pred = self._seed
         changed = np.flatnonzero(hyp != seed_hyp)
-        if int(m.n_rays_of[changed].sum()) * 2 > len(m.obs):
+        n_changed = int(m.n_rays_of[changed].sum())
+        # the last base (``set_base``: its predictions are ``model.predict`` of its blocks too) may be
+        # nearer: the history search's last states and the blocks priced after it
+        near_base = np.flatnonzero(hyp != self._hyp)
+        n_near_base = int(m.n_rays_of[near_base].sum())
+        if n_near_base < n_changed:
+            seed_pred, changed, n_changed = self._pred, near_base, n_near_base
+        if n_changed * 2 > len(m.obs):
             return m.predict(hyp)
         pred = seed_pred.copy()
         if len(changed):
@@ -706,6 +716,91 @@ class RayScorer:
             self._hyp[i] = v
         obs, wt = m.obs[rows], m.weight[rows]
         return int(((p != obs) * wt).sum()) - int(((self._pred[rows] != obs) * wt).sum())
+
+    def deltas(self, placements: Sequence[Sequence[Cell]], color: str) -> list[int]:
+        """``[delta({c: color for c in cells}) for cells in placements]``, priced together (the history
+        search prices every placement of one base: they share most cells and rays).
+
+        For blocks of one colour on empty cells a placement's change is a sum over the union of its
+        cells' rays ahead of the base's first full cells (:meth:`_ahead_of`) of +1 (a ray the base
+        explains and that colour does not) or -1 (the reverse); the other rays add 0.  So only the
+        rays with a non-zero term are kept, each cell's as a row of bits (the +1 rays first, then the
+        -1 rays, each part whole bytes), and a placement's union is the OR of its cells' rows: its
+        price is the set bits of the +1 part less those of the -1 part, the same integers as
+        :meth:`delta`.  Placements with a cell that is full in the base go through :meth:`delta`."""
+        v = int(COLOR_LABELS[color])
+        shown = v if v not in (0, int(Label.CUBE)) else int(Label.BACKGROUND)
+        m = self._model
+        index: dict[Cell, int] = {}
+        row_of: dict[int, int] = {}  # cell -> its row (cells in order of first appearance)
+        uniq: list[int] = []
+        per: list[list[int]] = []
+        slow: list[int] = []
+        for k, cells in enumerate(placements):
+            ids = []
+            for c in cells:
+                i = index.get(c)
+                if i is None:
+                    i = index[c] = self._index(c)
+                if i >= 0:
+                    ids.append(i)
+                    if i not in row_of:
+                        row_of[i] = len(uniq)
+                        uniq.append(i)
+            if any(self._hyp[i] != 0 for i in ids):
+                slow.append(k)
+            per.append(ids)
+        out = [0] * len(placements)
+        if uniq:
+            miss_if = self._miss_if.get(shown)
+            if miss_if is None:
+                miss_if = self._miss_if[shown] = (m.obs != shown) & (m.weight > 0)
+            if m.repeats:  # a ray listed twice for one cell (never seen): the slow way
+                aheads = [self._ahead_of(i) for i in uniq]
+                rays = np.concatenate(aheads)
+                sizes = np.fromiter((len(a) for a in aheads), np.int64, len(aheads))
+                cell_row = np.repeat(np.arange(len(uniq), dtype=np.int64), sizes)
+            else:
+                # every cell's rays (``rays_of``: runs of one table) and columns in one gather, and
+                # of those the rays ahead of the base's first full cell (as ``_ahead_of``)
+                at = np.array(uniq, np.int64)
+                sizes = m.n_rays_of[at]
+                ends = np.cumsum(sizes)
+                pos = np.arange(int(ends[-1]), dtype=np.int64) + np.repeat(m.bounds[at] - (ends - sizes), sizes)
+                rays = m.ray_table[pos]
+                cell_row = np.repeat(np.arange(len(uniq), dtype=np.int64), sizes)
+                ahead = m.col_table[pos] < self._fcol[rays]
+                rays, cell_row = rays[ahead], cell_row[ahead]
+            gain = miss_if[rays]
+            keep = gain != self._miss[rays]  # the rays whose term is not 0
+            rays, cell_row = rays[keep], cell_row[keep]
+            # the distinct rays (a scratch mask, as ``_each_once``), the +1 ones first
+            self._mark[rays] = True
+            used = np.flatnonzero(self._mark)
+            self._mark[used] = False
+            up = miss_if[used]
+            n_up = int(np.count_nonzero(up))
+            pad = -(-n_up // 8) * 8  # the -1 part starts on a whole byte
+            col = self._col
+            col[used[up]] = np.arange(n_up)
+            col[used[~up]] = np.arange(pad, pad + len(used) - n_up)
+            table = np.zeros((len(uniq) + 1, pad + len(used) - n_up), bool)  # last row: no cell
+            table[cell_row, col[rays]] = True
+            bits = np.packbits(table, axis=1)
+            width = max(len(ids) for ids in per)
+            pick = np.full((len(per), max(1, width)), len(uniq), np.int64)
+            for k, ids in enumerate(per):
+                pick[k, :len(ids)] = [row_of[i] for i in ids]
+            union = bits[pick[:, 0]]
+            for j in range(1, pick.shape[1]):
+                union |= bits[pick[:, j]]
+            counts = np.bitwise_count(union)
+            split = pad // 8
+            out = (counts[:, :split].sum(axis=1, dtype=np.int64)
+                   - counts[:, split:].sum(axis=1, dtype=np.int64)).tolist()
+        for k in slow:
+            out[k] = self.delta({c: color for c in placements[k]})
+        return out
 
 
 def _each_once(mark: npt.NDArray[np.bool_], parts: list[I64]) -> I64:
@@ -882,7 +977,7 @@ class _RayModel:
         # the column of the cell on each of its rays (its first, should a ray list a cell twice:
         # within a cell's run the rays are in order, so a repeated ray follows its first entry)
         col_type = np.int8 if width < 127 else np.int32
-        cols = np.tile(np.arange(width, dtype=col_type), total)[valid.ravel()][order]
+        cols: npt.NDArray[np.integer] = np.tile(np.arange(width, dtype=col_type), total)[valid.ravel()][order]
         if len(rr) > 1:
             cell_sorted = np.repeat(np.arange(n_cells, dtype=np.int64), per_cell)
             again = (rr[1:] == rr[:-1]) & (cell_sorted[1:] == cell_sorted[:-1])
@@ -892,6 +987,8 @@ class _RayModel:
                 cols = cols[np.maximum.accumulate(np.where(start, np.arange(len(rr)), 0))]
         self._cols = cols
         self._bounds = bounds
+        # the same as flat tables: cell ``c``'s rays and their columns are ``[bounds[c]:bounds[c + 1]]``
+        self.ray_table, self.col_table, self.bounds = rr, cols, bounds
         self.n_rays_of = per_cell  # len(rays_of[c]) for every cell
         self.repeats = len(rr) > 1 and bool(again.any())  # does some ray list a cell twice?
         # observed POLE pixels are thin flag poles: not evidence either way for blocks (0 or 1 only:
@@ -971,11 +1068,19 @@ def _refine(
         h_rows, h_next = no_rows, no_pos
         # only the rays that meet ``c`` first change with ``c``'s value: every cost below is counted
         # on them (the same integers as counting every ray of ``c`` and taking the difference)
+        d_empty = 0  # emptying ``c``
+        if old == 0:
+            # (an empty cell: only the weighted rays meeting it first are read, the same counts)
+            sel = hit & wt
+            obs_s = obs[sel]
+            miss_h = int(np.count_nonzero(prow[sel] != obs_s))  # now
+            hit_labels = np.bincount(obs_s, minlength=N_LABELS)
+            best_v, best_d = _best_value(hit_labels, miss_h, 0, old, values, counts, cap, penalty)
+            return best_v, best_d, 0, rows, p_empty, hit, h_rows, h_next
         h = np.flatnonzero(hit)
         obs_h, wt_h = obs[h], wt[h]
         miss_h = int(np.count_nonzero((prow[h] != obs_h) & wt_h))  # now
-        d_empty = 0  # emptying ``c``
-        if old != 0 and len(h):  # ``c`` is these rays' first full cell: what is behind it?
+        if len(h):  # ``c`` is these rays' first full cell: what is behind it?
             va = hl[act.after(j)[h]]
             first = np.argmax(va != 0, axis=1)
             got = va[np.arange(len(h)), first]
@@ -987,15 +1092,7 @@ def _refine(
             d_empty = int(np.count_nonzero((behind != obs_h) & wt_h)) - miss_h
         # weighted rays meeting ``c`` first, per observed label: a block of colour v explains those of v
         hit_labels = np.bincount(obs_h[wt_h], minlength=N_LABELS)
-        n_hit = int(hit_labels.sum())
-        best_v, best_d = old, 0
-        for v in values:
-            if v == old or (cap is not None and v != 0 and counts[v] >= cap):
-                continue
-            change = d_empty if v == 0 else n_hit - int(hit_labels[v]) - miss_h
-            delta = change + penalty * (int(v != 0) - int(old != 0))
-            if delta < best_d:
-                best_v, best_d = v, delta
+        best_v, best_d = _best_value(hit_labels, miss_h, d_empty, old, values, counts, cap, penalty)
         return best_v, best_d, d_empty, rows, p_empty, hit, h_rows, h_next
 
     def move(c: int, n: int, v: int, rows_c: I64, p_empty_c: npt.NDArray[np.int8], h_rows: I64,
@@ -1080,6 +1177,23 @@ def _refine(
             break
     act.fpos = fpos
     return hyp, sweeps, act, pred
+
+
+def _best_value(hit_labels: I64, miss_h: int, d_empty: int, old: int, values: Sequence[int], counts: I64,
+                cap: int | None, penalty: int) -> tuple[int, int]:
+    """``_refine``'s best new value for one cell and its cost change, from the weighted rays meeting
+    the cell first per observed label (``hit_labels``), how many of them the hypothesis misses now
+    (``miss_h``) and the change of emptying the cell (``d_empty``)."""
+    n_hit = int(hit_labels.sum())
+    best_v, best_d = old, 0
+    for v in values:
+        if v == old or (cap is not None and v != 0 and counts[v] >= cap):
+            continue
+        change = d_empty if v == 0 else n_hit - int(hit_labels[v]) - miss_h
+        delta = change + penalty * (int(v != 0) - int(old != 0))
+        if delta < best_d:
+            best_v, best_d = v, delta
+    return best_v, best_d
 
 
 def _ahead(model: _RayModel, hyp: I64, rows: I64 | None = None) -> tuple[I64, I64]:
@@ -1239,19 +1353,36 @@ class _ActiveRays:
         k = len(self.cells)
         self.loc = np.full(n + 1, k, np.int32)  # index n: the model's "no cell" (-1)
         self.loc[self.cells] = np.arange(k, dtype=np.int32)
-        full = self.loc[model.idx]  # -1 -> loc[-1] == k
-        keep = full != k
-        rows = np.flatnonzero(keep.any(axis=1))
+        by_index = not model.repeats  # (a ray listing a cell twice, never seen: the table's way)
+        if by_index:
+            # every active cell's entries from the inverted index (``_RayModel.ray_table``: the rays
+            # of each cell in order, with the cell's column on them), and so the rows through one
+            sizes = model.n_rays_of[self.cells]
+            ends = np.cumsum(sizes)
+            at = np.arange(int(ends[-1]) if k else 0, dtype=np.int64)
+            at += np.repeat(model.bounds[self.cells] - (ends - sizes), sizes)
+            e_rays, e_cols = model.ray_table[at], model.col_table[at]
+            through = np.zeros(len(model.obs), bool)
+            through[e_rays] = True
+            rows = np.flatnonzero(through)
+            full = self.loc[model.idx[rows]]  # -1 -> loc[-1] == k
+            keep = full != k
+        else:
+            full = self.loc[model.idx]
+            keep = full != k
+            rows = np.flatnonzero(keep.any(axis=1))
+            full, keep = full[rows], keep[rows]
         self.model_rows = rows  # the model's row of each compact row
         self.cells_ext = np.append(self.cells, -1)  # global cell of each local one, -1 for the padding
-        full, keep = full[rows], keep[rows]
         # left-pack each row's active cells (in order) into as few columns as needed
         pos = np.cumsum(keep, axis=1, dtype=np.int32) - 1
         width = max(1, int(pos[:, -1].max()) + 1) if len(rows) else 1
-        rr, cc = np.nonzero(keep)
-        flat_rows, flat_cols, flat_cells = rr, pos[rr, cc], full[rr, cc]  # row by row, in each row's order
+        # the entries row by row, in each row's order (as ``np.nonzero(keep)``, from flat positions)
+        flat = np.flatnonzero(keep)
+        rr, cc = np.divmod(flat, keep.shape[1])
+        flat_rows, flat_cols, flat_cells = rr, pos.ravel()[flat], full.ravel()[flat]
         self.idx = np.full((len(rows), width), k, np.int32)
-        self.idx[flat_rows, flat_cols] = flat_cells
+        self.idx.ravel()[flat_rows * width + flat_cols] = flat_cells
         # each entry's column in the model's table (row by row, as ``np.nonzero`` lists them)
         self._model_col_flat = cc
         self._row_start = np.zeros(len(rows), np.int64)
@@ -1262,12 +1393,20 @@ class _ActiveRays:
         self.weight = model.weight[rows].astype(np.int8)
         self.hyp = np.zeros(k + 1, np.int8)
         self.hyp[:k] = hyp[self.cells]
-        # rows of each local cell, and its sub-table (built on first use)
-        order = np.argsort(flat_cells.astype(np.int16) if k < 2**15 else flat_cells, kind="stable")
-        self._rows = flat_rows[order]
-        self._cols = flat_cols[order].astype(np.int32)
+        # rows of each local cell (in order), its column on them, and its sub-table (built on first use)
         self._bounds = np.zeros(k + 1, np.int64)
-        np.cumsum(np.bincount(flat_cells, minlength=k), out=self._bounds[1:])
+        if by_index:
+            # the inverted index lists each cell's rays in order: the same as a stable sort by cell
+            compact = np.zeros(len(model.obs), np.int64)
+            compact[rows] = np.arange(len(rows))
+            self._rows = compact[e_rays]
+            self._cols = pos.ravel()[self._rows * pos.shape[1] + e_cols].astype(np.int32)
+            self._bounds[1:] = ends
+        else:
+            order = np.argsort(flat_cells.astype(np.int16) if k < 2**15 else flat_cells, kind="stable")
+            self._rows = flat_rows[order]
+            self._cols = flat_cols[order].astype(np.int32)
+            np.cumsum(np.bincount(flat_cells, minlength=k), out=self._bounds[1:])
         self._cache: dict[int, tuple[I64, npt.NDArray[np.int32], npt.NDArray[np.int8], npt.NDArray[np.bool_]]] = {}
         self._after: dict[int, npt.NDArray[np.int32]] = {}
 

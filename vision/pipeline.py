@@ -372,6 +372,7 @@ def _doubt_sides(uncertain: dict[str, int], problems: list[Problem], per_side: M
         groups.setdefault(key, []).append(side)
         items.setdefault(key, things)
     for key, sides in groups.items():
+        sides.sort(key=lambda side: SIDES.index(side) if side in SIDES else len(SIDES))  # +x, -x, +y, -y, top
         head = f"the {sides[0]} counts may be off" if len(sides) == 1 else "these sides' counts may be off"
         problems.append(Problem("side-uncertain", f"{head}: {why(items[key])}",
                                 f"side{'s' if len(sides) > 1 else ''} {', '.join(sides)}", rule, "warning"))

@@ -993,7 +993,7 @@ def _structure_colours(sc: _Scene, cfg: ClassifyBoardConfig) -> F64:
     if not rows[:, 0].any():  # boxes (Gridopolis pads and links): only those seen around each point
         own = np.repeat(np.arange(len(rows)), len(ang))
         hid_any, _ = box_ray_hits(cam, pts, rows, np.ones(len(pts)), px, sc.structure_px, exclude=own,
-                                  chunk=len(ang))  # (one chunk per ring)
+                                  chunk=len(ang), behind=False)  # (one chunk per ring)
         hid_any = hid_any.reshape(len(rows), len(ang))
     else:
         hid = np.asarray(hits(cam, pts, rows, t_min=0.0, t_max=1.0 - 1e-3), bool).reshape(len(rows), len(ang),

@@ -318,7 +318,7 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
     lab, ok = observe(pts, core_pix)
     # (a core pad in front of a point hides it: the boxes seen around each point's pixel only)
     core_box = bounds(0, np.array([(p.x, p.y, p.level) for p in CORE], np.float64))
-    hid = box_ray_hits(cam, pts, core_rows, np.ones(len(pts)), core_pix[0], core_box, chunk=n_o)[0]
+    hid = box_ray_hits(cam, pts, core_rows, np.ones(len(pts)), core_pix[0], core_box, chunk=n_o, behind=False)[0]
     good = (ok & ~hid).reshape(len(core), n_o)
     lab = lab.reshape(len(core), n_o, 3)
     ref: dict[int, F64] = {}
@@ -405,7 +405,7 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
                 j = np.nonzero(vivid)[0]
                 d_pt = np.linalg.norm(pts[j] - cam, axis=1) / np.maximum(np.linalg.norm(ends[j] - cam, axis=1), 1e-9)
                 r_box = bounds(2, np.concatenate([np.array(keys, np.float64).reshape(-1, 3), okeys]))
-                vivid[j] = ~box_ray_hits(cam, ends[j], rooms, d_pt, pix[0][j], r_box, chunk=4)[0]
+                vivid[j] = ~box_ray_hits(cam, ends[j], rooms, d_pt, pix[0][j], r_box, chunk=4, behind=False)[0]
             vote = np.where(vivid, -1.0, vote)
             inf = inf | vivid
         # (votes are -1, 0 or 1: their sums are exact in any order)
@@ -456,7 +456,7 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
             up = orows[:, 5] > z + 1e-6
             if up.any():
                 u_box = obox[up]
-                ok &= ~box_ray_hits(cam, pts, orows[up], np.ones(len(pts)), pix[0], u_box, chunk=6)[0]
+                ok &= ~box_ray_hits(cam, pts, orows[up], np.ones(len(pts)), pix[0], u_box, chunk=6, behind=False)[0]
         m = len(keys) * n_e
         both = (ok[:m] & ok[m:]).reshape(len(keys), n_e)
         diff = (_dist(lab_e[:m], lab_e[m:], cfg.light_weight) > cfg.edge_contrast).reshape(len(keys), n_e)

@@ -97,8 +97,8 @@ def box_corners(boxes: F64) -> F64:
 
 
 def box_ray_hits(camera: F64, ends: F64, boxes: F64, t_split: F64, px: F64 | None = None,
-                 box_px: F64 | None = None, exclude: npt.NDArray[np.int64] | None = None, chunk: int = 12
-                 ) -> tuple[B, npt.NDArray[np.int64]]:
+                 box_px: F64 | None = None, exclude: npt.NDArray[np.int64] | None = None, chunk: int = 12,
+                 behind: bool = True) -> tuple[B, npt.NDArray[np.int64]]:
     """For rays ``camera -> ends`` (N, 3) and *box* rows ``boxes`` (M, 6): whether a box is met in front
     of ``t_split`` (N,) (``t <= t_split - 1e-3``: it hides what lies at ``t_split``), and the index of the
     highest box met beyond it (``t >= t_split - 1e-6``: rays come from above, the highest is met first;
@@ -106,10 +106,12 @@ def box_ray_hits(camera: F64, ends: F64, boxes: F64, t_split: F64, px: F64 | Non
 
     With the rays' pixels ``px`` (N, 2) and each box's pixel bounding box ``box_px`` (M, 4: x0, y0, x1, y1)
     only the boxes whose bounding box holds a ray's pixel are tested (a ray meets a box only where the
-    box is seen): rays are taken in chunks of ``chunk`` (callers pass neighbouring rays together)."""
+    box is seen): rays are taken in chunks of ``chunk`` (callers pass neighbouring rays together).
+    ``behind=False`` (callers that use the first answer only): with the pixels, the box behind is not
+    looked for and the second answer is all -1."""
     n, m = len(ends), len(boxes)
     if n and m and px is not None and box_px is not None:
-        return _box_ray_hits_culled(camera, ends, boxes, t_split, px, box_px, exclude, chunk)
+        return _box_ray_hits_culled(camera, ends, boxes, t_split, px, box_px, exclude, chunk, behind)
     before = np.zeros(n, bool)
     first = np.full(n, -1, np.int64)
     if n == 0 or m == 0:
@@ -170,12 +172,15 @@ def box_ray_hits(camera: F64, ends: F64, boxes: F64, t_split: F64, px: F64 | Non
 
 
 def _box_ray_hits_culled(camera: F64, ends: F64, boxes: F64, t_split: F64, px: F64, box_px: F64,
-                         exclude: npt.NDArray[np.int64] | None, chunk: int) -> tuple[B, npt.NDArray[np.int64]]:
+                         exclude: npt.NDArray[np.int64] | None, chunk: int, behind: bool = True
+                         ) -> tuple[B, npt.NDArray[np.int64]]:
     """:func:`box_ray_hits` with the rays' pixels: the (chunk, box) pairs whose bounds meet, then only
     the (ray, box) pairs whose box's bounding box holds the ray's pixel are tested, each once (flat
     arrays).  The same numbers as the dense test of every ray of a chunk (each pair's slab values are
     computed from the same operands by the same operations; a box whose bounds miss a ray's pixel is
-    not seen there, so that ray cannot meet it)."""
+    not seen there, so that ray cannot meet it).  When every ray of a chunk leaves out the same box
+    (``exclude``: a solid's own ring of points) that box is dropped with the chunk's pairs, before the
+    pixel test: the same pairs go."""
     n, m = len(ends), len(boxes)
     n_c = -(-n // chunk)
     pad = n_c * chunk - n
@@ -184,6 +189,15 @@ def _box_ray_hits_culled(camera: F64, ends: F64, boxes: F64, t_split: F64, px: F
     lo_x, hi_x, lo_y, hi_y = xy[0].min(axis=1), xy[0].max(axis=1), xy[1].min(axis=1), xy[1].max(axis=1)
     near = ((box_px[None, :, 0] <= hi_x[:, None]) & (box_px[None, :, 2] >= lo_x[:, None])
             & (box_px[None, :, 1] <= hi_y[:, None]) & (box_px[None, :, 3] >= lo_y[:, None]))  # (C, M)
+    ex_pair: npt.NDArray[np.int64] | None = None
+    if exclude is not None:
+        ex = np.full(n_p, -1, np.int64)
+        ex[:n] = exclude
+        ex_pair = ex.reshape(n_c, chunk)
+        if (ex_pair == ex_pair[:, :1]).all():  # one box left out per chunk: gone with the chunk's pairs
+            drop = np.nonzero(ex_pair[:, 0] >= 0)[0]
+            near[drop, ex_pair[drop, 0]] = False
+            ex_pair = None
     c_idx, m_idx = np.nonzero(near)
     before = np.zeros(n, bool)
     first = np.full(n, -1, np.int64)
@@ -192,10 +206,8 @@ def _box_ray_hits_culled(camera: F64, ends: F64, boxes: F64, t_split: F64, px: F
     bp = box_px[m_idx]  # (L, 4)
     x, y = xy[0][c_idx], xy[1][c_idx]  # (L, P)
     inside = (bp[:, 0, None] <= x) & (bp[:, 2, None] >= x) & (bp[:, 1, None] <= y) & (bp[:, 3, None] >= y)
-    if exclude is not None:
-        ex = np.full(n_p, -1, np.int64)
-        ex[:n] = exclude
-        inside &= m_idx[:, None] != ex.reshape(n_c, chunk)[c_idx]
+    if ex_pair is not None:
+        inside &= m_idx[:, None] != ex_pair[c_idx]
     l_k, p_k = np.nonzero(inside)
     if not len(l_k):
         return before, first
@@ -220,8 +232,10 @@ def _box_ray_hits_culled(camera: F64, ends: F64, boxes: F64, t_split: F64, px: F
                 np.minimum(hi, np.maximum(t1, t2), out=hi)
     t = t_split[ray]
     bef = ray_ok & (np.maximum(lo, 0.0) <= np.minimum(hi, t - 1e-3))
-    beh = ray_ok & (np.maximum(lo, t - 1e-6) <= np.minimum(hi, 1.0))
     before[ray[bef]] = True
+    if not behind:
+        return before, first
+    beh = ray_ok & (np.maximum(lo, t - 1e-6) <= np.minimum(hi, 1.0))
     # the highest box met behind (ties: the last such box), by the boxes' rank in (top, index) order
     order = np.argsort(boxes[:, 5], kind="stable")
     rank = np.empty(m, np.int64)

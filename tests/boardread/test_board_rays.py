@@ -103,6 +103,35 @@ def test_box_ray_hits_picture_culling_gives_the_dense_answers() -> None:
     top = np.where(behind, boxes[None, :, 5], -np.inf)
     assert ((top == top.max(axis=1, keepdims=True)) & behind).sum(axis=1).max() >= 2
 
+def test_box_ray_hits_one_box_left_out_per_chunk_and_before_only() -> None:
+    """Speed round 7 (docs/boards_vision.md, "Gridopolis speed round 7"): when every ray of a chunk leaves
+    out the same box (a solid's own ring of points) that box is dropped with the chunk's pairs before
+    the pixel test, and ``behind=False`` skips the box behind: the very first answers of the dense test
+    (every ray against every box, no pixels), for chunks that do and do not line up with the rings."""
+    pose, boxes, bounds, _, pts, ends, t0 = _probe_scene([(3, 3, 3), (5, 5, 0), (5, 5, 1), (0, 3, 0)], False,
+                                                           5, 50, 10, 5)
+    cam = pose.camera_position
+    px = pose.project(pts)
+    n = len(pts)
+    ring = 5
+    n = n - n % ring
+    free = box_ray_hits(cam, ends[:n], boxes, t0[:n])
+    # one box (or none) per ring of 5 rays: the box behind the ring's first ray (so that leaving it out matters)
+    own = np.repeat(free[1][::ring], ring)
+    some = own.copy()
+    some[::7] = -1  # (and a mixture: the per-pair test)
+    for ex in (own, some):
+        for chunk in (1, ring, 2 * ring, 7, 16):
+            want = box_ray_hits(cam, ends[:n], boxes, t0[:n], exclude=ex, chunk=chunk)
+            got = box_ray_hits(cam, ends[:n], boxes, t0[:n], px[:n], bounds, exclude=ex, chunk=chunk)
+            assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
+            only = box_ray_hits(cam, ends[:n], boxes, t0[:n], px[:n], bounds, exclude=ex, chunk=chunk, behind=False)
+            assert np.array_equal(only[0], want[0]) and (only[1] == -1).all()
+            assert want[0].any() and (want[1] >= 0).any()
+            # the boxes left out mattered: without them some answers differ
+            assert not (np.array_equal(free[0], want[0]) and np.array_equal(free[1], want[1]))
+
+
 def test_projection_is_opencvs_lens_model() -> None:
     """``BoardPose.project`` evaluates OpenCV's lens model itself (``cv2.projectPoints`` also computes
     derivatives, slowly): the same pixels for 4, 5 and 8 distortion coefficients."""

@@ -90,14 +90,12 @@ def ambiguous_flags(state: State, colors: Iterable[str], scorer: RayScorer,
                                       for same, other in sides)]
         if not rivals:
             continue
-        banner = dict(zip([read, *rivals], scorer.flag_scores(state.blocks, color, [read, *rivals]), strict=True))
-
-        def evidence(sp: FlagSpot) -> float:
-            return flag_evidence(banner[sp], len(pole_evidence(greys, cameras, sp).views_seen), pole_weight)
-
-        e_read = evidence(read)
-        scored = [(evidence(sp), sp) for sp in rivals]
-        e_rival, rival = max(scored, key=lambda t: t[0])
+        candidates = [read, *rivals]
+        banner = scorer.flag_scores(state.blocks, color, candidates)
+        scored = [(flag_evidence(b, len(pole_evidence(greys, cameras, sp).views_seen), pole_weight), sp)
+                  for sp, b in zip(candidates, banner, strict=True)]
+        e_read = scored[0][0]
+        e_rival, rival = max(scored[1:], key=lambda t: t[0])
         if e_rival > 0 and e_rival >= e_read - margin:
             out.append(AmbiguousFlag(color, read, rival, e_read, e_rival, changed[rival]))
     return out

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks.ctrl_scenes import CtrlScene, load_scene
+from engine.ctrl.moves import FlagSpot
 from engine.ctrl.record import one_turn_back
 from vision.flag_margin import POLE_WEIGHT, flag_evidence
 from vision.pipeline import SceneResult, score_images
@@ -53,3 +54,28 @@ def test_without_the_margin_check_the_wrong_reading_was_trusted(monkeypatch: pyt
     scene, res = _one_turn_back("scene_014")
     assert res.state.side_scores() != scene.truth.side_scores()
     assert res.trusted  # what the margin check is for
+
+
+def _round_back(name: str) -> tuple[CtrlScene, SceneResult]:
+    from engine.ctrl.record import turns_back
+
+    scene = load_scene(FIXTURES / name, with_camera=True)
+    before = turns_back(scene.truth, len(scene.truth.colors))
+    assert before != scene.truth
+    return scene, score_images(scene.pics, scene.spec, scene.camera, before)
+
+
+def test_with_history_one_picture_of_a_pole_does_not_overrule_the_banner() -> None:
+    # scene_011 a round back: the banner puts the green flag at -1,1,3 +z (right); a pole-like line in
+    # one picture at -1,1,3 -x used to move it there (HISTORY_POLE_MIN_VIEWS = 2, session 6)
+    scene, res = _round_back("scene_011")
+    assert res.state.flags["green"] == scene.truth.flags["green"] == FlagSpot.parse("flag -1,1,3 +z")
+
+
+@pytest.mark.slow
+def test_one_picture_of_a_pole_moved_the_flag_before(monkeypatch: pytest.MonkeyPatch) -> None:
+    import vision.pipeline as pipeline
+
+    monkeypatch.setattr(pipeline, "HISTORY_POLE_MIN_VIEWS", 1)
+    scene, res = _round_back("scene_011")
+    assert res.state.flags["green"] == FlagSpot.parse("flag -1,1,3 -x") != scene.truth.flags["green"]

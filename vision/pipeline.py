@@ -46,6 +46,9 @@ from vision.turn_check import DoubtfulTurn, explain_checked
 
 U8 = npt.NDArray[np.uint8]
 
+# with a previous state, the pole overrules the banner's best spot only when this many pictures show it
+HISTORY_POLE_MIN_VIEWS = 2
+
 
 @dataclass
 class ViewReport:
@@ -191,7 +194,10 @@ def score_images(
         turns = [str(t) for t in expl.turns]
         flag_alternatives = expl.flag_alternatives
         weak_flags = expl.weak_flags
-        state, flag_alternatives = _poles_decide(state, flag_alternatives, images, [e.camera for e in evidence])
+        # with history a pole seen in one picture only does not overrule the banner (docs/vision.md,
+        # "Session 6": one picture shows a pole-like line at a spot without a flag often enough)
+        state, flag_alternatives = _poles_decide(state, flag_alternatives, images, [e.camera for e in evidence],
+                                                 min_views=HISTORY_POLE_MIN_VIEWS)
         hidden = set(recon.unobserved)
         for t in expl.turns:
             for c in (t.placement.cells if t.placement is not None else ()):
@@ -263,6 +269,11 @@ def score_images(
                                     f"pixels, but its pole stands at {spot} in {', '.join(images[k][0] for k in views)}"
                                     " (more pictures than show a pole at any other legal spot)", f"{color} flag",
                                     'CTRL rulebook, "Flags"', "warning"))
+        # a flag read (or placed) this reading with another legal spot nearly as well supported that
+        # would change a side: the score sheet is not settled (vision/flag_margin.py)
+        amb_notes = _ambiguous_flag_problems(state, movers | set(by_pole) | set(moved), recon.scorer, images,
+                                             [e.camera for e in evidence], doubt_sides)
+        inferred += amb_notes
     problems = validate_state(state) + inferred
     for color in state.colors:
         if color not in state.flags:
@@ -528,10 +539,10 @@ def weak_flags_by_pole(state: State, weak: set[str], scorer: RayScorer, images: 
 
 
 def _poles_decide(state: State, alternatives: Mapping[str, list[FlagSpot]], images: Sequence[tuple[str, U8]],
-                  cameras: Sequence[ViewCamera]) -> tuple[State, dict[str, list[FlagSpot]]]:
+                  cameras: Sequence[ViewCamera], min_views: int = 1) -> tuple[State, dict[str, list[FlagSpot]]]:
     """A flag read with little margin over other legal spots: the pole decides.  Among the banner's
     best spot and its nearly-as-good alternatives, the one whose pole (a thin line along the expected
-    axis, :mod:`vision.poles`) more pictures show wins when it is seen at all; the others stay as
+    axis, :mod:`vision.poles`) more pictures show -- at least ``min_views`` -- wins; the others stay as
     alternatives (so the sides they would change are still reported uncertain)."""
     from vision.poles import pole_evidence
 
@@ -546,7 +557,7 @@ def _poles_decide(state: State, alternatives: Mapping[str, list[FlagSpot]], imag
             continue
         seen = {sp: len(pole_evidence(greys, cameras, sp).views_seen) for sp in [best, *others]}
         top = max(others, key=lambda sp: seen[sp])
-        if seen[top] > seen[best]:
+        if seen[top] > seen[best] and seen[top] >= min_views:
             flags[color] = top
             alts[color] = [sp for sp in [best, *others] if sp != top]
     return (state if flags == dict(state.flags) else replace(state, flags=flags)), alts
@@ -578,6 +589,28 @@ def _doubtful_turn_problems(state: State, turns: Sequence[Turn], scorer: RayScor
             f"without it the side(s) {', '.join(d.sides) or 'none'} would count differently", "turns since the "
             "previous state", 'CTRL rulebook, "Game Turn"'))
     return sides, problems
+
+
+def _ambiguous_flag_problems(state: State, colors: set[str], scorer: RayScorer, images: Sequence[tuple[str, U8]],
+                             cameras: Sequence[ViewCamera], sides: dict[str, int]) -> list[Problem]:
+    """With the game's history: each of ``colors``' flags compared with its best rival legal spot
+    (:func:`vision.flag_margin.ambiguous_flags`); a rival nearly as well supported that changes a side
+    makes the score sheet unsettled -- an error (not trusted), and the sides it changes are added to
+    ``sides`` (reported uncertain)."""
+    from vision.flag_margin import ambiguous_flags
+
+    if not colors:
+        return []
+    out: list[Problem] = []
+    for a in ambiguous_flags(state, colors, scorer, _greys(images), cameras):
+        for side in a.sides:
+            sides[side] = sides.get(side, 0) + 1
+        out.append(Problem(
+            "flag-ambiguous", f"the {a.color} flag was read at {a.read}, but {a.rival} fits the pictures nearly "
+            f"as well (evidence {a.evidence_read:.0f} against {a.evidence_rival:.0f}: banner rays, and pictures "
+            f"showing a pole); there it would change the side(s) {', '.join(a.sides)}", f"{a.color} flag",
+            'CTRL rulebook, "Game Turn"'))
+    return out
 
 
 def _missing_mover_flags(state: State, movers: set[str], flag_sides: Mapping[str, list[str]]) -> list[Problem]:

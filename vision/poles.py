@@ -10,7 +10,7 @@ Cube hides are skipped, and the share of points showing such a line is the pictu
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,7 +18,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from engine.ctrl.geometry import CENTRAL_CUBE
+from engine.ctrl.geometry import CENTRAL_CUBE, Cell
 from engine.ctrl.moves import FlagSpot
 from vision.camera import ViewCamera
 from vision.pieces import FLAG, FlagGeometry
@@ -49,8 +49,11 @@ class PoleEvidence:
 
 
 def pole_evidence(images: Sequence[npt.NDArray[Any]], cameras: Sequence[ViewCamera],
-                  spot: FlagSpot, geom: FlagGeometry = FLAG, cfg: PoleConfig | None = None) -> PoleEvidence:
-    """How many pictures show a flag pole standing at ``spot`` (see the module docstring)."""
+                  spot: FlagSpot, geom: FlagGeometry = FLAG, cfg: PoleConfig | None = None,
+                  occupied: Collection[Cell] | None = None) -> PoleEvidence:
+    """How many pictures show a flag pole standing at ``spot`` (see the module docstring).  With
+    ``occupied`` (the cells of the blocks in front of which the pole may stand), the points of the pole
+    those blocks hide from a picture are skipped there too, as the Central Cube's always are."""
     cfg = cfg or PoleConfig()
     b, n = spot.block, spot.normal
     base = np.array([b[0] + 0.5 + 0.5 * n[0], b[1] + 0.5 + 0.5 * n[1], b[2] + 0.5 + 0.5 * n[2]])
@@ -69,6 +72,8 @@ def pole_evidence(images: Sequence[npt.NDArray[Any]], cameras: Sequence[ViewCame
             continue
         # points the Central Cube hides (the segment from the camera to the point crosses the cube)
         visible = ~_behind_box(cam.center / s, pts / s, lo, hi)
+        if occupied:
+            visible &= ~_behind_cells(cam.center / s, pts / s, occupied, spot.cell)
         h, w = img.shape[:2]
         inside = (px[:, 0] > 6) & (px[:, 0] < w - 7) & (px[:, 1] > 6) & (px[:, 1] < h - 7)
         use = visible & inside
@@ -114,3 +119,27 @@ def _behind_box(origin: npt.NDArray[np.float64], pts: npt.NDArray[np.float64], l
     tmin = np.nanmax(np.minimum(t1, t2), axis=1)
     tmax = np.nanmin(np.maximum(t1, t2), axis=1)
     return (tmax >= np.maximum(tmin, 0.0)) & (tmin < 0.999)  # type: ignore[no-any-return]
+
+
+def _behind_cells(origin: npt.NDArray[np.float64], pts: npt.NDArray[np.float64], occupied: Collection[Cell],
+                  own: Cell, step: float = 0.2) -> npt.NDArray[np.bool_]:
+    """For each point (block units), does the segment from ``origin`` to it pass through one of the
+    ``occupied`` cells (other than ``own``, the cell the point stands in)?  Sampled every ``step``
+    block units, the last half step before the point left out."""
+    occ = {c for c in occupied if c != own}
+    out = np.zeros(len(pts), bool)
+    if not occ:
+        return out
+    cells = np.array(sorted(occ), np.int64)
+    lo, hi = cells.min(axis=0), cells.max(axis=0) + 1
+    grid = np.zeros(tuple(int(v) for v in hi - lo), bool)
+    grid[tuple((cells - lo).T)] = True
+    for k, p in enumerate(pts):
+        d = p - origin
+        length = float(np.linalg.norm(d))
+        ts = np.arange(0.0, max(length - step / 2, 0.0), step) / max(length, 1e-9)
+        q = np.floor(origin[None, :] + ts[:, None] * d[None, :]).astype(np.int64) - lo
+        inside = np.all((q >= 0) & (q < grid.shape), axis=1)
+        q = q[inside]
+        out[k] = bool(grid[q[:, 0], q[:, 1], q[:, 2]].any()) if len(q) else False
+    return out

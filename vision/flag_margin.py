@@ -1,0 +1,107 @@
+"""Is a flag read with history settled, or would another legal spot fit the pictures nearly as well?
+
+With ``score-images --previous`` the blocks are nearly always right (the legal turns decide them), so
+the readings trusted with a wrong side are flags at a wrong spot (docs/vision.md, "Session 6").  A
+colour that played plugs its flag into one of its own exposed faces at the end of its turn (CTRL
+rulebook, "Game Turn" step 3; docs/rules/ctrl.md "Flags"): its flag stands on one of its legal spots,
+and the pictures must tell which.  Two kinds of evidence are at hand for a spot:
+
+* the banner (:meth:`vision.reconstruct.RayScorer.flag_scores`): sampled rays through where the banner
+  would hang that show the colour and that no block explains, minus those that show something else;
+* the pole (:func:`vision.poles.pole_evidence`): how many pictures show a thin line along the pole's
+  axis, leaving out the points of the pole that the blocks hide from a picture.  One picture showing a
+  "pole" is common at spots without a flag (block edges and sockets line up with it): on the SIMULATED
+  development renders (one turn back), spots without a flag showed one in 0.23-0.27 pictures on
+  average, the true spots in 1.6-2.3; two or more pictures showed a pole at 15 of 684 and 29 of 671
+  spots without a flag (23 and 36 before the blocks' occlusion was taken into account) and at 24 of 36
+  true spots (the same).
+
+Here they are put on one scale, ``banner + POLE_WEIGHT * (pictures showing the pole - 1)`` (nothing
+for the first picture), and the flag read is compared with each other legal spot of its colour that
+would change some side's count and where the pictures do not contradict a banner (the test of
+:func:`vision.pipeline.flags_by_pole`).  When such a rival has evidence (> 0) within ``MARGIN`` of the
+spot read, the score sheet is not settled: the reading is reported ``flag-ambiguous`` (an error: not
+trusted), with the sides the rival would change.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from engine.ctrl import State
+from engine.ctrl.moves import FlagSpot
+from vision.camera import ViewCamera
+from vision.history import spots_for_flag
+from vision.reconstruct import RayScorer
+
+# one more picture showing the pole counts as much as this many banner rays (the first picture counts
+# nothing: it is as common at spots without a flag as at true ones)
+POLE_WEIGHT = 10.0
+# a rival spot within this much evidence of the spot read makes the flag ambiguous.  Chosen on the
+# SIMULATED development renders (seeds +15485 and +7919, one turn and a round back; docs/vision.md,
+# "Session 6"): trusted readings with a wrong side 9 -> 3, trusted right readings 48 -> 40
+MARGIN = 10.0
+
+
+@dataclass(frozen=True)
+class AmbiguousFlag:
+    color: str
+    read: FlagSpot  # where the flag was read
+    rival: FlagSpot  # a legal spot nearly as well supported
+    evidence_read: float
+    evidence_rival: float
+    sides: tuple[str, ...]  # the sides whose counts change with the flag at ``rival``
+
+
+def flag_evidence(banner: float, pole_views: int, pole_weight: float = POLE_WEIGHT) -> float:
+    """One number for a flag spot: the banner's rays (nothing when none or negative) plus
+    ``pole_weight`` per picture showing the pole beyond the first."""
+    b = banner if np.isfinite(banner) and banner > 0 else 0.0
+    return float(b + pole_weight * max(pole_views - 1, 0))
+
+
+def ambiguous_flags(state: State, colors: Iterable[str], scorer: RayScorer,
+                    greys: Sequence[npt.NDArray[np.float32]], cameras: Sequence[ViewCamera],
+                    pole_weight: float = POLE_WEIGHT, margin: float = MARGIN, contradiction: float = 0.5,
+                    min_judged: int = 4) -> list[AmbiguousFlag]:
+    """For each of ``colors`` with a flag in ``state``: its best rival spot (see the module docstring)
+    when that rival comes within ``margin`` of the spot read; colours without such a rival are left out.
+    ``greys``: the pictures in grey (float), as :mod:`vision.poles` samples them."""
+    from vision.pipeline import FlagSideCheck
+    from vision.poles import pole_evidence
+
+    out: list[AmbiguousFlag] = []
+    sides_check = FlagSideCheck(state.blocks, state.flags, state.colors)
+    for color in sorted(set(colors)):
+        read = state.flags.get(color)
+        if read is None:
+            continue
+        spots = spots_for_flag(state, color)
+        if read not in spots:
+            continue
+        changed = {sp: tuple(sorted(sides_check.changed_sides(color, sp))) for sp in spots if sp != read}
+        rivals = [sp for sp in spots if sp != read and changed[sp]]
+        if not rivals:
+            continue
+        against = scorer.banner_seen_against(state.blocks, color, rivals)
+        rivals = [sp for sp, sides in zip(rivals, against, strict=True)
+                  if not sides or any(other <= contradiction * (same + other) or same + other < min_judged
+                                      for same, other in sides)]
+        if not rivals:
+            continue
+        candidates = [read, *rivals]
+        banner = scorer.flag_scores(state.blocks, color, candidates)
+        occupied = set(state.blocks)  # a pole these blocks hide cannot show (a line there is something else)
+        scored = [(flag_evidence(b, len(pole_evidence(greys, cameras, sp, occupied=occupied).views_seen),
+                                 pole_weight), sp)
+                  for sp, b in zip(candidates, banner, strict=True)]
+        e_read = scored[0][0]
+        e_rival, rival = max(scored[1:], key=lambda t: t[0])
+        if e_rival > 0 and e_rival >= e_read - margin:
+            out.append(AmbiguousFlag(color, read, rival, e_read, e_rival, changed[rival]))
+    return out
+

@@ -134,12 +134,19 @@ def _behind_cells(origin: npt.NDArray[np.float64], pts: npt.NDArray[np.float64],
     lo, hi = cells.min(axis=0), cells.max(axis=0) + 1
     grid = np.zeros(tuple(int(v) for v in hi - lo), bool)
     grid[tuple((cells - lo).T)] = True
-    for k, p in enumerate(pts):
-        d = p - origin
-        length = float(np.linalg.norm(d))
-        ts = np.arange(0.0, max(length - step / 2, 0.0), step) / max(length, 1e-9)
-        q = np.floor(origin[None, :] + ts[:, None] * d[None, :]).astype(np.int64) - lo
-        inside = np.all((q >= 0) & (q < grid.shape), axis=1)
-        q = q[inside]
-        out[k] = bool(grid[q[:, 0], q[:, 1], q[:, 2]].any()) if len(q) else False
+    # every point's samples at once (the same numbers as sampling point by point: the k-th point's
+    # samples are i * step / length for i below its own count, floored and looked up in the grid)
+    d = pts - origin[None, :]
+    lengths = np.array([float(np.linalg.norm(dk)) for dk in d])
+    counts = np.array([len(np.arange(0.0, max(length - step / 2, 0.0), step)) for length in lengths], np.int64)
+    n_max = int(counts.max()) if len(counts) else 0
+    if n_max == 0:
+        return out
+    ts = (np.arange(n_max) * step)[None, :] / np.maximum(lengths, 1e-9)[:, None]  # (points, samples)
+    q = np.floor(origin[None, None, :] + ts[:, :, None] * d[:, None, :]).astype(np.int64) - lo
+    use = (np.arange(n_max)[None, :] < counts[:, None]) & np.all((q >= 0) & (q < grid.shape), axis=2)
+    hit = np.zeros(use.shape, bool)
+    qq = q[use]
+    hit[use] = grid[qq[:, 0], qq[:, 1], qq[:, 2]]
+    out[:] = hit.any(axis=1)
     return out

@@ -138,7 +138,8 @@ def _behind_cells(origin: npt.NDArray[np.float64], pts: npt.NDArray[np.float64],
     # samples are i * step / length for i below its own count, floored and looked up in the grid)
     d = pts - origin[None, :]
     lengths = np.array([float(np.linalg.norm(dk)) for dk in d])
-    counts = np.array([len(np.arange(0.0, max(length - step / 2, 0.0), step)) for length in lengths], np.int64)
+    # len(np.arange(0.0, stop, step)) is ceil(stop / step) (numpy's own length rule), 0 for stop 0
+    counts = np.ceil(np.maximum(lengths - step / 2, 0.0) / step).astype(np.int64)
     n_max = int(counts.max()) if len(counts) else 0
     if n_max == 0:
         return out

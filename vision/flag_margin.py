@@ -36,7 +36,7 @@ from engine.ctrl import State
 from engine.ctrl.moves import FlagSpot
 from vision.camera import ViewCamera
 from vision.history import spots_for_flag
-from vision.reconstruct import RayScorer
+from vision.reconstruct import RayScorer, banner_may_hang
 
 # one more picture showing the pole counts as much as this many banner rays (the first picture counts
 # nothing: it is as common at spots without a flag as at true ones)
@@ -89,8 +89,7 @@ def ambiguous_flags(state: State, colors: Iterable[str], scorer: RayScorer,
             continue
         against = scorer.banner_seen_against(state.blocks, color, rivals)
         rivals = [sp for sp, sides in zip(rivals, against, strict=True)
-                  if not sides or any(other <= contradiction * (same + other) or same + other < min_judged
-                                      for same, other in sides)]
+                  if banner_may_hang(sides, contradiction, min_judged)]
         if not rivals:
             continue
         candidates = [read, *rivals]

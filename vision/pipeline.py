@@ -41,7 +41,7 @@ from vision.free_rules import (
 from vision.history import pick_flags, spots_for_flag
 from vision.locate import check_image, locate, self_calibrate_views
 from vision.opening import read_opening
-from vision.reconstruct import RayScorer, ReconstructConfig, Reconstruction, ViewEvidence, reconstruct
+from vision.reconstruct import RayScorer, ReconstructConfig, Reconstruction, ViewEvidence, banner_may_hang, reconstruct
 from vision.turn_check import DoubtfulTurn, explain_checked
 
 U8 = npt.NDArray[np.uint8]
@@ -487,8 +487,7 @@ def flags_by_pole(state: State, scorer: RayScorer, images: Sequence[tuple[str, U
         spots = spots_for_flag(replace(state, flags=flags), color)
         seen_sides = scorer.banner_seen_against(state.blocks, color, spots)
         kept = [sp for sp, sides in zip(spots, seen_sides, strict=True)
-                if not sides or any(other <= contradiction * (same + other) or same + other < min_judged
-                                    for same, other in sides)]
+                if banner_may_hang(sides, contradiction, min_judged)]
         if not kept:
             continue
         if greys is None:
@@ -523,8 +522,7 @@ def weak_flags_by_pole(state: State, weak: set[str], scorer: RayScorer, images: 
         spots = spots_for_flag(replace(state, flags=flags), color)
         seen_sides = scorer.banner_seen_against(state.blocks, color, spots)
         kept = [sp for sp, sides in zip(spots, seen_sides, strict=True)
-                if sp == read or not sides or any(other <= contradiction * (same + other) or same + other < min_judged
-                                                  for same, other in sides)]
+                if sp == read or banner_may_hang(sides, contradiction, min_judged)]
         if greys is None:
             greys = _greys(images)
         views = {sp: pole_evidence(greys, cameras, sp).views_seen for sp in kept}

@@ -1607,3 +1607,11 @@ def _fit_flags_residual(
         flags[color] = spot
         taken.add(spot.cell)
     return flags, scores
+
+
+def banner_may_hang(sides: Sequence[tuple[int, int]], contradiction: float, min_judged: int) -> bool:
+    """May a banner hang at a spot, given :meth:`RayScorer.banner_seen_against`'s ``(same, other)`` ray
+    counts for each side it may hang on?  Yes unless every side is judged (at least ``min_judged`` rays)
+    and shows something else on more than ``contradiction`` of its rays; yes when no ray passes."""
+    return not sides or any(other <= contradiction * (same + other) or same + other < min_judged
+                            for same, other in sides)

@@ -23,13 +23,20 @@ from vision.board_pipeline import read_board
 ROOT = Path(__file__).resolve().parents[2] / "fixtures" / "boards" / "gridopolis"
 
 
-def _fixture(n: int) -> tuple[npt.NDArray[np.uint8], CameraCalibration, dict[str, Any], BoardPose]:
-    doc = json.loads((ROOT / f"scene_{n:03d}.json").read_text())
-    img = np.asarray(cv2.imread(str(ROOT / f"scene_{n:03d}.jpg")), np.uint8)
+def scene_with_pose(stem: Path, source: str) -> tuple[npt.NDArray[np.uint8], CameraCalibration, dict[str, Any],
+                                                      BoardPose]:
+    """A rendered board picture (``stem``.jpg), its truth (``stem``.json), the camera the truth records
+    (named ``source``) and the board's pose located in the picture."""
+    doc = json.loads(stem.with_suffix(".json").read_text())
+    img = np.asarray(cv2.imread(str(stem.with_suffix(".jpg"))), np.uint8)
     c = doc["camera"]
     cam = CameraCalibration(np.array(c["K"], np.float64), np.array(c["dist"], np.float64), tuple(c["image_size"]),
-                            0.0, source="fixture truth (simulated camera)")
+                            0.0, source=source)
     return img, cam, doc, locate_board(img, BoardSpec.from_json(doc["board"]), cam)
+
+
+def _fixture(n: int) -> tuple[npt.NDArray[np.uint8], CameraCalibration, dict[str, Any], BoardPose]:
+    return scene_with_pose(ROOT / f"scene_{n:03d}", "fixture truth (simulated camera)")
 
 
 def test_pads_on_posts_above_a_pad_are_found_by_their_outline_alone() -> None:

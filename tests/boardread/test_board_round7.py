@@ -5,20 +5,18 @@ also reads with its mechanism turned off and fails then."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-import cv2
 import numpy as np
 import numpy.typing as npt
 
-from calibration.boards import BoardSpec
 from calibration.camera import CameraCalibration
+from tests.boardread.test_board_round5 import scene_with_pose
 from vision.board_classify import ClassifyBoardConfig, config_for
-from vision.board_locate import BoardPose, locate_board
+from vision.board_locate import BoardPose
 from vision.board_pads import PadDetectConfig, detect_pads
 from vision.board_pipeline import read_board
 
@@ -27,12 +25,7 @@ Key = tuple[int, ...]
 
 
 def _render(name: str) -> tuple[npt.NDArray[np.uint8], CameraCalibration, dict[str, Any], BoardPose]:
-    doc = json.loads((ROOT / f"{name}.json").read_text())
-    img = np.asarray(cv2.imread(str(ROOT / f"{name}.jpg")), np.uint8)
-    c = doc["camera"]
-    cam = CameraCalibration(np.array(c["K"], np.float64), np.array(c["dist"], np.float64), tuple(c["image_size"]),
-                            0.0, source="render truth (simulated camera)")
-    return img, cam, doc, locate_board(img, BoardSpec.from_json(doc["board"]), cam)
+    return scene_with_pose(ROOT / name, "render truth (simulated camera)")
 
 
 def _read(name: str, classify: ClassifyBoardConfig | None = None,

@@ -16,6 +16,11 @@ reconstruct + the engine's validator) and compares each cell with the recorded t
   frame (``time.process_time``: less sensitive to other jobs on a shared machine) and the load
   average while it ran.
 
+``--save FILE`` records every site's reading per scene (kind, colour, cubes, character, confidence
+and hypothesis scores as ``repr``, notes) and the reconstructed state; ``--compare FILE`` reads the
+same scenes and lists every scene whose readings differ from that saved run (speed work must leave
+them identical; as ``benchmarks/ctrl_vision_regress.py`` does for CTRL).
+
 By default the camera intrinsics come from each scene's truth (a user with a calibration file);
 ``--self-calibrate`` estimates them from the board's markers instead.  The robot pose error is
 measured by the robot-tracking benchmark (its module is not part of this reader).  Last line: one
@@ -109,6 +114,35 @@ def reading_label(game: str, c: CellReading) -> str:
 QUIRKY_PIECES = {"dust": "dust_bunny", "vase": "vase", "seed": "seed", "fossil": "fossil", "flag": "quirky_flag"}
 
 
+def readings_record(res: Any) -> dict[str, Any]:
+    """Everything a speed change must leave as it was: every site's reading, floats as ``repr``
+    (bit-exact), and the reconstructed state."""
+    return {
+        "cells": [[list(c.key), c.kind, c.colour, c.cubes, c.character, c.character_colour, repr(c.confidence),
+                   {k: repr(v) for k, v in sorted(c.scores.items())}, list(c.notes)] for c in res.cells],
+        "state": json.loads(json.dumps(res.reconstruction.doc, sort_keys=True, default=str)),
+        "problems": sorted(f"{p.code}|{p.message}" for p in res.reconstruction.problems),
+    }
+
+
+def compare_records(base: dict[str, Any], now: dict[str, Any]) -> list[str]:
+    """Scenes (``game/scene``) whose record differs between two saved runs, with the first site that
+    differs; scenes missing from either run are listed too."""
+    out = []
+    for k in sorted(set(base) | set(now)):
+        a, b = base.get(k), now.get(k)
+        if a == b:
+            continue
+        if a is None or b is None:
+            out.append(f"{k}: only in the {'new' if a is None else 'saved'} run")
+            continue
+        what = [f for f in ("cells", "state", "problems") if a.get(f) != b.get(f)]
+        first = next((f"{x[0]}: {x} -> {y}" for x, y in zip(a.get("cells", []), b.get("cells", []), strict=False)
+                      if x != y), "")
+        out.append(f"{k}: {what} {first}".rstrip())
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--fixtures", default=str(Path(__file__).resolve().parent.parent / "fixtures" / "boards"))
@@ -118,7 +152,10 @@ def main() -> None:
     ap.add_argument("--verbose", action="store_true")
     ap.add_argument("--standard-pads", action="store_true",
                     help="Gridopolis: read the standard grid-set's pads only (no pad detection; for comparison)")
+    ap.add_argument("--save", help="write every scene's site readings here (JSON)")
+    ap.add_argument("--compare", help="compare every scene's site readings with this saved run")
     args = ap.parse_args()
+    records: dict[str, Any] = {}
     root = Path(args.fixtures)
     out: dict[str, Any] = {"simulated": "rendered photographs", "intrinsics":
                            "self-estimated" if args.self_calibrate else "calibration (scene truth)",
@@ -168,6 +205,7 @@ def main() -> None:
                 cpu.append(time.process_time() - c0)
             except ImageRejectedError as exc:
                 rejected += 1
+                records[f"{game}/{sj.stem}"] = {"rejected": str(exc)}
                 n = spec.cols * spec.rows if game != "gridopolis" else len(labels)
                 cells += n
                 wrong += n
@@ -175,6 +213,7 @@ def main() -> None:
                 if args.verbose:
                     print(f"{game} {sj.stem}: rejected: {exc}", file=sys.stderr)
                 continue
+            records[f"{game}/{sj.stem}"] = readings_record(res)
             r = res.images[0]
             frames.append(r.timings["locate_s"] + r.timings["classify_s"])
             for k, v in r.timings.items():
@@ -246,6 +285,14 @@ def main() -> None:
         "robot_pose": "not measured here (robot-tracking module)",
         "per_game": per_game,
     }
+    if args.save:
+        Path(args.save).write_text(json.dumps(records, indent=0, sort_keys=True))
+    if args.compare:
+        diffs = compare_records(json.loads(Path(args.compare).read_text()), records)
+        for d in diffs:
+            print("DIFF", d, file=sys.stderr)
+        out["compared_with"] = args.compare
+        out["scenes_different"] = len(diffs)
     print(json.dumps(out))
 
 

@@ -145,6 +145,11 @@ class ClassifyBoardConfig:
     margin_full: float = 0.15  # a winner this far ahead of the runner-up is sure
     empty_bias: float = 0.0  # added to the empty hypothesis' score
     pad_ring: float = 0.85  # a pad's own colour is read on a ring this far out (x its half-size)
+    box_own_pad: bool = True  # a box face point must differ from the site's own pad too (session 7)
+    ring_clear_of_piece: bool = True  # a pad's own colour is read only where a piece on it would not hide it
+    group_pool: bool = True  # ... and the solids of a group on one level share their ring points' median
+    group_own_points: int = 3  # a structure solid of a group (``structure_groups``) whose ring is seen on fewer
+    # points than this takes the colour seen on the others of its group
     min_chroma: float = 10.0  # below: a grey / white / black piece
     player_chroma: float = 25.0  # a flag's or character's plastic is at least this colourful (print is not)
     flag_agree: float = 0.6  # share of a flag's probes that must agree on its colour
@@ -349,6 +354,7 @@ class _Scene:
     structure_lab: F64 | None  # observed CIELAB of each structure solid's top (its own colour)
     table_lab: F64 | None = None  # what lies around the board (the table), median CIELAB
     structure_px: F64 | None = None  # each structure box's bounding box in the picture (x0, y0, x1, y1)
+    structure_own_lab: F64 | None = None  # each solid's colour on its own ring alone (before its group's)
 
 
 def _observe(sc: _Scene, pts: F64, cfg: ClassifyBoardConfig, known: F64 | None = None,
@@ -495,6 +501,7 @@ def classify_sites(
     config: ClassifyBoardConfig | None = None,
     timings: dict[str, float] | None = None,
     gain: GainField | None = None,
+    structure_groups: npt.NDArray[np.int64] | None = None,
 ) -> list[CellReading]:
     """Read every site of a located board: kind, colour, confidence (module docstring).
 
@@ -502,7 +509,10 @@ def classify_sites(
     solids (rows as in :func:`vision.board_rays.hits`: Gridopolis pads) that are part of the
     background, not pieces; ``token_kinds`` (Quirky) the token kinds the scenario uses; ``obstacles``
     solids that are no piece and hide what is behind them (the robot's body); ``gain`` the picture's
-    white balance when an earlier stage has fitted it already (Gridopolis pad detection)."""
+    white balance when an earlier stage has fitted it already (Gridopolis pad detection);
+    ``structure_groups`` one number per ``structure`` row: rows of one group (>= 0) are made alike (the
+    Gridopolis hyper-pads, each player's kingerizers), and a row whose own top is not seen takes the colour
+    seen on the others (:func:`_structure_colours`)."""
     cfg = config or config_for(game)
     t0 = time.perf_counter()
     blurred: U8 = np.asarray(cv2.blur(image, (cfg.blur_px, cfg.blur_px)), np.uint8) if cfg.blur_px > 1 else image
@@ -515,8 +525,10 @@ def classify_sites(
         s_px = np.concatenate([corners.min(axis=1) - 4.0, corners.max(axis=1) + 4.0], axis=1)
     sc = _Scene(blurred, pose, app, gain, structure, None, structure_px=s_px)
     table = _table_colour(sc)
-    sc = _Scene(blurred, pose, app, gain, structure,
-                _structure_colours(sc, cfg) if structure is not None and len(structure) else None, table, s_px)
+    own: list[F64] = []
+    s_lab = _structure_colours(sc, cfg, structure_groups, sites, own) if structure is not None and len(structure) \
+        else None
+    sc = _Scene(blurred, pose, app, gain, structure, s_lab, table, s_px, own[0] if own else None)
     if game == "quirky":
         tokens = _classify_tokens(sc, sites, token_kinds, obstacles, cfg)
         if timings is not None:
@@ -971,9 +983,18 @@ def _tallest_piece(game: str, g: PieceGeometry) -> float:
     return max(g.king_height, g.blocker_height, g.pawn_height)
 
 
-def _structure_colours(sc: _Scene, cfg: ClassifyBoardConfig) -> F64:
+def _structure_colours(sc: _Scene, cfg: ClassifyBoardConfig, groups: npt.NDArray[np.int64] | None = None,
+                       sites: Sequence[Site] = (), own_out: list[F64] | None = None) -> F64:
     """Observed CIELAB of each structure solid's top (a ring near its edge, clear of the piece that
-    may stand in the middle): the background a probe ray meeting that solid should see."""
+    may stand in the middle): the background a probe ray meeting that solid should see.  A solid whose
+    ring is hidden by others (an upper level) on all but 2 of its points takes, when ``groups`` puts it
+    in a group (>= 0) with solids whose ring is seen, the median of their colours: its own points show
+    what hides it (the hyper-pad in the middle of Gridopolis' level 1, under level 2, is read purple on
+    the four of level 2; session 7); with ``group_pool`` the solids of a group on one level share the median
+    of their ring points (a player's three kingerizers: the shadow of the piece on one of them does not make
+    its colour).  With ``ring_clear_of_piece``, on a solid one of ``sites`` stands on,
+    the ring points a piece standing there would hide (a blocker box: the widest and tallest) are left out
+    while 3 or more others are seen: else the piece's colour is taken for the pad's (session 7)."""
     assert sc.structure is not None
     ang = np.linspace(0, 2 * np.pi, 16, endpoint=False)
     out = np.zeros((len(sc.structure), 3))
@@ -1001,10 +1022,36 @@ def _structure_colours(sc: _Scene, cfg: ClassifyBoardConfig) -> F64:
         hid[:, :, np.arange(len(rows))] &= ~np.eye(len(rows), dtype=bool)[:, None, :]
         hid_any = np.asarray(hid.any(axis=2), bool)
     seen = ok & ~hid_any
-    ok = np.asarray(np.where(seen.sum(axis=1, keepdims=True) >= 3, seen, ok), bool)
+    clear = seen.sum(axis=1) >= 3
+    if cfg.ring_clear_of_piece and len(sites):
+        floor = {(round(st.x_mm, 3), round(st.y_mm, 3), round(st.floor_mm, 3)) for st in sites}
+        on = np.array([(round(r[1], 3), round(r[2], 3), round(r[5], 3)) in floor for r in rows], bool)
+        g = cfg.geometry
+        room = np.column_stack([np.zeros(len(rows)), rows[:, 1], rows[:, 2], np.full(len(rows), g.blocker_half),
+                                rows[:, 5], rows[:, 5] + max(g.blocker_height, g.king_height)])
+        near = np.repeat(on, len(ang))
+        behind = np.zeros(len(pts), bool)
+        behind[near] = np.asarray(hits(cam, pts[near], np.repeat(room, len(ang), axis=0)[near][:, None, :],
+                                       t_max=1.0 - 1e-6), bool)[:, 0]
+        free = seen & ~behind.reshape(len(rows), len(ang))
+        seen = np.where((free.sum(axis=1) >= 3)[:, None], free, seen)
+    ok = np.asarray(np.where(clear[:, None], seen, ok), bool)
     med = _masked_median(lab, ok) if len(rows) else out
     has = np.asarray(ok.any(axis=1), bool)
     out[:] = np.where(has[:, None], med, np.array([60.0, 0.0, 0.0])[None, :])
+    if own_out is not None:
+        own_out.append(out.copy())
+    if groups is not None:
+        own = seen.sum(axis=1) >= cfg.group_own_points
+        for g in np.unique(groups[groups >= 0]):
+            mine = groups == g
+            if cfg.group_pool:  # one group's solids on one level, in the same light: their ring points pooled
+                for z in np.unique(rows[mine & own, 5]):
+                    lvl = mine & own & (rows[:, 5] == z)
+                    if lvl.sum() > 1:
+                        out[lvl] = _masked_median(lab[lvl].reshape(1, -1, 3), ok[lvl].reshape(1, -1))[0]
+            if (mine & own).any() and (mine & ~own).any():
+                out[mine & ~own] = np.median(out[mine & own], axis=0)
     return out
 
 
@@ -1475,6 +1522,15 @@ def _box_or_marker(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64]
     if use.any():  # only the points that can tell are looked at in the picture
         piece[use], lab[use], ok, _ = _observe(sc, pts[use], cfg)
         use[use] = ok
+        if cfg.box_own_pad and sc.structure is not None and sc.structure_lab is not None and len(sc.structure):
+            # a point showing the colour of the pad the site stands on (pose errors put a ray meant for the
+            # print beside it on the pad) does not show a box: a marker on a kingerizer of its colour
+            key = {(round(r[1], 3), round(r[2], 3), round(r[5], 3)): j for j, r in enumerate(sc.structure)}
+            pad = np.array([key.get((round(b[0], 3), round(b[1], 3), round(b[2], 3)), -1) for b in base])
+            t_u, p_u = np.nonzero(use & (pad >= 0)[:, None])
+            for labs in (sc.structure_lab, sc.structure_own_lab) if len(t_u) else ():
+                if labs is not None:  # (the pad's colour as its group shows it, and on its own ring)
+                    piece[t_u, p_u] = np.minimum(piece[t_u, p_u], _pieceness(lab[t_u, p_u], labs[pad[t_u]], cfg))
     chroma = np.hypot(lab[..., 1], lab[..., 2])
     hue = np.degrees(np.arctan2(lab[..., 2], lab[..., 1]))
     out: list[tuple[int, float]] = []

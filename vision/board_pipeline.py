@@ -108,6 +108,20 @@ def sites_for(spec: BoardSpec, added_pads: Sequence[tuple[int, int, int]] = (),
     return sites, np.concatenate([np.array(rows), link_rows(spec, pads), post_rows(spec, pads)])
 
 
+def structure_groups(sites: Sequence[Site], n_rows: int) -> npt.NDArray[np.int64]:
+    """Gridopolis: per structure row of :func:`sites_for` (its pads first, in the order of its sites, then
+    links and posts), the pads made alike: 0 the hyper-pads, 1-4 each seat's kingerizers (its start row),
+    -1 the others (docs/rules/gridopolis.md, set-up)."""
+    from engine.gridopolis.layout import HYPER_PADS, SEATS
+
+    kind: dict[tuple[int, ...], int] = {(p.x, p.y, p.level): 0 for p in HYPER_PADS}
+    for k, seat in enumerate(SEATS.values()):
+        kind |= {(p.x, p.y, p.level): 1 + k for p in seat.start_row}
+    out = np.full(n_rows, -1, np.int64)
+    out[: len(sites)] = [kind.get(tuple(s.key), -1) for s in sites]
+    return out
+
+
 def _better(a: CellReading, b: CellReading) -> CellReading:
     """The more trustworthy of two readings of one site from two pictures."""
     rank = {"unseen": 0, "occluded": 1, "robot": 3}
@@ -189,7 +203,9 @@ def read_board(
             body = np.array([[0.0, seen.x_mm, seen.y_mm, ROBOT_BODY_HALF_MM, 0.0, tag.height_mm]])
         cells = classify_sites(img, pose, sites, game, colours=colours, structure=structure,
                                token_kinds=token_kinds, obstacles=body, config=classify_config, timings=tm,
-                               gain=gains[i] if i < len(gains) else None)
+                               gain=gains[i] if i < len(gains) else None,
+                               structure_groups=structure_groups(sites, len(structure))
+                               if game == "gridopolis" and structure is not None else None)
         c = time.perf_counter()
         tm["classify_s"] = c - b
         if seen is not None and seen.cell is not None:

@@ -69,8 +69,12 @@ def test_box_or_pawn_weighs_the_box_top_as_much_as_its_sides() -> None:
     its top) showed the marker's colour behind a pawn, the top did not.  With the top's share and the
     sides' share averaged they read as pawns; with one share over all points (``box_faces_equal`` off)
     as boxes.  (Fixture 8 has a box at (5, 3, 0) that goes the other way: read as a box before, as a pawn
-    now -- docs/boards_vision.md, "Accuracy round 5".)"""
-    old = replace(config_for("gridopolis"), box_faces_equal=False)
+    now -- docs/boards_vision.md, "Accuracy round 5".)  The blue pawn of fixture 11 stands on a blue
+    kingerizer: since session 7 the kingerizer's own colour (read clear of the pawn, shared by the player's
+    kingerizers, and compared on the box's faces) keeps it a pawn by itself, so the counterfactual turns
+    those off too."""
+    old = replace(config_for("gridopolis"), box_faces_equal=False, ring_clear_of_piece=False, box_own_pad=False,
+                  group_pool=False, group_own_points=0)
     for n, key, truth in ((7, (0, 4, 0), ("pawn", "red")), (11, (2, 6, 0), ("pawn", "blue"))):
         img, cam, _, pose = _fixture(n)
         spec = pose.spec

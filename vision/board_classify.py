@@ -983,6 +983,12 @@ def _tallest_piece(game: str, g: PieceGeometry) -> float:
     return max(g.king_height, g.blocker_height, g.pawn_height)
 
 
+def _solid_under(rows: F64, places: F64) -> npt.NDArray[np.int64]:
+    """For each place (N, 3: x, y, floor mm), the structure row (a pad) whose top's centre it is, or -1."""
+    same = np.asarray((np.abs(rows[None, :, [1, 2, 5]] - places[:, None, :]) < 1e-3).all(axis=2), bool)
+    return np.asarray(np.where(same.any(axis=1), same.argmax(axis=1), -1), np.int64)
+
+
 def _structure_colours(sc: _Scene, cfg: ClassifyBoardConfig, groups: npt.NDArray[np.int64] | None = None,
                        sites: Sequence[Site] = (), own_out: list[F64] | None = None) -> F64:
     """Observed CIELAB of each structure solid's top (a ring near its edge, clear of the piece that
@@ -1024,8 +1030,9 @@ def _structure_colours(sc: _Scene, cfg: ClassifyBoardConfig, groups: npt.NDArray
     seen = ok & ~hid_any
     clear = seen.sum(axis=1) >= 3
     if cfg.ring_clear_of_piece and len(sites):
-        floor = {(round(st.x_mm, 3), round(st.y_mm, 3), round(st.floor_mm, 3)) for st in sites}
-        on = np.array([(round(r[1], 3), round(r[2], 3), round(r[5], 3)) in floor for r in rows], bool)
+        on = np.zeros(len(rows), bool)
+        at = _solid_under(rows, np.array([[st.x_mm, st.y_mm, st.floor_mm] for st in sites]))
+        on[at[at >= 0]] = True
         g = cfg.geometry
         room = np.column_stack([np.zeros(len(rows)), rows[:, 1], rows[:, 2], np.full(len(rows), g.blocker_half),
                                 rows[:, 5], rows[:, 5] + max(g.blocker_height, g.king_height)])
@@ -1525,8 +1532,7 @@ def _box_or_marker(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64]
         if cfg.box_own_pad and sc.structure is not None and sc.structure_lab is not None and len(sc.structure):
             # a point showing the colour of the pad the site stands on (pose errors put a ray meant for the
             # print beside it on the pad) does not show a box: a marker on a kingerizer of its colour
-            key = {(round(r[1], 3), round(r[2], 3), round(r[5], 3)): j for j, r in enumerate(sc.structure)}
-            pad = np.array([key.get((round(b[0], 3), round(b[1], 3), round(b[2], 3)), -1) for b in base])
+            pad = _solid_under(sc.structure, base)
             t_u, p_u = np.nonzero(use & (pad >= 0)[:, None])
             for labs in (sc.structure_lab, sc.structure_own_lab) if len(t_u) else ():
                 if labs is not None:  # (the pad's colour as its group shows it, and on its own ring)

@@ -231,6 +231,8 @@ def main() -> None:
                     if want != "empty" and key not in hidden:
                         scene_wrong += 1
                         missed += 1
+                        if args.verbose:
+                            print(f"{game} {sj.stem} {key}: truth {want}, declined ({got}; visible)", file=sys.stderr)
                     continue
                 if got != want:
                     wrong += 1
@@ -246,6 +248,8 @@ def main() -> None:
                     wrong += 1
                     scene_wrong += 1
                     confusions[f"{want} -> (no site)"] = confusions.get(f"{want} -> (no site)", 0) + 1
+                    if args.verbose:
+                        print(f"{game} {sj.stem} {key}: truth {want}, no site (pad not found)", file=sys.stderr)
             exact += scene_wrong == 0
             tot_scenes += 1
         tot_cells += cells

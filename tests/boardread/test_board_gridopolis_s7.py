@@ -6,16 +6,18 @@ simulated).  Each reading test also reads with its mechanism turned off and fail
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 
 from calibration.boards import board_spec
 from engine.gridopolis.layout import HYPER_PADS, SEATS
-from tests.boardread.test_board_round5 import _fixture
+from tests.boardread.test_board_round5 import _fixture, scene_with_pose
 from vision.board_classify import ClassifyBoardConfig, config_for
 from vision.board_pipeline import read_board, sites_for, structure_groups
 
 Key = tuple[int, ...]
+DEV = Path(__file__).resolve().parent / "data" / "gridopolis_dev"
 
 
 def _read(n: int, cfg: ClassifyBoardConfig | None = None) -> dict[Key, tuple[str, str | None]]:
@@ -62,3 +64,21 @@ def test_a_pads_colour_is_read_where_a_piece_on_it_would_not_hide_its_ring() -> 
         assert any((e["x"], e["y"], e.get("level", 0), e["piece"]) == (*key, "blocker") for e in doc["cells"])
         assert _read(n)[key] == ("blocker", colour)
         assert _read(n, off)[key] != ("blocker", colour)
+
+
+def test_box_face_points_showing_the_sites_own_kingerizer_are_no_box() -> None:
+    """dev_s7_005 (a development render, tests/boardread/data/gridopolis_dev/README.md): the blue pawn on
+    the blue kingerizer (3, 6, 0).  Box face points whose rays, by the pose, pass beside the kingerizer land
+    on it in the picture and show its blue tint: with them counted the pawn reads as a blue box.  A point
+    that looks like the site's own pad (its colour on its own ring or as its group shows it) is no box
+    (``box_own_pad``): it reads as a pawn.  (Its neighbour (2, 6, 0) still reads as a box either way.)"""
+    img, cam, doc, pose = scene_with_pose(DEV / "dev_s7_005", "render truth (simulated camera)")
+    off = replace(config_for("gridopolis"), box_own_pad=False)
+    now = {c.key: (c.kind, c.colour) for c in read_board([("s", img)], "gridopolis", spec=pose.spec,
+                                                           camera=cam).cells}
+    before = {c.key: (c.kind, c.colour) for c in read_board([("s", img)], "gridopolis", spec=pose.spec,
+                                                              camera=cam, classify_config=off).cells}
+    for key in ((3, 6, 0),):
+        assert any((e["x"], e["y"], e["piece"], e["colour"]) == (key[0], key[1], "pawn", "blue") for e in doc["cells"])
+        assert now[key] == ("pawn", "blue")
+        assert before[key] == ("blocker", "blue")

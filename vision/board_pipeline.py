@@ -37,7 +37,7 @@ from vision.board_reconstruct import (
 )
 from vision.board_robot import TagReading, robot_from_tag
 
-__all__ = ["BoardReading", "ImageReading", "read_board", "sites_for"]
+__all__ = ["BoardReading", "ImageReading", "read_board", "sites_for", "structure_groups"]
 
 U8 = npt.NDArray[np.uint8]
 F64 = npt.NDArray[np.float64]

@@ -116,6 +116,13 @@ class ClassifyBoardConfig:
     cover_mm2: float = 2560.0  # a skin blob larger than this (mm^2 on the board) is a hand / an arm
     cover_dab: tuple[float, float] = (4.0, 9.0)  # colour ramp telling skin from the print under it
     cover_share: float = 0.25  # share of a site's view on such a blob: the site is covered
+    tint_ring_mm: float = 0.0  # Bandera (> 0: on): a stack whose probes' colour is also seen on the board all round
+    # it, this far out from a single cube's faces, is a tinted patch of light or shade, not a piece ...
+    tint_share: float = 0.75  # ... on this share of the ring's points seen clear of the stack ...
+    tint_de: float = 8.0  # ... within this a*b* difference (shading undone) of the probes' median colour ...
+    tint_points: int = 8  # ... of at least this many
+    cover_join_px: int = 0  # Bandera (> 0: on): skin blobs this close (pixels of the shrunk picture) are one hand
+    # (fingers, split by the dark gaps between them), the gaps between them covered too
     cover_above_mm: float = 0.0  # Bandera (> 0: on): skin is looked for also where the board's volume up to this
     # height is seen against the table (a hand hovering over the far edge), where it must differ from the table
     cover_table_de: float = 15.0  # ... by this CIELAB difference (wood is skin-coloured)
@@ -225,7 +232,8 @@ def config_for(game: str) -> ClassifyBoardConfig:
     the top cube's colour, against which a character is told, is read without the face probes showing a
     player's plastic: a royal tower's banner or pole seen in front of the face; a site read empty where a
     single cube's outline, from the pose, is darker inside than outside holds a cube (a black cube in warm
-    light, no darker than a shadow, round 8).
+    light, no darker than a shadow, round 8).  Bandera: a stack whose colour the board shows all round it is
+    a tinted patch (a hand's shadow); skin blobs two pixels apart are one hand (session 7).
     Gridopolis reads a site seen on only 4-15 % of its probes when they show a piece of a player's
     colour unanimously and its shape clearly (Gridopolis round 7)."""
     if game == "gridopolis":
@@ -240,7 +248,8 @@ def config_for(game: str) -> ClassifyBoardConfig:
                                    flag_single_character=True, cover_above_mm=BANDERA_COVER_ABOVE_MM,
                                    socket_height=True, flag_rails=True, character_face_deg=10.0,
                                    flag_by_character=2, character_banner_deg=20.0,
-                                   black_outline=0.8)
+                                   black_outline=0.8, tint_ring_mm=4.0, tint_share=0.6, tint_points=6,
+                                   cover_join_px=2)
     if game == "quirky":
         return ClassifyBoardConfig(token_dark_l=60.0, skin_chroma=(4.0, 42.0), token_past_hand=0.2)
     return ClassifyBoardConfig()
@@ -652,6 +661,22 @@ def classify_sites(
                 choice[ol_found] = one
                 socketed |= {int(i) for i in ol_found}
                 solids_now = [_solid_rows(hyps[c], s) for c, s in zip(choice, sites, strict=True)]
+    if cfg.tint_ring_mm > 0 and game == "bandera":
+        # a patch of tinted light or shade (a hand's shadow lit by a bluish sky) colours every probe over
+        # a cell as a piece would, but it does not stop at a cube's outline: the board all round shows it too
+        look_t = np.array([i for i in range(n_s) if hyps[int(choice[i])].cubes > 0 and i not in socketed
+                           and not covered[i]], np.int64)
+        if len(look_t):
+            med_lab = np.full((len(look_t), 3), np.nan)
+            for j, i in enumerate(look_t):
+                sel = (weight[i] > 0) & (piece[i] > 0.5)
+                if sel.sum() >= 3:
+                    med_lab[j] = _median_rows(lab_o[i, sel])
+            tinted = _tinted(sc, sites, look_t, med_lab, cfg)
+            if tinted.any():
+                choice = choice.copy()
+                choice[look_t[tinted]] = 0
+                solids_now = [_solid_rows(hyps[c], s) for c, s in zip(choice, sites, strict=True)]
     char_of: dict[int, tuple[str | None, float, float] | None] = {}
     flag_of: dict[int, str | None] = {}
     off_rail: dict[int, str] = {}  # Bandera: a banner's first-impression colour that may not stand there
@@ -914,11 +939,19 @@ def _covered_sites(sc: _Scene, sites: Sequence[Site], tallest: float, cfg: Class
     skin = np.zeros((hh, ww), np.uint8)
     skin[rows_i[j[keep]], cols_i[j[keep]]] = 1
     skin = np.asarray(cv2.morphologyEx(skin, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)), np.uint8)
-    n, comp, stats, _ = cv2.connectedComponentsWithStats(skin, connectivity=8)
+    joined = skin
+    if cfg.cover_join_px > 0:
+        # fingers apart, each a strip narrower than a cube, are one hand: blobs this close are grouped
+        # (their skin pixels counted together), and the dark gaps between them are covered as well
+        k = 2 * cfg.cover_join_px + 1
+        joined = np.asarray(cv2.morphologyEx(skin, cv2.MORPH_CLOSE, np.ones((k, k), np.uint8)), np.uint8)
+    n, comp, stats, _ = cv2.connectedComponentsWithStats(joined, connectivity=8)
     if n <= 1:
         return out
     big = np.zeros(n, bool)
-    big[1:] = stats[1:, cv2.CC_STAT_AREA] > min_area
+    area = np.bincount(comp.ravel(), weights=skin.ravel().astype(np.float64), minlength=n) \
+        if cfg.cover_join_px > 0 else stats[:, cv2.CC_STAT_AREA]
+    big[1:] = area[1:] > min_area
     if not big.any():
         return out
     mask = big[comp]
@@ -1169,6 +1202,47 @@ def _dark_outline(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64],
     return np.asarray(share, np.float64), np.asarray(n_use, np.int64)
 
 
+def _tinted(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], med_lab: F64,
+            cfg: ClassifyBoardConfig) -> npt.NDArray[np.bool_]:
+    """Bandera: which stacks ``idx`` (the median colour ``med_lab`` (T, 3) of the probes that saw them;
+    NaN: too few) are a tinted patch of the board: on a square ring ``tint_ring_mm`` out from a single
+    cube's faces, on the board, the points whose rays pass clear of a two-cube stack there (in the picture,
+    within it) show the same colour, shading undone as for the probes (``tint_de`` a*b*), and differ from
+    the print (a piece's colour), on ``tint_share`` of at least ``tint_points`` of them.  A cube is
+    bounded: the board beside it shows the print, at most its shadow or a neighbour on some sides."""
+    g = cfg.geometry
+    half, c = g.cube_mm / 2, g.cube_mm
+    cam = sc.pose.camera_position
+    out = np.zeros(len(idx), bool)
+    ok_t = ~np.isnan(med_lab).any(axis=1)
+    if not ok_t.any():
+        return out
+    idx_t, lab_t = idx[ok_t], med_lab[ok_t]
+    r = half + cfg.tint_ring_mm
+    ts = np.linspace(-1.0, 1.0, 6)[:-1] * r
+    ring = np.array([(t, -r) for t in ts] + [(r, t) for t in ts] + [(-t, r) for t in ts] + [(-r, -t) for t in ts])
+    ctr = np.array([[sites[int(i)].x_mm, sites[int(i)].y_mm, sites[int(i)].floor_mm] for i in idx_t])
+    pts = np.concatenate([ctr[:, None, :2] + ring[None], np.repeat(ctr[:, None, 2:3], len(ring), axis=1)], axis=2)
+    n_t, n_r = pts.shape[:2]
+    exp_out: list[F64] = []
+    piece, lab_o, usable, ends = _observe(sc, pts.reshape(-1, 3), cfg, expected_out=exp_out, slack=True)
+    lab_e = exp_out[0]
+    tower = np.stack([np.array([[0.0, x, y, half, z, z + 2 * c]]) for x, y, z in ctr])  # (T, 1, 6)
+    clear = ~np.asarray(hits(cam, ends.reshape(n_t, n_r, 3), tower[:, None, :, :]), bool)[..., 0]
+    use = usable.reshape(n_t, n_r) & clear
+    k_r = np.clip(lab_e[:, 0] / np.maximum(lab_o[:, 0], 1.0), 1.0, cfg.shade_gain_max).reshape(n_t, n_r)
+    ab_r = lab_o[:, 1:].reshape(n_t, n_r, 2) * k_r[..., None]
+    # (the probes' colour, shading undone against the paper as the ring's is)
+    k_p = np.clip(np.median(lab_e[:, 0].reshape(n_t, n_r), axis=1) / np.maximum(lab_t[:, 0], 1.0), 1.0,
+                  cfg.shade_gain_max)
+    ab_p = lab_t[:, 1:] * k_p[:, None]
+    same = (np.linalg.norm(ab_r - ab_p[:, None, :], axis=2) <= cfg.tint_de) & (piece.reshape(n_t, n_r) > 0.5)
+    n_use = use.sum(axis=1)
+    share = (same & use).sum(axis=1) / np.maximum(n_use, 1)
+    out[np.nonzero(ok_t)[0]] = (n_use >= cfg.tint_points) & (share >= cfg.tint_share)
+    return out
+
+
 def _socket_counts(sc: _Scene, sites: Sequence[Site], hyps: Sequence[Hypothesis], choice: npt.NDArray[np.int64],
                    cand: npt.NDArray[np.int64], cfg: ClassifyBoardConfig) -> set[int]:
     """Bandera: correct the cube count of sites by the sockets their stacks' faces show
@@ -1412,7 +1486,7 @@ def _characters(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], c
         if len(names) < max(3, cfg.character_min_share * ok[t].sum()):
             out.append(None)
             continue
-        best = max(set(names), key=names.count)
+        best = max(dict.fromkeys(names), key=names.count)  # (a tie: the first seen, not the hash order)
         mine = sel[[n == best for n in names]]
         if n_c and cok[t].sum() >= 2 and sites[int(idx[t])].key[0] not in cfg.flag_columns:
             # (not where a royal tower may stand: its banner, of its character's colour, may be in front of
@@ -1618,7 +1692,7 @@ def _flags(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64],
             if len(names) < max(cfg.flag_min_probes, cfg.flag_min_share * use[t].sum()):
                 res.append(None)
                 continue
-            best = max(set(names), key=names.count)
+            best = max(dict.fromkeys(names), key=names.count)  # (a tie: the first seen, not the hash order)
             res.append(best if names.count(best) >= cfg.flag_agree * len(names) else None)
         return res, n_strong
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
@@ -95,6 +95,11 @@ class ClassifyBoardConfig:
     flag_single_unique_pairs: bool = False  # ... nor another such single cube
     flag_single_character: bool = False  # ... and a character of that colour is read on the board
     flag_rails: bool = False  # Bandera: a flag's colour is one whose royal tower may stand on that square
+    character_on_royal: bool = False  # Bandera: a single cube found to carry a flag is looked at again for its
+    # character, on a royal tower's top
+    royal_per_player: bool = False  # Bandera: every player in the game (the colours seen, and the seats before
+    # theirs) has a royal tower on its paved squares: one with no flag found has it on the only stack there that may
+    # be two cubes (a note says so); a flag on a square its royal tower cannot reach with that many players is none
     flag_by_character: int = 0  # Bandera (> 0): a player with a character on the board but no flag found has
     # it on the stack of its rail showing its colour on this many flag probes or more (a note says so)
     token_hue_deg: float = 28.0  # hue tolerance of a token's printed colour
@@ -211,6 +216,21 @@ def bandera_flag_rails() -> dict[tuple[int, int], frozenset[str]]:
     return {k: frozenset(v) for k, v in out.items()}
 
 
+def bandera_rails_for(seen: Collection[str]) -> dict[str, frozenset[tuple[int, int]]]:
+    """Bandera: each default-named player's paved squares (its royal tower's rail, ``royal_range``) given the
+    colours ``seen`` on the board: the players sit in the order blue, red, green, yellow, so green seen means
+    three or four players, yellow four; otherwise two, three or four (the union of the rails)."""
+    from engine.bandera.board import DEFAULT_NAMES, TWO_PLAYER_NAMES, royal_range
+
+    counts = (4,) if "yellow" in seen else (3, 4) if "green" in seen else (2, 3, 4)
+    out: dict[str, set[tuple[int, int]]] = {}
+    for n in counts:
+        players = TWO_PLAYER_NAMES if n == 2 else DEFAULT_NAMES[:n]
+        for i, name in enumerate(players):
+            out.setdefault(name, set()).update((int(q[0]), int(q[1])) for q in royal_range(tuple(players), i))
+    return {k: frozenset(v) for k, v in out.items()}
+
+
 def config_for(game: str) -> ClassifyBoardConfig:
     """The classify thresholds for ``game``: Gridopolis has no black piece, so nothing is read as
     one there (the shade under the grid-set's upper levels is deep).  The colour-difference ramp is
@@ -249,7 +269,7 @@ def config_for(game: str) -> ClassifyBoardConfig:
                                    socket_height=True, flag_rails=True, character_face_deg=10.0,
                                    flag_by_character=2, character_banner_deg=20.0,
                                    black_outline=0.8, tint_ring_mm=4.0, tint_share=0.6, tint_points=6,
-                                   cover_join_px=2)
+                                   cover_join_px=2, royal_per_player=True, character_on_royal=True)
     if game == "quirky":
         return ClassifyBoardConfig(token_dark_l=60.0, skin_chroma=(4.0, 42.0), token_past_hand=0.2)
     return ClassifyBoardConfig()
@@ -743,6 +763,17 @@ def classify_sites(
                 by_rule[best_i] = (f"{p}'s flag was not clearly seen, but {p}'s character is on the board: "
                                    f"its royal tower taken to be the stack at ({x},{y}), which shows {p} at the "
                                    f"banner's height on {n_col[best_i]} probes")
+        if cfg.royal_per_player:
+            _royal_per_player(sites, stacks, choice, hyps, scores, char_of, flag_of, by_rule, off_rail, cfg)
+        if cfg.character_on_royal:
+            # a stack read as one cube that carries a flag is a royal tower, two cubes (docs/rules/bandera.md,
+            # section 3): its character stands on the upper cube's top, 22 mm higher than it was looked for
+            raised = np.array([i for i in stacks
+                               if flag_of.get(int(i)) is not None and hyps[int(choice[i])].cubes == 1], np.int64)
+            if len(raised):
+                again = _characters(sc, sites, raised, np.full(len(raised), 2), rows_g, owner_g, colours, cfg, cube_lab)
+                # (found there or not at all: one seen on the single cube's top is kept)
+                char_of.update({i: f for i, f in zip(raised.tolist(), again, strict=True) if f is not None})
     kind_index = {h.kind: j for j, h in enumerate(hyps)}
     out: list[CellReading] = []
     crown_check: list[int] = []  # Gridopolis markers and boxes: shape and crown looked at (all at once, below)
@@ -1200,6 +1231,49 @@ def _dark_outline(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64],
     n_use = use.sum(axis=1)
     share = np.where(n_use > 0, (dark & use).sum(axis=1) / np.maximum(n_use, 1), 0.0)
     return np.asarray(share, np.float64), np.asarray(n_use, np.int64)
+
+
+def _royal_per_player(sites: Sequence[Site], stacks: npt.NDArray[np.int64], choice: npt.NDArray[np.int64],
+                      hyps: Sequence[Hypothesis], scores: F64,
+                      char_of: dict[int, tuple[str | None, float, float] | None],
+                      flag_of: dict[int, str | None], by_rule: dict[int, str], off_rail: dict[int, str],
+                      cfg: ClassifyBoardConfig) -> None:
+    """Bandera: one royal tower per player, on its paved squares (docs/rules/bandera.md, sections 1-3 and 7;
+    ``flag_of``, ``by_rule`` and ``off_rail`` changed in place).  The players are the colours seen on
+    characters and flags, and the seats before theirs (blue, red, green, yellow).  A flag whose colour's
+    royal tower cannot stand on its square with that many players is none (a note); a player with no flag
+    found has it on the only stack of its paved squares that may be two cubes (read as two, or one cube
+    that two explain within ``flag_single_margin``), with a note: a captured flag's player has none (its
+    tower is then a plain one), which the note leaves to the user."""
+    from engine.bandera.board import DEFAULT_NAMES
+
+    seen = {f[0] for f in char_of.values() if f is not None and f[0] is not None}
+    seen |= {f for f in flag_of.values() if f is not None}
+    rails = bandera_rails_for(seen)
+    for i, f in list(flag_of.items()):
+        if f is not None and f in rails and tuple(sites[i].key[:2]) not in rails[f]:
+            flag_of[i] = None
+            off_rail[i] = f
+            by_rule.pop(i, None)
+    top = max((DEFAULT_NAMES.index(c) for c in seen if c in DEFAULT_NAMES), default=-1)
+    if top < 0:
+        return
+    two = next(j for j, h in enumerate(hyps) if h.cubes == 2)
+    flagged = {f for f in flag_of.values() if f is not None}
+    for p in DEFAULT_NAMES[:max(2, top + 1)]:
+        if p in flagged:
+            continue
+        cands = [int(i) for i in stacks if tuple(sites[int(i)].key[:2]) in rails.get(p, frozenset())
+                 and flag_of.get(int(i)) is None
+                 and (hyps[int(choice[i])].cubes == 2
+                      or scores[two, i] >= scores[choice[i], i] - cfg.flag_single_margin)]
+        if len(cands) != 1:
+            continue
+        i = cands[0]
+        flag_of[i] = p
+        x, y = sites[i].key[0], sites[i].key[1]
+        by_rule[i] = (f"{p}'s flag was not clearly seen, but {p} plays: its royal tower taken to be the only stack "
+                      f"on its paved squares that may be two cubes, at ({x},{y})")
 
 
 def _tinted(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], med_lab: F64,

@@ -82,7 +82,7 @@ def test_a_single_cube_flag_needs_a_character_of_its_colour() -> None:
     stays a cube.  Without that rule (``flag_single_character`` off) it reads as a yellow royal tower.
     (Since round 7 the flag rails keep it a cube too -- yellow's royal tower never stands on (9, 5) --
     so the rule is checked with the rails off; each alone keeps it a cube.)"""
-    cfg = replace(config_for("bandera"), flag_rails=False)
+    cfg = replace(config_for("bandera"), flag_rails=False, royal_per_player=False)  # (session 7: rails too)
     assert _truth(209)[(9, 5)] == (1, None)
     cells = _read(209, cfg)
     assert cells[(9, 5)].kind == "cube"

@@ -1916,6 +1916,9 @@ def _probes_on_mask(sc: _Scene, pts: F64, mask: npt.NDArray[np.bool_], scale: in
     return out
 
 
+_DOT_TOUCH = cv2.getStructuringElement(cv2.MORPH_CROSS, (3, 3))
+
+
 def _dot_probes(dark: npt.NDArray[np.bool_], side: int, max_probes: int,
                 hidden: npt.NDArray[np.bool_] | None = None) -> int:
     """How many of a cell's ``side`` x ``side`` probes (row-major) are dark in a patch that could be
@@ -1927,7 +1930,7 @@ def _dot_probes(dark: npt.NDArray[np.bool_], side: int, max_probes: int,
     n, labels, stats, _ = cv2.connectedComponentsWithStats(dark.reshape(side, side).astype(np.uint8), connectivity=8)
     near_hidden = None
     if hidden is not None and hidden.any():
-        grown = cv2.dilate(hidden.reshape(side, side).astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
+        grown = cv2.dilate(hidden.reshape(side, side).astype(np.uint8), _DOT_TOUCH) > 0
         near_hidden = set(np.unique(labels[grown]).tolist())
     total = 0
     for k in range(1, n):

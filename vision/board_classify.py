@@ -126,6 +126,12 @@ class ClassifyBoardConfig:
     tint_share: float = 0.75  # ... on this share of the ring's points seen clear of the stack ...
     tint_de: float = 8.0  # ... within this a*b* difference (shading undone) of the probes' median colour ...
     tint_points: int = 8  # ... of at least this many
+    shadow_tint: bool = False  # Bandera: the print in shadow, lit only by the room's other light (a bluish sky), is
+    # no piece: the shadows' colour is measured on the board's light print darker than the lit print's fit
+    shadow_dark: float = 0.85  # ... print samples darker than this x the fit are in shadow (or under a piece) ...
+    shadow_min_samples: int = 30  # ... and this many of them agreeing on one colour give the shadows' light ...
+    shadow_tint_min: float = 0.06  # ... if it is tinted (a channel this far, log, from their mean: a grey shade is
+    # undone by the shading factor already)
     cover_join_px: int = 0  # Bandera (> 0: on): skin blobs this close (pixels of the shrunk picture) are one hand
     # (fingers, split by the dark gaps between them), the gaps between them covered too
     cover_above_mm: float = 0.0  # Bandera (> 0: on): skin is looked for also where the board's volume up to this
@@ -253,7 +259,8 @@ def config_for(game: str) -> ClassifyBoardConfig:
     player's plastic: a royal tower's banner or pole seen in front of the face; a site read empty where a
     single cube's outline, from the pose, is darker inside than outside holds a cube (a black cube in warm
     light, no darker than a shadow, round 8).  Bandera: a stack whose colour the board shows all round it is
-    a tinted patch (a hand's shadow); skin blobs two pixels apart are one hand (session 7).
+    a tinted patch (a hand's shadow); skin blobs two pixels apart are one hand; the print in a shadow of the
+    room's other light's colour is no piece; one royal tower per player on its rail (session 7).
     Gridopolis reads a site seen on only 4-15 % of its probes when they show a piece of a player's
     colour unanimously and its shape clearly (Gridopolis round 7)."""
     if game == "gridopolis":
@@ -269,7 +276,7 @@ def config_for(game: str) -> ClassifyBoardConfig:
                                    socket_height=True, flag_rails=True, character_face_deg=10.0,
                                    flag_by_character=2, character_banner_deg=20.0,
                                    black_outline=0.8, tint_ring_mm=4.0, tint_share=0.6, tint_points=6,
-                                   cover_join_px=2, royal_per_player=True, character_on_royal=True)
+                                   cover_join_px=2, royal_per_player=True, character_on_royal=True, shadow_tint=True)
     if game == "quirky":
         return ClassifyBoardConfig(token_dark_l=60.0, skin_chroma=(4.0, 42.0), token_past_hand=0.2)
     return ClassifyBoardConfig()
@@ -378,6 +385,7 @@ class _Scene:
     structure_lab: F64 | None  # observed CIELAB of each structure solid's top (its own colour)
     table_lab: F64 | None = None  # what lies around the board (the table), median CIELAB
     structure_px: F64 | None = None  # each structure box's bounding box in the picture (x0, y0, x1, y1)
+    shade: F64 | None = None  # Bandera: the light in the board's shadows relative to the lit print's, per channel
 
 
 def _observe(sc: _Scene, pts: F64, cfg: ClassifyBoardConfig, known: F64 | None = None,
@@ -430,6 +438,14 @@ def _observe(sc: _Scene, pts: F64, cfg: ClassifyBoardConfig, known: F64 | None =
         on_board = on_board | any_hit
         on_print &= ~any_hit
     piece = _pieceness(lab_o, lab_e, cfg, chroma_only)
+    if sc.shade is not None and on_print.any():
+        # the print in shadow, lit by the room's other light only (bluer than the lamp's): no piece
+        # (a black piece is still darker than any shadow of the lit print: ``black_lightness``)
+        j = np.nonzero(on_print & (piece > 0))[0]
+        black = np.where(lab_e[j, 0] > cfg.dark_expected_min,
+                         np.clip((cfg.black_lightness - lab_o[j, 0]) / 10.0, 0.0, 1.0), 0.0) if not chroma_only else 0.0
+        piece[j] = np.minimum(piece[j], np.maximum(_pieceness(lab_o[j], linear_to_lab(exp[j] * sc.shade[None, :]),
+                                                              cfg, chroma_only), black))
     if slack and cfg.print_slack_mm > 0 and on_print.any():
         # the print a little off where the pose puts it (pose and lens errors, blurred edges between
         # printed colours): a probe matching the print nearby is not a piece
@@ -545,7 +561,8 @@ def classify_sites(
     sc = _Scene(blurred, pose, app, gain, structure, None, structure_px=s_px)
     table = _table_colour(sc)
     sc = _Scene(blurred, pose, app, gain, structure,
-                _structure_colours(sc, cfg) if structure is not None and len(structure) else None, table, s_px)
+                _structure_colours(sc, cfg) if structure is not None and len(structure) else None, table, s_px,
+                _shadow_light(blurred, pose, app, gain, cfg) if cfg.shadow_tint else None)
     if game == "quirky":
         tokens = _classify_tokens(sc, sites, token_kinds, obstacles, cfg)
         if timings is not None:
@@ -2013,6 +2030,36 @@ def _gain_samples(extent: tuple[float, float, float, float], app: _Appearance) -
     for a in (xy, exp, xyz):
         a.setflags(write=False)
     return xy, exp, xyz
+
+
+def _shadow_light(img: U8, pose: BoardPose, app: _Appearance, gain: GainField, cfg: ClassifyBoardConfig
+                  ) -> F64 | None:
+    """Bandera: the light in the board's shadows relative to the lit print's (per channel, linear), or None.
+    A lamp's shadow on the paper is lit only by the room's other light (a window's sky: bluer), so it has a
+    colour of its own that no shading factor undoes.  Measured on the gain field's light print samples
+    (:func:`_gain_samples`) darker than ``shadow_dark`` x the fit (and not black): shadows, and pieces on
+    some.  Shadows agree on one colour, pieces do not: the samples within 0.1 (log, per channel, the
+    lightness taken out) of their median colour, if ``shadow_min_samples`` or more (a shadow is large: a few
+    pieces of one colour are not), give it, if tinted (``shadow_tint_min``)."""
+    xy, exp, xyz = _gain_samples(pose.spec.extent_mm, app)
+    px = pose.project(xyz)
+    w, h = pose.image_size
+    ok = (px[:, 0] > 2) & (px[:, 0] < w - 3) & (px[:, 1] > 2) & (px[:, 1] < h - 3)
+    if ok.sum() < 20:
+        return None
+    r = np.log(np.maximum(_sample(img, px[ok]), 1e-4) / np.maximum(exp[ok], 1e-4)) - np.log(gain.at(xy[ok]))
+    m = r.mean(axis=1)
+    dark = (m < math.log(cfg.shadow_dark)) & (m > math.log(0.25))
+    if dark.sum() < cfg.shadow_min_samples:
+        return None
+    c = r[dark] - m[dark, None]
+    close = np.abs(c - np.median(c, axis=0)).max(axis=1) < 0.1
+    if close.sum() < cfg.shadow_min_samples:
+        return None
+    lg = np.median(r[dark][close], axis=0)
+    if float(np.abs(lg - lg.mean()).max()) < cfg.shadow_tint_min:
+        return None
+    return np.asarray(np.exp(lg), np.float64)
 
 
 def _gain_field(img: U8, pose: BoardPose, app: _Appearance, constant: bool = False) -> GainField:

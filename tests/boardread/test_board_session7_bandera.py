@@ -38,18 +38,38 @@ def test_a_hands_tinted_shadow_is_no_piece() -> None:
     the bluish sky only (L* about 85, b* -13 to -16 where the paper is 100, 0, 0), so every probe over the
     empty cells (2, 0), (4, 0), (4, 1), (5, 0), (5, 1) sees "a piece" and they read as towers.  A cube stops at
     its outline; the shadow does not: on the board 4 mm out from a single cube's faces, the same colour shows
-    all round (``tint_ring_mm``).  With it the cells read empty; without it, towers."""
+    all round (``tint_ring_mm``).  With it the cells read empty; without it (and without the shadow's light,
+    ``shadow_tint``, which finds the shadow's colour and clears four of them as well), towers."""
     cfg = config_for("bandera")
     assert cfg.tint_ring_mm > 0
     cells = [(2, 0), (4, 0), (4, 1), (5, 0), (5, 1)]
     assert not set(cells) & _truth_sites("s7_016")
     on = _read("s7_016")
     assert [on[c].kind for c in cells] == ["empty"] * 5, [on[c] for c in cells]
-    off = _read("s7_016", replace(cfg, tint_ring_mm=0.0))
+    off = _read("s7_016", replace(cfg, tint_ring_mm=0.0, shadow_tint=False))
     assert [off[c].kind for c in cells] == ["tower2"] * 5, [off[c] for c in cells]
     # every piece of the scene is still read as before
     for c in _truth_sites("s7_016"):
         assert (on[c].kind, on[c].cubes, on[c].colour) == (off[c].kind, off[c].cubes, off[c].colour), c
+
+
+def test_the_print_in_the_shadows_light_is_no_piece() -> None:
+    """Render s7_b2_009 (warm light): patches of the paper lit by the room's other light only (yellower than the
+    lamp's fit there), no shading factor undoes their colour: eight empty cells read as cubes and towers.  The
+    board's light print samples darker than the fit agree on one tinted colour on 41 samples (pieces on some
+    samples do not agree): the print seen in that light is no piece (``shadow_tint``).  With it the eight read
+    empty, and no other cell changes; without it, pieces."""
+    cfg = config_for("bandera")
+    assert cfg.shadow_tint
+    cells = [(1, 2), (1, 4), (2, 3), (2, 4), (5, 0), (5, 2), (5, 4), (7, 0)]
+    assert not set(cells) & _truth_sites("s7_b2_009")
+    on = _read("s7_b2_009")
+    off = _read("s7_b2_009", replace(cfg, shadow_tint=False))
+    assert [on[c].kind for c in cells] == ["empty"] * 8, [on[c] for c in cells]
+    assert all(off[c].kind in ("cube", "tower2") for c in cells), [off[c] for c in cells]
+    same = {k for k in on if (on[k].kind, on[k].cubes, on[k].colour, on[k].character_colour)
+            == (off[k].kind, off[k].cubes, off[k].colour, off[k].character_colour)}
+    assert same == set(on) - set(cells)
 
 
 def test_fingers_apart_are_one_hand() -> None:
@@ -118,7 +138,7 @@ def test_the_session_7_settings_stay_with_bandera() -> None:
     """Quirky and Gridopolis keep every session-7 Bandera mechanism off."""
     for game in ("quirky", "gridopolis"):
         c = config_for(game)
-        assert c.tint_ring_mm == 0 and c.cover_join_px == 0, game
+        assert c.tint_ring_mm == 0 and c.cover_join_px == 0 and not c.shadow_tint, game
         assert not c.royal_per_player and not c.character_on_royal, game
 
 

@@ -94,6 +94,8 @@ class ClassifyBoardConfig:
     flag_single_unique: bool = False  # ... if no two-cube tower shows a flag of that colour (one per player)
     flag_single_unique_pairs: bool = False  # ... nor another such single cube
     flag_single_character: bool = False  # ... and a character of that colour is read on the board
+    character_by_flag: bool = False  # Bandera: a player whose flag is found but whose character is seen nowhere has
+    # it on its royal tower (a note says so)
     flag_rails: bool = False  # Bandera: a flag's colour is one whose royal tower may stand on that square
     character_on_royal: bool = False  # Bandera: a single cube found to carry a flag is looked at again for its
     # character, on a royal tower's top
@@ -276,7 +278,8 @@ def config_for(game: str) -> ClassifyBoardConfig:
                                    socket_height=True, flag_rails=True, character_face_deg=10.0,
                                    flag_by_character=2, character_banner_deg=20.0,
                                    black_outline=0.8, tint_ring_mm=4.0, tint_share=0.6, tint_points=6,
-                                   cover_join_px=2, royal_per_player=True, character_on_royal=True, shadow_tint=True)
+                                   cover_join_px=2, royal_per_player=True, character_on_royal=True, shadow_tint=True,
+                                   character_by_flag=True)
     if game == "quirky":
         return ClassifyBoardConfig(token_dark_l=60.0, skin_chroma=(4.0, 42.0), token_past_hand=0.2)
     return ClassifyBoardConfig()
@@ -718,6 +721,7 @@ def classify_sites(
     flag_of: dict[int, str | None] = {}
     off_rail: dict[int, str] = {}  # Bandera: a banner's first-impression colour that may not stand there
     by_rule: dict[int, str] = {}  # Bandera: a flag given by the one-flag-per-player rule (a note)
+    by_char: dict[int, str] = {}  # Bandera: a character given by the one-character-per-player rule (a note)
     if game == "bandera":
         g_rows = [r for r in solids_now if len(r)]
         rows_g = np.concatenate(g_rows) if g_rows else np.zeros((0, 6))
@@ -791,6 +795,17 @@ def classify_sites(
                 again = _characters(sc, sites, raised, np.full(len(raised), 2), rows_g, owner_g, colours, cfg, cube_lab)
                 # (found there or not at all: one seen on the single cube's top is kept)
                 char_of.update({i: f for i, f in zip(raised.tolist(), again, strict=True) if f is not None})
+        if cfg.character_by_flag:
+            # one character per player, always on the board (docs/rules/bandera.md, sections 1 and 3: it starts
+            # on its royal tower): a player whose flag is found but whose character is seen nowhere has it on its
+            # royal tower, where its banner of the same colour hides it best (a note says so)
+            seen_c = {f[0] for f in char_of.values() if f is not None}
+            for i, f in flag_of.items():
+                if f is not None and f not in seen_c and char_of.get(i) is None:
+                    char_of[i] = (f, sites[i].x_mm, sites[i].y_mm)
+                    x, y = sites[i].key[0], sites[i].key[1]
+                    by_char[i] = (f"{f}'s character was not seen: taken to stand on {f}'s royal tower at ({x},{y}), "
+                                  f"behind its banner of the same colour")
     kind_index = {h.kind: j for j, h in enumerate(hyps)}
     out: list[CellReading] = []
     crown_check: list[int] = []  # Gridopolis markers and boxes: shape and crown looked at (all at once, below)
@@ -871,6 +886,8 @@ def classify_sites(
         notes: tuple[str, ...] = ()
         if i in by_rule and kind == "royal_tower":
             notes += (by_rule[i],)
+        if i in by_char and kind == "royal_tower":
+            notes += (by_char[i],)
         if i in off_rail and kind not in ("unseen", "occluded"):
             x, y = site.key[0], site.key[1]
             notes += (f"the banner at ({x},{y}) looks {off_rail[i]}, but {off_rail[i]}'s royal tower never stands "

@@ -125,13 +125,29 @@ def test_a_single_cube_found_royal_is_looked_at_again_for_its_character() -> Non
     """Render s7_001 (cold light): red's royal tower at (9, 0) with red's character on it, read as one cube
     (its count unclear) and made red's royal tower by the one-royal-tower rule.  Its character was looked for
     on one cube's top, 22 mm too low, and not found; looked for again on a royal tower's top
-    (``character_on_royal``) it is."""
+    (``character_on_royal``) it is.  (The one-character-per-player rule would put it there too: off here.)"""
     cfg = config_for("bandera")
     assert cfg.character_on_royal
     on = _read("s7_001")[(9, 0)]
     assert (on.kind, on.colour, on.character_colour) == ("royal_tower", "red", "red"), on
-    off = _read("s7_001", replace(cfg, character_on_royal=False))[(9, 0)]
+    off = _read("s7_001", replace(cfg, character_on_royal=False, character_by_flag=False))[(9, 0)]
     assert (off.kind, off.colour, off.character_colour) == ("royal_tower", "red", None), off
+
+
+def test_a_player_whose_character_is_seen_nowhere_has_it_on_its_royal_tower() -> None:
+    """Fixture 8 (four players): yellow's royal tower at (0, 6) carries yellow's character, behind the yellow
+    banner; no yellow character is read anywhere.  One character per player, always on the board, starting on
+    its royal tower (docs/rules/bandera.md, sections 1 and 3): a player whose flag is found but whose character
+    is seen nowhere has it there, with a note (``character_by_flag``).  Green's character stands on (8, 6),
+    beside green's royal tower at (9, 4), and is read there: (9, 4) gets none."""
+    cfg = config_for("bandera")
+    assert cfg.character_by_flag
+    on = _read_fixture(8)
+    assert (on[(0, 6)].kind, on[(0, 6)].colour, on[(0, 6)].character_colour) == ("royal_tower", "yellow", "yellow")
+    assert any("yellow's character was not seen" in n for n in on[(0, 6)].notes), on[(0, 6)].notes
+    assert on[(8, 6)].character_colour == "green" and on[(9, 4)].character_colour is None, (on[(8, 6)], on[(9, 4)])
+    off = _read_fixture(8, replace(cfg, character_by_flag=False))
+    assert (off[(0, 6)].kind, off[(0, 6)].character_colour) == ("royal_tower", None), off[(0, 6)]
 
 
 def test_the_session_7_settings_stay_with_bandera() -> None:
@@ -139,7 +155,7 @@ def test_the_session_7_settings_stay_with_bandera() -> None:
     for game in ("quirky", "gridopolis"):
         c = config_for(game)
         assert c.tint_ring_mm == 0 and c.cover_join_px == 0 and not c.shadow_tint, game
-        assert not c.royal_per_player and not c.character_on_royal, game
+        assert not c.royal_per_player and not c.character_on_royal and not c.character_by_flag, game
 
 
 def test_a_dust_bunnys_dot_diagonal_to_the_hand_counts(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
@@ -94,7 +94,14 @@ class ClassifyBoardConfig:
     flag_single_unique: bool = False  # ... if no two-cube tower shows a flag of that colour (one per player)
     flag_single_unique_pairs: bool = False  # ... nor another such single cube
     flag_single_character: bool = False  # ... and a character of that colour is read on the board
+    character_by_flag: bool = False  # Bandera: a player whose flag is found but whose character is seen nowhere has
+    # it on its royal tower (a note says so)
     flag_rails: bool = False  # Bandera: a flag's colour is one whose royal tower may stand on that square
+    character_on_royal: bool = False  # Bandera: a single cube found to carry a flag is looked at again for its
+    # character, on a royal tower's top
+    royal_per_player: bool = False  # Bandera: every player in the game (the colours seen, and the seats before
+    # theirs) has a royal tower on its paved squares: one with no flag found has it on the only stack there that may
+    # be two cubes (a note says so); a flag on a square its royal tower cannot reach with that many players is none
     flag_by_character: int = 0  # Bandera (> 0): a player with a character on the board but no flag found has
     # it on the stack of its rail showing its colour on this many flag probes or more (a note says so)
     token_hue_deg: float = 28.0  # hue tolerance of a token's printed colour
@@ -116,6 +123,19 @@ class ClassifyBoardConfig:
     cover_mm2: float = 2560.0  # a skin blob larger than this (mm^2 on the board) is a hand / an arm
     cover_dab: tuple[float, float] = (4.0, 9.0)  # colour ramp telling skin from the print under it
     cover_share: float = 0.25  # share of a site's view on such a blob: the site is covered
+    tint_ring_mm: float = 0.0  # Bandera (> 0: on): a stack whose probes' colour is also seen on the board all round
+    # it, this far out from a single cube's faces, is a tinted patch of light or shade, not a piece ...
+    tint_share: float = 0.75  # ... on this share of the ring's points seen clear of the stack ...
+    tint_de: float = 8.0  # ... within this a*b* difference (shading undone) of the probes' median colour ...
+    tint_points: int = 8  # ... of at least this many
+    shadow_tint: bool = False  # Bandera: the print in shadow, lit only by the room's other light (a bluish sky), is
+    # no piece: the shadows' colour is measured on the board's light print darker than the lit print's fit
+    shadow_dark: float = 0.85  # ... print samples darker than this x the fit are in shadow (or under a piece) ...
+    shadow_min_samples: int = 30  # ... and this many of them agreeing on one colour give the shadows' light ...
+    shadow_tint_min: float = 0.06  # ... if it is tinted (a channel this far, log, from their mean: a grey shade is
+    # undone by the shading factor already)
+    cover_join_px: int = 0  # Bandera (> 0: on): skin blobs this close (pixels of the shrunk picture) are one hand
+    # (fingers, split by the dark gaps between them), the gaps between them covered too
     cover_above_mm: float = 0.0  # Bandera (> 0: on): skin is looked for also where the board's volume up to this
     # height is seen against the table (a hand hovering over the far edge), where it must differ from the table
     cover_table_de: float = 15.0  # ... by this CIELAB difference (wood is skin-coloured)
@@ -209,6 +229,21 @@ def bandera_flag_rails() -> dict[tuple[int, int], frozenset[str]]:
     return {k: frozenset(v) for k, v in out.items()}
 
 
+def bandera_rails_for(seen: Collection[str]) -> dict[str, frozenset[tuple[int, int]]]:
+    """Bandera: each default-named player's paved squares (its royal tower's rail, ``royal_range``) given the
+    colours ``seen`` on the board: the players sit in the order blue, red, green, yellow, so green seen means
+    three or four players, yellow four; otherwise two, three or four (the union of the rails)."""
+    from engine.bandera.board import DEFAULT_NAMES, TWO_PLAYER_NAMES, royal_range
+
+    counts = (4,) if "yellow" in seen else (3, 4) if "green" in seen else (2, 3, 4)
+    out: dict[str, set[tuple[int, int]]] = {}
+    for n in counts:
+        players = TWO_PLAYER_NAMES if n == 2 else DEFAULT_NAMES[:n]
+        for i, name in enumerate(players):
+            out.setdefault(name, set()).update((int(q[0]), int(q[1])) for q in royal_range(tuple(players), i))
+    return {k: frozenset(v) for k, v in out.items()}
+
+
 def config_for(game: str) -> ClassifyBoardConfig:
     """The classify thresholds for ``game``: Gridopolis has no black piece, so nothing is read as
     one there (the shade under the grid-set's upper levels is deep).  The colour-difference ramp is
@@ -230,7 +265,9 @@ def config_for(game: str) -> ClassifyBoardConfig:
     the top cube's colour, against which a character is told, is read without the face probes showing a
     player's plastic: a royal tower's banner or pole seen in front of the face; a site read empty where a
     single cube's outline, from the pose, is darker inside than outside holds a cube (a black cube in warm
-    light, no darker than a shadow, round 8).
+    light, no darker than a shadow, round 8).  Bandera: a stack whose colour the board shows all round it is
+    a tinted patch (a hand's shadow); skin blobs two pixels apart are one hand; the print in a shadow of the
+    room's other light's colour is no piece; one royal tower per player on its rail (session 7).
     Gridopolis reads a site seen on only 4-15 % of its probes when they show a piece of a player's
     colour unanimously and its shape clearly (Gridopolis round 7)."""
     if game == "gridopolis":
@@ -245,7 +282,9 @@ def config_for(game: str) -> ClassifyBoardConfig:
                                    flag_single_character=True, cover_above_mm=BANDERA_COVER_ABOVE_MM,
                                    socket_height=True, flag_rails=True, character_face_deg=10.0,
                                    flag_by_character=2, character_banner_deg=20.0,
-                                   black_outline=0.8)
+                                   black_outline=0.8, tint_ring_mm=4.0, tint_share=0.6, tint_points=6,
+                                   cover_join_px=2, royal_per_player=True, character_on_royal=True, shadow_tint=True,
+                                   character_by_flag=True)
     if game == "quirky":
         return ClassifyBoardConfig(token_dark_l=60.0, skin_chroma=(4.0, 42.0), token_past_hand=0.2)
     return ClassifyBoardConfig()
@@ -355,6 +394,7 @@ class _Scene:
     table_lab: F64 | None = None  # what lies around the board (the table), median CIELAB
     structure_px: F64 | None = None  # each structure box's bounding box in the picture (x0, y0, x1, y1)
     structure_own_lab: F64 | None = None  # each solid's colour on its own ring alone (before its group's)
+    shade: F64 | None = None  # Bandera: the light in the board's shadows relative to the lit print's, per channel
 
 
 def _observe(sc: _Scene, pts: F64, cfg: ClassifyBoardConfig, known: F64 | None = None,
@@ -407,6 +447,14 @@ def _observe(sc: _Scene, pts: F64, cfg: ClassifyBoardConfig, known: F64 | None =
         on_board = on_board | any_hit
         on_print &= ~any_hit
     piece = _pieceness(lab_o, lab_e, cfg, chroma_only)
+    if sc.shade is not None and on_print.any():
+        # the print in shadow, lit by the room's other light only (bluer than the lamp's): no piece
+        # (a black piece is still darker than any shadow of the lit print: ``black_lightness``)
+        j = np.nonzero(on_print & (piece > 0))[0]
+        black = np.where(lab_e[j, 0] > cfg.dark_expected_min,
+                         np.clip((cfg.black_lightness - lab_o[j, 0]) / 10.0, 0.0, 1.0), 0.0) if not chroma_only else 0.0
+        piece[j] = np.minimum(piece[j], np.maximum(_pieceness(lab_o[j], linear_to_lab(exp[j] * sc.shade[None, :]),
+                                                              cfg, chroma_only), black))
     if slack and cfg.print_slack_mm > 0 and on_print.any():
         # the print a little off where the pose puts it (pose and lens errors, blurred edges between
         # printed colours): a probe matching the print nearby is not a piece
@@ -528,7 +576,8 @@ def classify_sites(
     own: list[F64] = []
     s_lab = _structure_colours(sc, cfg, structure_groups, sites, own) if structure is not None and len(structure) \
         else None
-    sc = _Scene(blurred, pose, app, gain, structure, s_lab, table, s_px, own[0] if own else None)
+    sc = _Scene(blurred, pose, app, gain, structure, s_lab, table, s_px, own[0] if own else None,
+                _shadow_light(blurred, pose, app, gain, cfg) if cfg.shadow_tint else None)
     if game == "quirky":
         tokens = _classify_tokens(sc, sites, token_kinds, obstacles, cfg)
         if timings is not None:
@@ -664,10 +713,27 @@ def classify_sites(
                 choice[ol_found] = one
                 socketed |= {int(i) for i in ol_found}
                 solids_now = [_solid_rows(hyps[c], s) for c, s in zip(choice, sites, strict=True)]
+    if cfg.tint_ring_mm > 0 and game == "bandera":
+        # a patch of tinted light or shade (a hand's shadow lit by a bluish sky) colours every probe over
+        # a cell as a piece would, but it does not stop at a cube's outline: the board all round shows it too
+        look_t = np.array([i for i in range(n_s) if hyps[int(choice[i])].cubes > 0 and i not in socketed
+                           and not covered[i]], np.int64)
+        if len(look_t):
+            med_lab = np.full((len(look_t), 3), np.nan)
+            for j, i in enumerate(look_t):
+                sel = (weight[i] > 0) & (piece[i] > 0.5)
+                if sel.sum() >= 3:
+                    med_lab[j] = _median_rows(lab_o[i, sel])
+            tinted = _tinted(sc, sites, look_t, med_lab, cfg)
+            if tinted.any():
+                choice = choice.copy()
+                choice[look_t[tinted]] = 0
+                solids_now = [_solid_rows(hyps[c], s) for c, s in zip(choice, sites, strict=True)]
     char_of: dict[int, tuple[str | None, float, float] | None] = {}
     flag_of: dict[int, str | None] = {}
     off_rail: dict[int, str] = {}  # Bandera: a banner's first-impression colour that may not stand there
     by_rule: dict[int, str] = {}  # Bandera: a flag given by the one-flag-per-player rule (a note)
+    by_char: dict[int, str] = {}  # Bandera: a character given by the one-character-per-player rule (a note)
     if game == "bandera":
         g_rows = [r for r in solids_now if len(r)]
         rows_g = np.concatenate(g_rows) if g_rows else np.zeros((0, 6))
@@ -730,6 +796,28 @@ def classify_sites(
                 by_rule[best_i] = (f"{p}'s flag was not clearly seen, but {p}'s character is on the board: "
                                    f"its royal tower taken to be the stack at ({x},{y}), which shows {p} at the "
                                    f"banner's height on {n_col[best_i]} probes")
+        if cfg.royal_per_player:
+            _royal_per_player(sites, stacks, choice, hyps, scores, char_of, flag_of, by_rule, off_rail, cfg)
+        if cfg.character_on_royal:
+            # a stack read as one cube that carries a flag is a royal tower, two cubes (docs/rules/bandera.md,
+            # section 3): its character stands on the upper cube's top, 22 mm higher than it was looked for
+            raised = np.array([i for i in stacks
+                               if flag_of.get(int(i)) is not None and hyps[int(choice[i])].cubes == 1], np.int64)
+            if len(raised):
+                again = _characters(sc, sites, raised, np.full(len(raised), 2), rows_g, owner_g, colours, cfg, cube_lab)
+                # (found there or not at all: one seen on the single cube's top is kept)
+                char_of.update({i: f for i, f in zip(raised.tolist(), again, strict=True) if f is not None})
+        if cfg.character_by_flag:
+            # one character per player, always on the board (docs/rules/bandera.md, sections 1 and 3: it starts
+            # on its royal tower): a player whose flag is found but whose character is seen nowhere has it on its
+            # royal tower, where its banner of the same colour hides it best (a note says so)
+            seen_c = {f[0] for f in char_of.values() if f is not None}
+            for i, f in flag_of.items():
+                if f is not None and f not in seen_c and char_of.get(i) is None:
+                    char_of[i] = (f, sites[i].x_mm, sites[i].y_mm)
+                    x, y = sites[i].key[0], sites[i].key[1]
+                    by_char[i] = (f"{f}'s character was not seen: taken to stand on {f}'s royal tower at ({x},{y}), "
+                                  f"behind its banner of the same colour")
     kind_index = {h.kind: j for j, h in enumerate(hyps)}
     out: list[CellReading] = []
     crown_check: list[int] = []  # Gridopolis markers and boxes: shape and crown looked at (all at once, below)
@@ -810,6 +898,8 @@ def classify_sites(
         notes: tuple[str, ...] = ()
         if i in by_rule and kind == "royal_tower":
             notes += (by_rule[i],)
+        if i in by_char and kind == "royal_tower":
+            notes += (by_char[i],)
         if i in off_rail and kind not in ("unseen", "occluded"):
             x, y = site.key[0], site.key[1]
             notes += (f"the banner at ({x},{y}) looks {off_rail[i]}, but {off_rail[i]}'s royal tower never stands "
@@ -926,11 +1016,19 @@ def _covered_sites(sc: _Scene, sites: Sequence[Site], tallest: float, cfg: Class
     skin = np.zeros((hh, ww), np.uint8)
     skin[rows_i[j[keep]], cols_i[j[keep]]] = 1
     skin = np.asarray(cv2.morphologyEx(skin, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)), np.uint8)
-    n, comp, stats, _ = cv2.connectedComponentsWithStats(skin, connectivity=8)
+    joined = skin
+    if cfg.cover_join_px > 0:
+        # fingers apart, each a strip narrower than a cube, are one hand: blobs this close are grouped
+        # (their skin pixels counted together), and the dark gaps between them are covered as well
+        k = 2 * cfg.cover_join_px + 1
+        joined = np.asarray(cv2.morphologyEx(skin, cv2.MORPH_CLOSE, np.ones((k, k), np.uint8)), np.uint8)
+    n, comp, stats, _ = cv2.connectedComponentsWithStats(joined, connectivity=8)
     if n <= 1:
         return out
     big = np.zeros(n, bool)
-    big[1:] = stats[1:, cv2.CC_STAT_AREA] > min_area
+    area = np.bincount(comp.ravel(), weights=skin.ravel().astype(np.float64), minlength=n) \
+        if cfg.cover_join_px > 0 else stats[:, cv2.CC_STAT_AREA]
+    big[1:] = area[1:] > min_area
     if not big.any():
         return out
     mask = big[comp]
@@ -1223,6 +1321,90 @@ def _dark_outline(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64],
     return np.asarray(share, np.float64), np.asarray(n_use, np.int64)
 
 
+def _royal_per_player(sites: Sequence[Site], stacks: npt.NDArray[np.int64], choice: npt.NDArray[np.int64],
+                      hyps: Sequence[Hypothesis], scores: F64,
+                      char_of: dict[int, tuple[str | None, float, float] | None],
+                      flag_of: dict[int, str | None], by_rule: dict[int, str], off_rail: dict[int, str],
+                      cfg: ClassifyBoardConfig) -> None:
+    """Bandera: one royal tower per player, on its paved squares (docs/rules/bandera.md, sections 1-3 and 7;
+    ``flag_of``, ``by_rule`` and ``off_rail`` changed in place).  The players are the colours seen on
+    characters and flags, and the seats before theirs (blue, red, green, yellow).  A flag whose colour's
+    royal tower cannot stand on its square with that many players is none (a note); a player with no flag
+    found has it on the only stack of its paved squares that may be two cubes (read as two, or one cube
+    that two explain within ``flag_single_margin``), with a note: a captured flag's player has none (its
+    tower is then a plain one), which the note leaves to the user."""
+    from engine.bandera.board import DEFAULT_NAMES
+
+    seen = {f[0] for f in char_of.values() if f is not None and f[0] is not None}
+    seen |= {f for f in flag_of.values() if f is not None}
+    rails = bandera_rails_for(seen)
+    for i, f in list(flag_of.items()):
+        if f is not None and f in rails and tuple(sites[i].key[:2]) not in rails[f]:
+            flag_of[i] = None
+            off_rail[i] = f
+            by_rule.pop(i, None)
+    top = max((DEFAULT_NAMES.index(c) for c in seen if c in DEFAULT_NAMES), default=-1)
+    if top < 0:
+        return
+    two = next(j for j, h in enumerate(hyps) if h.cubes == 2)
+    flagged = {f for f in flag_of.values() if f is not None}
+    for p in DEFAULT_NAMES[:max(2, top + 1)]:
+        if p in flagged:
+            continue
+        cands = [int(i) for i in stacks if tuple(sites[int(i)].key[:2]) in rails.get(p, frozenset())
+                 and flag_of.get(int(i)) is None
+                 and (hyps[int(choice[i])].cubes == 2
+                      or scores[two, i] >= scores[choice[i], i] - cfg.flag_single_margin)]
+        if len(cands) != 1:
+            continue
+        i = cands[0]
+        flag_of[i] = p
+        x, y = sites[i].key[0], sites[i].key[1]
+        by_rule[i] = (f"{p}'s flag was not clearly seen, but {p} plays: its royal tower taken to be the only stack "
+                      f"on its paved squares that may be two cubes, at ({x},{y})")
+
+
+def _tinted(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], med_lab: F64,
+            cfg: ClassifyBoardConfig) -> npt.NDArray[np.bool_]:
+    """Bandera: which stacks ``idx`` (the median colour ``med_lab`` (T, 3) of the probes that saw them;
+    NaN: too few) are a tinted patch of the board: on a square ring ``tint_ring_mm`` out from a single
+    cube's faces, on the board, the points whose rays pass clear of a two-cube stack there (in the picture,
+    within it) show the same colour, shading undone as for the probes (``tint_de`` a*b*), and differ from
+    the print (a piece's colour), on ``tint_share`` of at least ``tint_points`` of them.  A cube is
+    bounded: the board beside it shows the print, at most its shadow or a neighbour on some sides."""
+    g = cfg.geometry
+    half, c = g.cube_mm / 2, g.cube_mm
+    cam = sc.pose.camera_position
+    out = np.zeros(len(idx), bool)
+    ok_t = ~np.isnan(med_lab).any(axis=1)
+    if not ok_t.any():
+        return out
+    idx_t, lab_t = idx[ok_t], med_lab[ok_t]
+    r = half + cfg.tint_ring_mm
+    ts = np.linspace(-1.0, 1.0, 6)[:-1] * r
+    ring = np.array([(t, -r) for t in ts] + [(r, t) for t in ts] + [(-t, r) for t in ts] + [(-r, -t) for t in ts])
+    ctr = np.array([[sites[int(i)].x_mm, sites[int(i)].y_mm, sites[int(i)].floor_mm] for i in idx_t])
+    pts = np.concatenate([ctr[:, None, :2] + ring[None], np.repeat(ctr[:, None, 2:3], len(ring), axis=1)], axis=2)
+    n_t, n_r = pts.shape[:2]
+    exp_out: list[F64] = []
+    piece, lab_o, usable, ends = _observe(sc, pts.reshape(-1, 3), cfg, expected_out=exp_out, slack=True)
+    lab_e = exp_out[0]
+    tower = np.stack([np.array([[0.0, x, y, half, z, z + 2 * c]]) for x, y, z in ctr])  # (T, 1, 6)
+    clear = ~np.asarray(hits(cam, ends.reshape(n_t, n_r, 3), tower[:, None, :, :]), bool)[..., 0]
+    use = usable.reshape(n_t, n_r) & clear
+    k_r = np.clip(lab_e[:, 0] / np.maximum(lab_o[:, 0], 1.0), 1.0, cfg.shade_gain_max).reshape(n_t, n_r)
+    ab_r = lab_o[:, 1:].reshape(n_t, n_r, 2) * k_r[..., None]
+    # (the probes' colour, shading undone against the paper as the ring's is)
+    k_p = np.clip(np.median(lab_e[:, 0].reshape(n_t, n_r), axis=1) / np.maximum(lab_t[:, 0], 1.0), 1.0,
+                  cfg.shade_gain_max)
+    ab_p = lab_t[:, 1:] * k_p[:, None]
+    same = (np.linalg.norm(ab_r - ab_p[:, None, :], axis=2) <= cfg.tint_de) & (piece.reshape(n_t, n_r) > 0.5)
+    n_use = use.sum(axis=1)
+    share = (same & use).sum(axis=1) / np.maximum(n_use, 1)
+    out[np.nonzero(ok_t)[0]] = (n_use >= cfg.tint_points) & (share >= cfg.tint_share)
+    return out
+
+
 def _socket_counts(sc: _Scene, sites: Sequence[Site], hyps: Sequence[Hypothesis], choice: npt.NDArray[np.int64],
                    cand: npt.NDArray[np.int64], cfg: ClassifyBoardConfig) -> set[int]:
     """Bandera: correct the cube count of sites by the sockets their stacks' faces show
@@ -1466,7 +1648,7 @@ def _characters(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], c
         if len(names) < max(3, cfg.character_min_share * ok[t].sum()):
             out.append(None)
             continue
-        best = max(set(names), key=names.count)
+        best = max(dict.fromkeys(names), key=names.count)  # (a tie: the first seen, not the hash order)
         mine = sel[[n == best for n in names]]
         if n_c and cok[t].sum() >= 2 and sites[int(idx[t])].key[0] not in cfg.flag_columns:
             # (not where a royal tower may stand: its banner, of its character's colour, may be in front of
@@ -1680,7 +1862,7 @@ def _flags(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64],
             if len(names) < max(cfg.flag_min_probes, cfg.flag_min_share * use[t].sum()):
                 res.append(None)
                 continue
-            best = max(set(names), key=names.count)
+            best = max(dict.fromkeys(names), key=names.count)  # (a tie: the first seen, not the hash order)
             res.append(best if names.count(best) >= cfg.flag_agree * len(names) else None)
         return res, n_strong
 
@@ -1830,6 +2012,9 @@ def _probes_on_mask(sc: _Scene, pts: F64, mask: npt.NDArray[np.bool_], scale: in
     return out
 
 
+_DOT_TOUCH = cv2.getStructuringElement(cv2.MORPH_CROSS, (3, 3))
+
+
 def _dot_probes(dark: npt.NDArray[np.bool_], side: int, max_probes: int,
                 hidden: npt.NDArray[np.bool_] | None = None) -> int:
     """How many of a cell's ``side`` x ``side`` probes (row-major) are dark in a patch that could be
@@ -1841,7 +2026,7 @@ def _dot_probes(dark: npt.NDArray[np.bool_], side: int, max_probes: int,
     n, labels, stats, _ = cv2.connectedComponentsWithStats(dark.reshape(side, side).astype(np.uint8), connectivity=8)
     near_hidden = None
     if hidden is not None and hidden.any():
-        grown = cv2.dilate(hidden.reshape(side, side).astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
+        grown = cv2.dilate(hidden.reshape(side, side).astype(np.uint8), _DOT_TOUCH) > 0
         near_hidden = set(np.unique(labels[grown]).tolist())
     total = 0
     for k in range(1, n):
@@ -1924,6 +2109,36 @@ def _gain_samples(extent: tuple[float, float, float, float], app: _Appearance) -
     for a in (xy, exp, xyz):
         a.setflags(write=False)
     return xy, exp, xyz
+
+
+def _shadow_light(img: U8, pose: BoardPose, app: _Appearance, gain: GainField, cfg: ClassifyBoardConfig
+                  ) -> F64 | None:
+    """Bandera: the light in the board's shadows relative to the lit print's (per channel, linear), or None.
+    A lamp's shadow on the paper is lit only by the room's other light (a window's sky: bluer), so it has a
+    colour of its own that no shading factor undoes.  Measured on the gain field's light print samples
+    (:func:`_gain_samples`) darker than ``shadow_dark`` x the fit (and not black): shadows, and pieces on
+    some.  Shadows agree on one colour, pieces do not: the samples within 0.1 (log, per channel, the
+    lightness taken out) of their median colour, if ``shadow_min_samples`` or more (a shadow is large: a few
+    pieces of one colour are not), give it, if tinted (``shadow_tint_min``)."""
+    xy, exp, xyz = _gain_samples(pose.spec.extent_mm, app)
+    px = pose.project(xyz)
+    w, h = pose.image_size
+    ok = (px[:, 0] > 2) & (px[:, 0] < w - 3) & (px[:, 1] > 2) & (px[:, 1] < h - 3)
+    if ok.sum() < 20:
+        return None
+    r = np.log(np.maximum(_sample(img, px[ok]), 1e-4) / np.maximum(exp[ok], 1e-4)) - np.log(gain.at(xy[ok]))
+    m = r.mean(axis=1)
+    dark = (m < math.log(cfg.shadow_dark)) & (m > math.log(0.25))
+    if dark.sum() < cfg.shadow_min_samples:
+        return None
+    c = r[dark] - m[dark, None]
+    close = np.abs(c - np.median(c, axis=0)).max(axis=1) < 0.1
+    if close.sum() < cfg.shadow_min_samples:
+        return None
+    lg = np.median(r[dark][close], axis=0)
+    if float(np.abs(lg - lg.mean()).max()) < cfg.shadow_tint_min:
+        return None
+    return np.asarray(np.exp(lg), np.float64)
 
 
 def _gain_field(img: U8, pose: BoardPose, app: _Appearance, constant: bool = False) -> GainField:

@@ -107,12 +107,13 @@ def test_every_piece_type_is_read_on_some_fixture(game: str, piece: str) -> None
 
 
 @pytest.mark.parametrize(("game", "piece", "least"), [
-    ("bandera", "cube", 60), ("bandera", "tower2", 15), ("bandera", "royal_tower", 25), ("bandera", "character", 24),
+    ("bandera", "cube", 62), ("bandera", "tower2", 15), ("bandera", "royal_tower", 29), ("bandera", "character", 28),
     ("gridopolis", "pawn", 55), ("gridopolis", "blocker", 15),
 ])
 def test_pieces_read_right_do_not_regress(game: str, piece: str, least: int) -> None:
-    """A regression guard per piece kind at what the reader gets right now (bandera: 62 of 71 cubes,
-    17 of 19 towers, 27 of 35 royal towers, 26 of 34 characters after round 7; 59, 17, 26 and 25 after
+    """A regression guard per piece kind at what the reader gets right now (bandera: 64 of 71 cubes,
+    17 of 19 towers, 31 of 35 royal towers, 30 of 34 characters after session 7; 62, 17, 27, 26 after round 7;
+    59, 17, 26 and 25 after
     accuracy round 5 -- 59, 13, 21
     and 20 after round 4, 53, 12, 20
     and 19 after round 3, 56, 12, 18 and 17 before it; gridopolis, with the pads found in the
@@ -121,10 +122,10 @@ def test_pieces_read_right_do_not_regress(game: str, piece: str, least: int) -> 
     assert right >= least
 
 
-@pytest.mark.parametrize(("game", "floor"), [("bandera", 0.03), ("quirky", 0.012), ("gridopolis", 0.04)])
+@pytest.mark.parametrize(("game", "floor"), [("bandera", 0.02), ("quirky", 0.012), ("gridopolis", 0.04)])
 def test_cell_error_rate_does_not_regress(game: str, floor: float) -> None:
-    """A regression guard at the error rates measured after the accuracy work (bandera 2.3 % since
-    round 7, 2.9 % since accuracy round 5, 3.9 % since round 4, 5.1 % before it, 5.8 % before
+    """A regression guard at the error rates measured after the accuracy work (bandera 1.4 % since
+    session 7, 2.3 % since round 7, 2.9 % since accuracy round 5, 3.9 % since round 4, 5.1 % before it, 5.8 % before
     accuracy round 3, quirky 0.8 % (1.25 % before round 4), gridopolis
     2.9 % with the pads found in the picture since accuracy round 3 (4.5 % before, 6.1 % reading the
     standard pads only); the issue's target, 0.1 %, is not met: benchmarks/board_vision.py reports

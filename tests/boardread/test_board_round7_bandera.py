@@ -48,12 +48,13 @@ def test_a_single_cube_seen_from_above_is_counted_by_its_top_socket() -> None:
     """Render dev_209 (camera 70 degrees up): the purple cube at (6, 4) reads as a tower on its probes
     (from so high a tower's outline is hardly larger; a tinted shadow beside it fills the difference).
     Its top face's socket is seen clearly at one cube's height, 22 mm up, not at a tower's, 44 mm
-    (``socket_height``): one cube.  Without that it reads as a tower."""
+    (``socket_height``): one cube.  Without that it reads as a tower (with session 7's shadow light off too:
+    that alone makes it one cube as well, the tinted shadow then being no piece)."""
     cfg = config_for("bandera")
     assert cfg.socket_height
     assert _truth("dev_209")[(6, 4)] == 1
     assert _read("dev_209")[(6, 4)].cubes == 1
-    assert _read("dev_209", replace(cfg, socket_height=False))[(6, 4)].cubes == 2
+    assert _read("dev_209", replace(cfg, socket_height=False, shadow_tint=False))[(6, 4)].cubes == 2
 
 
 def test_a_towers_upper_side_socket_is_not_taken_for_one_cubes_top_socket() -> None:
@@ -61,12 +62,13 @@ def test_a_towers_upper_side_socket_is_not_taken_for_one_cubes_top_socket() -> N
     socket of a tower's upper cube's side is seen where one cube's top socket would be; its own top is
     uneven (its character and flag stand on it).  The rays through the upper side sockets pass under
     ``socket_height_sep_mm`` (5 mm) from one cube's top socket here, so the socket height says nothing
-    and the tower stays a royal tower; with that gate off (0 mm) it reads as one cube."""
+    and the tower stays a royal tower; with that gate off (0 mm) it reads as one cube (with session 7's
+    one-royal-tower-per-player rule off too: that rule would make it blue's royal tower again)."""
     cfg = config_for("bandera")
     assert _truth("dev_001")[(0, 0)] == 2
     on = _read("dev_001")[(0, 0)]
     assert (on.kind, on.cubes, on.colour) == ("royal_tower", 2, "blue"), on
-    off = _read("dev_001", replace(cfg, socket_height_sep_mm=0.0))[(0, 0)]
+    off = _read("dev_001", replace(cfg, socket_height_sep_mm=0.0, royal_per_player=False))[(0, 0)]
     assert off.cubes == 1, off
 
 
@@ -83,7 +85,7 @@ def test_a_flag_is_read_only_in_a_colour_whose_royal_tower_may_stand_there() -> 
     assert (on[(0, 0)].kind, on[(0, 0)].colour) == ("royal_tower", "blue"), on[(0, 0)]
     assert (on[(9, 0)].kind, on[(9, 0)].colour) == ("royal_tower", "red"), on[(9, 0)]
     assert "looks green" in on[(0, 0)].notes[0] and "looks blue" in on[(9, 0)].notes[0]
-    off = _read("dev_202", replace(cfg, flag_rails=False))
+    off = _read("dev_202", replace(cfg, flag_rails=False, royal_per_player=False))  # (session 7: rails too)
     assert (off[(0, 0)].colour, off[(9, 0)].colour) == ("green", "blue")
     assert not off[(0, 0)].notes
 
@@ -135,5 +137,5 @@ def test_a_player_whose_character_is_seen_has_its_flag_on_its_rail() -> None:
     on = _read("dev_202")[(9, 6)]
     assert (on.kind, on.colour, on.cubes, on.character_colour) == ("royal_tower", "green", 2, "green"), on
     assert any("green's character is on the board" in n for n in on.notes), on.notes
-    off = _read("dev_202", replace(cfg, flag_by_character=0))[(9, 6)]
+    off = _read("dev_202", replace(cfg, flag_by_character=0, royal_per_player=False))[(9, 6)]  # (session 7 too)
     assert (off.kind, off.cubes) == ("cube", 1), off

@@ -76,7 +76,10 @@ def test_a_dark_hand_in_cold_light_is_a_hand() -> None:
     (Bandera's ``skin_chroma``) the cells under it are declined as covered."""
     key = (2, 2)
     assert _truth_cubes(1, key) == 0
-    assert _cells(1, replace(BANDERA, skin_chroma=(8.0, 42.0)))[key] == ("cube", 1)
+    # (session 7: skin blobs close together are one hand, a patch whose colour the board shows all round it is
+    # no piece, and so is the print in the colour of the shadows' light -- each makes it right too: all off here)
+    assert _cells(1, replace(BANDERA, skin_chroma=(8.0, 42.0), cover_join_px=0, tint_ring_mm=0.0,
+                              shadow_tint=False))[key] == ("cube", 1)
     assert _cells(1, BANDERA)[key][0] == "occluded"
 
 

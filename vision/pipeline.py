@@ -33,6 +33,7 @@ from vision.free_rules import (
     count_doubts,
     fill_pockets,
     pocket_sides,
+    relocate_blocks,
     repair_after_floating,
     spread_doubts,
     start_doubts,
@@ -224,6 +225,11 @@ def score_images(
         if recon.scorer is not None:  # after the floating blocks were dropped (free_rules, round 2)
             inferred += repair_after_floating(blocks, recon.scorer, recon.ignored, recon.confidence,
                                               recon.unobserved, recon.flags)
+            # single blocks read one cell off where the pictures show them better (free_rules, session 7)
+            for src, dst, gain in relocate_blocks(blocks, recon.scorer, starts):
+                inferred.append(Problem("relocated", f"the {blocks[dst]} block read at {src[0]},{src[1]},{src[2]} "
+                                        f"is read here instead: {gain} more sampled pixels are explained with it "
+                                        "here than there", f"cell {dst[0]},{dst[1]},{dst[2]}", "", "warning"))
         if recon.scorer is not None:  # cells the pictures cannot tell from full, inside the pile
             pockets, pocket_notes = fill_pockets(blocks, recon.scorer, recon.unobserved, cfg.min_pixels)
             inferred += pocket_notes

@@ -530,6 +530,10 @@ class RayScorer:
     def _index(self, cell: Cell) -> int:
         return self._vol.index1(cell)
 
+    def in_volume(self, cell: Cell) -> bool:
+        """Is ``cell`` inside the reconstruction volume (where rays are traced)?"""
+        return self._vol.index1(cell) >= 0
+
     def _hyp_of(self, blocks: Mapping[Cell, str]) -> I64:
         hyp = np.zeros(self._vol.n, np.int64)
         for c in CENTRAL_CUBE:

@@ -76,3 +76,24 @@ def test_without_the_step_the_block_stayed_one_cell_off(monkeypatch: pytest.Monk
     res = score_images(scene.pics, scene.spec, scene.camera, None)
     assert res.state.blocks.get((1, -2, 1)) == "blue" and (1, -1, 0) not in res.state.blocks
     assert res.state.side_scores() != scene.truth.side_scores()
+
+
+def test_blocks_that_break_no_rule_move_too() -> None:
+    # fixture scene_013 (mid-game): two blue blocks that are connected and supported move
+    # (1,-2,1 -> 0,-2,1, right; 2,-1,1 -> 1,-1,1, empty in the truth as 2,-1,1 is: a wrong cell moved
+    # to another wrong cell, with the same count on every side); then every side's score is right
+    scene = load_scene(FIXTURES / "scene_013", with_camera=True)
+    res = score_images(scene.pics, scene.spec, scene.camera, None)
+    moved = sorted(p.where for p in res.problems if p.code == "relocated")
+    assert moved == ["cell 0,-2,1", "cell 1,-1,1"]
+    assert res.state.blocks.get((0, -2, 1)) == scene.truth.blocks.get((0, -2, 1)) == "blue"
+    assert res.state.side_scores() == scene.truth.side_scores()
+
+
+@pytest.mark.slow
+def test_with_rule_breakers_only_those_blocks_stayed(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(free_rules, "RELOCATE_CANDIDATES", "rules")
+    scene = load_scene(FIXTURES / "scene_013", with_camera=True)
+    res = score_images(scene.pics, scene.spec, scene.camera, None)
+    assert not [p for p in res.problems if p.code == "relocated"]
+    assert res.state.side_scores() != scene.truth.side_scores()

@@ -396,7 +396,7 @@ def relocate_blocks(blocks: dict[Cell, str], scorer: RayScorer, starts: Mapping[
     back covers nearly the same pixels) is such a stop: removing it alone breaks the rays it
     explains, adding the true one alone explains nothing they do not already.  Moving it explains
     the rays both ways.  Each candidate block (:data:`RELOCATE_CANDIDATES`) is priced at each empty
-    cell of its 26 neighbours (:meth:`RayScorer.delta` on the blocks without it); the move that
+    cell of its 26 neighbours (:meth:`RayScorer.move_gains`); the move that
     explains the most rays net is taken while it explains at least :data:`RELOCATE_MIN_GAIN`
     (the same objective the search minimises: a move is only a better optimum of it).  The rules
     guard the moves: a start block never moves and no block of another colour enters a start cell
@@ -421,6 +421,7 @@ def relocate_blocks(blocks: dict[Cell, str], scorer: RayScorer, starts: Mapping[
                                 max(abs(c[0] - s[0]), abs(c[1] - s[1]), abs(c[2] - s[2])) <= 1}
         movable = {c for c in movable if start_of.get(c) != blocks[c]}  # a start block never moves
         priced: list[tuple[int, Cell, Cell]] = []
+        scorer.set_base(blocks)
         for b in sorted(movable):
             colour = blocks[b]
             free = [e for e in ((b[0] + d[0], b[1] + d[1], b[2] + d[2]) for d in _AROUND)
@@ -428,12 +429,9 @@ def relocate_blocks(blocks: dict[Cell, str], scorer: RayScorer, starts: Mapping[
                     and scorer.in_volume(e)]
             if not free:
                 continue
-            scorer.set_base({k: v for k, v in blocks.items() if k != b})
-            here = scorer.delta({b: colour})
-            for e in free:
-                there = scorer.delta({e: colour})
-                if here - there >= RELOCATE_MIN_GAIN:
-                    priced.append((there - here, b, e))
+            for e, gain in zip(free, scorer.move_gains(b, free), strict=True):
+                if gain >= RELOCATE_MIN_GAIN:
+                    priced.append((-gain, b, e))
         priced.sort()
         for neg, b, e in priced:
             moved = {k: v for k, v in blocks.items() if k != b}

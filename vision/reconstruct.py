@@ -721,6 +721,60 @@ class RayScorer:
         obs, wt = m.obs[rows], m.weight[rows]
         return int(((p != obs) * wt).sum()) - int(((self._pred[rows] != obs) * wt).sum())
 
+    def move_gains(self, cell: Cell, targets: Sequence[Cell]) -> list[int]:
+        """For the base's block at ``cell``: for each of ``targets`` (cells empty in the base), how many
+        fewer weighted rays fail with that block moved there -- ``cost(base) - cost(base without
+        cell, with its block at target)``, the same integers as :meth:`set_base` on the base without it
+        and :meth:`delta` for each target, without re-basing: only the rays on which ``cell`` is the
+        first full cell change when it goes (predicted again from the next cell on), and a block at a
+        target changes the rays it comes before the first full cell on."""
+        m = self._model
+        i = self._index(cell)
+        v = int(self._hyp[i]) if i >= 0 else 0
+        if v in (0, int(Label.CUBE)):
+            raise ValueError(f"no block of the base at {cell!r} to move")
+        rows = m.rays_of[i]
+        gone = rows[m.cols_of(i) == self._fcol[rows]]  # rays whose first full cell it is
+        if m.repeats:
+            gone = np.unique(gone)
+        self._hyp[i] = 0
+        p_gone, f_gone = m.predict_first(self._hyp, gone)
+        self._hyp[i] = v
+        obs, wt = m.obs, m.weight
+        before = int(((self._pred[gone] != obs[gone]) * wt[gone]).sum())
+        removed = int(((p_gone != obs[gone]) * wt[gone]).sum()) - before
+        keep_p, keep_f = self._pred[gone].copy(), self._fcol[gone].copy()
+        self._pred[gone], self._fcol[gone] = p_gone, f_gone  # the base without the block, for a moment
+        out: list[int] = []
+        try:
+            idx = [self._index(t) for t in targets]
+            for t, j in zip(targets, idx, strict=True):
+                if j >= 0 and self._hyp[j] != 0:
+                    raise ValueError(f"the target {t!r} is not empty in the base")
+            inside = [j for j in idx if j >= 0]
+            sums = np.zeros(len(inside), np.int64)
+            if inside and not m.repeats:
+                # every target's rays in one gather: each ray's term is +1 (the base without the block
+                # explains it, the block there does not), -1 (the reverse) or 0, summed per target
+                r = np.concatenate([m.rays_of[j] for j in inside])
+                c = np.concatenate([m.cols_of(j) for j in inside])
+                k = np.repeat(np.arange(len(inside)), [len(m.rays_of[j]) for j in inside])
+                ahead = c < self._fcol[r]
+                r, k = r[ahead], k[ahead]
+                term = (obs[r] != v).astype(np.int64) * wt[r] - (self._pred[r] != obs[r]) * wt[r]
+                sums = np.bincount(k, weights=term, minlength=len(inside)).astype(np.int64)
+            elif inside:  # a ray listed twice for one cell (never seen): each target the slow way
+                for n, j in enumerate(inside):
+                    r = m.rays_of[j]
+                    a = np.unique(r[m.cols_of(j) < self._fcol[r]])
+                    sums[n] = int(((obs[a] != v) * wt[a]).sum()) - int(((self._pred[a] != obs[a]) * wt[a]).sum())
+            got = iter(sums.tolist())
+            # outside the volume a block changes no ray
+            out = [-(removed + (next(got) if j >= 0 else 0)) for j in idx]
+        finally:
+            self._pred[gone], self._fcol[gone] = keep_p, keep_f
+        return out
+
     def deltas(self, placements: Sequence[Sequence[Cell]], color: str) -> list[int]:
         """``[delta({c: color for c in cells}) for cells in placements]``, priced together (the history
         search prices every placement of one base: they share most cells and rays).

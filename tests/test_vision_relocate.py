@@ -123,3 +123,34 @@ def test_move_gains_are_the_cost_differences() -> None:
     assert checked > 100
     with pytest.raises(ValueError, match="no block"):
         scorer.move_gains((9, 9, 5), [(9, 9, 6)])
+
+
+class _StubScorer:
+    """Prices moves from a table (cell, target) -> rays explained; every other move explains nothing."""
+
+    def __init__(self, gains: dict[tuple[tuple[int, int, int], tuple[int, int, int]], int]) -> None:
+        self.gains = gains
+
+    def set_base(self, blocks: object) -> int:
+        return 0
+
+    def in_volume(self, cell: tuple[int, int, int]) -> bool:
+        return True
+
+    def move_gains(self, cell: tuple[int, int, int], targets: list[tuple[int, int, int]]) -> list[int]:
+        return [self.gains.get((cell, t), 0) for t in targets]
+
+
+def test_a_block_moved_twice_is_reported_once_from_where_it_was_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    # blue start 1,-1,0 in place; a blue block at 3,0,0 (beside the cube) moves to 3,0,1, then on to 3,1,1
+    blocks = {(1, -1, 0): "blue", (3, 0, 0): "blue"}
+    scorer = _StubScorer({((3, 0, 0), (3, 0, 1)): 20, ((3, 0, 1), (3, 1, 1)): 9})
+    moves = relocate_blocks(blocks, scorer, DEFAULT_STARTS)  # type: ignore[arg-type]
+    assert moves == [((3, 0, 0), (3, 1, 1), 29)]
+    assert blocks == {(1, -1, 0): "blue", (3, 1, 1): "blue"}
+    # moved and moved back (a stub's prices may cycle, real ones cannot: two moves only): no move at all
+    monkeypatch.setattr(free_rules, "RELOCATE_MAX_MOVES", 2)
+    blocks = {(1, -1, 0): "blue", (3, 0, 0): "blue"}
+    scorer = _StubScorer({((3, 0, 0), (3, 0, 1)): 20, ((3, 0, 1), (3, 0, 0)): 9})
+    assert relocate_blocks(blocks, scorer, DEFAULT_STARTS) == []  # type: ignore[arg-type]
+    assert blocks == {(1, -1, 0): "blue", (3, 0, 0): "blue"}

@@ -402,7 +402,8 @@ def relocate_blocks(blocks: dict[Cell, str], scorer: RayScorer, starts: Mapping[
     guard the moves: a start block never moves and no block of another colour enters a start cell
     (rulebook "Setup" 3), and a move never leaves more blocks unsupported than before (rulebook "The
     Battlefield").  Block counts do not change.  Mutates ``blocks``; returns (from, to, rays
-    explained) per move."""
+    explained) per block moved (a block moved twice is one entry, from where it was read to where it
+    ends; one moved back to where it was read is none)."""
     if not RELOCATE_BLOCKS:
         return []
     in_play = set(blocks.values())  # a colour not in play has no start block (its cell is a plain cell)
@@ -439,7 +440,14 @@ def relocate_blocks(blocks: dict[Cell, str], scorer: RayScorer, starts: Mapping[
             if len(_unsupported(moved)) <= len(unsupported):
                 blocks.clear()
                 blocks.update(moved)
-                moves.append((b, e, -neg))
+                # a block moved on again is one move, from where it was read to where it ends
+                earlier = next((k for k, mv in enumerate(moves) if mv[1] == b), None)
+                if earlier is None:
+                    moves.append((b, e, -neg))
+                else:
+                    src, _, gain = moves.pop(earlier)
+                    if src != e:
+                        moves.append((src, e, gain - neg))
                 break
         else:
             break

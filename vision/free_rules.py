@@ -357,8 +357,8 @@ def start_doubts(state: State) -> dict[str, list[Cell]]:
 #: switch (for measuring the step's effect and for the tests that show it matters)
 RELOCATE_BLOCKS = True
 #: which blocks may move: "all" = every block that is not a start block; "rules" = only those breaking
-#: a support rule or next to their colour's empty start cell (about a seventh of the CPU: ~4 against
-#: ~26 ms a scene on the fixtures, but of the fixtures' 9 moves it finds 2, and none of the dev renders' 3)
+#: a support rule or next to their colour's empty start cell (cheaper: ~4 against ~15 ms a scene on the
+#: fixtures, but of the fixtures' 10 moves it finds 2, and none of the 6 on 40 development renders)
 RELOCATE_CANDIDATES = "all"
 #: sampled rays a move must explain net to be taken (the history search's tolerance,
 #: :class:`vision.history.HistoryConfig`)

@@ -721,6 +721,60 @@ class RayScorer:
         obs, wt = m.obs[rows], m.weight[rows]
         return int(((p != obs) * wt).sum()) - int(((self._pred[rows] != obs) * wt).sum())
 
+    def colour_on_ground(self, blocks: Mapping[Cell, str], cell: Cell, bin_size: float = 0.25) -> tuple[int, int]:
+        """Is the colour the pictures show for the block ``blocks[cell]`` on the mat rather than in the cell?
+
+        The rays that show the block (its colour, the block their first full cell) would go on to the
+        mat plane (z = 0) at some place.  A block's faces hide that place from this picture only: another
+        picture that sees it unobstructed (no block or cube on its ray) shows the mat there.  A colour
+        *on* the mat -- a tinted cast shadow, colour bled onto the paper -- shows from the other pictures
+        too.  Returns (the block's rays whose mat place another picture sees unobstructed, those where
+        most such rays of the other pictures show the block's colour), on ``bin_size`` squares."""
+        m = self._model
+        i = self._index(cell)
+        lab = int(COLOR_LABELS[blocks[cell]])
+        if i < 0:
+            return 0, 0
+        hyp = self._hyp_of(blocks)
+        _, fcol = m.predict_first(hyp)
+        width = m.idx.shape[1]
+        down = m.dirs[2] < 0
+        rows = m.rays_of[i]
+        own = rows[(m.cols_of(i) == fcol[rows]) & (m.obs[rows] == lab) & (m.weight[rows] > 0) & down[rows]]
+        if len(own) == 0:
+            return 0, 0
+        free = np.flatnonzero(down & (fcol == width) & (m.weight > 0))
+
+        def keys(r: I64) -> I64:
+            t = -m.origins[2][r] / m.dirs[2][r]
+            kx = np.floor((m.origins[0][r] + t * m.dirs[0][r]) / bin_size).astype(np.int64)
+            ky = np.floor((m.origins[1][r] + t * m.dirs[1][r]) / bin_size).astype(np.int64)
+            out: I64 = (kx + 2**20) * 2**21 + (ky + 2**20)
+            return out
+
+        n_views = int(m.view.max()) + 1
+        fk = keys(free) * n_views + m.view[free]  # (place, picture)
+        uk, inv = np.unique(fk, return_inverse=True)
+        n = np.bincount(inv, minlength=len(uk))
+        c = np.bincount(inv, weights=(m.obs[free] == lab).astype(np.float64), minlength=len(uk)).astype(np.int64)
+        place = uk // n_views
+        up, pinv = np.unique(place, return_inverse=True)
+        n_all = np.bincount(pinv, weights=n.astype(np.float64), minlength=len(up)).astype(np.int64)
+        c_all = np.bincount(pinv, weights=c.astype(np.float64), minlength=len(up)).astype(np.int64)
+        ok_place = keys(own)
+        pos = np.minimum(np.searchsorted(up, ok_place), len(up) - 1)
+        hit = up[pos] == ok_place
+        n_other = np.where(hit, n_all[pos], 0)
+        c_other = np.where(hit, c_all[pos], 0)
+        # the block's own picture's rays to that place are left out (they are the ones it hides)
+        mine = ok_place * n_views + m.view[own]
+        mpos = np.minimum(np.searchsorted(uk, mine), len(uk) - 1)
+        mhit = uk[mpos] == mine
+        n_other = n_other - np.where(mhit, n[mpos], 0)
+        c_other = c_other - np.where(mhit, c[mpos], 0)
+        checked = n_other > 0
+        return int(checked.sum()), int((checked & (2 * c_other > n_other)).sum())
+
     def move_gains(self, cell: Cell, targets: Sequence[Cell]) -> list[int]:
         """For the base's block at ``cell``: for each of ``targets`` (cells empty in the base), how many
         fewer weighted rays fail with that block moved there -- ``cost(base) - cost(base without

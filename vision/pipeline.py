@@ -33,6 +33,7 @@ from vision.free_rules import (
     count_doubts,
     fill_pockets,
     pocket_sides,
+    relocate_blocks,
     repair_after_floating,
     spread_doubts,
     start_doubts,
@@ -186,6 +187,7 @@ def score_images(
     movers: set[str] = set()  # with a previous state: the colours the chosen turns placed blocks for
     pockets: list[Cell] = []  # without history: cells filled because the pictures cannot tell (free_rules)
     opening_sides: list[str] = []  # without history: sides where a broken opening's legal reading differs
+    relocated: list[tuple[Cell, str]] = []  # without history: blocks moved to a neighbouring cell (free_rules)
     if previous is not None and recon.scorer is not None:
         # the pictures must show legal turns played from the previous state (issue 5, item 1)
         expl, dropped = explain_checked(previous, recon.scorer, recon.flags, recon.blocks)
@@ -224,6 +226,12 @@ def score_images(
         if recon.scorer is not None:  # after the floating blocks were dropped (free_rules, round 2)
             inferred += repair_after_floating(blocks, recon.scorer, recon.ignored, recon.confidence,
                                               recon.unobserved, recon.flags)
+            # single blocks read one cell off where the pictures show them better (free_rules, session 7)
+            for src, dst, gain in relocate_blocks(blocks, recon.scorer, starts):
+                relocated.append((dst, blocks[dst]))
+                inferred.append(Problem("relocated", f"the {blocks[dst]} block read at {src[0]},{src[1]},{src[2]} "
+                                        f"is read here instead: {gain} more sampled pixels are explained with it "
+                                        "here than there", f"cell {dst[0]},{dst[1]},{dst[2]}", "", "warning"))
         if recon.scorer is not None:  # cells the pictures cannot tell from full, inside the pile
             pockets, pocket_notes = fill_pockets(blocks, recon.scorer, recon.unobserved, cfg.min_pixels)
             inferred += pocket_notes
@@ -241,6 +249,9 @@ def score_images(
                 state, blocks, flag_alternatives = opening.state, dict(opening.state.blocks), {}
                 pockets = [c for c in pockets if c in blocks]
                 inferred += opening.problems
+                # a block moved before the opening was read and then left out by it: nothing to report
+                gone = {f"cell {c[0]},{c[1]},{c[2]}" for c, v in relocated if blocks.get(c) != v}
+                inferred = [p for p in inferred if p.code != "relocated" or p.where not in gone]
                 opening_sides = opening.changed_sides
             if all(list(state.blocks.values()).count(c) == 1 and state.blocks.get(state.starts.get(c, (0, 0, -1))) == c
                    for c in state.colors):

@@ -530,6 +530,10 @@ class RayScorer:
     def _index(self, cell: Cell) -> int:
         return self._vol.index1(cell)
 
+    def in_volume(self, cell: Cell) -> bool:
+        """Is ``cell`` inside the reconstruction volume (where rays are traced)?"""
+        return self._vol.index1(cell) >= 0
+
     def _hyp_of(self, blocks: Mapping[Cell, str]) -> I64:
         hyp = np.zeros(self._vol.n, np.int64)
         for c in CENTRAL_CUBE:
@@ -716,6 +720,114 @@ class RayScorer:
             self._hyp[i] = v
         obs, wt = m.obs[rows], m.weight[rows]
         return int(((p != obs) * wt).sum()) - int(((self._pred[rows] != obs) * wt).sum())
+
+    def colour_on_ground(self, blocks: Mapping[Cell, str], cell: Cell, bin_size: float = 0.25) -> tuple[int, int]:
+        """Is the colour the pictures show for the block ``blocks[cell]`` on the mat rather than in the cell?
+
+        The rays that show the block (its colour, the block their first full cell) would go on to the
+        mat plane (z = 0) at some place.  A block's faces hide that place from this picture only: another
+        picture that sees it unobstructed (no block or cube on its ray) shows the mat there.  A colour
+        *on* the mat -- a tinted cast shadow, colour bled onto the paper -- shows from the other pictures
+        too.  Returns (the block's rays whose mat place another picture sees unobstructed, those where
+        most such rays of the other pictures show the block's colour), on ``bin_size`` squares."""
+        m = self._model
+        i = self._index(cell)
+        lab = int(COLOR_LABELS[blocks[cell]])
+        if i < 0:
+            return 0, 0
+        hyp = self._hyp_of(blocks)
+        _, fcol = m.predict_first(hyp)
+        width = m.idx.shape[1]
+        down = m.dirs[2] < 0
+        rows = m.rays_of[i]
+        own = rows[(m.cols_of(i) == fcol[rows]) & (m.obs[rows] == lab) & (m.weight[rows] > 0) & down[rows]]
+        if len(own) == 0:
+            return 0, 0
+        free = np.flatnonzero(down & (fcol == width) & (m.weight > 0))
+
+        def keys(r: I64) -> I64:
+            t = -m.origins[2][r] / m.dirs[2][r]
+            kx = np.floor((m.origins[0][r] + t * m.dirs[0][r]) / bin_size).astype(np.int64)
+            ky = np.floor((m.origins[1][r] + t * m.dirs[1][r]) / bin_size).astype(np.int64)
+            out: I64 = (kx + 2**20) * 2**21 + (ky + 2**20)
+            return out
+
+        n_views = int(m.view.max()) + 1
+        fk = keys(free) * n_views + m.view[free]  # (place, picture)
+        uk, inv = np.unique(fk, return_inverse=True)
+        n = np.bincount(inv, minlength=len(uk))
+        c = np.bincount(inv, weights=(m.obs[free] == lab).astype(np.float64), minlength=len(uk)).astype(np.int64)
+        place = uk // n_views
+        up, pinv = np.unique(place, return_inverse=True)
+        n_all = np.bincount(pinv, weights=n.astype(np.float64), minlength=len(up)).astype(np.int64)
+        c_all = np.bincount(pinv, weights=c.astype(np.float64), minlength=len(up)).astype(np.int64)
+        ok_place = keys(own)
+        pos = np.minimum(np.searchsorted(up, ok_place), len(up) - 1)
+        hit = up[pos] == ok_place
+        n_other = np.where(hit, n_all[pos], 0)
+        c_other = np.where(hit, c_all[pos], 0)
+        # the block's own picture's rays to that place are left out (they are the ones it hides)
+        mine = ok_place * n_views + m.view[own]
+        mpos = np.minimum(np.searchsorted(uk, mine), len(uk) - 1)
+        mhit = uk[mpos] == mine
+        n_other = n_other - np.where(mhit, n[mpos], 0)
+        c_other = c_other - np.where(mhit, c[mpos], 0)
+        checked = n_other > 0
+        return int(checked.sum()), int((checked & (2 * c_other > n_other)).sum())
+
+    def move_gains(self, cell: Cell, targets: Sequence[Cell]) -> list[int]:
+        """For the base's block at ``cell``: for each of ``targets`` (cells empty in the base), how many
+        fewer weighted rays fail with that block moved there -- ``cost(base) - cost(base without
+        cell, with its block at target)``, the same integers as :meth:`set_base` on the base without it
+        and :meth:`delta` for each target, without re-basing: only the rays on which ``cell`` is the
+        first full cell change when it goes (predicted again from the next cell on), and a block at a
+        target changes the rays it comes before the first full cell on."""
+        m = self._model
+        i = self._index(cell)
+        v = int(self._hyp[i]) if i >= 0 else 0
+        if v in (0, int(Label.CUBE)):
+            raise ValueError(f"no block of the base at {cell!r} to move")
+        rows = m.rays_of[i]
+        gone = rows[m.cols_of(i) == self._fcol[rows]]  # rays whose first full cell it is
+        if m.repeats:
+            gone = np.unique(gone)
+        self._hyp[i] = 0
+        p_gone, f_gone = m.predict_first(self._hyp, gone)
+        self._hyp[i] = v
+        obs, wt = m.obs, m.weight
+        before = int(((self._pred[gone] != obs[gone]) * wt[gone]).sum())
+        removed = int(((p_gone != obs[gone]) * wt[gone]).sum()) - before
+        keep_p, keep_f = self._pred[gone].copy(), self._fcol[gone].copy()
+        self._pred[gone], self._fcol[gone] = p_gone, f_gone  # the base without the block, for a moment
+        out: list[int] = []
+        try:
+            idx = [self._index(t) for t in targets]
+            for t, j in zip(targets, idx, strict=True):
+                if j >= 0 and self._hyp[j] != 0:
+                    raise ValueError(f"the target {t!r} is not empty in the base")
+            inside = [j for j in idx if j >= 0]
+            sums = np.zeros(len(inside), np.int64)
+            if inside and not m.repeats:
+                # every target's rays in one gather: each ray's term is +1 (the base without the block
+                # explains it, the block there does not), -1 (the reverse) or 0, summed per target
+                r = np.concatenate([m.rays_of[j] for j in inside])
+                c = np.concatenate([m.cols_of(j) for j in inside])
+                k = np.repeat(np.arange(len(inside)), [len(m.rays_of[j]) for j in inside])
+                ahead = c < self._fcol[r]
+                r, k = r[ahead], k[ahead]
+                term = (obs[r] != v).astype(np.int64) * wt[r] - (self._pred[r] != obs[r]) * wt[r]
+                sums = np.bincount(k, weights=term, minlength=len(inside)).astype(np.int64)
+            elif inside:  # a ray listed twice for one cell (never seen): each target the slow way
+                for n, j in enumerate(inside):
+                    r = m.rays_of[j]
+                    a = np.unique(r[m.cols_of(j) < self._fcol[r]])
+                    sums[n] = int(((obs[a] != v) * wt[a]).sum()) - int(((self._pred[a] != obs[a]) * wt[a]).sum())
+            got = iter(sums.tolist())
+            # outside the volume a block changes no ray
+            out = [-(removed + (next(got) if j >= 0 else 0)) for j in idx]
+        finally:
+            self._pred[gone], self._fcol[gone] = keep_p, keep_f
+        return out
 
     def deltas(self, placements: Sequence[Sequence[Cell]], color: str) -> list[int]:
         """``[delta({c: color for c in cells}) for cells in placements]``, priced together (the history

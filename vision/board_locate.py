@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
 from typing import Any
 
@@ -82,6 +82,9 @@ class BoardLocateConfig:
     rescue_match_blur_px: float = 1.0  # the drawn marker blurred so (Gaussian sigma, px)
     rescue_match_min_ncc: float = 0.7  # normalised cross-correlation for a marker matched by its look
     rescue_match_rounds: int = 2  # match, solve the pose again, match again with the better pose
+    rescue_one_marker_matches: int = 2  # one marker read: other markers matched needed under one of its poses
+    rescue_one_marker_window: float = 3.0  # the window (in sides) until a second marker is matched
+    rescue_focal_guesses: tuple[float, ...] = (0.75, 1.0, 1.35)  # focal lengths / the picture's width tried then
 
 
 @dataclass(frozen=True, eq=False)
@@ -315,6 +318,59 @@ def _markers_in_view(obj: dict[int, F64], K: F64, dist: F64, rvec: F64, tvec: F6
 
 
 @lru_cache(maxsize=512)
+def _camera_for(camera: CameraCalibration, name: str, size: tuple[int, int]) -> tuple[F64, F64]:
+    """The calibration's camera matrix and distortion, scaled to the picture's size."""
+    cam = camera
+    if tuple(cam.image_size) != size:
+        try:
+            cam = cam.scaled_to(size)
+        except BoardsideInputError as exc:
+            raise BoardCalibrationError(f"{name!r}: {exc}") from None
+    return np.asarray(cam.camera_matrix, np.float64), np.asarray(cam.dist_coeffs, np.float64).reshape(-1)
+
+
+def _one_marker(grey: U8, spec: BoardSpec, obj: dict[int, F64], own: dict[int, F64], K: F64, dist: F64,
+                size: tuple[int, int], cfg: BoardLocateConfig) -> dict[int, F64]:
+    """One marker read: both poses of its square tried.  Under each, the other markers are matched by
+    their look nearest first (a pose from one small square is rough further away), the pose solved
+    again after each one matched; the pose that explains more of them is kept (at least
+    ``rescue_one_marker_matches``, all fitting one flat board with the marker read), or none."""
+    (i0, c0), = own.items()
+    try:
+        n, rvecs, tvecs, _err = cv2.solvePnPGeneric(obj[i0], c0, K, dist, flags=cv2.SOLVEPNP_IPPE)
+    except cv2.error:
+        return {}
+    best: dict[int, F64] = {}
+    centre = obj[i0].mean(axis=0)
+    wide = replace(cfg, rescue_guided_window=cfg.rescue_one_marker_window,
+                   rescue_guided_max_offset=cfg.rescue_one_marker_window)
+    for k in range(int(n)):
+        rvec = np.asarray(rvecs[k], np.float64).reshape(3)
+        tvec = np.asarray(tvecs[k], np.float64).reshape(3)
+        if tvec[2] <= 0:
+            continue
+        in_view = _markers_in_view(obj, K, dist, rvec, tvec, size, cfg.min_side_px)
+        got: dict[int, F64] = {}
+        for i in sorted((i for i in in_view if i != i0), key=lambda j: float(np.linalg.norm(obj[j].mean(0) - centre))):
+            m = _matched(grey, spec, obj, [i], K, dist, rvec, tvec, wide if not got else cfg)
+            if i not in m:
+                continue
+            both = {**own, **got, i: m[i]}
+            ids = sorted(both)
+            o, px = np.concatenate([obj[j] for j in ids]), np.concatenate([both[j] for j in ids])
+            try:
+                r2, t2 = _solve(o, px, K, dist)
+            except cv2.error:
+                continue
+            if float(_marker_rms(o, px, K, dist, r2, t2).max()) > cfg.max_rms_px:
+                continue
+            got[i] = m[i]
+            rvec, tvec = r2, t2
+        if len(got) >= cfg.rescue_one_marker_matches and len(got) > len(best):
+            best = got
+    return best
+
+
 def _marker_template(dictionary: str, marker_id: int, cell_px: int) -> tuple[F64, int]:
     """The printed marker with one cell of white paper around it, ``cell_px`` pixels a cell:
     (image 0..1, marker side in px)."""
@@ -325,7 +381,7 @@ def _marker_template(dictionary: str, marker_id: int, cell_px: int) -> tuple[F64
 
 
 def _matched(grey: U8, spec: BoardSpec, obj: dict[int, F64], ids: list[int], K: F64, dist: F64, rvec: F64,
-             tvec: F64, cfg: BoardLocateConfig) -> dict[int, F64]:
+             tvec: F64, cfg: BoardLocateConfig, scores: dict[int, float] | None = None) -> dict[int, F64]:
     """Markers found by their printed look where the pose puts them: each marker (with a cell of its
     white margin) drawn as the pose would show it, slightly blurred, and matched (normalised
     cross-correlation) in a window around that place; the best shift, to a fraction of a pixel, moves
@@ -380,6 +436,8 @@ def _matched(grey: U8, spec: BoardSpec, obj: dict[int, F64], ids: list[int], K: 
         if math.hypot(dx, dy) > cfg.rescue_guided_max_offset * side + cfg.rescue_match_min_radius_px:
             continue
         out[i] = corners + np.array([dx, dy])
+        if scores is not None:
+            scores[i] = best
     return out
 
 
@@ -440,6 +498,21 @@ def locate_board(
         more = look_again()
         own.update(more)
         rescued += sorted(more)
+    obj = {i: np.array([[x, y, 0.0] for x, y in own_world[i]], np.float64) for i in own_world}
+    if len(own) == 1 and cfg.rescue and cfg.min_markers > 1:
+        # one marker read: its square has two mirror-image poses; the one under which the most other
+        # markers are matched by their look is kept, when at least ``rescue_one_marker_matches`` are
+        # (without a calibration, a few focal lengths are tried: the webcams' fields of view)
+        guesses = [_camera_for(camera, name, (w, h))] if camera is not None else [
+            (np.array([[f * max(w, h), 0.0, (w - 1) / 2.0], [0.0, f * max(w, h), (h - 1) / 2.0], [0.0, 0.0, 1.0]]),
+             np.zeros(5)) for f in cfg.rescue_focal_guesses]
+        best: dict[int, F64] = {}
+        for k_guess, d_guess in guesses:
+            got = _one_marker(grey, spec, obj, own, k_guess, d_guess, (w, h), cfg)
+            if len(got) > len(best):
+                best = got
+        matched.update(best)
+        own.update(best)
     if len(own) < cfg.min_markers:
         first, last = min(own_world), max(own_world)
         if not own:
@@ -451,7 +524,6 @@ def locate_board(
             f"{name!r}: too little of the {spec.game} board is visible (marker {_describe_ids(list(own))} "
             f"only; need {cfg.min_markers} of the {len(own_world)} printed markers)"
         )
-    obj = {i: np.array([[x, y, 0.0] for x, y in own_world[i]], np.float64) for i in own_world}
     if camera is None:
         def intrinsics() -> tuple[F64, F64]:
             ids_now = sorted(own)
@@ -460,13 +532,7 @@ def locate_board(
         K, dist = intrinsics()
         source = "self-estimated"
     else:
-        cam = camera
-        if tuple(cam.image_size) != (w, h):
-            try:
-                cam = cam.scaled_to((w, h))
-            except BoardsideInputError as exc:
-                raise BoardCalibrationError(f"{name!r}: {exc}") from None
-        K, dist = np.asarray(cam.camera_matrix, np.float64), np.asarray(cam.dist_coeffs, np.float64).reshape(-1)
+        K, dist = _camera_for(camera, name, (w, h))
         source = "calibration"
     try:
         keep, dropped, rvec, tvec = _fit_pose(obj, own, K, dist, cfg)

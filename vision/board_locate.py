@@ -73,6 +73,8 @@ class BoardLocateConfig:
     # (motion blur smears a marker's 2-3 px cells together; a hand or a piece covers some):
     rescue: bool = True
     rescue_found_share: float = 0.75  # look again when fewer than this share of the markers in view were found
+    rescue_enough_markers: int = 5  # ... and fewer than this many were read,
+    rescue_enough_share: float = 0.4  # or fewer than this share of them
     rescue_sharpen_sigma_px: float = 2.0  # unsharp mask (grey + amount x (grey - blurred)) of the second look
     rescue_sharpen_amount: float = 1.0
     rescue_max_bit_errors: int = 1  # the board's own ids only (not the whole dictionary): one bit may differ
@@ -81,7 +83,7 @@ class BoardLocateConfig:
     rescue_match_min_radius_px: float = 6.0
     rescue_match_blur_px: float = 1.0  # the drawn marker blurred so (Gaussian sigma, px)
     rescue_match_min_ncc: float = 0.7  # normalised cross-correlation for a marker matched by its look
-    rescue_match_rounds: int = 2  # match, solve the pose again, match again with the better pose
+    rescue_match_rounds: int = 3  # match, solve the pose again, match those still missing with the better pose
     rescue_one_marker_matches: int = 2  # one marker read: other markers matched needed under one of its poses
     rescue_one_marker_window: float = 3.0  # the window (in sides) until a second marker is matched
     rescue_focal_guesses: tuple[float, ...] = (0.75, 1.0, 1.35)  # focal lengths / the picture's width tried then
@@ -413,6 +415,7 @@ def _matched(grey: U8, spec: BoardSpec, obj: dict[int, F64], ids: list[int], K: 
         src = np.array([[0, 0], [tw, 0], [tw, tw], [0, tw]], np.float32)
         hm = cv2.getPerspectiveTransform(src, (quad - [bx0, by0]).astype(np.float32))
         warped = cv2.warpPerspective(tpl.astype(np.float32), hm, (bw, bh), flags=cv2.INTER_AREA)
+        # only the drawn marker and its margin count (beyond may be the table: a marker near the edge)
         mask = cv2.warpPerspective(np.ones_like(tpl, np.float32), hm, (bw, bh), flags=cv2.INTER_LINEAR)
         mask = (mask > 0.99).astype(np.float32)
         if mask.sum() < 0.3 * bw * bh:
@@ -538,7 +541,9 @@ def locate_board(
         keep, dropped, rvec, tvec = _fit_pose(obj, own, K, dist, cfg)
         if cfg.rescue:
             in_view = _markers_in_view(obj, K, dist, rvec, tvec, (w, h), cfg.min_side_px)
-            if len(set(keep) & set(in_view)) < cfg.rescue_found_share * len(in_view):
+            n_read = len(set(keep) & set(in_view))
+            if n_read < cfg.rescue_found_share * len(in_view) and (
+                    n_read < cfg.rescue_enough_markers or n_read < cfg.rescue_enough_share * len(in_view)):
                 trusted = {i: own[i] for i in keep}
                 more = _consistent(obj, trusted, look_again(), K, dist, cfg)
                 own.update(more)
@@ -548,16 +553,13 @@ def locate_board(
                         K, dist = intrinsics()
                     keep, dropped, rvec, tvec = _fit_pose(obj, own, K, dist, cfg)
                     in_view = _markers_in_view(obj, K, dist, rvec, tvec, (w, h), cfg.min_side_px)
-                for _ in range(cfg.rescue_match_rounds):
-                    detected = {i: own[i] for i in keep if i not in matched}
-                    todo = sorted(i for i in in_view if i not in detected)
-                    got = _consistent(obj, detected, _matched(grey, spec, obj, todo, K, dist, rvec, tvec, cfg),
-                                      K, dist, cfg)
+                for _ in range(cfg.rescue_match_rounds):  # each round: the markers not yet found, better pose
+                    todo = sorted(i for i in in_view if i not in own)
+                    got = _consistent(obj, {i: own[i] for i in keep}, _matched(grey, spec, obj, todo, K, dist, rvec,
+                                                                             tvec, cfg), K, dist, cfg)
                     if not got:
                         break
-                    for i in matched:  # matched again, with the better pose, or left out
-                        own.pop(i, None)
-                    matched = got
+                    matched.update(got)
                     own.update(got)
                     if camera is None:
                         K, dist = intrinsics()

@@ -13,6 +13,13 @@ the camera's pose in board millimetres (docs/coordinates.md, "Flat boards").
 * Without a camera calibration the intrinsics are estimated from this one view (focal length with
   the principal point at the image centre; radial ``k1`` too when markers are seen around the
   board): ``intrinsics == "self-estimated"`` in the result.
+* Second look (session 7), only when the pose is weak (few of the markers in view read: motion blur
+  runs a small marker's cells together, hands and pieces cover some): the board's own ids in a
+  sharpened copy (a bit may differ), then every marker still missing *matched by its printed look*
+  where the pose puts it (no code read: normalised cross-correlation of the drawn marker, shifted
+  to a fraction of a pixel), the pose solved again between rounds.  Every marker added must fit one
+  flat board with those read first (a code read with a bit wrong names a marker printed elsewhere).
+  One marker read is enough when, under one of its square's two poses, others match their look.
 """
 
 from __future__ import annotations
@@ -173,6 +180,7 @@ class BoardPose:
             "markers_seen": list(self.markers_seen),
             "markers_total": self.markers_total,
             "markers_dropped": list(self.markers_dropped),
+            "markers_rescued": list(self.markers_rescued),
             "rms_px": round(self.rms_px, 3),
             "intrinsics": self.intrinsics,
             "camera_position_mm": [round(float(v), 1) for v in self.camera_position],

@@ -13,13 +13,20 @@ the camera's pose in board millimetres (docs/coordinates.md, "Flat boards").
 * Without a camera calibration the intrinsics are estimated from this one view (focal length with
   the principal point at the image centre; radial ``k1`` too when markers are seen around the
   board): ``intrinsics == "self-estimated"`` in the result.
+* Second look (session 7), only when the pose is weak (few of the markers in view read: motion blur
+  runs a small marker's cells together, hands and pieces cover some): the board's own ids in a
+  sharpened copy (a bit may differ), then every marker still missing *matched by its printed look*
+  where the pose puts it (no code read: normalised cross-correlation of the drawn marker, shifted
+  to a fraction of a pixel), the pose solved again between rounds.  Every marker added must fit one
+  flat board with those read first (a code read with a bit wrong names a marker printed elsewhere).
+  One marker read is enough when, under one of its square's two poses, others match their look.
 """
 
 from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
 from typing import Any
 
@@ -69,6 +76,24 @@ class BoardLocateConfig:
     marker_outlier_px: float = 3.0  # a marker's RMS above max(this, 4 x median) is dropped
     max_rms_px: float = 4.0  # a pose fitting worse than this is no pose
     self_k1_min_markers: int = 6  # estimate k1 too when this many markers are seen (spread)
+    # second look (session 7), only when the first finds few of the markers the picture should show
+    # (motion blur smears a marker's 2-3 px cells together; a hand or a piece covers some):
+    rescue: bool = True
+    rescue_found_share: float = 0.75  # look again when fewer than this share of the markers in view were found
+    rescue_enough_markers: int = 5  # ... and fewer than this many were read,
+    rescue_enough_share: float = 0.4  # or fewer than this share of them
+    rescue_sharpen_sigma_px: float = 2.0  # unsharp mask (grey + amount x (grey - blurred)) of the second look
+    rescue_sharpen_amount: float = 1.0
+    rescue_max_bit_errors: int = 1  # the board's own ids only (not the whole dictionary): one bit may differ
+    rescue_guided_window: float = 1.0  # the window around a predicted marker: this many sides on each side
+    rescue_guided_max_offset: float = 1.0  # a marker matched at most this many sides (+ the radius) from there
+    rescue_match_min_radius_px: float = 6.0
+    rescue_match_blur_px: float = 1.0  # the drawn marker blurred so (Gaussian sigma, px)
+    rescue_match_min_ncc: float = 0.7  # normalised cross-correlation for a marker matched by its look
+    rescue_match_rounds: int = 3  # match, solve the pose again, match those still missing with the better pose
+    rescue_one_marker_matches: int = 2  # one marker read: other markers matched needed under one of its poses
+    rescue_one_marker_window: float = 3.0  # the window (in sides) until a second marker is matched
+    rescue_focal_guesses: tuple[float, ...] = (0.75, 1.0, 1.35)  # focal lengths / the picture's width tried then
 
 
 @dataclass(frozen=True, eq=False)
@@ -87,6 +112,7 @@ class BoardPose:
     intrinsics: str  # "calibration" | "self-estimated"
     marker_px: dict[int, F64] = field(default_factory=dict, repr=False)  # id -> (4, 2) corners
     other_markers: dict[int, F64] = field(default_factory=dict, repr=False)  # robot tags, stray ids
+    markers_rescued: tuple[int, ...] = ()  # of markers_seen: found by the second look (session 7)
 
     @property
     def R(self) -> F64:
@@ -154,6 +180,7 @@ class BoardPose:
             "markers_seen": list(self.markers_seen),
             "markers_total": self.markers_total,
             "markers_dropped": list(self.markers_dropped),
+            "markers_rescued": list(self.markers_rescued),
             "rms_px": round(self.rms_px, 3),
             "intrinsics": self.intrinsics,
             "camera_position_mm": [round(float(v), 1) for v in self.camera_position],
@@ -226,6 +253,205 @@ def _describe_ids(ids: list[int]) -> str:
     return ", ".join(str(i) for i in sorted(ids))
 
 
+@lru_cache(maxsize=16)
+def _own_detector(dictionary: str, ids: tuple[int, ...], max_errors: int, min_side: float) -> FastMarkerDetector:
+    d = cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, dictionary))
+    return FastMarkerDetector(d, ids, max_errors=max_errors, min_side_px=min_side)
+
+
+def _sharpen(grey: U8, sigma: float, amount: float) -> U8:
+    """Unsharp mask: ``grey + amount * (grey - blurred)``."""
+    blurred = cv2.GaussianBlur(grey, (0, 0), sigma)
+    return np.asarray(cv2.addWeighted(grey, 1.0 + amount, blurred, -amount, 0), np.uint8)
+
+
+def _fit_pose(obj: dict[int, F64], img: dict[int, F64], K: F64, dist: F64,
+              cfg: BoardLocateConfig) -> tuple[list[int], list[int], F64, F64]:
+    """Planar PnP over every marker's corners; markers fitting much worse than the others are dropped
+    (at most three rounds).  Returns (ids kept, ids dropped, rvec, tvec); ``cv2.error`` when no pose."""
+    keep = sorted(img)
+    dropped: list[int] = []
+    rvec, tvec = _solve(np.concatenate([obj[i] for i in keep]), np.concatenate([img[i] for i in keep]), K, dist)
+    for _ in range(3):
+        rms = _marker_rms(np.concatenate([obj[i] for i in keep]), np.concatenate([img[i] for i in keep]),
+                          K, dist, rvec, tvec)
+        limit = max(cfg.marker_outlier_px, 4.0 * float(np.median(rms)))
+        bad = [keep[j] for j in np.nonzero(rms > limit)[0]]
+        if not bad or len(keep) - len(bad) < cfg.min_markers:
+            break
+        dropped += bad
+        keep = [i for i in keep if i not in bad]
+        rvec, tvec = _solve(np.concatenate([obj[i] for i in keep]), np.concatenate([img[i] for i in keep]), K, dist)
+    return keep, dropped, rvec, tvec
+
+
+def _consistent(obj: dict[int, F64], trusted: dict[int, F64], new: dict[int, F64], K: F64, dist: F64,
+                cfg: BoardLocateConfig) -> dict[int, F64]:
+    """The markers of ``new`` that fit one flat board with the ``trusted`` ones: each tried alone with
+    them (a pose solved over both), kept when every marker then fits within ``max_rms_px``.  A code
+    read with a bit wrong names another marker of the board, far from where that one is printed."""
+    if len(trusted) < cfg.min_markers:
+        return dict(new)
+    out: dict[int, F64] = {}
+    for i, q in new.items():
+        both = {**trusted, i: q}
+        ids = sorted(both)
+        o, m = np.concatenate([obj[j] for j in ids]), np.concatenate([both[j] for j in ids])
+        try:
+            rvec, tvec = _solve(o, m, K, dist)
+        except cv2.error:
+            continue
+        if float(_marker_rms(o, m, K, dist, rvec, tvec).max()) <= cfg.max_rms_px:
+            out[i] = q
+    return out
+
+
+def _markers_in_view(obj: dict[int, F64], K: F64, dist: F64, rvec: F64, tvec: F64,
+                     size: tuple[int, int], min_side: float) -> dict[int, F64]:
+    """The board's markers the pose puts wholly inside the picture (and in front of the camera, at
+    least ``min_side`` px a side): id -> (4, 2) predicted corners."""
+    ids = sorted(obj)
+    pts = np.concatenate([obj[i] for i in ids])
+    r, _ = cv2.Rodrigues(rvec)
+    z = (pts @ np.asarray(r, np.float64).T)[:, 2] + tvec[2]
+    px, _ = cv2.projectPoints(pts.reshape(-1, 1, 3), rvec, tvec, K, dist)
+    quads = np.asarray(px, np.float64).reshape(-1, 4, 2)
+    w, h = size
+    out: dict[int, F64] = {}
+    for j, i in enumerate(ids):
+        q = quads[j]
+        side = float(np.linalg.norm(q - np.roll(q, 1, axis=0), axis=1).min())
+        if (z[4 * j:4 * j + 4] > 0).all() and side >= min_side and q[:, 0].min() >= 2 and q[:, 1].min() >= 2 \
+                and q[:, 0].max() <= w - 3 and q[:, 1].max() <= h - 3:
+            out[i] = q
+    return out
+
+
+@lru_cache(maxsize=512)
+def _camera_for(camera: CameraCalibration, name: str, size: tuple[int, int]) -> tuple[F64, F64]:
+    """The calibration's camera matrix and distortion, scaled to the picture's size."""
+    cam = camera
+    if tuple(cam.image_size) != size:
+        try:
+            cam = cam.scaled_to(size)
+        except BoardsideInputError as exc:
+            raise BoardCalibrationError(f"{name!r}: {exc}") from None
+    return np.asarray(cam.camera_matrix, np.float64), np.asarray(cam.dist_coeffs, np.float64).reshape(-1)
+
+
+def _one_marker(grey: U8, spec: BoardSpec, obj: dict[int, F64], own: dict[int, F64], K: F64, dist: F64,
+                size: tuple[int, int], cfg: BoardLocateConfig) -> dict[int, F64]:
+    """One marker read: both poses of its square tried.  Under each, the other markers are matched by
+    their look nearest first (a pose from one small square is rough further away), the pose solved
+    again after each one matched; the pose that explains more of them is kept (at least
+    ``rescue_one_marker_matches``, all fitting one flat board with the marker read), or none."""
+    (i0, c0), = own.items()
+    try:
+        n, rvecs, tvecs, _err = cv2.solvePnPGeneric(obj[i0], c0, K, dist, flags=cv2.SOLVEPNP_IPPE)
+    except cv2.error:
+        return {}
+    best: dict[int, F64] = {}
+    centre = obj[i0].mean(axis=0)
+    wide = replace(cfg, rescue_guided_window=cfg.rescue_one_marker_window,
+                   rescue_guided_max_offset=cfg.rescue_one_marker_window)
+    for k in range(int(n)):
+        rvec = np.asarray(rvecs[k], np.float64).reshape(3)
+        tvec = np.asarray(tvecs[k], np.float64).reshape(3)
+        if tvec[2] <= 0:
+            continue
+        in_view = _markers_in_view(obj, K, dist, rvec, tvec, size, cfg.min_side_px)
+        got: dict[int, F64] = {}
+        for i in sorted((i for i in in_view if i != i0), key=lambda j: float(np.linalg.norm(obj[j].mean(0) - centre))):
+            m = _matched(grey, spec, obj, [i], K, dist, rvec, tvec, wide if not got else cfg)
+            if i not in m:
+                continue
+            both = {**own, **got, i: m[i]}
+            ids = sorted(both)
+            o, px = np.concatenate([obj[j] for j in ids]), np.concatenate([both[j] for j in ids])
+            try:
+                r2, t2 = _solve(o, px, K, dist)
+            except cv2.error:
+                continue
+            if float(_marker_rms(o, px, K, dist, r2, t2).max()) > cfg.max_rms_px:
+                continue
+            got[i] = m[i]
+            rvec, tvec = r2, t2
+        if len(got) >= cfg.rescue_one_marker_matches and len(got) > len(best):
+            best = got
+    return best
+
+
+def _marker_template(dictionary: str, marker_id: int, cell_px: int) -> tuple[F64, int]:
+    """The printed marker with one cell of white paper around it, ``cell_px`` pixels a cell:
+    (image 0..1, marker side in px)."""
+    d = cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, dictionary))
+    n = int(d.markerSize) + 2
+    m = np.asarray(cv2.aruco.generateImageMarker(d, int(marker_id), n * cell_px, borderBits=1), np.float64) / 255.0
+    return np.pad(m, cell_px, constant_values=1.0), n * cell_px
+
+
+def _matched(grey: U8, spec: BoardSpec, obj: dict[int, F64], ids: list[int], K: F64, dist: F64, rvec: F64,
+             tvec: F64, cfg: BoardLocateConfig, scores: dict[int, float] | None = None) -> dict[int, F64]:
+    """Markers found by their printed look where the pose puts them: each marker (with a cell of its
+    white margin) drawn as the pose would show it, slightly blurred, and matched (normalised
+    cross-correlation) in a window around that place; the best shift, to a fraction of a pixel, moves
+    the predicted corners.  No code is read, so a blurred marker whose cells run together is still
+    found; a marker partly covered matches poorly and is left out (``rescue_match_min_ncc``)."""
+    h, w = grey.shape[:2]
+    cell_px = 8
+    out: dict[int, F64] = {}
+    img = grey.astype(np.float32)
+    for i in ids:
+        tpl, side_px = _marker_template(spec.dictionary, i, cell_px)
+        c = obj[i]
+        ex, ey = (c[1] - c[0]) / side_px, (c[3] - c[0]) / side_px  # board mm per template px
+        o = c[0] - cell_px * (ex + ey)
+        tw = float(tpl.shape[0])
+        outer = np.array([o, o + tw * ex, o + tw * (ex + ey), o + tw * ey], np.float64)
+        pts = np.concatenate([outer, c])
+        px, _ = cv2.projectPoints(pts.reshape(-1, 1, 3), rvec, tvec, K, dist)
+        px = np.asarray(px, np.float64).reshape(-1, 2)
+        quad, corners = px[:4], px[4:]
+        side = float(np.linalg.norm(corners - np.roll(corners, 1, axis=0), axis=1).mean())
+        r = math.ceil(max(cfg.rescue_match_min_radius_px, cfg.rescue_guided_window * side))
+        bx0, by0 = math.floor(float(quad[:, 0].min())), math.floor(float(quad[:, 1].min()))
+        bx1, by1 = math.ceil(float(quad[:, 0].max())) + 1, math.ceil(float(quad[:, 1].max())) + 1
+        wx0, wy0, wx1, wy1 = max(0, bx0 - r), max(0, by0 - r), min(w, bx1 + r), min(h, by1 + r)
+        bw, bh = bx1 - bx0, by1 - by0
+        if bw < 6 or bh < 6 or wx1 - wx0 < bw + 2 or wy1 - wy0 < bh + 2:
+            continue
+        src = np.array([[0, 0], [tw, 0], [tw, tw], [0, tw]], np.float32)
+        hm = cv2.getPerspectiveTransform(src, (quad - [bx0, by0]).astype(np.float32))
+        warped = cv2.warpPerspective(tpl.astype(np.float32), hm, (bw, bh), flags=cv2.INTER_AREA)
+        # only the drawn marker and its margin count (beyond may be the table: a marker near the edge)
+        mask = cv2.warpPerspective(np.ones_like(tpl, np.float32), hm, (bw, bh), flags=cv2.INTER_LINEAR)
+        mask = (mask > 0.99).astype(np.float32)
+        if mask.sum() < 0.3 * bw * bh:
+            continue
+        warped = cv2.GaussianBlur(warped, (0, 0), cfg.rescue_match_blur_px)
+        res = cv2.matchTemplate(img[wy0:wy1, wx0:wx1], warped, cv2.TM_CCOEFF_NORMED, mask=mask)
+        res = np.nan_to_num(np.asarray(res, np.float64), nan=-1.0, posinf=-1.0, neginf=-1.0)
+        yy, xx = np.unravel_index(int(res.argmax()), res.shape)
+        best = float(res[yy, xx])
+        if best < cfg.rescue_match_min_ncc:
+            continue
+        sub = [0.0, 0.0]
+        for k, (a, b, cc) in enumerate(
+            [(res[yy, xx - 1], best, res[yy, xx + 1]) if 0 < xx < res.shape[1] - 1 else (0.0, 0.0, 0.0),
+             (res[yy - 1, xx], best, res[yy + 1, xx]) if 0 < yy < res.shape[0] - 1 else (0.0, 0.0, 0.0)]):
+            den = a - 2 * b + cc
+            if den < 0:
+                sub[k] = float(np.clip(0.5 * (a - cc) / den, -0.5, 0.5))
+        dx = (wx0 + xx + sub[0]) - bx0
+        dy = (wy0 + yy + sub[1]) - by0
+        if math.hypot(dx, dy) > cfg.rescue_guided_max_offset * side + cfg.rescue_match_min_radius_px:
+            continue
+        out[i] = corners + np.array([dx, dy])
+        if scores is not None:
+            scores[i] = best
+    return out
+
+
 def locate_board(
     image: U8,
     spec: BoardSpec,
@@ -264,6 +490,40 @@ def locate_board(
                 f"{name!r} shows a {g} board (markers {_describe_ids(ids)}), not the {spec.game} board "
                 f"{spec.name!r}"
             )
+    sharp: U8 | None = None
+    own_ids = tuple(sorted(own_world))
+
+    def look_again() -> dict[int, F64]:
+        """The board's own markers in the sharpened picture (one bit may differ), not found before."""
+        nonlocal sharp
+        if sharp is None:
+            sharp = _sharpen(grey, cfg.rescue_sharpen_sigma_px, cfg.rescue_sharpen_amount)
+        det = _own_detector(spec.dictionary, own_ids, cfg.rescue_max_bit_errors, cfg.min_side_px)
+        corners, found_ids = det.detect(sharp, refine=True, refine_found=True)
+        return {int(i): np.asarray(c, np.float64).reshape(4, 2) for c, i in zip(corners, found_ids, strict=True)
+                if int(i) not in own}
+
+    rescued: list[int] = []
+    matched: dict[int, F64] = {}  # markers found by their look (no code read), session 7
+    if len(own) < cfg.min_markers and cfg.rescue:
+        more = look_again()
+        own.update(more)
+        rescued += sorted(more)
+    obj = {i: np.array([[x, y, 0.0] for x, y in own_world[i]], np.float64) for i in own_world}
+    if len(own) == 1 and cfg.rescue and cfg.min_markers > 1:
+        # one marker read: its square has two mirror-image poses; the one under which the most other
+        # markers are matched by their look is kept, when at least ``rescue_one_marker_matches`` are
+        # (without a calibration, a few focal lengths are tried: the webcams' fields of view)
+        guesses = [_camera_for(camera, name, (w, h))] if camera is not None else [
+            (np.array([[f * max(w, h), 0.0, (w - 1) / 2.0], [0.0, f * max(w, h), (h - 1) / 2.0], [0.0, 0.0, 1.0]]),
+             np.zeros(5)) for f in cfg.rescue_focal_guesses]
+        best: dict[int, F64] = {}
+        for k_guess, d_guess in guesses:
+            got = _one_marker(grey, spec, obj, own, k_guess, d_guess, (w, h), cfg)
+            if len(got) > len(best):
+                best = got
+        matched.update(best)
+        own.update(best)
     if len(own) < cfg.min_markers:
         first, last = min(own_world), max(own_world)
         if not own:
@@ -275,40 +535,48 @@ def locate_board(
             f"{name!r}: too little of the {spec.game} board is visible (marker {_describe_ids(list(own))} "
             f"only; need {cfg.min_markers} of the {len(own_world)} printed markers)"
         )
-    ids = sorted(own)
-    obj_m = [np.array([[x, y, 0.0] for x, y in own_world[i]], np.float64) for i in ids]
-    img_m = [own[i] for i in ids]
     if camera is None:
-        K, dist = _self_intrinsics(obj_m, img_m, (w, h), len(ids) >= cfg.self_k1_min_markers)
+        def intrinsics() -> tuple[F64, F64]:
+            ids_now = sorted(own)
+            return _self_intrinsics([obj[i] for i in ids_now], [own[i] for i in ids_now], (w, h),
+                                    len(ids_now) >= cfg.self_k1_min_markers)
+        K, dist = intrinsics()
         source = "self-estimated"
     else:
-        cam = camera
-        if tuple(cam.image_size) != (w, h):
-            try:
-                cam = cam.scaled_to((w, h))
-            except BoardsideInputError as exc:
-                raise BoardCalibrationError(f"{name!r}: {exc}") from None
-        K, dist = np.asarray(cam.camera_matrix, np.float64), np.asarray(cam.dist_coeffs, np.float64).reshape(-1)
+        K, dist = _camera_for(camera, name, (w, h))
         source = "calibration"
-    keep = list(range(len(ids)))
-    dropped: list[int] = []
     try:
-        rvec, tvec = _solve(np.concatenate(obj_m), np.concatenate(img_m), K, dist)
-        for _ in range(3):
-            rms = _marker_rms(np.concatenate([obj_m[k] for k in keep]), np.concatenate([img_m[k] for k in keep]),
-                              K, dist, rvec, tvec)
-            limit = max(cfg.marker_outlier_px, 4.0 * float(np.median(rms)))
-            bad = [keep[j] for j in np.nonzero(rms > limit)[0]]
-            if not bad or len(keep) - len(bad) < cfg.min_markers:
-                break
-            dropped += [ids[k] for k in bad]
-            keep = [k for k in keep if k not in bad]
-            rvec, tvec = _solve(np.concatenate([obj_m[k] for k in keep]), np.concatenate([img_m[k] for k in keep]),
-                                K, dist)
+        keep, dropped, rvec, tvec = _fit_pose(obj, own, K, dist, cfg)
+        if cfg.rescue:
+            in_view = _markers_in_view(obj, K, dist, rvec, tvec, (w, h), cfg.min_side_px)
+            n_read = len(set(keep) & set(in_view))
+            if n_read < cfg.rescue_found_share * len(in_view) and (
+                    n_read < cfg.rescue_enough_markers or n_read < cfg.rescue_enough_share * len(in_view)):
+                trusted = {i: own[i] for i in keep}
+                more = _consistent(obj, trusted, look_again(), K, dist, cfg)
+                own.update(more)
+                rescued += sorted(more)
+                if more:
+                    if camera is None:
+                        K, dist = intrinsics()
+                    keep, dropped, rvec, tvec = _fit_pose(obj, own, K, dist, cfg)
+                    in_view = _markers_in_view(obj, K, dist, rvec, tvec, (w, h), cfg.min_side_px)
+                for _ in range(cfg.rescue_match_rounds):  # each round: the markers not yet found, better pose
+                    todo = sorted(i for i in in_view if i not in own)
+                    got = _consistent(obj, {i: own[i] for i in keep}, _matched(grey, spec, obj, todo, K, dist, rvec,
+                                                                             tvec, cfg), K, dist, cfg)
+                    if not got:
+                        break
+                    matched.update(got)
+                    own.update(got)
+                    if camera is None:
+                        K, dist = intrinsics()
+                    keep, dropped, rvec, tvec = _fit_pose(obj, own, K, dist, cfg)
+                    in_view = _markers_in_view(obj, K, dist, rvec, tvec, (w, h), cfg.min_side_px)
     except cv2.error:
-        raise BoardNotVisibleError(f"{name!r}: the board's pose cannot be solved from markers {_describe_ids(ids)}") \
-            from None
-    rms_all = _marker_rms(np.concatenate([obj_m[k] for k in keep]), np.concatenate([img_m[k] for k in keep]),
+        raise BoardNotVisibleError(f"{name!r}: the board's pose cannot be solved from markers "
+                                   f"{_describe_ids(list(own))}") from None
+    rms_all = _marker_rms(np.concatenate([obj[i] for i in keep]), np.concatenate([own[i] for i in keep]),
                           K, dist, rvec, tvec)
     rms_px = float(np.sqrt(np.mean(rms_all**2)))
     if rms_px > cfg.max_rms_px:
@@ -321,5 +589,6 @@ def locate_board(
         timings["locate.check_s"] = t1 - t0
         timings["locate.markers_s"] = t2 - t1
         timings["locate.pose_s"] = t3 - t2
-    return BoardPose(spec, K, dist, rvec, tvec, (w, h), tuple(ids[k] for k in keep), tuple(dropped), rms_px, source,
-                     {ids[k]: img_m[k] for k in keep}, {i: c for i, c in found.items() if i not in own_world})
+    return BoardPose(spec, K, dist, rvec, tvec, (w, h), tuple(keep), tuple(dropped), rms_px, source,
+                     {i: own[i] for i in keep}, {i: c for i, c in found.items() if i not in own_world},
+                     tuple(i for i in [*rescued, *sorted(matched)] if i in keep))

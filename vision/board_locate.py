@@ -527,9 +527,11 @@ def locate_board(
     if len(own) < cfg.min_markers:
         first, last = min(own_world), max(own_world)
         if not own:
+            # the board may be in the picture with its markers unreadable (as vision.locate says of the mat)
             raise BoardNotVisibleError(
                 f"{name!r}: the {spec.game} board is not in the picture (no marker {first}..{last} of "
-                f"{spec.dictionary} found)"
+                f"{spec.dictionary} found); if the board is in the picture, its markers could not be read: "
+                "hold the camera still (motion blur), come closer or light the board evenly"
             )
         raise BoardNotVisibleError(
             f"{name!r}: too little of the {spec.game} board is visible (marker {_describe_ids(list(own))} "

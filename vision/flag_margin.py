@@ -36,6 +36,7 @@ from engine.ctrl import State
 from engine.ctrl.moves import FlagSpot
 from vision.camera import ViewCamera
 from vision.history import spots_for_flag
+from vision.poles import PoleConfig, PoleJudge
 from vision.reconstruct import RayScorer, banner_may_hang
 
 # one more picture showing the pole counts as much as this many banner rays (the first picture counts
@@ -45,6 +46,8 @@ POLE_WEIGHT = 10.0
 # SIMULATED development renders (seeds +15485 and +7919, one turn and a round back; docs/vision.md,
 # "Session 6"): trusted readings with a wrong side 9 -> 3, trusted right readings 48 -> 40
 MARGIN = 10.0
+# the pole test of the rival spots (vision.poles)
+POLE_TEST = PoleConfig()
 
 
 @dataclass(frozen=True)
@@ -67,15 +70,21 @@ def flag_evidence(banner: float, pole_views: int, pole_weight: float = POLE_WEIG
 def ambiguous_flags(state: State, colors: Iterable[str], scorer: RayScorer,
                     greys: Sequence[npt.NDArray[np.float32]], cameras: Sequence[ViewCamera],
                     pole_weight: float = POLE_WEIGHT, margin: float = MARGIN, contradiction: float = 0.5,
-                    min_judged: int = 4) -> list[AmbiguousFlag]:
+                    min_judged: int = 4, pole_cfg: PoleConfig | None = None) -> list[AmbiguousFlag]:
     """For each of ``colors`` with a flag in ``state``: its best rival spot (see the module docstring)
     when that rival comes within ``margin`` of the spot read; colours without such a rival are left out.
-    ``greys``: the pictures in grey (float), as :mod:`vision.poles` samples them."""
+    ``greys``: the pictures in grey (float), as :mod:`vision.poles` samples them; ``pole_cfg``: the
+    pole test (:data:`POLE_TEST` by default).
+
+    Cheaply: a rival whose banner could not come within ``margin`` even with every picture showing its
+    pole is not looked at further (neither the banner's contradiction test nor its pole), and the
+    poles of all the rivals left are judged together (:class:`vision.poles.PoleJudge`)."""
     from vision.pipeline import FlagSideCheck
-    from vision.poles import pole_evidence
 
     out: list[AmbiguousFlag] = []
     sides_check = FlagSideCheck(state.blocks, state.flags, state.colors)
+    # a pole these blocks hide cannot show (a line there is something else)
+    judge = PoleJudge(greys, cameras, cfg=pole_cfg or POLE_TEST, occupied=set(state.blocks))
     for color in sorted(set(colors)):
         read = state.flags.get(color)
         if read is None:
@@ -87,20 +96,22 @@ def ambiguous_flags(state: State, colors: Iterable[str], scorer: RayScorer,
         rivals = [sp for sp in spots if sp != read and changed[sp]]
         if not rivals:
             continue
-        against = scorer.banner_seen_against(state.blocks, color, rivals)
-        rivals = [sp for sp, sides in zip(rivals, against, strict=True)
-                  if banner_may_hang(sides, contradiction, min_judged)]
-        if not rivals:
+        banner = scorer.flag_scores(state.blocks, color, [read, *rivals])
+        e_read = flag_evidence(banner[0], len(judge.evidence([read])[0].views_seen), pole_weight)
+        # the most a rival's evidence can be: its banner and every picture showing its pole
+        reach = [(sp, b) for sp, b in zip(rivals, banner[1:], strict=True)
+                 if 0 < flag_evidence(b, len(greys), pole_weight) >= e_read - margin]
+        if not reach:
             continue
-        candidates = [read, *rivals]
-        banner = scorer.flag_scores(state.blocks, color, candidates)
-        occupied = set(state.blocks)  # a pole these blocks hide cannot show (a line there is something else)
-        scored = [(flag_evidence(b, len(pole_evidence(greys, cameras, sp, occupied=occupied).views_seen),
-                                 pole_weight), sp)
-                  for sp, b in zip(candidates, banner, strict=True)]
-        e_read = scored[0][0]
-        e_rival, rival = max(scored[1:], key=lambda t: t[0])
+        against = scorer.banner_seen_against(state.blocks, color, [sp for sp, _ in reach])
+        kept = [(sp, b) for (sp, b), sides in zip(reach, against, strict=True)
+                if banner_may_hang(sides, contradiction, min_judged)]
+        if not kept:
+            continue
+        poles = judge.evidence([sp for sp, _ in kept])
+        scored = [(flag_evidence(b, len(ev.views_seen), pole_weight), sp)
+                  for (sp, b), ev in zip(kept, poles, strict=True)]
+        e_rival, rival = max(scored, key=lambda t: t[0])
         if e_rival > 0 and e_rival >= e_read - margin:
             out.append(AmbiguousFlag(color, read, rival, e_read, e_rival, changed[rival]))
     return out
-

@@ -603,11 +603,13 @@ def _ambiguous_flag_problems(state: State, colors: set[str], scorer: RayScorer, 
     for a in ambiguous_flags(state, colors, scorer, _greys(images), cameras):
         for side in a.sides:
             sides[side] = sides.get(side, 0) + 1
+        why = (f"but nothing in the pictures shows it there (no banner, no pole), and it may as well stand at "
+               f"{a.rival}" if a.evidence_read <= 0 else
+               f"but {a.rival} fits the pictures nearly as well (evidence {a.evidence_read:.0f} against "
+               f"{a.evidence_rival:.0f}: banner rays, and pictures showing a pole)")
         out.append(Problem(
-            "flag-ambiguous", f"the {a.color} flag was read at {a.read}, but {a.rival} fits the pictures nearly "
-            f"as well (evidence {a.evidence_read:.0f} against {a.evidence_rival:.0f}: banner rays, and pictures "
-            f"showing a pole); there it would change the side(s) {', '.join(a.sides)}", f"{a.color} flag",
-            'CTRL rulebook, "Game Turn"'))
+            "flag-ambiguous", f"the {a.color} flag was read at {a.read}, {why}; there it would change the side(s) "
+            f"{', '.join(a.sides)}", f"{a.color} flag", 'CTRL rulebook, "Game Turn"'))
     return out
 
 

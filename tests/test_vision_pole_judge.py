@@ -15,13 +15,13 @@ from vision.poles import PoleConfig, PoleJudge, pole_evidence
 
 
 @pytest.mark.parametrize("name", ["scene_011", "scene_026"])
-@pytest.mark.parametrize("light_only", [False, True])
-def test_pole_judge_agrees_with_pole_evidence(name: str, light_only: bool) -> None:
+@pytest.mark.parametrize("cfg", [PoleConfig(), PoleConfig(light_only=True),
+                                 PoleConfig(light_only=True, dark_min_grey=130.0)])
+def test_pole_judge_agrees_with_pole_evidence(name: str, cfg: PoleConfig) -> None:
     truth, images, cams = _scene(name)
     greys = [cv2.cvtColor(i, cv2.COLOR_BGR2GRAY).astype(np.float32) for i in images]
     spots = list(dict.fromkeys(sp for c in truth.colors for sp in truth.flag_spots(c)))
     assert len(spots) > 40
-    cfg = PoleConfig(light_only=light_only)
     for occupied in (None, set(truth.blocks)):
         judge = PoleJudge(greys, cams, cfg=cfg, occupied=occupied)
         got = judge.evidence(spots[::2])  # asked in two rounds: the second reuses the first's verdicts

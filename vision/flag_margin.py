@@ -56,8 +56,9 @@ POLE_WEIGHT = 10.0
 # SIMULATED development renders (seeds +15485 and +7919, one turn and a round back; docs/vision.md,
 # "Session 6"): trusted readings with a wrong side 9 -> 3, trusted right readings 48 -> 40
 MARGIN = 10.0
-# the pole test of the spots compared: a line lighter than both sides (docs/vision.md, "Session 7")
-POLE_TEST = PoleConfig(light_only=True)
+# the pole test of the spots compared: a line lighter than both sides, or darker than both but light
+# itself (docs/vision.md, "Session 7"; 115-160 grey gave the same trust on every set measured)
+POLE_TEST = PoleConfig(light_only=True, dark_min_grey=130.0)
 
 
 @dataclass(frozen=True)
@@ -93,15 +94,20 @@ def ambiguous_flags(state: State, colors: Iterable[str], scorer: RayScorer,
     ``greys``: the pictures in grey (float), as :mod:`vision.poles` samples them; ``pole_cfg``: the
     pole test (:data:`POLE_TEST` by default).
 
-    Cheaply: a rival whose banner could not come within ``margin`` even with every picture showing its
-    pole is not looked at further (neither the banner's contradiction test nor its pole), and the
-    poles of all the rivals left are judged together (:class:`vision.poles.PoleJudge`)."""
+    Cheaply (the same answers as testing every rival in full): a rival whose banner could not come
+    within ``margin`` even with every picture showing its pole is not looked at further; the poles of
+    the others are judged together (:class:`vision.poles.PoleJudge`: the spots read of every colour
+    at once, then their rivals at once); and the banner's contradiction test, which only removes
+    rivals, is made only on the rivals whose evidence comes within the margin (the best rival the
+    test keeps comes within it exactly when one of them is kept).  A spot read without evidence is
+    ambiguous with any rival the pictures allow: then every rival is looked at."""
     from vision.pipeline import FlagSideCheck
 
-    out: list[AmbiguousFlag] = []
     sides_check = FlagSideCheck(state.blocks, state.flags, state.colors)
     # a pole these blocks hide cannot show (a line there is something else)
     judge = PoleJudge(greys, cameras, cfg=pole_cfg or POLE_TEST, occupied=set(state.blocks))
+    # each colour's spot read, its rivals (legal spots that change a side) and their banners
+    todo: list[tuple[str, FlagSpot, dict[FlagSpot, tuple[str, ...]], list[FlagSpot], list[float]]] = []
     for color in sorted(set(colors)):
         read = state.flags.get(color)
         if read is None:
@@ -111,25 +117,32 @@ def ambiguous_flags(state: State, colors: Iterable[str], scorer: RayScorer,
             continue
         changed = {sp: tuple(sorted(sides_check.changed_sides(color, sp))) for sp in spots if sp != read}
         rivals = [sp for sp in spots if sp != read and changed[sp]]
-        if not rivals:
-            continue
-        banner = scorer.flag_scores(state.blocks, color, [read, *rivals])
-        e_read = flag_evidence(banner[0], len(judge.evidence([read])[0].views_seen), pole_weight)
-        # the most a rival's evidence can be: its banner and every picture showing its pole (a read
-        # without evidence is ambiguous with any rival the pictures allow: all are looked at)
+        if rivals:
+            todo.append((color, read, changed, rivals, scorer.flag_scores(state.blocks, color, [read, *rivals])))
+    reads = judge.evidence([t[1] for t in todo])
+    # the rivals that may come within the margin: the most a rival's evidence can be is its banner and
+    # every picture showing its pole
+    left: list[tuple[str, FlagSpot, dict[FlagSpot, tuple[str, ...]], float, list[tuple[FlagSpot, float]]]] = []
+    for (color, read, changed, rivals, banner), ev_read in zip(todo, reads, strict=True):
+        e_read = flag_evidence(banner[0], len(ev_read.views_seen), pole_weight)
         reach = [(sp, b) for sp, b in zip(rivals, banner[1:], strict=True)
                  if e_read <= 0 or 0 < flag_evidence(b, len(greys), pole_weight) >= e_read - margin]
-        if not reach:
+        if reach:
+            left.append((color, read, changed, e_read, reach))
+    judge.evidence([sp for *_, reach in left for sp, _ in reach])  # all at once; then from the judge's store
+    out: list[AmbiguousFlag] = []
+    for color, read, changed, e_read, reach in left:
+        scored = [(flag_evidence(b, len(ev.views_seen), pole_weight), sp)
+                  for (sp, b), ev in zip(reach, judge.evidence([sp for sp, _ in reach]), strict=True)]
+        close = [(e, sp) for e, sp in scored if is_ambiguous(e_read, e, margin)]
+        if not close:
             continue
-        against = scorer.banner_seen_against(state.blocks, color, [sp for sp, _ in reach])
-        kept = [(sp, b) for (sp, b), sides in zip(reach, against, strict=True)
+        against = scorer.banner_seen_against(state.blocks, color, [sp for _, sp in close])
+        kept = [(e, sp) for (e, sp), sides in zip(close, against, strict=True)
                 if banner_may_hang(sides, contradiction, min_judged)]
         if not kept:
             continue
-        poles = judge.evidence([sp for sp, _ in kept])
-        scored = [(flag_evidence(b, len(ev.views_seen), pole_weight), sp)
-                  for (sp, b), ev in zip(kept, poles, strict=True)]
-        e_rival, rival = max(scored, key=lambda t: t[0])
+        e_rival, rival = max(kept, key=lambda t: t[0])
         if is_ambiguous(e_read, e_rival, margin):
             out.append(AmbiguousFlag(color, read, rival, e_read, e_rival, changed[rival]))
     return out

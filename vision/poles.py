@@ -6,6 +6,12 @@ light cylinder: along its projected axis, a pole shows a thin line that differs 
 *both* sides of it (an edge differs on one side only).  For each picture the axis of the expected
 pole is sampled (clear of the socket at the base and of the banner near the tip), points the Central
 Cube hides are skipped, and the share of points showing such a line is the picture's evidence.
+
+The lighter-line test (``PoleConfig.light_only``, session 7; used by ``flag-ambiguous``) counts a
+line only when it is lighter than the picture on both sides -- the pole is a light rod; shadows and
+the gaps between blocks are dark lines -- or (``dark_min_grey``) darker than both sides but light
+itself, a light pole in front of something lighter still.  :class:`PoleJudge` judges many spots at
+once with the same verdicts.
 """
 
 from __future__ import annotations
@@ -42,6 +48,10 @@ class PoleConfig:
     # rod; a dark line between two lighter areas is a shadow or the gap between blocks).  Off by
     # default: the set-up check and the flag placing rules were measured with either polarity
     light_only: bool = False
+    # with ``light_only``: a line DARKER than both sides still counts where it is itself this light
+    # (grey level): a light pole in front of something lighter still (a banner, a lit face, the mat).
+    # None: only lighter lines count
+    dark_min_grey: float | None = None
 
 
 @dataclass(frozen=True)
@@ -79,9 +89,11 @@ def pole_line_shares(img: npt.NDArray[Any], cam: ViewCamera, spot: FlagSpot, geo
                      cfg: PoleConfig | None = None, occupied: Collection[Cell] | None = None,
                      ) -> tuple[float, float] | None:
     """One picture's look at the pole that would stand at ``spot``: the share of the sampled points
-    of its axis that show a line lighter than the picture on both sides, and the share showing a line
-    of either polarity (lighter, or darker, than both sides); ``None`` when the picture cannot judge
-    (the pole would be behind the camera, too short, or mostly hidden or outside the picture)."""
+    of its axis that the lighter-line test counts (``cfg.light_only``: a line lighter than the picture
+    on both sides, and with ``cfg.dark_min_grey`` a darker one that is light itself), and the share
+    showing a line of either polarity (lighter, or darker, than both sides); ``None`` when the picture
+    cannot judge (the pole would be behind the camera, too short, or mostly hidden or outside the
+    picture)."""
     cfg = cfg or PoleConfig()
     masks = _line_masks(img, cam, spot, geom, cfg, occupied)
     if masks is None:
@@ -124,7 +136,16 @@ def _line_masks(img: npt.NDArray[Any], cam: ViewCamera, spot: FlagSpot, geom: Fl
     right = _sample(grey, p + off * normal)
     light = (centre - left > cfg.min_contrast) & (centre - right > cfg.min_contrast)
     dark = (left - centre > cfg.min_contrast) & (right - centre > cfg.min_contrast)
-    return light, dark
+    return _pole_like(light, dark, centre, cfg), dark
+
+
+def _pole_like(light: npt.NDArray[np.bool_], dark: npt.NDArray[np.bool_], centre: npt.NDArray[np.float32],
+               cfg: PoleConfig) -> npt.NDArray[np.bool_]:
+    """The points the lighter-line test counts: lighter than both sides, and (``cfg.dark_min_grey``)
+    darker than both sides but light themselves."""
+    if cfg.dark_min_grey is None:
+        return light
+    return light | (dark & (centre >= cfg.dark_min_grey))
 
 
 def _sample(grey: npt.NDArray[np.float32], p: npt.NDArray[np.float64]) -> npt.NDArray[np.float32]:
@@ -258,6 +279,7 @@ class PoleJudge:
         right = _sample(grey, p + d)
         light = (centre - left > cfg.min_contrast) & (centre - right > cfg.min_contrast)
         dark = (left - centre > cfg.min_contrast) & (right - centre > cfg.min_contrast)
+        light = _pole_like(light, dark, centre, cfg)
         owner = np.repeat(np.arange(m), n)[use.ravel()]
         n_light = np.bincount(owner, weights=light, minlength=m)
         n_line = np.bincount(owner, weights=light | dark, minlength=m)
@@ -276,6 +298,9 @@ class _OccupancyGrid:
         hi = cells.max(axis=0) + 1
         self._grid = np.zeros(tuple(int(v) for v in hi - self._lo), bool)
         self._grid[tuple((cells - self._lo).T)] = True
+        # the grid with an empty border, flat: a sample outside the box looks up the border
+        self._padded = np.pad(self._grid, 1).ravel()
+        self._strides = np.array([(self._grid.shape[1] + 2) * (self._grid.shape[2] + 2), self._grid.shape[2] + 2, 1])
 
     def behind(self, origin: npt.NDArray[np.float64], pts: npt.NDArray[np.float64], own: npt.NDArray[np.int64],
                step: float = 0.2) -> npt.NDArray[np.bool_]:
@@ -307,12 +332,16 @@ class _OccupancyGrid:
             return out
         i = first[:, None] + np.arange(n_max)[None, :]
         ts = (i * step) / np.maximum(lengths, 1e-9)[:, None]
-        cell = np.floor(origin[None, None, :] + ts[:, :, None] * d[:, None, :]).astype(np.int64)
-        q = cell - self._lo
-        use = ((i < last[:, None]) & np.all((q >= 0) & (q < self._grid.shape), axis=2)
-               & ~np.all(cell == own[:, None, :], axis=2))
-        hit = np.zeros(use.shape, bool)
-        qq = q[use]
-        hit[use] = self._grid[qq[:, 0], qq[:, 1], qq[:, 2]]
+        # each sample's cell, moved into the padded grid (clipped onto its border outside the box)
+        q = np.floor(origin[None, None, :] + ts[:, :, None] * d[:, None, :])
+        q -= self._lo - 1
+        np.clip(q, 0, shape + 1, out=q)
+        flat = q.astype(np.int64) @ self._strides
+        hit = self._padded[flat] & (i < last[:, None])
+        # a point's own cell never hides it (it is only looked up when occupied)
+        own_flat = (own - self._lo + 1) @ self._strides
+        own_in = np.all((own >= self._lo) & (own < self._lo + shape), axis=1)
+        if np.any(own_in & self._padded[np.where(own_in, own_flat, 0)]):
+            hit &= flat != own_flat[:, None]
         out[:] = hit.any(axis=1)
         return out

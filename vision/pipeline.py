@@ -476,7 +476,7 @@ def flags_by_pole(state: State, scorer: RayScorer, images: Sequence[tuple[str, U
     whose pole the most pictures show, at least ``min_views``, and strictly more than at any other kept
     spot, takes the flag.  Returns the state and, per colour placed, the spot and the pictures (indices)
     that show its pole."""
-    from vision.poles import pole_evidence
+    from vision.poles import PoleJudge
 
     flags = dict(state.flags)
     placed: dict[str, tuple[FlagSpot, list[int]]] = {}
@@ -492,7 +492,7 @@ def flags_by_pole(state: State, scorer: RayScorer, images: Sequence[tuple[str, U
             continue
         if greys is None:
             greys = _greys(images)
-        views = {sp: pole_evidence(greys, cameras, sp).views_seen for sp in kept}
+        views = {ev.spot: ev.views_seen for ev in PoleJudge(greys, cameras).evidence(kept)}
         ranked = sorted(kept, key=lambda sp: -len(views[sp]))
         top = ranked[0]
         if len(views[top]) < min_views or (len(ranked) > 1 and len(views[ranked[1]]) >= len(views[top])):
@@ -510,7 +510,7 @@ def weak_flags_by_pole(state: State, weak: set[str], scorer: RayScorer, images: 
     :func:`flags_by_pole`) and the spot read, the one whose pole the most pictures show -- at least
     ``min_views`` and strictly more than at any other, the spot read included -- takes the flag.
     Returns the state and, per colour moved, the spot read, the new spot and the pictures showing its pole."""
-    from vision.poles import pole_evidence
+    from vision.poles import PoleJudge
 
     flags = dict(state.flags)
     moved: dict[str, tuple[FlagSpot, FlagSpot, list[int]]] = {}
@@ -525,7 +525,7 @@ def weak_flags_by_pole(state: State, weak: set[str], scorer: RayScorer, images: 
                 if sp == read or banner_may_hang(sides, contradiction, min_judged)]
         if greys is None:
             greys = _greys(images)
-        views = {sp: pole_evidence(greys, cameras, sp).views_seen for sp in kept}
+        views = {ev.spot: ev.views_seen for ev in PoleJudge(greys, cameras).evidence(kept)}
         ranked = sorted(kept, key=lambda sp: -len(views[sp]))
         top = ranked[0]
         if (top == read or len(views[top]) < min_views
@@ -542,7 +542,7 @@ def _poles_decide(state: State, alternatives: Mapping[str, list[FlagSpot]], imag
     best spot and its nearly-as-good alternatives, the one whose pole (a thin line along the expected
     axis, :mod:`vision.poles`) more pictures show -- at least ``min_views`` -- wins; the others stay as
     alternatives (so the sides they would change are still reported uncertain)."""
-    from vision.poles import pole_evidence
+    from vision.poles import PoleJudge
 
     flags = dict(state.flags)
     alts = {k: list(v) for k, v in alternatives.items()}
@@ -553,7 +553,7 @@ def _poles_decide(state: State, alternatives: Mapping[str, list[FlagSpot]], imag
         best = flags.get(color)
         if best is None or not others:
             continue
-        seen = {sp: len(pole_evidence(greys, cameras, sp).views_seen) for sp in [best, *others]}
+        seen = {ev.spot: len(ev.views_seen) for ev in PoleJudge(greys, cameras).evidence([best, *others])}
         top = max(others, key=lambda sp: seen[sp])
         if seen[top] > seen[best] and seen[top] >= min_views:
             flags[color] = top

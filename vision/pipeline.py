@@ -487,7 +487,7 @@ def flags_by_pole(state: State, scorer: RayScorer, images: Sequence[tuple[str, U
     whose pole the most pictures show, at least ``min_views``, and strictly more than at any other kept
     spot, takes the flag.  Returns the state and, per colour placed, the spot and the pictures (indices)
     that show its pole."""
-    from vision.poles import pole_evidence
+    from vision.poles import PoleJudge
 
     flags = dict(state.flags)
     placed: dict[str, tuple[FlagSpot, list[int]]] = {}
@@ -503,7 +503,7 @@ def flags_by_pole(state: State, scorer: RayScorer, images: Sequence[tuple[str, U
             continue
         if greys is None:
             greys = _greys(images)
-        views = {sp: pole_evidence(greys, cameras, sp).views_seen for sp in kept}
+        views = {ev.spot: ev.views_seen for ev in PoleJudge(greys, cameras).evidence(kept)}
         ranked = sorted(kept, key=lambda sp: -len(views[sp]))
         top = ranked[0]
         if len(views[top]) < min_views or (len(ranked) > 1 and len(views[ranked[1]]) >= len(views[top])):
@@ -521,7 +521,7 @@ def weak_flags_by_pole(state: State, weak: set[str], scorer: RayScorer, images: 
     :func:`flags_by_pole`) and the spot read, the one whose pole the most pictures show -- at least
     ``min_views`` and strictly more than at any other, the spot read included -- takes the flag.
     Returns the state and, per colour moved, the spot read, the new spot and the pictures showing its pole."""
-    from vision.poles import pole_evidence
+    from vision.poles import PoleJudge
 
     flags = dict(state.flags)
     moved: dict[str, tuple[FlagSpot, FlagSpot, list[int]]] = {}
@@ -536,7 +536,7 @@ def weak_flags_by_pole(state: State, weak: set[str], scorer: RayScorer, images: 
                 if sp == read or banner_may_hang(sides, contradiction, min_judged)]
         if greys is None:
             greys = _greys(images)
-        views = {sp: pole_evidence(greys, cameras, sp).views_seen for sp in kept}
+        views = {ev.spot: ev.views_seen for ev in PoleJudge(greys, cameras).evidence(kept)}
         ranked = sorted(kept, key=lambda sp: -len(views[sp]))
         top = ranked[0]
         if (top == read or len(views[top]) < min_views
@@ -553,7 +553,7 @@ def _poles_decide(state: State, alternatives: Mapping[str, list[FlagSpot]], imag
     best spot and its nearly-as-good alternatives, the one whose pole (a thin line along the expected
     axis, :mod:`vision.poles`) more pictures show -- at least ``min_views`` -- wins; the others stay as
     alternatives (so the sides they would change are still reported uncertain)."""
-    from vision.poles import pole_evidence
+    from vision.poles import PoleJudge
 
     flags = dict(state.flags)
     alts = {k: list(v) for k, v in alternatives.items()}
@@ -564,7 +564,7 @@ def _poles_decide(state: State, alternatives: Mapping[str, list[FlagSpot]], imag
         best = flags.get(color)
         if best is None or not others:
             continue
-        seen = {sp: len(pole_evidence(greys, cameras, sp).views_seen) for sp in [best, *others]}
+        seen = {ev.spot: len(ev.views_seen) for ev in PoleJudge(greys, cameras).evidence([best, *others])}
         top = max(others, key=lambda sp: seen[sp])
         if seen[top] > seen[best] and seen[top] >= min_views:
             flags[color] = top
@@ -614,11 +614,13 @@ def _ambiguous_flag_problems(state: State, colors: set[str], scorer: RayScorer, 
     for a in ambiguous_flags(state, colors, scorer, _greys(images), cameras):
         for side in a.sides:
             sides[side] = sides.get(side, 0) + 1
+        why = (f"but nothing in the pictures shows it there (no banner, no pole), and it may as well stand at "
+               f"{a.rival}" if a.evidence_read <= 0 else
+               f"but {a.rival} fits the pictures nearly as well (evidence {a.evidence_read:.0f} against "
+               f"{a.evidence_rival:.0f}: banner rays, and pictures showing a pole)")
         out.append(Problem(
-            "flag-ambiguous", f"the {a.color} flag was read at {a.read}, but {a.rival} fits the pictures nearly "
-            f"as well (evidence {a.evidence_read:.0f} against {a.evidence_rival:.0f}: banner rays, and pictures "
-            f"showing a pole); there it would change the side(s) {', '.join(a.sides)}", f"{a.color} flag",
-            'CTRL rulebook, "Game Turn"'))
+            "flag-ambiguous", f"the {a.color} flag was read at {a.read}, {why}; there it would change the side(s) "
+            f"{', '.join(a.sides)}", f"{a.color} flag", 'CTRL rulebook, "Game Turn"'))
     return out
 
 

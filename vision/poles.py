@@ -6,6 +6,12 @@ light cylinder: along its projected axis, a pole shows a thin line that differs 
 *both* sides of it (an edge differs on one side only).  For each picture the axis of the expected
 pole is sampled (clear of the socket at the base and of the banner near the tip), points the Central
 Cube hides are skipped, and the share of points showing such a line is the picture's evidence.
+
+The lighter-line test (``PoleConfig.light_only``, session 7; used by ``flag-ambiguous``) counts a
+line only when it is lighter than the picture on both sides -- the pole is a light rod; shadows and
+the gaps between blocks are dark lines -- or (``dark_min_grey``) darker than both sides but light
+itself, a light pole in front of something lighter still.  :class:`PoleJudge` judges many spots at
+once with the same verdicts.
 """
 
 from __future__ import annotations
@@ -25,6 +31,9 @@ from vision.pieces import FLAG, FlagGeometry
 
 U8 = npt.NDArray[np.uint8]
 
+_CUBE_LO = np.array([min(c[a] for c in CENTRAL_CUBE) for a in range(3)], float)
+_CUBE_HI = np.array([max(c[a] for c in CENTRAL_CUBE) + 1 for a in range(3)], float)
+
 
 @dataclass(frozen=True)
 class PoleConfig:
@@ -35,6 +44,14 @@ class PoleConfig:
     min_px: float = 8.0  # a pole shorter than this in a picture is not judged there
     line_share: float = 0.5  # share of points showing a line for a picture to count
     min_views: int = 2  # pictures that must show the pole
+    # count a line only when it is LIGHTER than the picture on both sides (the pole is a thin light
+    # rod; a dark line between two lighter areas is a shadow or the gap between blocks).  Off by
+    # default: the set-up check and the flag placing rules were measured with either polarity
+    light_only: bool = False
+    # with ``light_only``: a line DARKER than both sides still counts where it is itself this light
+    # (grey level): a light pole in front of something lighter still (a banner, a lit face, the mat).
+    # None: only lighter lines count
+    dark_min_grey: float | None = None
 
 
 @dataclass(frozen=True)
@@ -55,47 +72,80 @@ def pole_evidence(images: Sequence[npt.NDArray[Any]], cameras: Sequence[ViewCame
     ``occupied`` (the cells of the blocks in front of which the pole may stand), the points of the pole
     those blocks hide from a picture are skipped there too, as the Central Cube's always are."""
     cfg = cfg or PoleConfig()
+    judged = 0
+    seen: list[int] = []
+    for k, (img, cam) in enumerate(zip(images, cameras, strict=True)):
+        shares = pole_line_shares(img, cam, spot, geom, cfg, occupied)
+        if shares is None:
+            continue
+        judged += 1
+        light, either = shares
+        if (light if cfg.light_only else either) >= cfg.line_share:
+            seen.append(k)
+    return PoleEvidence(spot, judged, seen)
+
+
+def pole_line_shares(img: npt.NDArray[Any], cam: ViewCamera, spot: FlagSpot, geom: FlagGeometry = FLAG,
+                     cfg: PoleConfig | None = None, occupied: Collection[Cell] | None = None,
+                     ) -> tuple[float, float] | None:
+    """One picture's look at the pole that would stand at ``spot``: the share of the sampled points
+    of its axis that the lighter-line test counts (``cfg.light_only``: a line lighter than the picture
+    on both sides, and with ``cfg.dark_min_grey`` a darker one that is light itself), and the share
+    showing a line of either polarity (lighter, or darker, than both sides); ``None`` when the picture
+    cannot judge (the pole would be behind the camera, too short, or mostly hidden or outside the
+    picture)."""
+    cfg = cfg or PoleConfig()
+    masks = _line_masks(img, cam, spot, geom, cfg, occupied)
+    if masks is None:
+        return None
+    light, dark = masks
+    return float(light.mean()), float((light | dark).mean())
+
+
+def _line_masks(img: npt.NDArray[Any], cam: ViewCamera, spot: FlagSpot, geom: FlagGeometry, cfg: PoleConfig,
+                occupied: Collection[Cell] | None) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_]] | None:
     b, n = spot.block, spot.normal
     base = np.array([b[0] + 0.5 + 0.5 * n[0], b[1] + 0.5 + 0.5 * n[1], b[2] + 0.5 + 0.5 * n[2]])
     ts = np.linspace(cfg.from_frac, cfg.to_frac, cfg.samples) * geom.pole_length
-    judged = 0
-    seen: list[int] = []
-    lo = np.array([min(c[a] for c in CENTRAL_CUBE) for a in range(3)], float)
-    hi = np.array([max(c[a] for c in CENTRAL_CUBE) + 1 for a in range(3)], float)
-    for k, (img, cam) in enumerate(zip(images, cameras, strict=True)):
-        s = cam.block_mm
-        pts = (base[None, :] + ts[:, None] * np.array(n, float)[None, :]) * s
-        if np.any(cam.depth(pts) <= 0):
-            continue
-        px = cam.project(pts)
-        if float(np.linalg.norm(px[-1] - px[0])) < cfg.min_px:
-            continue
-        # points the Central Cube hides (the segment from the camera to the point crosses the cube)
-        visible = ~_behind_box(cam.center / s, pts / s, lo, hi)
-        if occupied:
-            visible &= ~_behind_cells(cam.center / s, pts / s, occupied, spot.cell)
-        h, w = img.shape[:2]
-        inside = (px[:, 0] > 6) & (px[:, 0] < w - 7) & (px[:, 1] > 6) & (px[:, 1] < h - 7)
-        use = visible & inside
-        if use.sum() < cfg.samples // 2:
-            continue
-        judged += 1
-        # a grey float picture is used as it is (callers judging many spots convert once)
-        grey = (cv2.cvtColor(img, cv2.COLOR_BGR2GRAY).astype(np.float32) if img.ndim == 3
-                else np.asarray(img, np.float32))
-        axis = px[-1] - px[0]
-        normal = np.array([-axis[1], axis[0]]) / max(float(np.linalg.norm(axis)), 1e-9)
-        radius_px = _radius_px(cam, pts[len(pts) // 2], geom.pole_radius * s)
-        off = max(2.5, 2.5 * radius_px + 1.5)
-        p = px[use]
-        centre = _sample(grey, p)
-        left = _sample(grey, p - off * normal)
-        right = _sample(grey, p + off * normal)
-        line = ((centre - left > cfg.min_contrast) & (centre - right > cfg.min_contrast)) | (
-            (left - centre > cfg.min_contrast) & (right - centre > cfg.min_contrast))
-        if float(line.mean()) >= cfg.line_share:
-            seen.append(k)
-    return PoleEvidence(spot, judged, seen)
+    s = cam.block_mm
+    pts = (base[None, :] + ts[:, None] * np.array(n, float)[None, :]) * s
+    if np.any(cam.depth(pts) <= 0):
+        return None
+    px = cam.project(pts)
+    if float(np.linalg.norm(px[-1] - px[0])) < cfg.min_px:
+        return None
+    # points the Central Cube hides (the segment from the camera to the point crosses the cube)
+    visible = ~_behind_box(cam.center / s, pts / s, _CUBE_LO, _CUBE_HI)
+    if occupied:
+        visible &= ~_behind_cells(cam.center / s, pts / s, occupied, spot.cell)
+    h, w = img.shape[:2]
+    inside = (px[:, 0] > 6) & (px[:, 0] < w - 7) & (px[:, 1] > 6) & (px[:, 1] < h - 7)
+    use = visible & inside
+    if use.sum() < cfg.samples // 2:
+        return None
+    # a grey float picture is used as it is (callers judging many spots convert once)
+    grey = (cv2.cvtColor(img, cv2.COLOR_BGR2GRAY).astype(np.float32) if img.ndim == 3
+            else np.asarray(img, np.float32))
+    axis = px[-1] - px[0]
+    normal = np.array([-axis[1], axis[0]]) / max(float(np.linalg.norm(axis)), 1e-9)
+    radius_px = _radius_px(cam, pts[len(pts) // 2], geom.pole_radius * s)
+    off = max(2.5, 2.5 * radius_px + 1.5)
+    p = px[use]
+    centre = _sample(grey, p)
+    left = _sample(grey, p - off * normal)
+    right = _sample(grey, p + off * normal)
+    light = (centre - left > cfg.min_contrast) & (centre - right > cfg.min_contrast)
+    dark = (left - centre > cfg.min_contrast) & (right - centre > cfg.min_contrast)
+    return _pole_like(light, dark, centre, cfg), dark
+
+
+def _pole_like(light: npt.NDArray[np.bool_], dark: npt.NDArray[np.bool_], centre: npt.NDArray[np.float32],
+               cfg: PoleConfig) -> npt.NDArray[np.bool_]:
+    """The points the lighter-line test counts: lighter than both sides, and (``cfg.dark_min_grey``)
+    darker than both sides but light themselves."""
+    if cfg.dark_min_grey is None:
+        return light
+    return light | (dark & (centre >= cfg.dark_min_grey))
 
 
 def _sample(grey: npt.NDArray[np.float32], p: npt.NDArray[np.float64]) -> npt.NDArray[np.float32]:
@@ -151,3 +201,147 @@ def _behind_cells(origin: npt.NDArray[np.float64], pts: npt.NDArray[np.float64],
     hit[use] = grid[qq[:, 0], qq[:, 1], qq[:, 2]]
     out[:] = hit.any(axis=1)
     return out
+
+
+class PoleJudge:
+    """:func:`pole_evidence` for many spots in the same pictures, cheaply: the spots asked for together
+    are judged together (one projection, one occlusion test and one sampling per picture for all of
+    them), and each spot's evidence is kept, so a spot asked for again costs nothing.  The verdicts
+    are those of :func:`pole_evidence` with the same ``cfg`` and ``occupied``."""
+
+    def __init__(self, greys: Sequence[npt.NDArray[np.float32]], cameras: Sequence[ViewCamera],
+                 geom: FlagGeometry = FLAG, cfg: PoleConfig | None = None,
+                 occupied: Collection[Cell] | None = None) -> None:
+        """``greys``: the pictures in grey, as float (what :func:`pole_evidence` samples)."""
+        if len(greys) != len(cameras):
+            raise ValueError(f"{len(greys)!r} pictures but {len(cameras)!r} cameras")
+        self._greys = [np.asarray(g, np.float32) for g in greys]
+        self._cameras = list(cameras)
+        self._geom = geom
+        self.cfg = cfg or PoleConfig()
+        self._occ = _OccupancyGrid(occupied) if occupied else None
+        self._done: dict[FlagSpot, PoleEvidence] = {}
+
+    def evidence(self, spots: Sequence[FlagSpot]) -> list[PoleEvidence]:
+        """Each spot's :class:`PoleEvidence`, in the order given."""
+        new = [sp for sp in dict.fromkeys(spots) if sp not in self._done]
+        if new:
+            judged = np.zeros(len(new), np.int64)
+            seen: list[list[int]] = [[] for _ in new]
+            for k, (grey, cam) in enumerate(zip(self._greys, self._cameras, strict=True)):
+                shares = self._shares(grey, cam, new)
+                for i, sh in enumerate(shares):
+                    if sh is None:
+                        continue
+                    judged[i] += 1
+                    if (sh[0] if self.cfg.light_only else sh[1]) >= self.cfg.line_share:
+                        seen[i].append(k)
+            for i, sp in enumerate(new):
+                self._done[sp] = PoleEvidence(sp, int(judged[i]), seen[i])
+        return [self._done[sp] for sp in spots]
+
+    def _shares(self, grey: npt.NDArray[np.float32], cam: ViewCamera, spots: Sequence[FlagSpot],
+                ) -> list[tuple[float, float] | None]:
+        """:func:`pole_line_shares` of every spot in one picture, computed together."""
+        cfg, geom = self.cfg, self._geom
+        m, n = len(spots), cfg.samples
+        s = cam.block_mm
+        blocks = np.array([sp.block for sp in spots], float)
+        normals = np.array([sp.normal for sp in spots], float)
+        base = blocks + 0.5 + 0.5 * normals
+        ts = np.linspace(cfg.from_frac, cfg.to_frac, cfg.samples) * geom.pole_length
+        pts = ((base[:, None, :] + ts[None, :, None] * normals[:, None, :]) * s).reshape(m * n, 3)
+        depth = cam.depth(pts).reshape(m, n)
+        px = cam.project(pts).reshape(m, n, 2)
+        axis = px[:, -1] - px[:, 0]
+        length = np.linalg.norm(axis, axis=1)
+        ok = ~np.any(depth <= 0, axis=1) & (length >= cfg.min_px)
+        visible = ~_behind_box(cam.center / s, pts / s, _CUBE_LO, _CUBE_HI).reshape(m, n)
+        if self._occ is not None:
+            own = np.repeat(np.array([sp.cell for sp in spots], np.int64), n, axis=0)
+            visible &= ~self._occ.behind(cam.center / s, pts / s, own).reshape(m, n)
+        h, w = grey.shape[:2]
+        inside = (px[..., 0] > 6) & (px[..., 0] < w - 7) & (px[..., 1] > 6) & (px[..., 1] < h - 7)
+        use = visible & inside & ok[:, None]
+        counts = use.sum(axis=1)
+        ok &= counts >= cfg.samples // 2
+        use &= ok[:, None]
+        out: list[tuple[float, float] | None] = [None] * m
+        if not ok.any():
+            return out
+        normal = np.stack([-axis[:, 1], axis[:, 0]], axis=1) / np.maximum(length, 1e-9)[:, None]
+        radius_px = float(cam.K[0, 0]) * (geom.pole_radius * s) / np.maximum(depth[:, n // 2], 1e-6)
+        off = np.maximum(2.5, 2.5 * radius_px + 1.5)
+        shift = (off[:, None] * normal)[:, None, :] * np.ones((1, n, 1))
+        p, d = px[use], shift[use]
+        centre = _sample(grey, p)
+        left = _sample(grey, p - d)
+        right = _sample(grey, p + d)
+        light = (centre - left > cfg.min_contrast) & (centre - right > cfg.min_contrast)
+        dark = (left - centre > cfg.min_contrast) & (right - centre > cfg.min_contrast)
+        light = _pole_like(light, dark, centre, cfg)
+        owner = np.repeat(np.arange(m), n)[use.ravel()]
+        n_light = np.bincount(owner, weights=light, minlength=m)
+        n_line = np.bincount(owner, weights=light | dark, minlength=m)
+        for i in np.flatnonzero(ok):
+            out[i] = (float(n_light[i]) / float(counts[i]), float(n_line[i]) / float(counts[i]))
+        return out
+
+
+class _OccupancyGrid:
+    """:func:`_behind_cells` with the grid of occupied cells built once, and each point's own cell
+    (never an occluder of its point) given per point."""
+
+    def __init__(self, occupied: Collection[Cell]) -> None:
+        cells = np.array(sorted(set(occupied)), np.int64).reshape(-1, 3)
+        self._lo = cells.min(axis=0)
+        hi = cells.max(axis=0) + 1
+        self._grid = np.zeros(tuple(int(v) for v in hi - self._lo), bool)
+        self._grid[tuple((cells - self._lo).T)] = True
+        # the grid with an empty border, flat: a sample outside the box looks up the border
+        self._padded = np.pad(self._grid, 1).ravel()
+        self._strides = np.array([(self._grid.shape[1] + 2) * (self._grid.shape[2] + 2), self._grid.shape[2] + 2, 1])
+
+    def behind(self, origin: npt.NDArray[np.float64], pts: npt.NDArray[np.float64], own: npt.NDArray[np.int64],
+               step: float = 0.2) -> npt.NDArray[np.bool_]:
+        """:func:`_behind_cells` for each point, its own cell in ``own``.  Only the samples near the
+        grid's box are looked at (the others cannot fall in an occupied cell): the same samples, at
+        the same positions, as :func:`_behind_cells` takes within the box."""
+        out = np.zeros(len(pts), bool)
+        d = pts - origin[None, :]
+        lengths = np.linalg.norm(d, axis=1)  # the same numbers as norm() point by point
+        counts = np.ceil(np.maximum(lengths - step / 2, 0.0) / step).astype(np.int64)
+        # the part of each segment within the box (slabs), widened by two samples either way
+        shape = np.array(self._grid.shape)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t1 = (self._lo[None, :] - origin[None, :]) / d
+            t2 = (self._lo + shape)[None, :] - origin[None, :]
+            t2 = t2 / d
+        enter = np.nanmax(np.where(d == 0, -np.inf, np.minimum(t1, t2)), axis=1)
+        leave = np.nanmin(np.where(d == 0, np.inf, np.maximum(t1, t2)), axis=1)
+        outside = np.any((d == 0) & ((origin < self._lo) | (origin >= self._lo + shape))[None, :], axis=1)
+        scale = lengths / step
+        first = np.maximum(np.floor(np.maximum(enter, 0.0) * scale) - 2, 0)
+        last = np.minimum(np.ceil(np.minimum(leave, 1.0) * scale) + 2, counts)  # exclusive
+        first = np.where(np.isfinite(first), first, 0).astype(np.int64)
+        last = np.where(np.isfinite(last), last, 0).astype(np.int64)
+        last = np.where(outside | (leave < enter), first, last)
+        span = np.maximum(last - first, 0)
+        n_max = int(span.max()) if len(span) else 0
+        if n_max == 0:
+            return out
+        i = first[:, None] + np.arange(n_max)[None, :]
+        ts = (i * step) / np.maximum(lengths, 1e-9)[:, None]
+        # each sample's cell, moved into the padded grid (clipped onto its border outside the box)
+        q = np.floor(origin[None, None, :] + ts[:, :, None] * d[:, None, :])
+        q -= self._lo - 1
+        np.clip(q, 0, shape + 1, out=q)
+        flat = q.astype(np.int64) @ self._strides
+        hit = self._padded[flat] & (i < last[:, None])
+        # a point's own cell never hides it (it is only looked up when occupied)
+        own_flat = (own - self._lo + 1) @ self._strides
+        own_in = np.all((own >= self._lo) & (own < self._lo + shape), axis=1)
+        if np.any(own_in & self._padded[np.where(own_in, own_flat, 0)]):
+            hit &= flat != own_flat[:, None]
+        out[:] = hit.any(axis=1)
+        return out

@@ -92,6 +92,12 @@ class PadDetectConfig:
     min_lightness: float = 4.0  # points darker than this (L*, shading undone) say nothing
     arms_as_read: bool = True  # the inner pads of every arm not left out are in place for the levels above
     # (as the classify stage reads them), whatever their own vote and outline (round 7)
+    own_piece: bool = True  # a colourful point seen only through the room of a piece standing on the candidate
+    # (the whole ray clear of every other pad's room) votes "pad": a piece stands on a pad only (session 7)
+    own_piece_saturation: float = 0.3  # ... at least this saturated (chroma / L*) ...
+    own_piece_points: int = 4  # ... on this many points of the candidate's rings
+    own_piece_from_level: int = 1  # ... for candidates from this level up (on the table the pads of the arms are
+    # not yet in place when it is decided: a piece on one of them was taken for a piece on a left-out arm)
     late_candidates: bool = True  # the places the start rows make possible (pads on posts above a kingerizer,
     # their neighbours, pads above those) are candidates too, decided after the start rows (round 7)
 
@@ -397,6 +403,7 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
         vote = np.where(d_bg > d_pad + cfg.vote_margin, 1.0, np.where(d_pad > d_bg + cfg.vote_margin, -1.0, 0.0))
         if cfg.colour_veto > 0:  # a plain pad is grey: a point showing a colour (a piece) is no pad's ...
             vivid = ok & ~hidden & (np.hypot(lab_o[:, 1], lab_o[:, 2]) > math.hypot(lit[1], lit[2]) + cfg.colour_veto)
+            piece_seen = np.zeros(len(pts), bool)
             if vivid.any():  # ... unless a piece standing on this pad or another may be in front of it
                 rooms = np.concatenate([krows, prows])  # (= pad_rows(spec, [*keys, *others]))
                 rooms[:, 3] = cfg.piece_room[0]
@@ -405,8 +412,26 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
                 j = np.nonzero(vivid)[0]
                 d_pt = np.linalg.norm(pts[j] - cam, axis=1) / np.maximum(np.linalg.norm(ends[j] - cam, axis=1), 1e-9)
                 r_box = bounds(2, np.concatenate([np.array(keys, np.float64).reshape(-1, 3), okeys]))
-                vivid[j] = ~box_ray_hits(cam, ends[j], rooms, d_pt, pix[0][j], r_box, chunk=4, behind=False)[0]
-            vote = np.where(vivid, -1.0, vote)
+                in_room = box_ray_hits(cam, ends[j], rooms, d_pt, pix[0][j], r_box, chunk=4, behind=False)[0]
+                vivid[j] = ~in_room
+                if cfg.own_piece and in_room.any():
+                    # a colour seen only through the candidate's own room, the whole ray clear of every
+                    # other room: a piece standing on the candidate (pieces stand on pads only)
+                    jj = j[in_room]
+                    # (more colourful than what lies behind too: the print's tints are no piece)
+                    # and saturated as a player's plastic (a kingerizer's pale tint is not)
+                    ch = np.hypot(lab_o[jj, 1], lab_o[jj, 2])
+                    jj = jj[(ch > np.hypot(bg[jj, 1], bg[jj, 2]) + cfg.colour_veto)
+                            & (ch >= cfg.own_piece_saturation * lab_o[jj, 0])
+                            & (np.asarray(keys, np.int64).reshape(-1, 3)[jj // n_o, 2] >= cfg.own_piece_from_level)]
+                    other = box_ray_hits(cam, ends[jj], rooms, np.ones(len(jj)), pix[0][jj], r_box,
+                                         exclude=jj // n_o, chunk=4, behind=False)[0]
+                    piece_seen[jj[~other]] = True
+                    # (on enough points: a piece, not a stray ray past another piece or a coloured pad)
+                    few = piece_seen.reshape(len(keys), n_o).sum(axis=1) < cfg.own_piece_points
+                    piece_seen.reshape(len(keys), n_o)[few] = False
+            vote = np.where(vivid, -1.0, np.where(piece_seen, 1.0, vote))
+            inf = inf | piece_seen
             inf = inf | vivid
         # (votes are -1, 0 or 1: their sums are exact in any order)
         vote_sum = np.where(inf, vote, 0.0).reshape(len(keys), n_o).sum(axis=1)

@@ -98,6 +98,11 @@ class PadDetectConfig:
     own_piece_points: int = 4  # ... on this many points of the candidate's rings
     own_piece_from_level: int = 1  # ... for candidates from this level up (on the table the pads of the arms are
     # not yet in place when it is decided: a piece on one of them was taken for a piece on a left-out arm)
+    local_light_points: int = 3  # (> 0: on) a candidate's votes are read in its own light, measured on this
+    # many of its points or more where the pad and the background look alike (a shaded arm under a bluish
+    # sky: a plain pad there looked like the blue print of the arm's zone; session 7), on the table only
+    # (above, pad and background are both pads: the light of what is seen through is not told) ...
+    local_light_min: float = 0.1  # ... when it differs from the picture's white balance by this much (log)
     late_candidates: bool = True  # the places the start rows make possible (pads on posts above a kingerizer,
     # their neighbours, pads above those) are candidates too, decided after the start rows (round 7)
 
@@ -258,6 +263,27 @@ def _dist(a: F64, b: F64, w: float) -> F64:
                               + (a[..., 2] - b[..., 2]) ** 2), np.float64)
 
 
+def _local_light(lab: F64, pad: F64, bg: F64, ref: npt.NDArray[np.bool_], n_k: int, n_o: int,
+                 cfg: PadDetectConfig) -> F64:
+    """The colours ``lab`` (N, 3; ``n_k`` candidates of ``n_o`` points each) with each candidate's own light
+    undone: the light is measured on its points ``ref`` where the pad and the background look alike (a plain
+    pad or the white print, either way a pale neutral surface of known colour), as the ratio of what is seen
+    to what is expected there (linear RGB, median); a candidate with fewer than ``local_light_points`` of them,
+    or lit as the picture's white balance expects, keeps its colours."""
+    from calibration.colour import lab_to_linear
+
+    seen = np.maximum(lab_to_linear(lab), 1e-4)
+    ratio = np.log(seen / np.maximum(lab_to_linear(0.5 * (pad + bg)), 1e-4)).reshape(n_k, n_o, 3)
+    r = ref.reshape(n_k, n_o)
+    out = lab.copy().reshape(n_k, n_o, 3)
+    seen = seen.reshape(n_k, n_o, 3)
+    for q in np.nonzero(r.sum(axis=1) >= cfg.local_light_points)[0]:
+        light = np.median(ratio[q][r[q]], axis=0)
+        if float(np.abs(light).max()) >= cfg.local_light_min:
+            out[q] = linear_to_lab(seen[q] / np.exp(light)[None, :])
+    return out.reshape(-1, 3)
+
+
 def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = None) -> PadDetection:
     """Which pads stand on the guide in ``image`` (BGR, the guide located as ``pose``)."""
     from vision.board_classify import (  # the classify stage's picture model (white balance, print)
@@ -397,9 +423,13 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
             hidden, first = box_ray_hits(cam, ends, orows, cam_d, pix[0], obox, chunk=n_o)
             bg = np.where((first >= 0)[:, None], lit[None, :], bg)  # (a pad or link: the pad colour)
         rf = np.broadcast_to(lit, lab_o.shape)
-        d_pad = _dist(lab_o, rf, cfg.light_weight)
-        d_bg = _dist(lab_o, bg, cfg.light_weight)
         inf = ok & ~hidden & (_dist(rf, bg, cfg.light_weight) >= cfg.informative)
+        lab_v = lab_o
+        if cfg.local_light_points > 0:
+            on_table = np.repeat(np.asarray(keys, np.int64).reshape(-1, 3)[:, 2] == 0, n_o)
+            lab_v = _local_light(lab_o, rf, bg, ok & ~hidden & ~inf & on_table, len(keys), n_o, cfg)
+        d_pad = _dist(lab_v, rf, cfg.light_weight)
+        d_bg = _dist(lab_v, bg, cfg.light_weight)
         vote = np.where(d_bg > d_pad + cfg.vote_margin, 1.0, np.where(d_pad > d_bg + cfg.vote_margin, -1.0, 0.0))
         if cfg.colour_veto > 0:  # a plain pad is grey: a point showing a colour (a piece) is no pad's ...
             vivid = ok & ~hidden & (np.hypot(lab_o[:, 1], lab_o[:, 2]) > math.hypot(lit[1], lit[2]) + cfg.colour_veto)

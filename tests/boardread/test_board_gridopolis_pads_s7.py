@@ -1,14 +1,20 @@
-"""Gridopolis, session 7 (docs/boards_vision.md, "Session 7: Gridopolis pads under pieces"): a pad with
-a piece standing on it is found by the piece -- on the committed fixtures (rendered photographs,
-simulated).  Each test also runs with its mechanism turned off and fails then."""
+"""Gridopolis, session 7 (docs/boards_vision.md, "Session 7: Gridopolis pads under pieces and in shade"): a
+pad with a piece standing on it is found by the piece (committed fixtures), and an arm in shade is read in
+its own light (two development renders) -- rendered photographs, simulated.  Each test also runs with its
+mechanism turned off and fails then."""
 
 from __future__ import annotations
 
-from tests.boardread.test_board_round5 import _fixture
+from pathlib import Path
+
+import pytest
+
+from tests.boardread.test_board_round5 import _fixture, scene_with_pose
 from vision.board_pads import PadDetectConfig, detect_pads
 from vision.board_pipeline import read_board
 
 OFF = PadDetectConfig(own_piece=False)
+DEV = Path(__file__).resolve().parent / "data" / "gridopolis_dev"
 
 
 def test_a_pad_under_a_blocker_box_is_found_by_the_box() -> None:
@@ -50,3 +56,25 @@ def test_a_pieces_colour_makes_no_pad_on_few_points_nor_on_the_table() -> None:
     assert not arm & {tuple(p) for p in doc["state"]["pads"]}
     assert set(detect_pads(img, pose).absent) == arm
     assert not set(detect_pads(img, pose, PadDetectConfig(own_piece_from_level=0)).absent)
+
+
+@pytest.mark.parametrize("name", ["dev_s7_000", "dev_s7_d2_010"])
+def test_an_arm_in_shade_is_read_in_its_own_light(name: str) -> None:
+    """Two development renders (not fixtures; ``tests/boardread/data/gridopolis_dev/README.md``): the blue
+    arm, (2..4, 5..6, 0), lies in the shade of the core under a bluish light; its plain pads (L* 55-70, b*
+    -1 to -10) were nearer the arm zone's blue print (L* 86, b* -16) than the plain pad colour of the open
+    top level (L* 93-100): every vote said "no pad", the arm was taken to be left out and its three blue
+    pawns had no site.  Read in the candidate's own light (``local_light_points``: measured where the pad
+    and the white print look alike) the arm is on the table and the pawns are read; with it off they are
+    not."""
+    img, cam, doc, pose = scene_with_pose(DEV / name, "render truth (simulated camera)")
+    arm = {(x, y, 0) for x in (2, 3, 4) for y in (5, 6)}
+    pawns = {tuple(m["pad"]): m["player"] for m in doc["state"]["markers"] if tuple(m["pad"]) in arm}
+    assert arm <= {tuple(p) for p in doc["state"]["pads"]} and len(pawns) == 3
+    assert set(detect_pads(img, pose, PadDetectConfig(local_light_points=0)).absent) == arm
+    on = detect_pads(img, pose)
+    assert not on.absent and arm <= set(on.pads)
+    cells = {c.key: (c.kind, c.colour) for c in read_board([("s", img)], "gridopolis", spec=pose.spec,
+                                                            camera=cam).cells}
+    for key, player in pawns.items():
+        assert cells[key] == ("pawn", player)

@@ -649,9 +649,9 @@ def _guessed_turn_sides(state: State, turns: Sequence[Turn], sides: dict[str, in
     if not changed:
         return []
     names = [side for side in SIDES if side in changed]
-    return [Problem("side-uncertain", f"{'these sides' if len(names) > 1 else 'the ' + names[0]} count"
-                    f"{'s' if len(names) == 1 else ''} may be off: the pictures are not legal turns from the previous "
-                    "state, and the blocks of the legal turns nearest to them change these counts",
+    head = f"the {names[0]} counts may be off" if len(names) == 1 else "these sides' counts may be off"
+    return [Problem("side-uncertain", f"{head}: the pictures are not legal turns from the previous state, and "
+                    "the blocks of the legal turns nearest to them change these counts",
                     f"side{'s' if len(names) > 1 else ''} {', '.join(names)}", 'CTRL rulebook, "Game Turn"',
                     "warning")]
 

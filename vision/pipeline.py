@@ -49,6 +49,22 @@ U8 = npt.NDArray[np.uint8]
 
 # with a previous state, the pole overrules the banner's best spot only when this many pictures show it
 HISTORY_POLE_MIN_VIEWS = 2
+# "never guess silently" (issue 5 rule 3; docs/vision.md, "Session 7: no side wrong and unflagged"):
+# a flag reported ``flag-ambiguous`` may stand on any of its legal spots -- its true spot often shows
+# nothing at all (a banner in front of its own colour, a pole behind the pile), so the rival the check
+# names is not the only candidate: every side another legal spot changes is reported uncertain
+AMBIGUOUS_FLAG_ANY_SPOT = True
+# the pictures are not legal turns played from the previous state (``not-a-legal-continuation``): the
+# chosen turns are a guess, so the sides their blocks (and flags) change are reported uncertain
+NOT_LEGAL_TURN_SIDES = True
+# without history, a colour's flag not found while one of its legal spots would change a side is an
+# error, as with history (``flag-missing``): every colour's flag is on the battlefield from the set-up
+# on, and each turn re-plugs it whenever a legal spot exists (rulebook "Setup" 4, "Game Turn" step 3)
+FREE_FLAG_MISSING = True
+# without history, ``flag-ambiguous`` on every flag read: measured and off -- on the 112 scenes read free
+# no trusted reading had a flag at a wrong spot, and it only took trusted right readings away
+# (docs/vision.md, "Session 7: no side wrong and unflagged")
+FREE_FLAG_AMBIGUOUS = False
 
 
 @dataclass
@@ -219,6 +235,8 @@ def score_images(
                 f"the unconstrained reading {expl.free_cost}", "previous state", 'CTRL rulebook, "Game Turn"'))
         recon.unobserved[:] = [c for c in recon.unobserved if c not in blocks]
         doubt_sides, doubt_notes = _doubtful_turn_problems(state, expl.turns, recon.scorer, dropped)
+        if NOT_LEGAL_TURN_SIDES and any(p.code == "not-a-legal-continuation" for p in inferred):
+            doubt_notes += _guessed_turn_sides(state, expl.turns, doubt_sides)
         movers = {state.blocks[t.placement.cells[0]] for t in expl.turns
                   if t.placement is not None and t.placement.cells[0] in state.blocks}
         inferred += doubt_notes
@@ -262,6 +280,11 @@ def score_images(
                 state, assumed = assume_setup_flags(state)  # no turn played yet: flags as set up
                 inferred += assumed
         inferred += _turn_spread(state)
+        if FREE_FLAG_AMBIGUOUS and recon.scorer is not None:
+            free_amb = _ambiguous_flag_problems(state, set(state.flags), recon.scorer, images,
+                                                [e.camera for e in evidence], doubt_sides)
+            inferred += free_amb
+            weak_flags.update(p.where.removesuffix(" flag") for p in free_amb)
     if history and recon.scorer is not None:
         # a banner in front of blocks of its own colour shows no colour of its own: the pole may.  Only
         # with the game's history: the test needs the right blocks (on SIMULATED development renders,
@@ -285,6 +308,9 @@ def score_images(
         amb_notes = _ambiguous_flag_problems(state, movers | set(by_pole) | set(moved), recon.scorer, images,
                                              [e.camera for e in evidence], doubt_sides)
         inferred += amb_notes
+        if AMBIGUOUS_FLAG_ANY_SPOT:
+            # not settled by the pictures: where it stands is a guess, like a flag read from a few rays
+            weak_flags.update(p.where.removesuffix(" flag") for p in amb_notes)
     problems = validate_state(state) + inferred
     for color in state.colors:
         if color not in state.flags:
@@ -335,7 +361,8 @@ def score_images(
                 f"{n} cell(s) no picture shows could hold a block that shows on that side")
         problems.append(Problem("side-uncertain", f"the {side} counts may be off: {what}; a picture taken {where} "
                                 "would settle it", f"side {side}", "", "warning"))
-    problems += _missing_mover_flags(state, movers, flag_sides)
+    problems += _missing_mover_flags(state, movers if history or not FREE_FLAG_MISSING else set(state.colors),
+                                     flag_sides, history)
     for side, n in doubt_sides.items():
         uncertain[side] = uncertain.get(side, 0) + n
     for side, cols in flag_sides.items():
@@ -600,6 +627,35 @@ def _doubtful_turn_problems(state: State, turns: Sequence[Turn], scorer: RayScor
     return sides, problems
 
 
+def _guessed_turn_sides(state: State, turns: Sequence[Turn], sides: dict[str, int]) -> list[Problem]:
+    """The pictures are not legal turns from the previous state (``not-a-legal-continuation``, an error):
+    the chosen turns are the nearest legal ones, not what the pictures show, so every side a chosen
+    turn's blocks change (without them, and without its flag if it stands on one of them) is counted
+    into ``sides`` (reported uncertain) and named in one warning."""
+    scores = state.side_scores()
+    changed: dict[str, int] = {}
+    for turn in turns:
+        cells = [c for c in (turn.placement.cells if turn.placement is not None else ()) if c in state.blocks]
+        if not cells:
+            continue
+        blocks = {c: v for c, v in state.blocks.items() if c not in cells}
+        flags = {k: f for k, f in state.flags.items() if f.block not in cells}
+        other = replace(state, blocks=blocks, flags=flags).side_scores()
+        for side in scores:
+            if scores[side] != other.get(side):
+                changed[side] = changed.get(side, 0) + 1
+    for side, n in changed.items():
+        sides[side] = sides.get(side, 0) + n
+    if not changed:
+        return []
+    names = [side for side in SIDES if side in changed]
+    head = f"the {names[0]} counts may be off" if len(names) == 1 else "these sides' counts may be off"
+    return [Problem("side-uncertain", f"{head}: the pictures are not legal turns from the previous state, and "
+                    "the blocks of the legal turns nearest to them change these counts",
+                    f"side{'s' if len(names) > 1 else ''} {', '.join(names)}", 'CTRL rulebook, "Game Turn"',
+                    "warning")]
+
+
 def _ambiguous_flag_problems(state: State, colors: set[str], scorer: RayScorer, images: Sequence[tuple[str, U8]],
                              cameras: Sequence[ViewCamera], sides: dict[str, int]) -> list[Problem]:
     """With the game's history: each of ``colors``' flags compared with its best rival legal spot
@@ -624,21 +680,28 @@ def _ambiguous_flag_problems(state: State, colors: set[str], scorer: RayScorer, 
     return out
 
 
-def _missing_mover_flags(state: State, movers: set[str], flag_sides: Mapping[str, list[str]]) -> list[Problem]:
+def _missing_mover_flags(state: State, movers: set[str], flag_sides: Mapping[str, list[str]],
+                         history: bool = True) -> list[Problem]:
     """With the game's history: a colour that played a turn plugs its flag into one of its exposed faces
     at the end of it whenever one exists (CTRL rulebook, "Game Turn" step 3; docs/rules/ctrl.md
     "Flags"), so its flag *is* on the battlefield.  When the pictures did not show where, and where it
     stands changes some side's count, the score sheet is not determined: an error (not trusted), not
-    only the ``side-uncertain`` warnings."""
+    only the ``side-uncertain`` warnings.  Without history (``history`` false, ``movers`` every colour in
+    play) the same holds for every colour: its flag stands on its start block from the set-up on
+    ("Setup" 4) and each turn, a pass included, plugs it again whenever a legal spot exists, so a colour
+    with a legal spot now has its flag out (the one exception, a colour whose every face was covered at
+    its last turn and has been uncovered since by another flag moving, is left to the error's reader)."""
     out: list[Problem] = []
+    why = "played since the previous state" if history else "every colour's flag stays on the battlefield"
     for color in sorted(movers):
         if color in state.flags or not state.flag_spots(color):
             continue
         sides = [side for side, cols in flag_sides.items() if color in cols]
         if sides:
-            out.append(Problem("flag-missing", f"the {color} flag must stand on one of its legal spots ({color} "
-                               f"played since the previous state), but no picture shows where; the side(s) "
-                               f"{', '.join(sides)} depend on it", f"{color} flag", 'CTRL rulebook, "Game Turn"'))
+            out.append(Problem("flag-missing", f"the {color} flag must stand on one of its legal spots ("
+                               f"{color + ' ' if history else ''}{why}), but no picture shows where; the side(s) "
+                               f"{', '.join(sides)} depend on it", f"{color} flag", 'CTRL rulebook, "Game Turn"'
+                               if history else 'CTRL rulebook, "Setup" 4 and "Game Turn"'))
     return out
 
 

@@ -111,6 +111,9 @@ class ClassifyBoardConfig:
     #: the dark centre is a small dot inside the token: a patch of dark probes larger than this, or
     #: reaching the edge of the cell's probe grid, is a shadow, a finger or a tag, not the dot (0: off)
     token_dot_max_probes: int = 6
+    token_dot_local: float = 0.0  # Quirky (> 0: on): a probe this much (L*) darker than the mean of its eight
+    # neighbours (and 20 below the print, grey) is a dot too: blur lifts a small dark dot's lightness, not its
+    # being darker than the light ring round it (a shadow on the paper is smooth)
     #: Quirky (> 0: on): a cell a hand partly covers is read from the token probes seen past the hand
     #: when at least this share of them is, and a token is found there (none found: still "occluded")
     token_past_hand: float = 0.0
@@ -276,7 +279,10 @@ def config_for(game: str) -> ClassifyBoardConfig:
     single cube's outline, from the pose, is darker inside than outside holds a cube (a black cube in warm
     light, no darker than a shadow, round 8).  Bandera: a stack whose colour the board shows all round it is
     a tinted patch (a hand's shadow); skin blobs two pixels apart are one hand; the print in a shadow of the
-    room's other light's colour is no piece; one royal tower per player on its rail (session 7).
+    room's other light's colour is no piece; one royal tower per player on its rail (session 7); a cube's
+    sockets keep a stack the shadows' light or the tinted-patch test would erase, and a stack whose top
+    socket shows bare is read beside grouped fingers (session 7, later).  Quirky takes a grey probe darker
+    than its neighbours' mean by 10 L* as a token's dot too (a blurred dot, session 7).
     Gridopolis reads a site seen on only 4-15 % of its probes when they show a piece of a player's
     colour unanimously and its shape clearly (Gridopolis round 7)."""
     if game == "gridopolis":
@@ -295,7 +301,8 @@ def config_for(game: str) -> ClassifyBoardConfig:
                                    cover_join_px=2, royal_per_player=True, character_on_royal=True, shadow_tint=True,
                                    character_by_flag=True, shadow_sockets=True, tint_sockets=1, cover_socket_top=1)
     if game == "quirky":
-        return ClassifyBoardConfig(token_dark_l=60.0, skin_chroma=(4.0, 42.0), token_past_hand=0.2)
+        return ClassifyBoardConfig(token_dark_l=60.0, skin_chroma=(4.0, 42.0), token_past_hand=0.2,
+                                   token_dot_local=10.0)
     return ClassifyBoardConfig()
 
 
@@ -2045,6 +2052,9 @@ def _classify_tokens(sc: _Scene, sites: Sequence[Site], kinds: Sequence[str] | N
         # a grey token also shows its printed dark centre (a shadow on the paper does not)
         dark_at = (ok_i & (lab[i, :, 0] < cfg.token_dark_l) & (darker[i] > 30.0)
                    & (np.hypot(lab[i, :, 1], lab[i, :, 2]) < 12.0))
+        if cfg.token_dot_local > 0:
+            dark_at |= ok_i & (_below_neighbours(lab[i, :, 0], 9) >= cfg.token_dot_local) & (darker[i] > 20.0) \
+                & (np.hypot(lab[i, :, 1], lab[i, :, 2]) < 12.0)
         dark = _dot_probes(dark_at, 9, cfg.token_dot_max_probes, ~past[i] if covered[i] > 0 else None)
         share = np.where(grey_kind & (dark < 1), 0.0, share)
         low = cfg.token_min_share
@@ -2095,6 +2105,17 @@ def _probes_on_mask(sc: _Scene, pts: F64, mask: npt.NDArray[np.bool_], scale: in
     out = np.zeros(len(pts), bool)
     out[inside] = mask[yi[inside], xi[inside]]
     return out
+
+
+def _below_neighbours(light: F64, side: int) -> F64:
+    """(side * side,): how much darker (L*) each probe of a ``side`` x ``side`` grid (row-major) is than the
+    mean of its eight neighbours (edge probes: 0)."""
+    g = light.reshape(side, side)
+    out = np.zeros((side, side))
+    nb = sum(g[1 + dy:side - 1 + dy, 1 + dx:side - 1 + dx] for dy in (-1, 0, 1) for dx in (-1, 0, 1)
+             if dy or dx) / 8.0
+    out[1:-1, 1:-1] = nb - g[1:-1, 1:-1]
+    return np.asarray(out.ravel(), np.float64)
 
 
 _DOT_TOUCH = cv2.getStructuringElement(cv2.MORPH_CROSS, (3, 3))

@@ -8,6 +8,9 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 
+import pytest
+
+import vision.board_classify as bc
 from tests.boardread.test_board_round7_bandera import ROOT, _read
 from vision.board_classify import config_for
 
@@ -72,3 +75,22 @@ def test_the_new_settings_stay_with_bandera() -> None:
     for game in ("quirky", "gridopolis"):
         cfg = config_for(game)
         assert not cfg.shadow_sockets and cfg.tint_sockets == 0 and cfg.cover_socket_top == 0
+
+
+def test_a_blurred_dust_bunnys_dot_is_darker_than_its_ring(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fixture quirky 0 (a blurred picture: motion blur over markers of 15-30 px): the dust bunnies at (4, 2)
+    and (2, 4) match the grey token's colour on over half their probes, but a grey token must show its printed
+    dark centre (a shadow on the paper does not), and blur lifts the dot to L* 60-67 (needed: under 60, 30
+    below the print): read empty.  The dot is still 14-23 L* darker than the mean of its eight neighbours (the
+    token's light ring round it; a shadow is smooth): with ``token_dot_local`` it counts, and both read as dust
+    bunnies; nothing else of the scene changes."""
+    from tests.boardread.test_board_session7_bandera import _read_quirky
+
+    cfg = config_for("quirky")
+    assert cfg.token_dot_local == 10.0
+    on = _read_quirky(0)
+    assert on[(4, 2)].kind == "dust" and on[(2, 4)].kind == "dust", (on[(4, 2)], on[(2, 4)])
+    monkeypatch.setattr(bc, "config_for", lambda game: replace(config_for(game), token_dot_local=0.0))
+    off = _read_quirky(0)
+    assert off[(4, 2)].kind == "empty" and off[(2, 4)].kind == "empty", (off[(4, 2)], off[(2, 4)])
+    assert all(on[k].kind == off[k].kind for k in on if k not in ((4, 2), (2, 4)))

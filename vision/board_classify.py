@@ -137,6 +137,9 @@ class ClassifyBoardConfig:
     shadow_min_samples: int = 30  # ... and this many of them agreeing on one colour give the shadows' light ...
     shadow_tint_min: float = 0.06  # ... if it is tinted (a channel this far, log, from their mean: a grey shade is
     # undone by the shading factor already)
+    character_once_mm: float = 0.0  # Bandera (> 0: on): a character read on its own royal tower (behind the banner
+    # of its colour) and on one other stack, next to it, standing within this of that stack's middle, is the
+    # other's: each player has one character (rules, section 1)
     tint_sockets: int = 0  # Bandera (> 0: on): a stack the tinted-patch test would empty is kept if its cube's
     # sockets show on this many faces of the single cube or of a tower's upper cube: a patch of light has none
     shadow_sockets: bool = False  # Bandera: a site whose probes only the shadows' light made no piece is still
@@ -299,7 +302,8 @@ def config_for(game: str) -> ClassifyBoardConfig:
                                    flag_by_character=2, character_banner_deg=20.0,
                                    black_outline=0.8, tint_ring_mm=4.0, tint_share=0.6, tint_points=6,
                                    cover_join_px=2, royal_per_player=True, character_on_royal=True, shadow_tint=True,
-                                   character_by_flag=True, shadow_sockets=True, tint_sockets=1, cover_socket_top=1)
+                                   character_by_flag=True, shadow_sockets=True, tint_sockets=1, cover_socket_top=1,
+                                   character_once_mm=5.0)
     if game == "quirky":
         return ClassifyBoardConfig(token_dark_l=60.0, skin_chroma=(4.0, 42.0), token_past_hand=0.2,
                                    token_dot_local=10.0)
@@ -856,6 +860,24 @@ def classify_sites(
                 again = _characters(sc, sites, raised, np.full(len(raised), 2), rows_g, owner_g, colours, cfg, cube_lab)
                 # (found there or not at all: one seen on the single cube's top is kept)
                 char_of.update({i: f for i, f in zip(raised.tolist(), again, strict=True) if f is not None})
+        if cfg.character_once_mm > 0:
+            # one character per player (docs/rules/bandera.md, section 1): one of the colour of a royal tower's
+            # flag read there and on one other stack too, next to the tower, standing in the middle of that
+            # stack's top, is the neighbour's (seen past the tall tower, its banner of that colour in front)
+            for i, f in list(flag_of.items()):
+                got = char_of.get(i)
+                if f is None or got is None or got[0] != f:
+                    continue
+                twins = [j for j, g in char_of.items() if j != i and g is not None and g[0] == f]
+                if len(twins) != 1:
+                    continue
+                j = twins[0]
+                g = char_of[j]
+                assert g is not None
+                ki, kj = sites[i].key, sites[j].key
+                if max(abs(ki[0] - kj[0]), abs(ki[1] - kj[1])) == 1 \
+                        and math.hypot(g[1] - sites[j].x_mm, g[2] - sites[j].y_mm) <= cfg.character_once_mm:
+                    char_of[i] = None
         if cfg.character_by_flag:
             # one character per player, always on the board (docs/rules/bandera.md, sections 1 and 3: it starts
             # on its royal tower): a player whose flag is found but whose character is seen nowhere has it on its

@@ -94,3 +94,20 @@ def test_a_blurred_dust_bunnys_dot_is_darker_than_its_ring(monkeypatch: pytest.M
     off = _read_quirky(0)
     assert off[(4, 2)].kind == "empty" and off[(2, 4)].kind == "empty", (off[(4, 2)], off[(2, 4)])
     assert all(on[k].kind == off[k].kind for k in on if k not in ((4, 2), (2, 4)))
+
+
+def test_a_neighbours_character_is_not_read_on_the_royal_tower_too() -> None:
+    """Render dev_s7_005 (the shared development set's scene 5, warm light): blue's royal tower at (0, 0) has no
+    character; blue's stands on the cube at (1, 0), next to it, and is read there (2-3 mm from the top's middle),
+    and on the royal tower as well (behind its blue banner).  Each player has one character (docs/rules/
+    bandera.md, section 1): the one read on the neighbour's middle is kept, the tower's dropped
+    (``character_once_mm``).  Off: blue's character read twice."""
+    cfg = config_for("bandera")
+    assert cfg.character_once_mm == 5.0
+    doc = json.loads((ROOT / "dev_s7_005.json").read_text())
+    assert doc["state"]["characters"]["blue"] == {"x": 1, "y": 0}
+    on = _read("dev_s7_005")
+    off = _read("dev_s7_005", replace(cfg, character_once_mm=0.0))
+    assert (on[(0, 0)].kind, on[(0, 0)].colour, on[(0, 0)].character) == ("royal_tower", "blue", False), on[(0, 0)]
+    assert (on[(1, 0)].character, on[(1, 0)].character_colour) == (True, "blue"), on[(1, 0)]
+    assert (off[(0, 0)].character, off[(0, 0)].character_colour) == (True, "blue"), off[(0, 0)]

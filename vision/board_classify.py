@@ -140,6 +140,8 @@ class ClassifyBoardConfig:
     character_once_mm: float = 0.0  # Bandera (> 0: on): a character read on its own royal tower (behind the banner
     # of its colour) and on one other stack, next to it, standing within this of that stack's middle, is the
     # other's: each player has one character (rules, section 1)
+    tint_flags: bool = False  # Bandera: a stack on the paved columns the tinted-patch test would empty is kept if
+    # a flag is seen on it (a player's colour at the banner's height: a patch of light is flat)
     tint_sockets: int = 0  # Bandera (> 0: on): a stack the tinted-patch test would empty is kept if its cube's
     # sockets show on this many faces of the single cube or of a tower's upper cube: a patch of light has none
     shadow_sockets: bool = False  # Bandera: a site whose probes only the shadows' light made no piece is still
@@ -302,8 +304,8 @@ def config_for(game: str) -> ClassifyBoardConfig:
                                    flag_by_character=2, character_banner_deg=20.0,
                                    black_outline=0.8, tint_ring_mm=4.0, tint_share=0.6, tint_points=6,
                                    cover_join_px=2, royal_per_player=True, character_on_royal=True, shadow_tint=True,
-                                   character_by_flag=True, shadow_sockets=True, tint_sockets=1, cover_socket_top=1,
-                                   character_once_mm=5.0)
+                                   character_by_flag=True, shadow_sockets=True, tint_sockets=1, tint_flags=True,
+                                   cover_socket_top=1, character_once_mm=5.0)
     if game == "quirky":
         return ClassifyBoardConfig(token_dark_l=60.0, skin_chroma=(4.0, 42.0), token_past_hand=0.2,
                                    token_dot_local=10.0)
@@ -775,6 +777,19 @@ def classify_sites(
                 shows = (sk[:, [0, 2, 3, 4, 5]].sum(axis=1) >= cfg.tint_sockets) \
                     | (sk[:, 1].astype(np.int64) + sk[:, 6:].sum(axis=1) >= cfg.tint_sockets)
                 tinted[np.nonzero(tinted)[0][shows]] = False
+            if tinted.any() and cfg.tint_flags and cfg.flag_columns:
+                t_idx = look_t[tinted]
+                paved = t_idx[np.isin([sites[int(i)].key[0] for i in t_idx], cfg.flag_columns)]
+                if len(paved):
+                    others = [(_solid_rows(hyps[c], s), j) for j, (c, s) in enumerate(zip(choice, sites, strict=True))
+                              if j not in set(paved.tolist())]
+                    r_t = [r for r, _ in others if len(r)]
+                    rows_t = np.concatenate(r_t) if r_t else np.zeros((0, 6))
+                    own_t = np.concatenate([np.full(len(r), j) for r, j in others if len(r)]) if r_t \
+                        else np.zeros(0, np.int64)
+                    fl = _flags(sc, sites, paved, [None] * len(paved), rows_t, own_t, colours, cfg)
+                    keep = {int(i) for i, f in zip(paved, fl, strict=True) if f is not None}
+                    tinted &= ~np.isin(look_t, list(keep))
             if tinted.any():
                 choice = choice.copy()
                 choice[look_t[tinted]] = 0

@@ -60,10 +60,11 @@ def test_a_royal_tower_the_tinted_patch_test_would_erase_keeps_its_socket() -> N
     """Render s7_023 (warm light), red's royal tower at (9, 0).  With the tinted-patch test loosened (a ring share
     of 0.25 on 4 points, a*b* 14: as a light whose colour matches a piece's surroundings would make it), the
     tower reads empty; one of its faces shows a cube's socket, which no patch of light has (``tint_sockets``):
-    kept.  (At the shipped thresholds the tower is not taken for a patch at all.)"""
+    kept.  (At the shipped thresholds the tower is not taken for a patch at all.  Its flag, ``tint_flags``, keeps
+    it as well: off here.)"""
     cfg = config_for("bandera")
     assert cfg.tint_sockets == 1
-    loose = replace(cfg, tint_share=0.25, tint_points=4, tint_de=14.0)
+    loose = replace(cfg, tint_share=0.25, tint_points=4, tint_de=14.0, tint_flags=False)
     assert _truth_cubes("s7_023").get((9, 0)) == 2
     on = _read("s7_023", loose)[(9, 0)]
     off = _read("s7_023", replace(loose, tint_sockets=0))[(9, 0)]
@@ -74,7 +75,8 @@ def test_a_royal_tower_the_tinted_patch_test_would_erase_keeps_its_socket() -> N
 def test_the_new_settings_stay_with_bandera() -> None:
     for game in ("quirky", "gridopolis"):
         cfg = config_for(game)
-        assert not cfg.shadow_sockets and cfg.tint_sockets == 0 and cfg.cover_socket_top == 0
+        assert not cfg.shadow_sockets and cfg.tint_sockets == 0 and cfg.cover_socket_top == 0 and not cfg.tint_flags
+        assert cfg.character_once_mm == 0
 
 
 def test_a_blurred_dust_bunnys_dot_is_darker_than_its_ring(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -111,3 +113,18 @@ def test_a_neighbours_character_is_not_read_on_the_royal_tower_too() -> None:
     assert (on[(0, 0)].kind, on[(0, 0)].colour, on[(0, 0)].character) == ("royal_tower", "blue", False), on[(0, 0)]
     assert (on[(1, 0)].character, on[(1, 0)].character_colour) == (True, "blue"), on[(1, 0)]
     assert (off[(0, 0)].character, off[(0, 0)].character_colour) == (True, "blue"), off[(0, 0)]
+
+
+def test_a_royal_tower_the_tinted_patch_test_would_erase_keeps_its_flag() -> None:
+    """Render s7_008, blue's royal tower at (0, 0).  With the tinted-patch test loosened as above, the tower reads
+    empty and shows no socket (its top carries the flag; ``tint_sockets`` does not keep it); its blue banner
+    is seen at the flag's height, which a flat patch of light cannot show (``tint_flags``): kept, read as blue's
+    royal tower.  Off: empty."""
+    cfg = config_for("bandera")
+    assert cfg.tint_flags
+    loose = replace(cfg, tint_share=0.25, tint_points=4, tint_de=14.0)
+    assert _truth_cubes("s7_008").get((0, 0)) == 2
+    on = _read("s7_008", loose)[(0, 0)]
+    off = _read("s7_008", replace(loose, tint_flags=False))[(0, 0)]
+    assert (on.kind, on.cubes, on.colour) == ("royal_tower", 2, "blue"), on
+    assert off.kind == "empty", off

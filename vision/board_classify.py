@@ -111,6 +111,9 @@ class ClassifyBoardConfig:
     #: the dark centre is a small dot inside the token: a patch of dark probes larger than this, or
     #: reaching the edge of the cell's probe grid, is a shadow, a finger or a tag, not the dot (0: off)
     token_dot_max_probes: int = 6
+    token_dot_local: float = 0.0  # Quirky (> 0: on): a probe this much (L*) darker than the mean of its eight
+    # neighbours (and 20 below the print, grey) is a dot too: blur lifts a small dark dot's lightness, not its
+    # being darker than the light ring round it (a shadow on the paper is smooth)
     #: Quirky (> 0: on): a cell a hand partly covers is read from the token probes seen past the hand
     #: when at least this share of them is, and a token is found there (none found: still "occluded")
     token_past_hand: float = 0.0
@@ -134,8 +137,22 @@ class ClassifyBoardConfig:
     shadow_min_samples: int = 30  # ... and this many of them agreeing on one colour give the shadows' light ...
     shadow_tint_min: float = 0.06  # ... if it is tinted (a channel this far, log, from their mean: a grey shade is
     # undone by the shading factor already)
+    character_once_mm: float = 0.0  # Bandera (> 0: on): a character read on its own royal tower (behind the banner
+    # of its colour) and on one other stack, next to it, standing within this of that stack's middle, is the
+    # other's: each player has one character (rules, section 1)
+    tint_flags: bool = False  # Bandera: a stack on the paved columns the tinted-patch test would empty is kept if
+    # a flag is seen on it (a player's colour at the banner's height: a patch of light is flat)
+    tint_sockets: int = 0  # Bandera (> 0: on): a stack the tinted-patch test would empty is kept if its cube's
+    # sockets show on this many faces of the single cube or of a tower's upper cube: a patch of light has none
+    shadow_sockets: bool = False  # Bandera: a site whose probes only the shadows' light made no piece is still
+    # looked at for a cube's sockets (an ivory cube's faces may match the shaded print; its sockets do not)
     cover_join_px: int = 0  # Bandera (> 0: on): skin blobs this close (pixels of the shrunk picture) are one hand
     # (fingers, split by the dark gaps between them), the gaps between them covered too
+    cover_join_aspect: float = 0.0  # Bandera (> 0: on): only skin blobs this elongated (length over width: fingers)
+    # or a hand's size alone are grouped; compact ones (wood or orange cubes side by side) are not
+    cover_socket_top: int = 0  # Bandera: a site the hand grouping (``cover_join_px``) covers (1; 2: any covered
+    # site) is read all the same when it holds a stack whose top face shows its socket (nothing on it, nothing
+    # over it: the whole stack is seen)
     cover_above_mm: float = 0.0  # Bandera (> 0: on): skin is looked for also where the board's volume up to this
     # height is seen against the table (a hand hovering over the far edge), where it must differ from the table
     cover_table_de: float = 15.0  # ... by this CIELAB difference (wood is skin-coloured)
@@ -267,7 +284,10 @@ def config_for(game: str) -> ClassifyBoardConfig:
     single cube's outline, from the pose, is darker inside than outside holds a cube (a black cube in warm
     light, no darker than a shadow, round 8).  Bandera: a stack whose colour the board shows all round it is
     a tinted patch (a hand's shadow); skin blobs two pixels apart are one hand; the print in a shadow of the
-    room's other light's colour is no piece; one royal tower per player on its rail (session 7).
+    room's other light's colour is no piece; one royal tower per player on its rail (session 7); a cube's
+    sockets keep a stack the shadows' light or the tinted-patch test would erase, and a stack whose top
+    socket shows bare is read beside grouped fingers (session 7, later).  Quirky takes a grey probe darker
+    than its neighbours' mean by 10 L* as a token's dot too (a blurred dot, session 7).
     Gridopolis reads a site seen on only 4-15 % of its probes when they show a piece of a player's
     colour unanimously and its shape clearly (Gridopolis round 7)."""
     if game == "gridopolis":
@@ -284,9 +304,11 @@ def config_for(game: str) -> ClassifyBoardConfig:
                                    flag_by_character=2, character_banner_deg=20.0,
                                    black_outline=0.8, tint_ring_mm=4.0, tint_share=0.6, tint_points=6,
                                    cover_join_px=2, royal_per_player=True, character_on_royal=True, shadow_tint=True,
-                                   character_by_flag=True)
+                                   character_by_flag=True, shadow_sockets=True, tint_sockets=1, tint_flags=True,
+                                   cover_socket_top=1, character_once_mm=5.0)
     if game == "quirky":
-        return ClassifyBoardConfig(token_dark_l=60.0, skin_chroma=(4.0, 42.0), token_past_hand=0.2)
+        return ClassifyBoardConfig(token_dark_l=60.0, skin_chroma=(4.0, 42.0), token_past_hand=0.2,
+                                   token_dot_local=10.0)
     return ClassifyBoardConfig()
 
 
@@ -399,14 +421,16 @@ class _Scene:
 
 def _observe(sc: _Scene, pts: F64, cfg: ClassifyBoardConfig, known: F64 | None = None,
              known_lab: F64 | None = None, chroma_only: bool = False,
-             expected_out: list[F64] | None = None, slack: bool = False
+             expected_out: list[F64] | None = None, slack: bool = False,
+             shaded_out: list[npt.NDArray[np.bool_]] | None = None
              ) -> tuple[F64, F64, npt.NDArray[np.bool_], F64]:
     """For probe points (N, 3): (piece-ness (N,), observed CIELAB (N, 3), usable (N,), ray ends (N, 3)).
 
     The background a probe is compared with is what its ray meets after it: the print, a structure
     solid (its observed colour) or one of the ``known`` solids (pieces already read, with colours
     ``known_lab``).  With ``slack`` the print is also compared a little off where the pose puts it
-    (``print_slack_mm``)."""
+    (``print_slack_mm``).  ``shaded_out`` (if given) receives which probes only the shadows' light
+    (``sc.shade``) made no piece."""
     cam = sc.pose.camera_position
     w, h = sc.pose.image_size
     px = sc.pose.project(pts)
@@ -453,8 +477,13 @@ def _observe(sc: _Scene, pts: F64, cfg: ClassifyBoardConfig, known: F64 | None =
         j = np.nonzero(on_print & (piece > 0))[0]
         black = np.where(lab_e[j, 0] > cfg.dark_expected_min,
                          np.clip((cfg.black_lightness - lab_o[j, 0]) / 10.0, 0.0, 1.0), 0.0) if not chroma_only else 0.0
+        was_piece = piece[j] > 0.5
         piece[j] = np.minimum(piece[j], np.maximum(_pieceness(lab_o[j], linear_to_lab(exp[j] * sc.shade[None, :]),
                                                               cfg, chroma_only), black))
+        if shaded_out is not None:
+            shaded = np.zeros(len(pts), bool)
+            shaded[j] = was_piece & (piece[j] <= 0.5)
+            shaded_out.append(shaded)
     if slack and cfg.print_slack_mm > 0 and on_print.any():
         # the print a little off where the pose puts it (pose and lens errors, blurred edges between
         # printed colours): a probe matching the print nearby is not a piece
@@ -602,7 +631,9 @@ def classify_sites(
     probes[..., 2] = centres[:, None, None, 2] + zs[None, None, :]
     probes_s: F64 = probes.reshape(n_s, n_l * n_z, 3)
     n_p = probes_s.shape[1]
-    piece_f, lab_f, valid_f, ends = _observe(sc, probes_s.reshape(-1, 3), cfg, slack=True)
+    shaded_f: list[npt.NDArray[np.bool_]] = []
+    piece_f, lab_f, valid_f, ends = _observe(sc, probes_s.reshape(-1, 3), cfg, slack=True,
+                                             shaded_out=shaded_f if cfg.shadow_sockets else None)
     piece = piece_f.reshape(n_s, n_p)
     valid = valid_f.reshape(n_s, n_p)
     lab_o = lab_f.reshape(n_s, n_p, 3)
@@ -690,11 +721,20 @@ def classify_sites(
     socketed: set[int] = set()
     if cfg.socket_top > 0 and game == "bandera":
         # a pale (ivory) cube on the paper has hardly a colour of its own, but its faces' sockets show
-        socketed = _socket_counts(sc, sites, hyps, choice, cand, cfg)
+        look_s = cand
+        if shaded_f:
+            # sites that only the shadows' light emptied: their sockets may still show a cube (an ivory cube's
+            # shaded faces match the print in the shadows' light, its dark sockets do not)
+            shaded = ((shaded_f[0].reshape(n_s, n_p) | (piece > 0.5)) & valid).any(axis=1)
+            look_s = np.union1d(cand, np.nonzero(shaded)[0]).astype(np.int64)
+        socketed = _socket_counts(sc, sites, hyps, choice, look_s, cfg)
     cand_set = {int(i) for i in cand}
     used = weight.sum(axis=1) / n_p
     solids_now = [_solid_rows(hyps[c], s) for c, s in zip(choice, sites, strict=True)]
     covered = _covered_sites(sc, sites, _tallest_piece(game, cfg.geometry), cfg)
+    bare: set[int] = set()  # Bandera: stacks read under a hand because their top's socket shows (nothing on them)
+    if cfg.cover_socket_top and game == "bandera" and covered.any():
+        covered, bare = _seen_whole(sc, sites, hyps, choice, covered, cfg)
     if cfg.black_outline > 0 and game == "bandera":
         # a black cube in warm light is a mid grey, no darker than a shadow on the paper: but a shadow
         # has no cube's outline
@@ -725,6 +765,31 @@ def classify_sites(
                 if sel.sum() >= 3:
                     med_lab[j] = _median_rows(lab_o[i, sel])
             tinted = _tinted(sc, sites, look_t, med_lab, cfg)
+            if tinted.any() and cfg.tint_sockets > 0:
+                t_idx = look_t[tinted]
+                others = [(_solid_rows(hyps[c], s), j) for j, (c, s) in enumerate(zip(choice, sites, strict=True))
+                          if j not in set(t_idx.tolist())]
+                r_t = [r for r, _ in others if len(r)]
+                rows_t = np.concatenate(r_t) if r_t else np.zeros((0, 6))
+                own_t = np.concatenate([np.full(len(r), j) for r, j in others if len(r)]) if r_t \
+                    else np.zeros(0, np.int64)
+                sk = _sockets(sc, sites, t_idx, rows_t, own_t, cfg)
+                shows = (sk[:, [0, 2, 3, 4, 5]].sum(axis=1) >= cfg.tint_sockets) \
+                    | (sk[:, 1].astype(np.int64) + sk[:, 6:].sum(axis=1) >= cfg.tint_sockets)
+                tinted[np.nonzero(tinted)[0][shows]] = False
+            if tinted.any() and cfg.tint_flags and cfg.flag_columns:
+                t_idx = look_t[tinted]
+                paved = t_idx[np.isin([sites[int(i)].key[0] for i in t_idx], cfg.flag_columns)]
+                if len(paved):
+                    others = [(_solid_rows(hyps[c], s), j) for j, (c, s) in enumerate(zip(choice, sites, strict=True))
+                              if j not in set(paved.tolist())]
+                    r_t = [r for r, _ in others if len(r)]
+                    rows_t = np.concatenate(r_t) if r_t else np.zeros((0, 6))
+                    own_t = np.concatenate([np.full(len(r), j) for r, j in others if len(r)]) if r_t \
+                        else np.zeros(0, np.int64)
+                    fl = _flags(sc, sites, paved, [None] * len(paved), rows_t, own_t, colours, cfg)
+                    keep = {int(i) for i, f in zip(paved, fl, strict=True) if f is not None}
+                    tinted &= ~np.isin(look_t, list(keep))
             if tinted.any():
                 choice = choice.copy()
                 choice[look_t[tinted]] = 0
@@ -744,7 +809,9 @@ def classify_sites(
         cube_lab: dict[int, F64] = {}
         char_of = dict(zip(stacks.tolist(), _characters(sc, sites, stacks, heights, rows_g, owner_g, colours, cfg,
                                                         cube_lab), strict=True))
-        towers = stacks[heights == 2]
+        for i in bare:  # (its top's socket is seen bare: no character on it, nor a flag)
+            char_of[i] = None
+        towers = stacks[(heights == 2) & ~np.isin(stacks, list(bare))]
         singles = np.zeros(0, np.int64)
         if cfg.flag_columns:  # a flag stands only on a royal tower, and royal towers only on the paved columns
             towers = towers[np.isin([sites[int(i)].key[0] for i in towers], cfg.flag_columns)]
@@ -752,7 +819,8 @@ def classify_sites(
                 # a royal tower is two cubes with the flag on top (docs/rules/bandera.md, section 3, set-up):
                 # one read as a single cube on its column may be one, its banner 61-71 mm up, far over
                 # a cube or a character on it
-                singles = stacks[(heights == 1) & np.isin([sites[int(i)].key[0] for i in stacks], cfg.flag_columns)]
+                singles = stacks[(heights == 1) & np.isin([sites[int(i)].key[0] for i in stacks], cfg.flag_columns)
+                                 & ~np.isin(stacks, list(bare))]
                 if len(singles) and cfg.flag_single_margin < float("inf"):
                     # ... one whose probes two cubes explain about as well as one (fewer to look at)
                     two = np.array([h.cubes == 2 for h in hyps])
@@ -807,6 +875,24 @@ def classify_sites(
                 again = _characters(sc, sites, raised, np.full(len(raised), 2), rows_g, owner_g, colours, cfg, cube_lab)
                 # (found there or not at all: one seen on the single cube's top is kept)
                 char_of.update({i: f for i, f in zip(raised.tolist(), again, strict=True) if f is not None})
+        if cfg.character_once_mm > 0:
+            # one character per player (docs/rules/bandera.md, section 1): one of the colour of a royal tower's
+            # flag read there and on one other stack too, next to the tower, standing in the middle of that
+            # stack's top, is the neighbour's (seen past the tall tower, its banner of that colour in front)
+            for i, f in list(flag_of.items()):
+                got = char_of.get(i)
+                if f is None or got is None or got[0] != f:
+                    continue
+                twins = [j for j, g in char_of.items() if j != i and g is not None and g[0] == f]
+                if len(twins) != 1:
+                    continue
+                j = twins[0]
+                g = char_of[j]
+                assert g is not None
+                ki, kj = sites[i].key, sites[j].key
+                if max(abs(ki[0] - kj[0]), abs(ki[1] - kj[1])) == 1 \
+                        and math.hypot(g[1] - sites[j].x_mm, g[2] - sites[j].y_mm) <= cfg.character_once_mm:
+                    char_of[i] = None
         if cfg.character_by_flag:
             # one character per player, always on the board (docs/rules/bandera.md, sections 1 and 3: it starts
             # on its royal tower): a player whose flag is found but whose character is seen nowhere has it on its
@@ -1021,6 +1107,8 @@ def _covered_sites(sc: _Scene, sites: Sequence[Site], tallest: float, cfg: Class
         # fingers apart, each a strip narrower than a cube, are one hand: blobs this close are grouped
         # (their skin pixels counted together), and the dark gaps between them are covered as well
         k = 2 * cfg.cover_join_px + 1
+        if cfg.cover_join_aspect > 0:
+            skin = _finger_blobs(skin, cfg.cover_join_aspect, min_area)
         joined = np.asarray(cv2.morphologyEx(skin, cv2.MORPH_CLOSE, np.ones((k, k), np.uint8)), np.uint8)
     n, comp, stats, _ = cv2.connectedComponentsWithStats(joined, connectivity=8)
     if n <= 1:
@@ -1046,6 +1134,47 @@ def _covered_sites(sc: _Scene, sites: Sequence[Site], tallest: float, cfg: Class
     hit[inside] = mask[yi[inside], xi[inside]]
     share = hit.reshape(len(sites), -1).mean(axis=1)
     return np.where(share >= cfg.cover_share, share, 0.0)
+
+
+def _seen_whole(sc: _Scene, sites: Sequence[Site], hyps: Sequence[Hypothesis], choice: npt.NDArray[np.int64],
+                covered: F64, cfg: ClassifyBoardConfig) -> tuple[F64, set[int]]:
+    """Bandera: ``covered`` with the sites cleared whose stack (one or two cubes, as read) shows the socket of
+    its top face: nothing stands on that stack and nothing hides its top, so a hand beside it hides no part
+    of it (the hand grouping covers the gaps between fingers, and cubes beside them).  With
+    ``cover_socket_top`` 1 only the sites the grouping alone covers are looked at.  Also returns the sites
+    cleared: no character or flag stands on them (their top's socket is seen bare)."""
+    look = covered > 0
+    if cfg.cover_socket_top == 1 and cfg.cover_join_px > 0:
+        look &= _covered_sites(sc, sites, _tallest_piece("bandera", cfg.geometry), replace(cfg, cover_join_px=0)) == 0
+    cubes = np.array([hyps[int(c)].cubes for c in choice], np.int64)
+    idx = np.nonzero(look & (cubes >= 1) & (cubes <= 2))[0]
+    if not len(idx):
+        return covered, set()
+    others = [(_solid_rows(hyps[int(c)], s), j) for j, (c, s) in enumerate(zip(choice, sites, strict=True))]
+    r_o = [r for r, _ in others if len(r)]
+    rows_o = np.concatenate(r_o) if r_o else np.zeros((0, 6))
+    own_o = np.concatenate([np.full(len(r), j) for r, j in others if len(r)]) if r_o else np.zeros(0, np.int64)
+    sk = _sockets(sc, sites, idx, rows_o, own_o, cfg)
+    top = np.where(cubes[idx] == 1, sk[:, 0], sk[:, 1])
+    out = covered.copy()
+    out[idx[top]] = 0.0
+    return out, {int(i) for i in idx[top]}
+
+
+def _finger_blobs(skin: npt.NDArray[np.uint8], aspect: float, min_area: float) -> npt.NDArray[np.uint8]:
+    """The skin blobs (8-connected) that may be part of a hand: a hand's size alone, or elongated (a finger:
+    its rotated bounding box at least ``aspect`` times as long as wide).  A wood or orange cube is a compact
+    blob of a skin hue; several side by side must not be grouped into a hand."""
+    n, comp, stats, _ = cv2.connectedComponentsWithStats(skin, connectivity=8)
+    keep = np.zeros(n, bool)
+    for b in range(1, n):
+        if stats[b, cv2.CC_STAT_AREA] > min_area:
+            keep[b] = True
+            continue
+        ys, xs = np.nonzero(comp == b)
+        (_, _), (w, h), _ = cv2.minAreaRect(np.column_stack([xs, ys]).astype(np.float32))
+        keep[b] = max(w, h) + 1.0 >= aspect * (min(w, h) + 1.0)
+    return np.asarray(keep[comp], np.uint8)
 
 
 @lru_cache(maxsize=16)
@@ -1960,6 +2089,9 @@ def _classify_tokens(sc: _Scene, sites: Sequence[Site], kinds: Sequence[str] | N
         # a grey token also shows its printed dark centre (a shadow on the paper does not)
         dark_at = (ok_i & (lab[i, :, 0] < cfg.token_dark_l) & (darker[i] > 30.0)
                    & (np.hypot(lab[i, :, 1], lab[i, :, 2]) < 12.0))
+        if cfg.token_dot_local > 0:
+            dark_at |= ok_i & (_below_neighbours(lab[i, :, 0], 9) >= cfg.token_dot_local) & (darker[i] > 20.0) \
+                & (np.hypot(lab[i, :, 1], lab[i, :, 2]) < 12.0)
         dark = _dot_probes(dark_at, 9, cfg.token_dot_max_probes, ~past[i] if covered[i] > 0 else None)
         share = np.where(grey_kind & (dark < 1), 0.0, share)
         low = cfg.token_min_share
@@ -2010,6 +2142,17 @@ def _probes_on_mask(sc: _Scene, pts: F64, mask: npt.NDArray[np.bool_], scale: in
     out = np.zeros(len(pts), bool)
     out[inside] = mask[yi[inside], xi[inside]]
     return out
+
+
+def _below_neighbours(light: F64, side: int) -> F64:
+    """(side * side,): how much darker (L*) each probe of a ``side`` x ``side`` grid (row-major) is than the
+    mean of its eight neighbours (edge probes: 0)."""
+    g = light.reshape(side, side)
+    out = np.zeros((side, side))
+    nb = sum(g[1 + dy:side - 1 + dy, 1 + dx:side - 1 + dx] for dy in (-1, 0, 1) for dx in (-1, 0, 1)
+             if dy or dx) / 8.0
+    out[1:-1, 1:-1] = nb - g[1:-1, 1:-1]
+    return np.asarray(out.ravel(), np.float64)
 
 
 _DOT_TOUCH = cv2.getStructuringElement(cv2.MORPH_CROSS, (3, 3))

@@ -163,10 +163,12 @@ def test_a_dust_bunnys_dot_diagonal_to_the_hand_counts(monkeypatch: pytest.Monke
     picture shrunk 8 times) covers the cell's probes up to the token's edge, and one probe of its dark dot
     touches a covered probe at a corner only.  A dot may not touch the hand (round 7: a dark patch beside
     the hand is its shadow), but touching is along a side (``_DOT_TOUCH``, a cross): the dust bunny is read.
-    With corners touching too (a 3 x 3 square) the cell is declined."""
+    With corners touching too (a 3 x 3 square) the cell is declined (and with the dot darker than its
+    neighbours, ``token_dot_local``, off: it finds a dot apart from the hand on its own)."""
     on = _read_quirky(1)[(6, 5)]
     assert on.kind == "dust", on  # (the token kind "dust": a dust bunny)
     monkeypatch.setattr(bc, "_DOT_TOUCH", np.ones((3, 3), np.uint8))
+    monkeypatch.setattr(bc, "config_for", lambda game: replace(config_for(game), token_dot_local=0.0))
     off = _read_quirky(1)[(6, 5)]
     assert off.kind == "occluded", off
 

@@ -528,7 +528,7 @@ def locate_board(
         first, last = min(own_world), max(own_world)
         if not own:
             # no marker read in a blurred picture: say so (session 7) rather than "not in the picture"
-            blurred = blurred_message(name, quality["sharpness"], f"the {spec.game} board", cfg.picture)
+            blurred = blurred_message(name, quality["sharpness"], f"no marker of the {spec.game} board", cfg.picture)
             if blurred is not None:
                 raise BoardNotVisibleError(blurred)
             # the board may be in the picture with its markers unreadable (as vision.locate says of the mat)
@@ -537,6 +537,10 @@ def locate_board(
                 f"{spec.dictionary} found); if the board is in the picture, its markers could not be read: "
                 "hold the camera still (motion blur), come closer or light the board evenly"
             )
+        blurred = blurred_message(name, quality["sharpness"],
+                                  f"only marker {_describe_ids(list(own))} of the {spec.game} board", cfg.picture)
+        if blurred is not None:
+            raise BoardNotVisibleError(blurred)
         raise BoardNotVisibleError(
             f"{name!r}: too little of the {spec.game} board is visible (marker {_describe_ids(list(own))} "
             f"only; need {cfg.min_markers} of the {len(own_world)} printed markers)"

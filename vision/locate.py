@@ -98,15 +98,16 @@ def check_image(image: U8, name: str, cfg: LocateConfig | None = None, grey: U8 
     return {"sharpness": sharp, "clipped": clipped, "mean": mean}
 
 
-def blurred_message(name: str, sharpness: float, what: str, cfg: LocateConfig | None = None) -> str | None:
-    """The reason to give when no marker of ``what`` could be read in a picture of this
-    :func:`edge_sharpness`: blur, when the picture is less sharp than a picture without motion blur
-    (``LocateConfig.blurred_below``); None otherwise."""
+def blurred_message(name: str, sharpness: float, what_was_read: str, cfg: LocateConfig | None = None) -> str | None:
+    """The reason to give when too few markers could be read (``what_was_read``: "no marker of the
+    mat", "only marker 3 of the bandera board") in a picture of this :func:`edge_sharpness`: blur,
+    when the picture is less sharp than pictures without motion blur (``LocateConfig.blurred_below``);
+    None otherwise."""
     cfg = cfg or LocateConfig()
     if sharpness >= cfg.blurred_below:
         return None
-    return (f"{name!r} is blurred (edge sharpness {sharpness:.2f} < {cfg.blurred_below:.2f}): no marker of "
-            f"{what} could be read: hold the camera still")
+    return (f"{name!r} is blurred (edge sharpness {sharpness:.2f} < {cfg.blurred_below:.2f}): {what_was_read} "
+            "could be read: hold the camera still")
 
 
 def locate(image: U8, name: str, spec: MatSpec, camera: CameraCalibration | None,
@@ -116,7 +117,7 @@ def locate(image: U8, name: str, spec: MatSpec, camera: CameraCalibration | None
         return estimate_pose(image, spec, camera)
     except NoBoardFoundError as exc:
         grey = np.asarray(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), np.uint8) if image.ndim == 3 else image
-        blurred = blurred_message(name, edge_sharpness(grey), "the mat", cfg)
+        blurred = blurred_message(name, edge_sharpness(grey), "no marker of the mat", cfg)
         if blurred is not None:
             raise ImageRejectedError(blurred) from None
         # the mat may be in the picture but its markers unreadable: say what usually causes that

@@ -38,7 +38,7 @@ from calibration.boards import BoardSpec, game_of_marker_id
 from calibration.camera import CameraCalibration
 from calibration.markers import FastMarkerDetector
 from engine.errors import BoardsideInputError
-from vision.locate import ImageRejectedError, LocateConfig, check_image
+from vision.locate import ImageRejectedError, LocateConfig, blurred_message, check_image
 
 __all__ = [
     "BoardLocateConfig",
@@ -469,7 +469,7 @@ def locate_board(
     cfg = config or BoardLocateConfig()
     t0 = time.perf_counter()
     grey = _grey(image)
-    check_image(image, name, cfg.picture, grey=grey)  # (the grey picture converted once, for both)
+    quality = check_image(image, name, cfg.picture, grey=grey)  # (the grey picture converted once, for both)
     h, w = grey.shape[:2]
     t1 = time.perf_counter()
     found = detect_fiducials(grey, spec, cfg)
@@ -527,12 +527,20 @@ def locate_board(
     if len(own) < cfg.min_markers:
         first, last = min(own_world), max(own_world)
         if not own:
+            # no marker read in a blurred picture: say so (session 7) rather than "not in the picture"
+            blurred = blurred_message(name, quality["sharpness"], f"no marker of the {spec.game} board", cfg.picture)
+            if blurred is not None:
+                raise BoardNotVisibleError(blurred)
             # the board may be in the picture with its markers unreadable (as vision.locate says of the mat)
             raise BoardNotVisibleError(
                 f"{name!r}: the {spec.game} board is not in the picture (no marker {first}..{last} of "
                 f"{spec.dictionary} found); if the board is in the picture, its markers could not be read: "
                 "hold the camera still (motion blur), come closer or light the board evenly"
             )
+        blurred = blurred_message(name, quality["sharpness"],
+                                  f"only marker {_describe_ids(list(own))} of the {spec.game} board", cfg.picture)
+        if blurred is not None:
+            raise BoardNotVisibleError(blurred)
         raise BoardNotVisibleError(
             f"{name!r}: too little of the {spec.game} board is visible (marker {_describe_ids(list(own))} "
             f"only; need {cfg.min_markers} of the {len(own_world)} printed markers)"

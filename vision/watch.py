@@ -101,7 +101,7 @@ class WatchConfig:
 @dataclass(frozen=True, eq=False)
 class Capture:
     """One captured frame: the side it was captured for, the sides it counts for (its side, and
-    the top when it is oblique), its pose and its sharpness."""
+    the top when it is oblique), its pose and its sharpness (``vision.locate.edge_sharpness``)."""
 
     side: str
     covers: tuple[str, ...]
@@ -138,7 +138,11 @@ def _azimuth_side(azimuth_deg: float) -> str:
 
 
 def sharpness(image: U8) -> float:
-    """Variance of the Laplacian of the half-size grey picture (``vision.locate.check_image``'s measure)."""
+    """Variance of the Laplacian of the half-size grey picture, to compare the frames of one steady
+    run (``relative_sharpness``).  Not the absolute check: sensor noise adds to it, so
+    ``vision.locate.check_image`` measures :func:`vision.locate.edge_sharpness` instead (session 7);
+    between frames of one run the light and the sensor's gain are the same, the noise's share about
+    equal, and the Laplacian tells a 2 px blur from a sharp frame where the edge measure barely does."""
     grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
     small = cv2.resize(grey, (grey.shape[1] // 2, grey.shape[0] // 2), interpolation=cv2.INTER_AREA)
     return float(cv2.Laplacian(small, cv2.CV_64F).var())

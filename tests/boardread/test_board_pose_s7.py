@@ -87,7 +87,9 @@ def test_one_marker_read_is_enough_when_others_match() -> None:
         x0, y0 = px.reshape(4, 2).min(axis=0).astype(int) - 5
         x1, y1 = px.reshape(4, 2).max(axis=0).astype(int) + 5
         covered[y0:y1, x0:x1] = (120, 150, 200)  # a skin-coloured patch
-    with pytest.raises(BoardNotVisibleError, match="too little"):
+    # one marker is too few for a pose; the picture has 6.5 px of motion blur (its truth), so since
+    # session 7's blur reason the message names the blur rather than "too little of the board"
+    with pytest.raises(BoardNotVisibleError, match=r"is blurred .*only marker 43 of the gridopolis board"):
         locate_board(covered, spec, cam, config=OFF)
     pose = locate_board(covered, spec, cam)
     assert keep in pose.markers_seen and len(pose.markers_seen) >= 4

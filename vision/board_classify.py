@@ -153,6 +153,9 @@ class ClassifyBoardConfig:
     cover_socket_top: int = 0  # Bandera: a site the hand grouping (``cover_join_px``) covers (1; 2: any covered
     # site) is read all the same when it holds a stack whose top face shows its socket (nothing on it, nothing
     # over it: the whole stack is seen)
+    cover_flag: bool = False  # Bandera: a site on the paved columns a hand covers, over which a player's flag is
+    # seen clear of the hand (at the banner's height, the probes on the hand left out), holds that player's royal
+    # tower (two cubes: a flag stands only on one), if no other flag of that colour is found (one per player)
     cover_above_mm: float = 0.0  # Bandera (> 0: on): skin is looked for also where the board's volume up to this
     # height is seen against the table (a hand hovering over the far edge), where it must differ from the table
     cover_table_de: float = 15.0  # ... by this CIELAB difference (wood is skin-coloured)
@@ -305,7 +308,7 @@ def config_for(game: str) -> ClassifyBoardConfig:
                                    black_outline=0.8, tint_ring_mm=4.0, tint_share=0.6, tint_points=6,
                                    cover_join_px=2, royal_per_player=True, character_on_royal=True, shadow_tint=True,
                                    character_by_flag=True, shadow_sockets=True, tint_sockets=1, tint_flags=True,
-                                   cover_socket_top=1, character_once_mm=5.0)
+                                   cover_socket_top=1, character_once_mm=5.0, cover_flag=True)
     if game == "quirky":
         return ClassifyBoardConfig(token_dark_l=60.0, skin_chroma=(4.0, 42.0), token_past_hand=0.2,
                                    token_dot_local=10.0)
@@ -731,7 +734,8 @@ def classify_sites(
     cand_set = {int(i) for i in cand}
     used = weight.sum(axis=1) / n_p
     solids_now = [_solid_rows(hyps[c], s) for c, s in zip(choice, sites, strict=True)]
-    covered = _covered_sites(sc, sites, _tallest_piece(game, cfg.geometry), cfg)
+    hand: list[npt.NDArray[np.bool_]] = []
+    covered = _covered_sites(sc, sites, _tallest_piece(game, cfg.geometry), cfg, hand)
     bare: set[int] = set()  # Bandera: stacks read under a hand because their top's socket shows (nothing on them)
     if cfg.cover_socket_top and game == "bandera" and covered.any():
         covered, bare = _seen_whole(sc, sites, hyps, choice, covered, cfg)
@@ -799,6 +803,7 @@ def classify_sites(
     off_rail: dict[int, str] = {}  # Bandera: a banner's first-impression colour that may not stand there
     by_rule: dict[int, str] = {}  # Bandera: a flag given by the one-flag-per-player rule (a note)
     by_char: dict[int, str] = {}  # Bandera: a character given by the one-character-per-player rule (a note)
+    past_hand: set[int] = set()  # Bandera: royal towers read beside a hand by their flag (``cover_flag``)
     if game == "bandera":
         g_rows = [r for r in solids_now if len(r)]
         rows_g = np.concatenate(g_rows) if g_rows else np.zeros((0, 6))
@@ -864,6 +869,35 @@ def classify_sites(
                 by_rule[best_i] = (f"{p}'s flag was not clearly seen, but {p}'s character is on the board: "
                                    f"its royal tower taken to be the stack at ({x},{y}), which shows {p} at the "
                                    f"banner's height on {n_col[best_i]} probes")
+        if cfg.cover_flag and hand and cfg.flag_columns:
+            # a royal tower beside a hand: its flag, seen clear of the hand, tells it (docs/rules/bandera.md,
+            # section 3: a flag stands only on its royal tower, two cubes; section 1: one flag per player)
+            hid = np.array([i for i in range(n_s) if covered[i] > 0 and sites[i].key[0] in cfg.flag_columns],
+                           np.int64)
+            if len(hid):
+                # (their neighbours on the column without a flag found are looked at with them: a banner seen
+                # nearer one of them is its own, and a colour seen on two is neither's)
+                keys = {(int(sites[i].key[0]), int(sites[i].key[1])) for i in hid}
+                nbr = [i for i in range(n_s) if covered[i] == 0 and flag_of.get(i) is None
+                       and any((int(sites[i].key[0]), int(sites[i].key[1]) + d) in keys for d in (-1, 1))]
+                look_h = np.concatenate([hid, np.array(nbr, np.int64)])
+                mask = cv2.dilate(hand[0].astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
+                fl = _flags(sc, sites, look_h, [None] * len(look_h), rows_g, owner_g, colours, cfg,
+                            hidden=(mask, cfg.cover_scale))
+                taken = {f for f in flag_of.values() if f is not None}
+                k_two = next(j for j, h in enumerate(hyps) if h.cubes == 2)
+                for i, f in zip(hid.tolist(), fl[:len(hid)], strict=True):
+                    if f is None or f in taken or fl.count(f) > 1:
+                        continue
+                    covered[i] = 0.0
+                    choice[i] = k_two
+                    flag_of[i] = f
+                    char_of[i] = None  # (the character is looked for no further: see ``character_by_flag``)
+                    past_hand.add(i)
+                    stacks = np.append(stacks, i)
+                    x, y = sites[i].key[0], sites[i].key[1]
+                    by_rule[i] = (f"a hand hides part of ({x},{y}), but {f}'s flag is seen over it: "
+                                  f"{f}'s royal tower taken to stand there")
         if cfg.royal_per_player:
             _royal_per_player(sites, stacks, choice, hyps, scores, char_of, flag_of, by_rule, off_rail, cfg)
         if cfg.character_on_royal:
@@ -920,7 +954,8 @@ def classify_sites(
         hyp = hyps[k]
         conf = float(confs[i]) if i in cand_set and i not in socketed else float(seens[i])
         kind = hyp.kind
-        few = bool(used[i] < cfg.min_weight)  # too few probes usable: declined, unless they are unanimous
+        few = bool(used[i] < cfg.min_weight) and i not in past_hand  # too few probes usable: declined, unless
+        # they are unanimous
         if few and not (cfg.sure_min_weight > 0 and used[i] >= cfg.sure_min_weight and hyp.solids
                         and scores[k, i] - scores[kind_index["empty"], i] >= cfg.sure_margin):
             kind, conf = "unseen", 0.0
@@ -1890,7 +1925,8 @@ def _flags(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64],
            character: Sequence[tuple[str | None, float, float] | None], rows: F64,
            owner: npt.NDArray[np.int64], colours: Sequence[str] | None, cfg: ClassifyBoardConfig,
            cube_colours: dict[int, F64] | None = None, notes: dict[int, str] | None = None,
-           counts: dict[int, dict[str, int]] | None = None) -> list[str | None]:
+           counts: dict[int, dict[str, int]] | None = None,
+           hidden: tuple[npt.NDArray[np.bool_], int] | None = None) -> list[str | None]:
     """The colour of the flag on each two-cube tower ``idx``, or None: probes around the tower's top
     at the banner's height whose rays meet neither its character nor another piece, showing one
     player's colour.  A ray going on to the tower's top cube counts when its colour is clearly not
@@ -1899,7 +1935,8 @@ def _flags(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64],
     tower may stand on the tower's square count (:func:`bandera_flag_rails`; the others see a
     character, a cube or another tower's banner past it); where the probes alone would have read a
     flag of a colour that may not stand there, ``notes`` receives that colour (per site index).
-    ``counts`` receives, per site index, how many probes show each colour (of those counted)."""
+    ``counts`` receives, per site index, how many probes show each colour (of those counted).  ``hidden`` (a
+    mask of the picture shrunk so many times: a hand) leaves out the probes seen on it."""
     g = cfg.geometry
     n_t = len(idx)
     if n_t == 0:
@@ -1928,6 +1965,8 @@ def _flags(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64],
     # the room every other tower's flag may take: a ray through it may be seeing that flag
     flag_rooms = np.column_stack([np.ones(n_t), cx, cy, np.full(n_t, g.flag_reach), top + lo, top + g.flag_height])
     ok = ok.reshape(n_t, n_p)
+    if hidden is not None:
+        ok &= ~_probes_on_mask(sc, pts.reshape(-1, 3), hidden[0], hidden[1]).reshape(n_t, n_p)
     ok &= _not_blocked(cam, ends, rows, owner, idx, np.column_stack([cx, cy]), mask=ok)  # only usable probes tried
     in_room = np.asarray(hits(cam, ends, flag_rooms[None, None, :, :]), bool)  # (T, P, T)
     in_room[:, :, np.arange(n_t)] &= ~np.eye(n_t, dtype=bool)[:, None, :]

@@ -190,6 +190,8 @@ class ClassifyBoardConfig:
     local_light_mm: float = 0.0  # Gridopolis (> 0: on): a piece's colour is named in the light of the plain pads
     # (grey plastic) on its level within this of it whose ring is seen: their tint, relative to their lightness,
     # is undone first (a bluish shade under an upper level is no blue piece)
+    pad_hue_split: tuple[tuple[str, float], ...] = ()  # Gridopolis: a marker colour's hue (per player colour) as
+    # the plastic shows it: a colour nearer in hue to the hyper-pads' own colour in this picture is theirs, no piece
     min_chroma: float = 10.0  # below: a grey / white / black piece
     player_chroma: float = 25.0  # a flag's or character's plastic is at least this colourful (print is not)
     flag_agree: float = 0.6  # share of a flag's probes that must agree on its colour
@@ -230,6 +232,12 @@ MARKER_SATURATION: tuple[tuple[str, float], ...] = (("blue", 0.45), ("red", 0.37
 LOCAL_LIGHT_MM: float = 75.0
 #: ... and how many of them must be seen with nothing read on them (a pad under a piece may show the piece)
 LOCAL_LIGHT_PADS: int = 2
+
+
+#: Gridopolis: the hue (CIELAB, degrees) of a player's plastic near the hyper-pads' purple as the development
+#: renders show it (blue: 280-302, median 288, over the fixtures and three development sets, against 304-328 for
+#: the hyper-pads' top seen in deep shade; docs/boards_vision.md, "Session 7: a piece's colour in its local light")
+PLASTIC_HUES: tuple[tuple[str, float], ...] = (("blue", 288.0),)
 
 
 #: Bandera: the paved columns, the only squares a royal tower (the only piece with a flag) ever stands
@@ -304,7 +312,7 @@ def config_for(game: str) -> ClassifyBoardConfig:
     if game == "gridopolis":
         return ClassifyBoardConfig(black_lightness=0.0, dab_lo=6.0, dab_hi=18.0, box_margin_mm=1.5,
                                    min_lightness=4.0, marker_saturation=MARKER_SATURATION, sure_min_weight=0.04,
-                                   local_light_mm=LOCAL_LIGHT_MM)
+                                   local_light_mm=LOCAL_LIGHT_MM, pad_hue_split=PLASTIC_HUES)
     if game == "bandera":
         return ClassifyBoardConfig(dab_lo=4.0, dab_hi=14.0, character_near_deg=8.0, character_nearer_deg=5.0,
                                    settle_in_turn=True, piece_min_score=0.7, piece_min_single=True,
@@ -431,6 +439,7 @@ class _Scene:
     shade: F64 | None = None  # Bandera: the light in the board's shadows relative to the lit print's, per channel
     structure_plain: npt.NDArray[np.bool_] | None = None  # structure rows that are plain pads (neutral grey)
     # whose own ring is seen (``local_light_mm``)
+    pad_hue: float | None = None  # Gridopolis: the hyper-pads' hue in this picture (``pad_hue_split``)
 
 
 def _observe(sc: _Scene, pts: F64, cfg: ClassifyBoardConfig, known: F64 | None = None,
@@ -624,8 +633,14 @@ def classify_sites(
     if cfg.local_light_mm > 0 and structure is not None and structure_groups is not None and ring_seen:
         # plain pads (the first rows, one per site; not a hyper-pad nor a kingerizer) whose ring is seen
         plain = ring_seen[0] & (structure_groups < 0) & (np.arange(len(structure)) < len(sites))
+    pad_hue = None
+    if cfg.pad_hue_split and s_lab is not None and structure_groups is not None:
+        hyper = s_lab[(structure_groups == 0) & (np.hypot(s_lab[:, 1], s_lab[:, 2]) >= cfg.min_chroma)]
+        if len(hyper):  # (their circular mean hue)
+            pad_hue = math.degrees(math.atan2(float(np.sin(np.arctan2(hyper[:, 2], hyper[:, 1])).mean()),
+                                              float(np.cos(np.arctan2(hyper[:, 2], hyper[:, 1])).mean()))) % 360
     sc = _Scene(blurred, pose, app, gain, structure, s_lab, table, s_px, own[0] if own else None,
-                _shadow_light(blurred, pose, app, gain, cfg) if cfg.shadow_tint else None, plain)
+                _shadow_light(blurred, pose, app, gain, cfg) if cfg.shadow_tint else None, plain, pad_hue)
     if game == "quirky":
         tokens = _classify_tokens(sc, sites, token_kinds, obstacles, cfg)
         if timings is not None:
@@ -964,6 +979,11 @@ def classify_sites(
                 floor = dict(cfg.marker_saturation).get(name or "") if role == "marker" else None
                 if floor is not None and math.hypot(float(med[1]), float(med[2])) < floor * max(float(med[0]), 1.0):
                     name = "grey"  # a player's plastic is saturated: a paler tint of its hue is shade
+                plastic = dict(cfg.pad_hue_split).get(name or "") if role == "marker" else None
+                if plastic is not None and sc.pad_hue is not None:
+                    hue = math.degrees(math.atan2(float(med[2]), float(med[1])))
+                    if abs((hue - sc.pad_hue + 180.0) % 360.0 - 180.0) < abs((hue - plastic + 180.0) % 360.0 - 180.0):
+                        name = "grey"  # the hyper-pads' own colour (their top in deep shade), not the player's plastic
                 if role == "character":
                     char_colour = name
                 else:

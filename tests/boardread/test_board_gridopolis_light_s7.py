@@ -60,7 +60,7 @@ def test_the_hyper_pad_under_level_2_in_deep_shade_is_no_blue_piece() -> None:
     player colour) and read as a blue box.  The blue plastic shows about 288 degrees, the hyper-pads in this
     picture about their own purple: the colour is nearer theirs, so no piece is read.  With ``pad_hue_split``
     off the blue box comes back; the blue pieces of the picture read the same either way (three of the five
-blue; (3, 5, 0) is read empty either way)."""
+    blue; (2, 2, 0) declined and (3, 5, 0) read empty either way)."""
     img, cam, doc, pose = scene_with_pose(DEV / "dev_s7_009", "render truth (simulated camera)")
     assert not any((e["x"], e["y"], e.get("level", 0)) == (3, 3, 1) for e in doc["cells"])
     off = replace(config_for("gridopolis"), pad_hue_split=())

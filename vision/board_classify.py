@@ -39,7 +39,7 @@ import numpy as np
 import numpy.typing as npt
 
 from calibration.boards import BoardSpec, render_board
-from calibration.colour import linear_to_lab, srgb8_codes_to_linear, srgb8_to_linear
+from calibration.colour import lab_to_linear, linear_to_lab, srgb8_codes_to_linear, srgb8_to_linear
 from vision.board_locate import BoardPose
 from vision.board_pieces import Hypothesis, PieceGeometry, hypotheses_for
 from vision.board_rays import box_corners, box_ray_hits, hits, segments_to_board
@@ -190,6 +190,11 @@ class ClassifyBoardConfig:
     group_pool: bool = True  # ... and the solids of a group on one level share their ring points' median
     group_own_points: int = 3  # a structure solid of a group (``structure_groups``) whose ring is seen on fewer
     # points than this takes the colour seen on the others of its group
+    local_light_mm: float = 0.0  # Gridopolis (> 0: on): a piece's colour is named in the light of the plain pads
+    # (grey plastic) on its level within this of it whose ring is seen: their tint, relative to their lightness,
+    # is undone first (a bluish shade under an upper level is no blue piece)
+    pad_hue_split: tuple[tuple[str, float], ...] = ()  # Gridopolis: a marker colour's hue (per player colour) as
+    # the plastic shows it: a colour nearer in hue to the hyper-pads' own colour in this picture is theirs, no piece
     min_chroma: float = 10.0  # below: a grey / white / black piece
     player_chroma: float = 25.0  # a flag's or character's plastic is at least this colourful (print is not)
     flag_agree: float = 0.6  # share of a flag's probes that must agree on its colour
@@ -222,6 +227,20 @@ class ClassifyBoardConfig:
 #: shows in the open on the development renders (blue 0.9, red 0.75, green 0.56, yellow 0.65); the
 #: bluish shade under an upper level shows 0.3-0.5 (docs/boards_vision.md, "Accuracy round 4")
 MARKER_SATURATION: tuple[tuple[str, float], ...] = (("blue", 0.45), ("red", 0.375), ("green", 0.28), ("yellow", 0.325))
+
+
+#: Gridopolis: how far (mm, on one level) the plain pads whose light a piece's colour is named in may lie: one
+#: and a half pitches (the site's own pad and its eight neighbours; docs/boards_vision.md, "Session 7: a piece's
+#: colour in its local light")
+LOCAL_LIGHT_MM: float = 75.0
+#: ... and how many of them must be seen with nothing read on them (a pad under a piece may show the piece)
+LOCAL_LIGHT_PADS: int = 2
+
+
+#: Gridopolis: the hue (CIELAB, degrees) of a player's plastic near the hyper-pads' purple as the development
+#: renders show it (blue: 280-302, median 288, over the fixtures and three development sets, against 304-328 for
+#: the hyper-pads' top seen in deep shade; docs/boards_vision.md, "Session 7: a piece's colour in its local light")
+PLASTIC_HUES: tuple[tuple[str, float], ...] = (("blue", 288.0),)
 
 
 #: Bandera: the paved columns, the only squares a royal tower (the only piece with a flag) ever stands
@@ -295,7 +314,8 @@ def config_for(game: str) -> ClassifyBoardConfig:
     colour unanimously and its shape clearly (Gridopolis round 7)."""
     if game == "gridopolis":
         return ClassifyBoardConfig(black_lightness=0.0, dab_lo=6.0, dab_hi=18.0, box_margin_mm=1.5,
-                                   min_lightness=4.0, marker_saturation=MARKER_SATURATION, sure_min_weight=0.04)
+                                   min_lightness=4.0, marker_saturation=MARKER_SATURATION, sure_min_weight=0.04,
+                                   local_light_mm=LOCAL_LIGHT_MM, pad_hue_split=PLASTIC_HUES)
     if game == "bandera":
         return ClassifyBoardConfig(dab_lo=4.0, dab_hi=14.0, character_near_deg=8.0, character_nearer_deg=5.0,
                                    settle_in_turn=True, piece_min_score=0.7, piece_min_single=True,
@@ -420,6 +440,9 @@ class _Scene:
     structure_px: F64 | None = None  # each structure box's bounding box in the picture (x0, y0, x1, y1)
     structure_own_lab: F64 | None = None  # each solid's colour on its own ring alone (before its group's)
     shade: F64 | None = None  # Bandera: the light in the board's shadows relative to the lit print's, per channel
+    structure_plain: npt.NDArray[np.bool_] | None = None  # structure rows that are plain pads (neutral grey)
+    # whose own ring is seen (``local_light_mm``)
+    pad_hue: float | None = None  # Gridopolis: the hyper-pads' hue in this picture (``pad_hue_split``)
 
 
 def _observe(sc: _Scene, pts: F64, cfg: ClassifyBoardConfig, known: F64 | None = None,
@@ -606,10 +629,21 @@ def classify_sites(
     sc = _Scene(blurred, pose, app, gain, structure, None, structure_px=s_px)
     table = _table_colour(sc)
     own: list[F64] = []
-    s_lab = _structure_colours(sc, cfg, structure_groups, sites, own) if structure is not None and len(structure) \
-        else None
+    ring_seen: list[npt.NDArray[np.bool_]] = []
+    s_lab = _structure_colours(sc, cfg, structure_groups, sites, own, ring_seen) \
+        if structure is not None and len(structure) else None
+    plain = None
+    if cfg.local_light_mm > 0 and structure is not None and structure_groups is not None and ring_seen:
+        # plain pads (the first rows, one per site; not a hyper-pad nor a kingerizer) whose ring is seen
+        plain = ring_seen[0] & (structure_groups < 0) & (np.arange(len(structure)) < len(sites))
+    pad_hue = None
+    if cfg.pad_hue_split and s_lab is not None and structure_groups is not None:
+        hyper = s_lab[(structure_groups == 0) & (np.hypot(s_lab[:, 1], s_lab[:, 2]) >= cfg.min_chroma)]
+        if len(hyper):  # (their circular mean hue)
+            pad_hue = math.degrees(math.atan2(float(np.sin(np.arctan2(hyper[:, 2], hyper[:, 1])).mean()),
+                                              float(np.cos(np.arctan2(hyper[:, 2], hyper[:, 1])).mean()))) % 360
     sc = _Scene(blurred, pose, app, gain, structure, s_lab, table, s_px, own[0] if own else None,
-                _shadow_light(blurred, pose, app, gain, cfg) if cfg.shadow_tint else None)
+                _shadow_light(blurred, pose, app, gain, cfg) if cfg.shadow_tint else None, plain, pad_hue)
     if game == "quirky":
         tokens = _classify_tokens(sc, sites, token_kinds, obstacles, cfg)
         if timings is not None:
@@ -949,6 +983,7 @@ def classify_sites(
     margins = (scores[order[0], cols] - scores[order[1], cols]) if len(hyps) > 1 else np.ones(n_s)
     seens = np.clip(used / 0.5, 0.0, 1.0)
     confs = np.clip(margins / cfg.margin_full, 0.0, 1.0) * seens
+    empty_now = np.array([not hyps[int(c)].solids for c in choice], bool)  # sites read empty (their pads plain)
     for i, site in enumerate(sites):
         k = int(choice[i])
         hyp = hyps[k]
@@ -973,10 +1008,17 @@ def classify_sites(
                     vivid = sel & (np.hypot(lab_o[i, :, 1], lab_o[i, :, 2]) >= cfg.min_chroma)
                     sel = vivid if vivid.sum() >= max(2.0, 0.4 * sel.sum()) else sel
                 med = _median_rows(lab_o[i, sel])
+                if cfg.local_light_mm > 0 and role == "marker":
+                    med = _in_local_light(sc, site, med, cfg, empty_now)
                 name = _hue_name(med, cfg, colours)
                 floor = dict(cfg.marker_saturation).get(name or "") if role == "marker" else None
                 if floor is not None and math.hypot(float(med[1]), float(med[2])) < floor * max(float(med[0]), 1.0):
                     name = "grey"  # a player's plastic is saturated: a paler tint of its hue is shade
+                plastic = dict(cfg.pad_hue_split).get(name or "") if role == "marker" else None
+                if plastic is not None and sc.pad_hue is not None:
+                    hue = math.degrees(math.atan2(float(med[2]), float(med[1])))
+                    if abs((hue - sc.pad_hue + 180.0) % 360.0 - 180.0) < abs((hue - plastic + 180.0) % 360.0 - 180.0):
+                        name = "grey"  # the hyper-pads' own colour (their top in deep shade), not the player's plastic
                 if role == "character":
                     char_colour = name
                 else:
@@ -1252,7 +1294,8 @@ def _solid_under(rows: F64, places: F64) -> npt.NDArray[np.int64]:
 
 
 def _structure_colours(sc: _Scene, cfg: ClassifyBoardConfig, groups: npt.NDArray[np.int64] | None = None,
-                       sites: Sequence[Site] = (), own_out: list[F64] | None = None) -> F64:
+                       sites: Sequence[Site] = (), own_out: list[F64] | None = None,
+                       seen_out: list[npt.NDArray[np.bool_]] | None = None) -> F64:
     """Observed CIELAB of each structure solid's top (a ring near its edge, clear of the piece that
     may stand in the middle): the background a probe ray meeting that solid should see.  A solid whose
     ring is hidden by others (an upper level) on all but 2 of its points takes, when ``groups`` puts it
@@ -1262,7 +1305,8 @@ def _structure_colours(sc: _Scene, cfg: ClassifyBoardConfig, groups: npt.NDArray
     of their ring points (a player's three kingerizers: the shadow of the piece on one of them does not make
     its colour).  With ``ring_clear_of_piece``, on a solid one of ``sites`` stands on,
     the ring points a piece standing there would hide (a blocker box: the widest and tallest) are left out
-    while 3 or more others are seen: else the piece's colour is taken for the pad's (session 7)."""
+    while 3 or more others are seen: else the piece's colour is taken for the pad's (session 7).  ``seen_out``
+    (if given) receives which solids' rings are seen on ``group_own_points`` points or more."""
     assert sc.structure is not None
     ang = np.linspace(0, 2 * np.pi, 16, endpoint=False)
     out = np.zeros((len(sc.structure), 3))
@@ -1310,6 +1354,8 @@ def _structure_colours(sc: _Scene, cfg: ClassifyBoardConfig, groups: npt.NDArray
     out[:] = np.where(has[:, None], med, np.array([60.0, 0.0, 0.0])[None, :])
     if own_out is not None:
         own_out.append(out.copy())
+    if seen_out is not None:
+        seen_out.append(np.asarray(seen.sum(axis=1) >= cfg.group_own_points, bool))
     if groups is not None:
         own = seen.sum(axis=1) >= cfg.group_own_points
         for g in np.unique(groups[groups >= 0]):
@@ -1322,6 +1368,29 @@ def _structure_colours(sc: _Scene, cfg: ClassifyBoardConfig, groups: npt.NDArray
             if (mine & own).any() and (mine & ~own).any():
                 out[mine & ~own] = np.median(out[mine & own], axis=0)
     return out
+
+
+def _in_local_light(sc: _Scene, site: Site, lab: F64, cfg: ClassifyBoardConfig,
+                    empty: npt.NDArray[np.bool_] | None = None) -> F64:
+    """Gridopolis: the CIELAB colour ``lab`` seen at ``site`` as it would look in the picture's balanced light:
+    the plain pads (grey plastic: neutral where the white balance holds) on the site's level within
+    ``local_light_mm`` of it whose rings are seen show the light there; their median colour's tint (linear RGB
+    over its luminance) is divided out.  Unchanged where no such pad is seen."""
+    if sc.structure is None or sc.structure_plain is None or sc.structure_own_lab is None:
+        return lab
+    rows = sc.structure
+    near = sc.structure_plain & (np.abs(rows[:, 5] - site.floor_mm) < 1.0) \
+        & (np.hypot(rows[:, 1] - site.x_mm, rows[:, 2] - site.y_mm) <= cfg.local_light_mm)
+    if empty is not None:  # (a pad with a piece on it may show the piece on its ring)
+        near[: len(empty)] &= empty
+    if near.sum() < LOCAL_LIGHT_PADS:
+        return lab
+    grey = lab_to_linear(np.median(sc.structure_own_lab[near], axis=0))
+    lum = float(grey @ np.array([0.2126, 0.7152, 0.0722]))
+    if lum <= 1e-4:
+        return lab
+    tint = np.clip(grey / lum, 0.2, 5.0)
+    return np.asarray(linear_to_lab(np.clip(lab_to_linear(lab) / tint, 0.0, None)), np.float64)
 
 
 def _row_quantiles(vals: F64, qs: Sequence[float]) -> list[F64]:

@@ -44,8 +44,11 @@ def test_the_hyper_pad_under_level_2_takes_the_hyper_pads_colour() -> None:
     points of its ring show level 2's grey.  Its purple top was then taken for a blue blocker box (fixtures
     6 and 9, both empty there).  It now takes the colour the four hyper-pads of level 2 show in the open: no
     piece is read there.  With the groups off (``group_own_points`` 0, ``group_pool`` off) the blue box
-    comes back."""
-    off = replace(config_for("gridopolis"), group_own_points=0, group_pool=False)
+    comes back -- when the later colour tests of "Session 7: a piece's colour in its local light" are off too
+    (``pad_hue_split``: a blue nearer the hyper-pads' own hue than the blue plastic's is theirs, and
+    ``local_light_mm``): they keep these two empty by themselves (fixture 6 either, fixture 9 the hue test)."""
+    off = replace(config_for("gridopolis"), group_own_points=0, group_pool=False, pad_hue_split=(),
+                  local_light_mm=0.0)
     for n in (6, 9):
         _, _, doc, _ = _fixture(n)
         assert not any((e["x"], e["y"], e.get("level", 0)) == (3, 3, 1) for e in doc["cells"])

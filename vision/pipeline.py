@@ -255,10 +255,12 @@ def score_images(
         if recon.scorer is not None:  # cells the pictures cannot tell from full, inside the pile
             pockets, pocket_notes = fill_pockets(blocks, recon.scorer, recon.unobserved, cfg.min_pixels)
             inferred += pocket_notes
-        # hidden cells that blocks read where nothing could hold them need (free_rules, session 7)
+        inferred += _infer_hidden_by_counts(blocks, recon.unobserved)
+        # hidden cells that blocks read where nothing could hold them need (free_rules, session 7); after
+        # the count rule, whose fills are forced where this step's colour is only a neighbour's
         connections, connection_notes = connect_hidden(blocks, recon.unobserved, starts)
         inferred += connection_notes
-        inferred += _infer_hidden_by_counts(blocks, recon.unobserved)
+        recon.unobserved[:] = [c for c in recon.unobserved if c not in connections]  # reported as inferred
         state = _to_state(blocks, recon.flags, previous)
         if recon.scorer is not None:
             # the flags again, on the final blocks (start cells and counts may have added some),

@@ -452,3 +452,130 @@ def relocate_blocks(blocks: dict[Cell, str], scorer: RayScorer, starts: Mapping[
         else:
             break
     return moves
+
+
+#: switch (for measuring): fill the hidden cells that connect / hold blocks read where nothing could hold them
+CONNECT_HIDDEN = True
+#: the longest run of hidden cells one connection may fill, and the most cells filled in all
+CONNECT_MAX_PATH = 3
+CONNECT_MAX_CELLS = 8
+#: how the filled cells' colour is chosen: "neighbours" (most face neighbours' colour) or
+#: "counts" (a neighbour colour whose block count is not yet possible first)
+CONNECT_COLOUR = "neighbours"
+#: among the shortest runs: the one holding the most blocks, then the one showing on fewest sides
+CONNECT_TIEBREAK = True
+
+
+def _reached_from_cube(blocks: Mapping[Cell, str]) -> set[Cell]:
+    reached = {c for c in blocks if any((c[0] + d[0], c[1] + d[1], c[2] + d[2]) in CENTRAL_CUBE for d in ALL_DIRS)}
+    todo = list(reached)
+    while todo:
+        c = todo.pop()
+        for d in ALL_DIRS:
+            nb = (c[0] + d[0], c[1] + d[1], c[2] + d[2])
+            if nb in blocks and nb not in reached:
+                reached.add(nb)
+                todo.append(nb)
+    return reached
+
+
+def connect_hidden(blocks: dict[Cell, str], unobserved: Sequence[Cell],
+                   starts: Mapping[str, Cell]) -> tuple[list[Cell], list[Problem]]:
+    """Fill the hidden cells that blocks read where nothing could hold them need.
+
+    Every block touches the Central Cube through blocks and none hangs under another (rulebook "The
+    Battlefield", "Placing Blocks").  The reconstruct stage keeps a group that only cells no picture
+    sees (``unobserved``: inside the pile, or in front of a face no picture looks at) can connect,
+    but leaves those cells empty, so the reading breaks the rule and the faces the hidden blocks show
+    are missing from the side counts.  Here the shortest runs (at most :data:`CONNECT_MAX_PATH`) of
+    hidden cells that make fewer blocks unsupported (:func:`_unsupported`) are filled, the best first.
+    The colour is a prior, not a reading: a colour of the cell's face neighbours, one whose count is
+    not yet possible (1, 4, 7, ...: rulebook "Game Turn") first (:data:`CONNECT_COLOUR`), then the
+    commonest; never a colour's 23rd block, never another colour on a start cell ("Setup" 3).  Each
+    filled cell is reported (``inferred-connection``); the sides it shows on are in doubt
+    (:func:`pocket_sides`).  Mutates ``blocks``; returns the filled cells and the warnings."""
+    if not CONNECT_HIDDEN:
+        return [], []
+    in_play = set(blocks.values())  # a colour not in play has no start block (its cell is a plain cell)
+    start_of = {cell: colour for colour, cell in starts.items() if colour in in_play}
+    hidden = {c for c in unobserved if c not in blocks and c not in CENTRAL_CUBE and c[2] >= 0}
+    filled: dict[Cell, str] = {}
+    while len(filled) < CONNECT_MAX_CELLS:
+        unsupported = _unsupported(blocks)
+        if not unsupported:
+            break
+        reached = _reached_from_cube(blocks) | set(CENTRAL_CUBE)
+        # breadth-first from the connected pile through hidden cells
+        prev: dict[Cell, Cell | None] = {}
+        frontier = [c for c in sorted(hidden) if any(
+            (c[0] + d[0], c[1] + d[1], c[2] + d[2]) in reached for d in ALL_DIRS)]
+        for c in frontier:
+            prev[c] = None
+        best: list[Cell] | None = None
+        occupied = set(blocks) | set(CENTRAL_CUBE)
+        for _depth in range(CONNECT_MAX_PATH):
+            ranked: list[tuple[int, int, list[Cell]]] = []
+            for c in frontier:
+                path = [c]
+                while prev[path[-1]] is not None:
+                    path.append(prev[path[-1]])  # type: ignore[arg-type]
+                trial = dict(blocks)
+                for p in path:
+                    trial[p] = "?"
+                after = _unsupported(trial)
+                if len(after) < len(unsupported) and not any(p in after for p in path):
+                    # the run that holds the most blocks; then the one whose cells show on fewest sides
+                    # (a guess no side count depends on is the smaller one)
+                    shown = sum(pocket_sides(path, occupied | set(path)).values()) if CONNECT_TIEBREAK else 0
+                    ranked.append((len(after), shown, path))
+            if ranked:
+                best = min(ranked, key=lambda t: (t[0], t[1], t[2]))[2]
+            if best is not None or len(filled) + _depth + 1 >= CONNECT_MAX_CELLS:
+                break
+            nxt: list[Cell] = []
+            for c in frontier:
+                for d in ALL_DIRS:
+                    nb = (c[0] + d[0], c[1] + d[1], c[2] + d[2])
+                    if nb in hidden and nb not in prev:
+                        prev[nb] = c
+                        nxt.append(nb)
+            frontier = nxt
+            if not frontier:
+                break
+        if best is None:
+            break
+        for cell in reversed(best):  # from the pile outwards, so each cell sees the colours filled before it
+            colour = _connector_colour(blocks, cell, start_of)
+            if colour is None:
+                return _connect_done(filled)
+            blocks[cell] = colour
+            filled[cell] = colour
+            hidden.discard(cell)
+    return _connect_done(filled)
+
+
+def _connect_done(filled: Mapping[Cell, str]) -> tuple[list[Cell], list[Problem]]:
+    notes = [Problem("inferred-connection", f"a {colour} block is assumed here: no picture can show the cell, "
+                     "and blocks read next to it need one here to be connected to the Central Cube or held",
+                     f"cell {c[0]},{c[1]},{c[2]}", 'CTRL rulebook, "The Battlefield"', "error")
+             for c, colour in sorted(filled.items())]
+    return sorted(filled), notes
+
+
+def _connector_colour(blocks: Mapping[Cell, str], cell: Cell, start_of: Mapping[Cell, str]) -> str | None:
+    if cell in start_of:
+        colour = start_of[cell]
+        return colour if _cap_ok(blocks, colour) else None
+    near: dict[str, int] = {}
+    for d in ALL_DIRS:
+        v = blocks.get((cell[0] + d[0], cell[1] + d[1], cell[2] + d[2]))
+        if v in COLOR_LABELS and _cap_ok(blocks, v):
+            near[v] = near.get(v, 0) + 1
+    if not near:
+        return None
+    counts = {c: sum(1 for v in blocks.values() if v == c) for c in near}
+
+    def key(c: str) -> tuple[int, int, str]:
+        short = (counts[c] - 1) % BLOCKS_PER_TURN != 0 if CONNECT_COLOUR == "counts" else False
+        return (-int(short), -near[c], c)
+    return min(near, key=key)

@@ -30,6 +30,7 @@ from vision.camera import ViewCamera
 from vision.classify import classify
 from vision.free_rules import (
     assume_setup_flags,
+    connect_hidden,
     count_doubts,
     fill_pockets,
     pocket_sides,
@@ -202,6 +203,7 @@ def score_images(
     doubt_sides: dict[str, int] = {}  # with a previous state: sides a doubtful chosen turn changes
     movers: set[str] = set()  # with a previous state: the colours the chosen turns placed blocks for
     pockets: list[Cell] = []  # without history: cells filled because the pictures cannot tell (free_rules)
+    connections: list[Cell] = []  # without history: hidden cells filled so that blocks read are held (free_rules)
     opening_sides: list[str] = []  # without history: sides where a broken opening's legal reading differs
     relocated: list[tuple[Cell, str]] = []  # without history: blocks moved to a neighbouring cell (free_rules)
     if previous is not None and recon.scorer is not None:
@@ -254,6 +256,11 @@ def score_images(
             pockets, pocket_notes = fill_pockets(blocks, recon.scorer, recon.unobserved, cfg.min_pixels)
             inferred += pocket_notes
         inferred += _infer_hidden_by_counts(blocks, recon.unobserved)
+        # hidden cells that blocks read where nothing could hold them need (free_rules, session 7); after
+        # the count rule, whose fills are forced where this step's colour is only a neighbour's
+        connections, connection_notes = connect_hidden(blocks, recon.unobserved, starts)
+        inferred += connection_notes
+        recon.unobserved[:] = [c for c in recon.unobserved if c not in connections]  # reported as inferred
         state = _to_state(blocks, recon.flags, previous)
         if recon.scorer is not None:
             # the flags again, on the final blocks (start cells and counts may have added some),
@@ -266,6 +273,7 @@ def score_images(
             if opening is not None:
                 state, blocks, flag_alternatives = opening.state, dict(opening.state.blocks), {}
                 pockets = [c for c in pockets if c in blocks]
+                connections = [c for c in connections if c in blocks]
                 inferred += opening.problems
                 # a block moved before the opening was read and then left out by it: nothing to report
                 gone = {f"cell {c[0]},{c[1]},{c[2]}" for c, v in relocated if blocks.get(c) != v}
@@ -375,24 +383,32 @@ def score_images(
         problems.append(Problem("side-uncertain", f"the {side} counts may be off: {n} block(s) assumed where the "
                                 "pictures show the same colour whether the block is there or behind it",
                                 f"side {side}", "", "warning"))
+    for side, n in pocket_sides(connections, occupied).items():
+        uncertain[side] = uncertain.get(side, 0) + n
+        problems.append(Problem("side-uncertain", f"the {side} counts may be off: {n} block(s) assumed in cells no "
+                                "picture shows, because blocks read next to them need them to be held",
+                                f"side {side}", "", "warning"))
     _doubt_sides(uncertain, problems, {side: ["opening"] for side in opening_sides}, lambda _: (
         "blocks the pictures showed there were left out because no opening allows them (see the error above)"),
         'CTRL rulebook, "Game Turn"')
     if not history:
         # a colour with a block count no game reaches (1, 4, 7, ... 22) was misread: its sides are in doubt
         # each doubt is one warning naming every side it puts in doubt, not one near-identical line per side
-        odd_counts = count_doubts(state)
+        # the doubts on the reading as the pictures gave it: blocks assumed only so that others are held
+        # (free_rules.connect_hidden) are a guess, and settle neither the counts nor the blocks they hold
+        held = replace(state, blocks={c: v for c, v in state.blocks.items() if c not in connections})
+        odd_counts = count_doubts(held)
         _doubt_sides(uncertain, problems, odd_counts, lambda cols: (
             f"{', '.join(cols)} ha{'s' if len(cols) == 1 else 've'} a number of blocks no game reaches (blocks "
             "come in threes after the start block), so some were misread or not seen"), 'CTRL rulebook, "Game Turn"')
         # counts possible one by one but not together (one colour turns ahead of another): the same
         spread = {side: [c for c in cols if c not in odd_counts.get(side, [])]
-                  for side, cols in spread_doubts(state).items()}
+                  for side, cols in spread_doubts(held).items()}
         _doubt_sides(uncertain, problems, {side: cols for side, cols in spread.items() if cols}, lambda cols: (
             f"{' and '.join(cols)} differ by more than one turn of blocks, which players taking turns never reach, "
             "so some were misread or not seen"), 'CTRL rulebook, "Game Turn"')
         # blocks that float or hang: misread, or their support missed
-        _doubt_sides(uncertain, problems, support_doubts(state), lambda cells: (
+        _doubt_sides(uncertain, problems, support_doubts(held), lambda cells: (
             f"{len(cells)} block(s) read where nothing could hold them (not connected to the Central Cube, or "
             "under another block), so they or their support were misread"), 'CTRL rulebook, "The Battlefield"')
         _doubt_sides(uncertain, problems, start_doubts(state), lambda cells: (

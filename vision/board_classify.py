@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
@@ -591,6 +591,19 @@ def _solid_rows(h: Hypothesis, site: Site) -> F64:
                       site.floor_mm + s.z1] for s in h.solids])
 
 
+def _chosen_solids(hyps: Sequence[Hypothesis], choice: npt.NDArray[np.int64], sites: Sequence[Site],
+                   leave_out: Iterable[int] = ()) -> tuple[F64, npt.NDArray[np.int64]]:
+    """The solids (rows of :func:`_solid_rows`) of every site's chosen hypothesis but the sites in
+    ``leave_out``, and the site each row belongs to."""
+    skip = {int(i) for i in leave_out}
+    others = [(_solid_rows(hyps[int(c)], s), j) for j, (c, s) in enumerate(zip(choice, sites, strict=True))
+              if j not in skip]
+    rows = [r for r, _ in others if len(r)]
+    if not rows:
+        return np.zeros((0, 6)), np.zeros(0, np.int64)
+    return np.concatenate(rows), np.concatenate([np.full(len(r), j) for r, j in others if len(r)])
+
+
 def classify_sites(
     image: U8,
     pose: BoardPose,
@@ -805,12 +818,7 @@ def classify_sites(
             tinted = _tinted(sc, sites, look_t, med_lab, cfg)
             if tinted.any() and cfg.tint_sockets > 0:
                 t_idx = look_t[tinted]
-                others = [(_solid_rows(hyps[c], s), j) for j, (c, s) in enumerate(zip(choice, sites, strict=True))
-                          if j not in set(t_idx.tolist())]
-                r_t = [r for r, _ in others if len(r)]
-                rows_t = np.concatenate(r_t) if r_t else np.zeros((0, 6))
-                own_t = np.concatenate([np.full(len(r), j) for r, j in others if len(r)]) if r_t \
-                    else np.zeros(0, np.int64)
+                rows_t, own_t = _chosen_solids(hyps, choice, sites, t_idx.tolist())
                 sk = _sockets(sc, sites, t_idx, rows_t, own_t, cfg)
                 shows = (sk[:, [0, 2, 3, 4, 5]].sum(axis=1) >= cfg.tint_sockets) \
                     | (sk[:, 1].astype(np.int64) + sk[:, 6:].sum(axis=1) >= cfg.tint_sockets)
@@ -819,12 +827,7 @@ def classify_sites(
                 t_idx = look_t[tinted]
                 paved = t_idx[np.isin([sites[int(i)].key[0] for i in t_idx], cfg.flag_columns)]
                 if len(paved):
-                    others = [(_solid_rows(hyps[c], s), j) for j, (c, s) in enumerate(zip(choice, sites, strict=True))
-                              if j not in set(paved.tolist())]
-                    r_t = [r for r, _ in others if len(r)]
-                    rows_t = np.concatenate(r_t) if r_t else np.zeros((0, 6))
-                    own_t = np.concatenate([np.full(len(r), j) for r, j in others if len(r)]) if r_t \
-                        else np.zeros(0, np.int64)
+                    rows_t, own_t = _chosen_solids(hyps, choice, sites, paved.tolist())
                     fl = _flags(sc, sites, paved, [None] * len(paved), rows_t, own_t, colours, cfg)
                     keep = {int(i) for i, f in zip(paved, fl, strict=True) if f is not None}
                     tinted &= ~np.isin(look_t, list(keep))
@@ -1227,10 +1230,7 @@ def _seen_whole(sc: _Scene, sites: Sequence[Site], hyps: Sequence[Hypothesis], c
     idx = np.nonzero(look & (cubes >= 1) & (cubes <= 2))[0]
     if not len(idx):
         return covered, set()
-    others = [(_solid_rows(hyps[int(c)], s), j) for j, (c, s) in enumerate(zip(choice, sites, strict=True))]
-    r_o = [r for r, _ in others if len(r)]
-    rows_o = np.concatenate(r_o) if r_o else np.zeros((0, 6))
-    own_o = np.concatenate([np.full(len(r), j) for r, j in others if len(r)]) if r_o else np.zeros(0, np.int64)
+    rows_o, own_o = _chosen_solids(hyps, choice, sites)
     sk = _sockets(sc, sites, idx, rows_o, own_o, cfg)
     top = np.where(cubes[idx] == 1, sk[:, 0], sk[:, 1])
     out = covered.copy()
@@ -1652,10 +1652,7 @@ def _socket_counts(sc: _Scene, sites: Sequence[Site], hyps: Sequence[Hypothesis]
     changed: set[int] = set()
     if not len(look):
         return changed
-    others = [(_solid_rows(hyps[c], s), j) for j, (c, s) in enumerate(zip(choice, sites, strict=True))]
-    r_all = [r for r, _ in others if len(r)]
-    rows_o = np.concatenate(r_all) if r_all else np.zeros((0, 6))
-    own_o = np.concatenate([np.full(len(r), j) for r, j in others if len(r)]) if r_all else np.zeros(0, np.int64)
+    rows_o, own_o = _chosen_solids(hyps, choice, sites)
     clear = np.zeros(len(look), bool)
     # (T, 10): a single cube's top, a tower's top, the lower cube's four sides, the upper cube's
     tops = np.full((len(look), 2, 2), np.nan)

@@ -374,15 +374,7 @@ def _unsupported(blocks: Mapping[Cell, str]) -> set[Cell]:
     """Blocks not connected to the Central Cube through blocks, or held by nothing but a block above
     (rulebook "The Battlefield", "Placing Blocks"; the cells :func:`support_doubts` reports)."""
     occupied = set(blocks) | set(CENTRAL_CUBE)
-    reached = {c for c in blocks if any((c[0] + d[0], c[1] + d[1], c[2] + d[2]) in CENTRAL_CUBE for d in ALL_DIRS)}
-    todo = list(reached)
-    while todo:
-        c = todo.pop()
-        for d in ALL_DIRS:
-            nb = (c[0] + d[0], c[1] + d[1], c[2] + d[2])
-            if nb in blocks and nb not in reached:
-                reached.add(nb)
-                todo.append(nb)
+    reached = _reached_from_cube(blocks)
     return {c for c in blocks if c not in reached or not any(
         (c[0] + d[0], c[1] + d[1], c[2] + d[2]) in occupied for d in ALL_DIRS if d != (0, 0, 1))}
 
@@ -467,6 +459,7 @@ CONNECT_TIEBREAK = True
 
 
 def _reached_from_cube(blocks: Mapping[Cell, str]) -> set[Cell]:
+    """The blocks connected to the Central Cube through blocks (rulebook "The Battlefield")."""
     reached = {c for c in blocks if any((c[0] + d[0], c[1] + d[1], c[2] + d[2]) in CENTRAL_CUBE for d in ALL_DIRS)}
     todo = list(reached)
     while todo:

@@ -37,6 +37,8 @@ import numpy.typing as npt
 from calibration.boards import BoardSpec, game_of_marker_id
 from calibration.camera import CameraCalibration
 from calibration.markers import FastMarkerDetector
+from calibration.mat import MatSpec
+from calibration.pose import detect_mat
 from engine.errors import BoardsideInputError
 from vision.locate import ImageRejectedError, LocateConfig, blurred_message, check_image
 
@@ -452,6 +454,19 @@ def _matched(grey: U8, spec: BoardSpec, obj: dict[int, F64], ids: list[int], K: 
     return out
 
 
+def _refuse_ctrl_mat(grey: U8, own_found: int, name: str, spec: BoardSpec, cfg: BoardLocateConfig) -> None:
+    """Raise :class:`WrongBoardError` when the picture shows the CTRL play mat (its markers, of another
+    dictionary than the boards', outnumber the board's own).  Looked for only when the board cannot be
+    located, to say what the picture shows instead."""
+    mat = MatSpec()
+    seen = {int(i) for i in detect_mat(grey, mat).marker_ids.ravel()}
+    if len(seen) >= cfg.min_other_markers and len(seen) > own_found:
+        raise WrongBoardError(
+            f"{name!r} shows the CTRL play mat ({len(seen)} of its {mat.dictionary} markers), not the "
+            f"{spec.game} board {spec.name!r}"
+        )
+
+
 def locate_board(
     image: U8,
     spec: BoardSpec,
@@ -524,6 +539,10 @@ def locate_board(
                 best = got
         matched.update(best)
         own.update(best)
+    if len(own) < cfg.min_markers or rescued or matched:
+        # too few of the board's markers, or found only by the second look: the CTRL mat's patterns, read
+        # with a bit wrong, can pass for a few board markers (two mat views were located as boards)
+        _refuse_ctrl_mat(grey, len(own), name, spec, cfg)
     if len(own) < cfg.min_markers:
         first, last = min(own_world), max(own_world)
         if not own:
@@ -590,6 +609,7 @@ def locate_board(
                           K, dist, rvec, tvec)
     rms_px = float(np.sqrt(np.mean(rms_all**2)))
     if rms_px > cfg.max_rms_px:
+        _refuse_ctrl_mat(grey, len(own), name, spec, cfg)  # (the mat's patterns can pass for a few board markers)
         raise BoardNotVisibleError(
             f"{name!r}: the board's markers do not fit one flat board (reprojection {rms_px:.1f} px): "
             "is the board bent or the calibration for another camera?"

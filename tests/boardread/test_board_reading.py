@@ -263,13 +263,15 @@ def test_wrong_game_board_is_rejected_with_the_reason(tmp_path: Path, capsys: py
     assert "shows a gridopolis board" in err and "not the bandera board" in err
 
 
-def test_board_not_in_the_picture_is_rejected_with_the_reason(tmp_path: Path,
-                                                              capsys: pytest.CaptureFixture[str]) -> None:
-    # a rendered CTRL view: a table and a play mat with markers of another dictionary, no board
+def test_ctrl_mat_instead_of_a_board_is_rejected_with_the_reason(tmp_path: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    # a rendered CTRL view: a table and a play mat with markers of another dictionary, no board; said so
+    # (no board at all in the picture: tests/boardread/test_board_locate_synthetic.py)
     views = sorted((Path(__file__).resolve().parents[2] / "fixtures" / "ctrl").glob("scene_*/top.jpg"))
     assert views
     img = cv2.imread(str(views[0]))
-    assert "not in the picture" in _bad_input(tmp_path, capsys, "gridopolis", img)
+    err = _bad_input(tmp_path, capsys, "gridopolis", img)
+    assert "shows the CTRL play mat" in err and "not the gridopolis board" in err
 
 
 # ---------------------------------------------------------------------------------------- reconstruct

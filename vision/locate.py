@@ -9,6 +9,8 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from calibration.boards import DICTIONARY as BOARD_DICTIONARY
+from calibration.boards import game_of_marker_id
 from calibration.camera import CameraCalibration
 from calibration.errors import CalibrationError, NoBoardFoundError
 from calibration.mat import MatSpec
@@ -110,12 +112,39 @@ def blurred_message(name: str, sharpness: float, what_was_read: str, cfg: Locate
             "could be read: hold the camera still")
 
 
+def board_shown(image: U8, min_markers: int = 3) -> str | None:
+    """The flat board game whose printed markers (``calibration.boards``, another dictionary than the
+    mat's) the picture shows, at least ``min_markers`` of them, else None.  Looked for only when the mat
+    is not found, to say what the picture shows instead."""
+    grey = np.asarray(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), np.uint8) if image.ndim == 3 else image
+    det = cv2.aruco.ArucoDetector(cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, BOARD_DICTIONARY)))
+    _corners, ids, _rejected = det.detectMarkers(grey)
+    count: dict[str, int] = {}
+    for i in ([] if ids is None else ids.ravel().tolist()):
+        game = game_of_marker_id(int(i))
+        if game is not None and game != "robot":
+            count[game] = count.get(game, 0) + 1
+    best = max(count.items(), key=lambda kv: kv[1], default=None)
+    return best[0] if best is not None and best[1] >= min_markers else None
+
+
+def _not_the_mat(name: str, image: U8) -> ImageRejectedError | None:
+    game = board_shown(image)
+    if game is None:
+        return None
+    return ImageRejectedError(f"{name!r} shows a {game} board, not the CTRL play mat: give pictures of the "
+                              "battlefield on the mat (or use `boardside validate " + game + " --images ...`)")
+
+
 def locate(image: U8, name: str, spec: MatSpec, camera: CameraCalibration | None,
            cfg: LocateConfig | None = None) -> MatPose:
     """The camera pose of one picture in battlefield coordinates (the mat must be in view)."""
     try:
         return estimate_pose(image, spec, camera)
     except NoBoardFoundError as exc:
+        board = _not_the_mat(name, image)
+        if board is not None:
+            raise board from None
         grey = np.asarray(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), np.uint8) if image.ndim == 3 else image
         blurred = blurred_message(name, edge_sharpness(grey), "no marker of the mat", cfg)
         if blurred is not None:
@@ -130,8 +159,11 @@ def locate(image: U8, name: str, spec: MatSpec, camera: CameraCalibration | None
 def self_calibrate_views(images: Sequence[tuple[str, U8]], spec: MatSpec) -> CameraCalibration:
     """Estimate the camera from all pictures of the mat together (same camera, no calibration file)."""
     views = [detect_mat(img, spec) for _, img in images]
-    for (name, _), v in zip(images, views, strict=True):
+    for (name, img), v in zip(images, views, strict=True):
         if len(v.corner_ids) == 0 and len(v.marker_ids) == 0:
+            board = _not_the_mat(name, img)
+            if board is not None:
+                raise board
             raise ImageRejectedError(f"{name!r}: the mat is not in the picture (no printed corner or marker found)")
     try:
         return self_calibrate(views, spec, names=[n for n, _ in images])

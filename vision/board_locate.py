@@ -294,18 +294,22 @@ def _consistent(obj: dict[int, F64], trusted: dict[int, F64], new: dict[int, F64
     read with a bit wrong names another marker of the board, far from where that one is printed."""
     if len(trusted) < cfg.min_markers:
         return dict(new)
-    out: dict[int, F64] = {}
-    for i, q in new.items():
-        both = {**trusted, i: q}
-        ids = sorted(both)
-        o, m = np.concatenate([obj[j] for j in ids]), np.concatenate([both[j] for j in ids])
-        try:
-            rvec, tvec = _solve(o, m, K, dist)
-        except cv2.error:
-            continue
-        if float(_marker_rms(o, m, K, dist, rvec, tvec).max()) <= cfg.max_rms_px:
-            out[i] = q
-    return out
+    return {i: q for i, q in new.items() if _flat_pose(obj, {**trusted, i: q}, K, dist, cfg.max_rms_px) is not None}
+
+
+def _flat_pose(obj: dict[int, F64], markers: dict[int, F64], K: F64, dist: F64,
+               max_rms_px: float) -> tuple[F64, F64] | None:
+    """The pose solved over ``markers`` (id -> corners in the picture) when every one of them then fits
+    within ``max_rms_px`` (they lie on one flat board), else None."""
+    ids = sorted(markers)
+    o, m = np.concatenate([obj[j] for j in ids]), np.concatenate([markers[j] for j in ids])
+    try:
+        rvec, tvec = _solve(o, m, K, dist)
+    except cv2.error:
+        return None
+    if float(_marker_rms(o, m, K, dist, rvec, tvec).max()) > max_rms_px:
+        return None
+    return rvec, tvec
 
 
 def _markers_in_view(obj: dict[int, F64], K: F64, dist: F64, rvec: F64, tvec: F64,
@@ -367,17 +371,11 @@ def _one_marker(grey: U8, spec: BoardSpec, obj: dict[int, F64], own: dict[int, F
             m = _matched(grey, spec, obj, [i], K, dist, rvec, tvec, wide if not got else cfg)
             if i not in m:
                 continue
-            both = {**own, **got, i: m[i]}
-            ids = sorted(both)
-            o, px = np.concatenate([obj[j] for j in ids]), np.concatenate([both[j] for j in ids])
-            try:
-                r2, t2 = _solve(o, px, K, dist)
-            except cv2.error:
-                continue
-            if float(_marker_rms(o, px, K, dist, r2, t2).max()) > cfg.max_rms_px:
+            pose = _flat_pose(obj, {**own, **got, i: m[i]}, K, dist, cfg.max_rms_px)
+            if pose is None:
                 continue
             got[i] = m[i]
-            rvec, tvec = r2, t2
+            rvec, tvec = pose
         if len(got) >= cfg.rescue_one_marker_matches and len(got) > len(best):
             best = got
     return best

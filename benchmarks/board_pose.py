@@ -27,12 +27,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import cv2
 import numpy as np
 
+from benchmarks.board_vision import GAMES, truth_camera
 from calibration.boards import BoardSpec
-from calibration.camera import CameraCalibration, read_image
+from calibration.camera import read_image
 from vision.board_locate import locate_board
 from vision.locate import ImageRejectedError
-
-GAMES = ("bandera", "quirky", "gridopolis")
 
 
 def grid_points(spec: BoardSpec) -> np.ndarray:
@@ -72,11 +71,7 @@ def main() -> None:
             doc = json.loads(sj.read_text())
             img = read_image(sj.with_suffix(".jpg"))
             spec = BoardSpec.from_json(doc["board"])
-            cam = None
-            if not args.self_calibrate:
-                c = doc["camera"]
-                cam = CameraCalibration(np.array(c["K"], np.float64), np.array(c["dist"], np.float64),
-                                        tuple(c["image_size"]), 0.0, source="scene truth")
+            cam = None if args.self_calibrate else truth_camera(doc)
             vis = set(doc.get("fiducials_visible", []))
             visible += len(vis)
             t0 = time.process_time()

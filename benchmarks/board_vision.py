@@ -54,6 +54,13 @@ from vision.locate import ImageRejectedError
 GAMES = ("bandera", "quirky", "gridopolis")
 
 
+def truth_camera(doc: dict[str, Any]) -> CameraCalibration:
+    """The camera a rendered board scene was taken with (its truth file's intrinsics)."""
+    c = doc["camera"]
+    return CameraCalibration(np.array(c["K"], np.float64), np.array(c["dist"], np.float64),
+                             tuple(c["image_size"]), 0.0, source="scene truth")
+
+
 def truth_labels(doc: dict[str, Any]) -> tuple[dict[tuple[int, ...], str], set[tuple[int, ...]]]:
     """Per-site label from a scene's truth, and the sites the truth marks hidden."""
     game = doc["board"]["game"]
@@ -182,11 +189,7 @@ def main() -> None:
             if img.shape[:2] != (720, 1280):
                 img = np.asarray(cv2.resize(img, (1280, 720), interpolation=cv2.INTER_AREA), np.uint8)
             spec = BoardSpec.from_json(doc["board"])
-            cam = None
-            if not args.self_calibrate:
-                c = doc["camera"]
-                cam = CameraCalibration(np.array(c["K"], np.float64), np.array(c["dist"], np.float64),
-                                        tuple(c["image_size"]), 0.0, source="scene truth")
+            cam = None if args.self_calibrate else truth_camera(doc)
             labels, hidden = truth_labels(doc)
             finds = not args.standard_pads
             opt = ReconstructOptions()

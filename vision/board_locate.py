@@ -40,7 +40,7 @@ from calibration.markers import FastMarkerDetector
 from calibration.mat import MatSpec
 from calibration.pose import detect_mat
 from engine.errors import BoardsideInputError
-from vision.locate import ImageRejectedError, LocateConfig, blurred_message, check_image
+from vision.locate import ImageRejectedError, LocateConfig, blurred_message, check_image, to_grey
 
 __all__ = [
     "BoardLocateConfig",
@@ -197,10 +197,6 @@ def _detector(dictionary: str, max_errors: int, min_side: float) -> FastMarkerDe
     d = cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, dictionary))
     n = int(d.bytesList.shape[0])
     return FastMarkerDetector(d, range(n), max_errors=max_errors, min_side_px=min_side)
-
-
-def _grey(image: U8) -> U8:
-    return np.asarray(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), np.uint8) if image.ndim == 3 else image
 
 
 def detect_fiducials(grey: U8, spec: BoardSpec, cfg: BoardLocateConfig) -> dict[int, F64]:
@@ -481,7 +477,7 @@ def locate_board(
     :class:`BoardNotVisibleError` when no (or too little) board is in sight."""
     cfg = config or BoardLocateConfig()
     t0 = time.perf_counter()
-    grey = _grey(image)
+    grey = to_grey(image)
     quality = check_image(image, name, cfg.picture, grey=grey)  # (the grey picture converted once, for both)
     h, w = grey.shape[:2]
     t1 = time.perf_counter()

@@ -75,6 +75,11 @@ def edge_sharpness(grey: U8) -> float:
     return steepest / contrast
 
 
+def to_grey(image: U8) -> U8:
+    """The picture in grey (a BGR picture converted; a grey one as it is)."""
+    return np.asarray(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), np.uint8) if image.ndim == 3 else image
+
+
 def _grey_sum(grey: U8) -> float:
     """The sum of a one-channel 8-bit picture's values, exact (an integer below 2**53), as a float."""
     return float(cv2.sumElems(grey)[0])
@@ -85,7 +90,7 @@ def check_image(image: U8, name: str, cfg: LocateConfig | None = None, grey: U8 
     picture in grey when the caller has it already, to save converting it again)."""
     cfg = cfg or LocateConfig()
     if grey is None:
-        grey = np.asarray(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), np.uint8) if image.ndim == 3 else image
+        grey = to_grey(image)
     sharp = edge_sharpness(grey)
     # (counted and summed exactly: the very numbers of ``(grey >= 250).mean()`` and ``grey.mean()``)
     clipped = np.count_nonzero(grey >= 250) / grey.size
@@ -116,7 +121,7 @@ def board_shown(image: U8, min_markers: int = 3) -> str | None:
     """The flat board game whose printed markers (``calibration.boards``, another dictionary than the
     mat's) the picture shows, at least ``min_markers`` of them, else None.  Looked for only when the mat
     is not found, to say what the picture shows instead."""
-    grey = np.asarray(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), np.uint8) if image.ndim == 3 else image
+    grey = to_grey(image)
     det = cv2.aruco.ArucoDetector(cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, BOARD_DICTIONARY)))
     _corners, ids, _rejected = det.detectMarkers(grey)
     count: dict[str, int] = {}
@@ -142,10 +147,10 @@ def locate(image: U8, name: str, spec: MatSpec, camera: CameraCalibration | None
     try:
         return estimate_pose(image, spec, camera)
     except NoBoardFoundError as exc:
-        board = _not_the_mat(name, image)
+        grey = to_grey(image)
+        board = _not_the_mat(name, grey)
         if board is not None:
             raise board from None
-        grey = np.asarray(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), np.uint8) if image.ndim == 3 else image
         blurred = blurred_message(name, edge_sharpness(grey), "no marker of the mat", cfg)
         if blurred is not None:
             raise ImageRejectedError(blurred) from None

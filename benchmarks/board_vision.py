@@ -43,6 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import cv2
 import numpy as np
 
+from boardside.fixtures_render.camera import truth_calibration
 from calibration.boards import BoardSpec
 from calibration.camera import CameraCalibration, read_image
 from engine.quirky import builtin_ids, builtin_scenario, parse_scenario
@@ -56,9 +57,7 @@ GAMES = ("bandera", "quirky", "gridopolis")
 
 def truth_camera(doc: dict[str, Any]) -> CameraCalibration:
     """The camera a rendered board scene was taken with (its truth file's intrinsics)."""
-    c = doc["camera"]
-    return CameraCalibration(np.array(c["K"], np.float64), np.array(c["dist"], np.float64),
-                             tuple(c["image_size"]), 0.0, source="scene truth")
+    return truth_calibration(doc["camera"], "scene truth")
 
 
 def truth_labels(doc: dict[str, Any]) -> tuple[dict[tuple[int, ...], str], set[tuple[int, ...]]]:

@@ -8,8 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
+from boardside.fixtures_render.camera import truth_calibration
 from calibration.camera import CameraCalibration, read_image
 from calibration.mat import MatSpec
 from engine.ctrl import State
@@ -37,5 +36,5 @@ def load_scene(directory: Path, with_camera: bool = True) -> CtrlScene:
         pics.append((f"{directory.name}/{v}.jpg", read_image(directory / f"{v}.jpg")))
         if cam is None and with_camera:
             vt = json.loads((directory / f"{v}.json").read_text())["camera"]
-            cam = CameraCalibration(np.array(vt["K"]), np.array(vt["dist"]), tuple(vt["image_size"]), 0.0)
+            cam = truth_calibration(vt)
     return CtrlScene(directory.name, doc, State.from_json(doc["state"]), MatSpec.from_json(doc["mat"]), pics, cam)

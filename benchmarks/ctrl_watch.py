@@ -28,9 +28,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import cv2
-import numpy as np
 
-from calibration.camera import CameraCalibration, read_image
+from boardside.fixtures_render.camera import truth_calibration
+from calibration.camera import read_image
 from calibration.mat import MatSpec
 from vision.simulated_video import simulated_handheld_video, write_video
 from vision.watch import WatchConfig, Watcher, draw_overlay
@@ -55,8 +55,7 @@ def main() -> None:
         spec = MatSpec.from_json(doc["mat"])
         truth = {v: json.loads((d / f"{v}.json").read_text()) for v in ORDER}
         cam = truth["top"]["camera"]
-        calib = None if args.self_calibrate else CameraCalibration(
-            np.array(cam["K"]), np.array(cam["dist"]), tuple(cam["image_size"]), 0.0)
+        calib = None if args.self_calibrate else truth_calibration(cam)
         video = simulated_handheld_video([(v, read_image(d / f"{v}.jpg")) for v in ORDER], fps=10.0,
                                          lead_in_frames=3)
         h, w = video.frames[0].shape[:2]

@@ -43,8 +43,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from boardside.fixtures_render.camera import truth_calibration  # noqa: E402
 from calibration.boards import BoardSpec, RobotTag, board_spec  # noqa: E402
-from calibration.camera import CameraCalibration  # noqa: E402
 from vision.robot_tag import ImageRejectedError, RobotNotFoundError, RobotTracker, read_robot_in_image  # noqa: E402
 from vision.sim_camera import SimCameraSettings, SimulatedCamera  # noqa: E402
 
@@ -135,8 +135,7 @@ def fixtures(root: Path, calibrated: bool = True) -> dict[str, Any]:
         n += visible
         spec = BoardSpec.from_json(doc["board"])
         cam = doc["camera"]
-        w, h = cam["image_size"]
-        cal = CameraCalibration(np.asarray(cam["K"], float), np.asarray(cam["dist"], float), (int(w), int(h)), 0.0)
+        cal = truth_calibration(cam)
         tdoc = truth.get("tag") or {}
         tag = RobotTag(int(tdoc.get("id", 230)), float(tdoc.get("tag_mm", 30.0)), float(tdoc.get("height_mm", 45.0)))
         img = cv2.imread(str(doc_path.with_name(doc.get("file", doc_path.stem + ".jpg"))))

@@ -15,6 +15,7 @@ import numpy.typing as npt
 import pytest
 
 from boardside.cli import main
+from boardside.fixtures_render.camera import truth_calibration
 from calibration.camera import CameraCalibration, read_image
 from calibration.mat import MatSpec
 from calibration.pose import MatPose
@@ -31,8 +32,7 @@ def _scene(name: str) -> tuple[MatSpec, CameraCalibration, dict[str, str]]:
     spec = MatSpec.from_json(json.loads((d / "scene.json").read_text())["mat"])
     truth = {v: json.loads((d / f"{v}.json").read_text()) for v in ORDER}
     cam = truth["top"]["camera"]
-    calib = CameraCalibration(np.array(cam["K"]), np.array(cam["dist"]), tuple(cam["image_size"]), 0.0,
-                              source="fixture truth (rendered camera)")
+    calib = truth_calibration(cam, "fixture truth (rendered camera)")
     return spec, calib, {v: t["side"] for v, t in truth.items()}
 
 

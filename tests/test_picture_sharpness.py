@@ -16,8 +16,9 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
+from boardside.fixtures_render.camera import truth_calibration
 from calibration.boards import BoardSpec
-from calibration.camera import CameraCalibration, read_image
+from calibration.camera import read_image
 from calibration.mat import MatSpec
 from vision.board_locate import locate_board
 from vision.locate import ImageRejectedError, LocateConfig, check_image, edge_sharpness, locate
@@ -90,7 +91,7 @@ def test_a_blurred_mat_view_whose_markers_cannot_be_read_is_called_blurred() -> 
 def test_a_blurred_noisy_board_picture_is_rejected_as_blurred() -> None:
     doc = json.loads((FIXTURES / "boards" / "gridopolis" / "scene_001.json").read_text())
     c = doc["camera"]
-    cam = CameraCalibration(np.array(c["K"], np.float64), np.array(c["dist"], np.float64), tuple(c["image_size"]), 0.0)
+    cam = truth_calibration(c)
     img = sensor_noise(motion_blur(read_image(FIXTURES / "boards" / "gridopolis" / "scene_001.jpg"), 14, 30.0), 12.0)
     assert laplacian_sharpness(img) > 10 * 25
     with pytest.raises(ImageRejectedError, match=r"'scene_001.jpg' is blurred .*hold still"):
@@ -123,7 +124,7 @@ def test_a_blurred_board_picture_with_one_marker_read_is_called_blurred() -> Non
     # session 7: "too little of the bandera board is visible")
     doc = json.loads((FIXTURES / "boards" / "bandera" / "scene_001.json").read_text())
     c = doc["camera"]
-    cam = CameraCalibration(np.array(c["K"], np.float64), np.array(c["dist"], np.float64), tuple(c["image_size"]), 0.0)
+    cam = truth_calibration(c)
     img = sensor_noise(motion_blur(read_image(FIXTURES / "boards" / "bandera" / "scene_001.jpg"), 14, 30.0), 12.0)
     check_image(img, "scene_001.jpg")
     with pytest.raises(ImageRejectedError, match=r"'scene_001.jpg' is blurred \(edge sharpness 0\.\d\d < 0\.45\): "

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from boardside.cli import main
-from calibration.camera import CameraCalibration
+from boardside.fixtures_render.camera import truth_calibration
 from engine.ctrl import State
 from engine.ctrl.geometry import Cell
 from engine.ctrl.record import one_turn_back, turns_back
@@ -44,7 +44,7 @@ def _score_images_one_turn_back(scene_name: str, tmp_path: Path) -> list[str]:
     prev.write_text(json.dumps(before.to_json()))
     cam = json.loads((scene / "px.json").read_text())["camera"]
     calib = tmp_path / "cam.json"
-    CameraCalibration(np.array(cam["K"]), np.array(cam["dist"]), tuple(cam["image_size"]), 0.0).save(calib)
+    truth_calibration(cam).save(calib)
     pics = [str(scene / f"{v}.jpg") for v in ("px", "mx", "py", "my", "top")]
     return ["ctrl", "score-images", *pics, "--previous", str(prev), "-c", str(calib), "--json"]
 

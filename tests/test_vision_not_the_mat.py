@@ -10,6 +10,7 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
+from boardside.fixtures_render.camera import truth_calibration
 from calibration.camera import CameraCalibration, read_image
 from calibration.mat import MatSpec
 from vision.locate import ImageRejectedError, board_shown, locate, self_calibrate_views
@@ -21,8 +22,7 @@ def _board(game: str, scene: int) -> tuple[npt.NDArray[np.uint8], CameraCalibrat
     stem = FIX / "boards" / game / f"scene_{scene:03d}"
     img = read_image(stem.with_suffix(".jpg"))
     c = json.loads(stem.with_suffix(".json").read_text())["camera"]
-    cam = CameraCalibration(np.array(c["K"], np.float64), np.array(c["dist"], np.float64), tuple(c["image_size"]),
-                            0.0, source="scene truth")
+    cam = truth_calibration(c, "scene truth")
     return img, cam
 
 

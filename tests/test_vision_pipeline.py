@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from boardside.cli import main
+from boardside.fixtures_render.camera import truth_calibration
 
 
 def test_unreadable_and_mat_less_pictures_are_rejected(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -104,7 +105,7 @@ def test_sides_that_hidden_cells_could_change_are_reported() -> None:
     side whose count such a cell could change is reported as uncertain, never printed as certain."""
     import json as _json
 
-    from calibration.camera import CameraCalibration, read_image
+    from calibration.camera import read_image
     from calibration.mat import MatSpec
     from engine.ctrl import State
     from vision.pipeline import score_images
@@ -112,7 +113,7 @@ def test_sides_that_hidden_cells_could_change_are_reported() -> None:
     scene = Path(__file__).resolve().parent.parent / "fixtures" / "ctrl" / "scene_004"
     doc = _json.loads((scene / "scene.json").read_text())
     cam = _json.loads((scene / "px.json").read_text())["camera"]
-    calib = CameraCalibration(np.array(cam["K"]), np.array(cam["dist"]), tuple(cam["image_size"]), 0.0)
+    calib = truth_calibration(cam)
     pics = [(v, read_image(scene / f"{v}.jpg")) for v in ("px", "mx", "py", "my", "top")]
     res = score_images(pics, MatSpec.from_json(doc["mat"]), calib)
     assert res.unobserved and res.uncertain_sides

@@ -10,12 +10,15 @@ distortion with ``cv2.remap``, so the recorded (K, dist) is the truth of the pic
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import cv2
 import numpy as np
 import numpy.typing as npt
+
+from calibration.camera import CameraCalibration
 
 F64 = npt.NDArray[np.float64]
 
@@ -203,3 +206,13 @@ def distortion_is_monotonic(K: F64, dist: npt.ArrayLike, width: int, height: int
     r = np.linspace(0, r_max, 400)
     rd = r * (1 + k1 * r**2 + k2 * r**4 + k3 * r**6)
     return bool(np.all(np.diff(rd) > 0))
+
+
+def truth_calibration(camera: Mapping[str, Any], source: str = "render truth (simulated camera)") -> CameraCalibration:
+    """The intrinsics a rendered picture was taken with, from its truth file's ``"camera"`` object
+    (``K``, ``dist``, ``image_size``, as :meth:`CameraModel.to_json` writes them), as the
+    :class:`~calibration.camera.CameraCalibration` a user with a calibration file of that camera would
+    give the readers.  SIMULATED: the camera is the renderer's; its ``rms`` is 0."""
+    w, h = camera["image_size"]
+    return CameraCalibration(np.array(camera["K"], np.float64), np.array(camera["dist"], np.float64),
+                             (int(w), int(h)), 0.0, source=source)

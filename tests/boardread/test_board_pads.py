@@ -13,6 +13,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from boardside.fixtures_render.camera import truth_calibration
 from calibration.boards import board_spec, gridopolis_pad_centre_mm, gridopolis_pads
 from calibration.camera import CameraCalibration
 from tests.boardread.synthetic import SIM_CAM, synthetic_view
@@ -82,8 +83,7 @@ def test_fixture_with_added_pads_reads_the_marker_on_one() -> None:
     doc = json.loads((ROOT / "scene_002.json").read_text())
     img = np.asarray(cv2.imread(str(ROOT / "scene_002.jpg")), np.uint8)
     c = doc["camera"]
-    cam = CameraCalibration(np.array(c["K"], np.float64), np.array(c["dist"], np.float64), tuple(c["image_size"]),
-                            0.0, source="fixture truth (simulated camera)")
+    cam = truth_calibration(c, "fixture truth (simulated camera)")
     truth = {tuple(p) for p in doc["state"]["pads"]}
     res = read_board([("scene_002", img)], "gridopolis", camera=cam)
     old = read_board([("scene_002", img)], "gridopolis", camera=cam, find_pads=False)

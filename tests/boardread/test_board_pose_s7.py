@@ -16,6 +16,7 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
+from boardside.fixtures_render.camera import truth_calibration
 from calibration.boards import BoardSpec
 from calibration.camera import CameraCalibration
 from tests.boardread.synthetic import SIM_CAM, synthetic_view
@@ -38,8 +39,7 @@ def _scene(stem: Path) -> tuple[npt.NDArray[np.uint8], BoardSpec, CameraCalibrat
     doc = json.loads(stem.with_suffix(".json").read_text())
     img = np.asarray(cv2.imread(str(stem.with_suffix(".jpg"))), np.uint8)
     c = doc["camera"]
-    cam = CameraCalibration(np.array(c["K"], np.float64), np.array(c["dist"], np.float64), tuple(c["image_size"]),
-                            0.0, source="render truth (simulated camera)")
+    cam = truth_calibration(c, "render truth (simulated camera)")
     return img, BoardSpec.from_json(doc["board"]), cam, doc
 
 

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from boardside.cli import main
+from boardside.fixtures_render.camera import truth_calibration
 from calibration.boards import BoardSpec
 from calibration.camera import CameraCalibration
 from engine.core import Problem
@@ -35,8 +36,7 @@ def _doc(game: str, n: int) -> dict[str, Any]:
 
 def _camera(doc: dict[str, Any]) -> CameraCalibration:
     c = doc["camera"]
-    return CameraCalibration(np.array(c["K"], np.float64), np.array(c["dist"], np.float64), tuple(c["image_size"]),
-                             0.0, source="fixture truth (simulated camera)")
+    return truth_calibration(c, "fixture truth (simulated camera)")
 
 
 def _options(game: str, doc: dict[str, Any]) -> ReconstructOptions:

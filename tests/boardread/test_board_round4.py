@@ -11,6 +11,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from boardside.fixtures_render.camera import truth_calibration
 from calibration.boards import BoardSpec, gridopolis_pad_centre_mm
 from calibration.camera import CameraCalibration
 from vision.board_classify import _appearance, _gain_field, config_for
@@ -25,8 +26,7 @@ def _fixture(n: int) -> tuple[npt.NDArray[np.uint8], CameraCalibration, dict[str
     doc = json.loads((ROOT / f"scene_{n:03d}.json").read_text())
     img = np.asarray(cv2.imread(str(ROOT / f"scene_{n:03d}.jpg")), np.uint8)
     c = doc["camera"]
-    cam = CameraCalibration(np.array(c["K"], np.float64), np.array(c["dist"], np.float64), tuple(c["image_size"]),
-                            0.0, source="fixture truth (simulated camera)")
+    cam = truth_calibration(c, "fixture truth (simulated camera)")
     return img, cam, doc
 
 

@@ -13,6 +13,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from boardside.fixtures_render.camera import truth_calibration
 from calibration.boards import BoardSpec
 from calibration.camera import CameraCalibration
 from vision.board_classify import config_for
@@ -30,8 +31,7 @@ def scene_with_pose(stem: Path, source: str) -> tuple[npt.NDArray[np.uint8], Cam
     doc = json.loads(stem.with_suffix(".json").read_text())
     img = np.asarray(cv2.imread(str(stem.with_suffix(".jpg"))), np.uint8)
     c = doc["camera"]
-    cam = CameraCalibration(np.array(c["K"], np.float64), np.array(c["dist"], np.float64), tuple(c["image_size"]),
-                            0.0, source=source)
+    cam = truth_calibration(c, source)
     return img, cam, doc, locate_board(img, BoardSpec.from_json(doc["board"]), cam)
 
 

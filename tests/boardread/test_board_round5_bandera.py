@@ -10,8 +10,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from boardside.fixtures_render.camera import truth_calibration
 from calibration.boards import BoardSpec
-from calibration.camera import CameraCalibration
 from vision.board_classify import BANDERA_PAVED_COLUMNS, CellReading, ClassifyBoardConfig, config_for
 from vision.board_pipeline import read_board
 
@@ -24,8 +24,7 @@ def read_bandera(stem: Path, cfg: ClassifyBoardConfig | None = None) -> dict[tup
     doc = json.loads(stem.with_suffix(".json").read_text())
     img = np.asarray(cv2.imread(str(stem.with_suffix(".jpg"))), np.uint8)
     c = doc["camera"]
-    cam = CameraCalibration(np.array(c["K"], np.float64), np.array(c["dist"], np.float64), tuple(c["image_size"]),
-                            0.0, source="render truth (simulated camera)")
+    cam = truth_calibration(c, "render truth (simulated camera)")
     res = read_board([(stem.name, img)], "bandera", spec=BoardSpec.from_json(doc["board"]), camera=cam,
                      classify_config=cfg)
     return {r.key[:2]: r for r in res.images[0].cells}

@@ -14,8 +14,8 @@ import cv2
 import numpy as np
 import pytest
 
+from boardside.fixtures_render.camera import truth_calibration
 from calibration.boards import BoardSpec
-from calibration.camera import CameraCalibration
 from vision import board_classify as bc
 from vision.board_classify import ClassifyBoardConfig, config_for
 from vision.board_pipeline import read_board
@@ -29,8 +29,7 @@ def _cells(n: int, cfg: ClassifyBoardConfig) -> dict[tuple[int, int], tuple[str,
     """Fixture scene ``n`` read with the classify settings ``cfg``: (kind, cubes) per cell."""
     doc = json.loads((ROOT / f"scene_{n:03d}.json").read_text())
     c = doc["camera"]
-    cam = CameraCalibration(np.array(c["K"], np.float64), np.array(c["dist"], np.float64), tuple(c["image_size"]),
-                            0.0, source="fixture truth (simulated camera)")
+    cam = truth_calibration(c, "fixture truth (simulated camera)")
     img = np.asarray(cv2.imread(str(ROOT / f"scene_{n:03d}.jpg")), np.uint8)
     res = read_board([(f"scene_{n:03d}", img)], "bandera", spec=BoardSpec.from_json(doc["board"]), camera=cam,
                      classify_config=cfg)
@@ -122,8 +121,7 @@ def _quirky_cells(n: int, cfg: ClassifyBoardConfig) -> dict[tuple[int, int], str
 
     doc = json.loads((QUIRKY / f"scene_{n:03d}.json").read_text())
     c = doc["camera"]
-    cam = CameraCalibration(np.array(c["K"], np.float64), np.array(c["dist"], np.float64), tuple(c["image_size"]),
-                            0.0, source="fixture truth (simulated camera)")
+    cam = truth_calibration(c, "fixture truth (simulated camera)")
     ref = doc["scenario"]
     scn = builtin_scenario(ref) if ref in builtin_ids() else parse_scenario(
         (QUIRKY.parent / ref).read_text("utf-8"), ref)

@@ -11,7 +11,8 @@ import cv2
 import numpy as np
 import pytest
 
-from calibration.camera import CameraCalibration, read_image
+from boardside.fixtures_render.camera import truth_calibration
+from calibration.camera import read_image
 from calibration.mat import MatSpec
 from calibration.pose import _nearly_collinear, estimate_pose
 
@@ -23,7 +24,7 @@ def test_low_view_with_one_row_of_corners_gets_a_pose(scene: str, view: str) -> 
     sc = FIXTURES / scene
     spec = MatSpec.from_json(json.loads((sc / "scene.json").read_text())["mat"])
     truth = json.loads((sc / f"{view}.json").read_text())["camera"]
-    cam = CameraCalibration(np.array(truth["K"]), np.array(truth["dist"]), tuple(truth["image_size"]), 0.0)
+    cam = truth_calibration(truth)
     pose = estimate_pose(read_image(sc / f"{view}.jpg"), spec, cam)
     r = cv2.Rodrigues(pose.rvec)[0]
     angle = np.degrees(np.arccos(np.clip((np.trace(r.T @ np.array(truth["R"])) - 1) / 2, -1, 1)))

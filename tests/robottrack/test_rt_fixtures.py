@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Any
 
 import cv2
-import numpy as np
 import pytest
 
+from boardside.fixtures_render.camera import truth_calibration
 from calibration.boards import BoardSpec, RobotTag
 from calibration.camera import CameraCalibration
 from vision.robot_tag import RobotNotFoundError, read_robot_in_image
@@ -22,8 +22,7 @@ SCENES = sorted(p for p in ROOT.glob("*/scene_*.json") if json.loads(p.read_text
 def load(path: Path) -> tuple[Any, BoardSpec, CameraCalibration, RobotTag, dict[str, Any]]:
     doc = json.loads(path.read_text())
     cam = doc["camera"]
-    cal = CameraCalibration(np.asarray(cam["K"], float), np.asarray(cam["dist"], float),
-                            (int(cam["image_size"][0]), int(cam["image_size"][1])), 0.0)
+    cal = truth_calibration(cam)
     truth = doc["robot"]
     t = truth["tag"]
     image = cv2.imread(str(path.with_name(doc.get("file", path.stem + ".jpg"))))

@@ -13,6 +13,7 @@ import typer
 from rich.columns import Columns
 from rich.console import Console
 
+from boardside.commands._ctrl_follow import follow_app
 from boardside.ctrl_text import score_sheet, side_view, winner_line
 from boardside.io import emit_json, read_json, write_json
 from engine.core import BoardsideInputError, GameError, IllegalMoveError, InvalidMoveError
@@ -415,22 +416,31 @@ def score_images_cmd(
     pics = [(str(p), read_image(p)) for p in images]
     with err.status(f"reading {len(pics)} picture(s) ..."):
         res = score_images(pics, spec, cam, prev)
-    report_scene(res, pics, annotate, json_out)
+    report_scene(res, pics, annotate, json_out, prev)
     if not res.trusted:
         raise typer.Exit(1)
 
 
-def report_scene(res: SceneResult, pics: list[tuple[str, Any]], annotate: Path | None, json_out: bool) -> None:
+def report_scene(res: SceneResult, pics: list[tuple[str, Any]], annotate: Path | None, json_out: bool,
+                 previous: State | None = None, extra: dict[str, Any] | None = None) -> None:
     """Print a camera-scoring result (``vision.pipeline.SceneResult``) as ``score-images`` does: the
-    views, the missing sides, the score sheet and every problem (or one JSON document), and write the
-    annotated pictures and the 3D preview to ``annotate``.  Shared by ``score-images`` and ``watch``."""
+    views, the missing sides, the score sheet and every problem (or one JSON document, with ``extra``'s
+    fields), and write the annotated pictures and the 3D preview to ``annotate``.  With the
+    ``previous`` state the turns are printed as they give the position read (each colour's last flag
+    plug where the reading put the flag; ``boardside.ctrl_follow.turns_read``).  Shared by
+    ``score-images``, ``watch`` and ``follow turn``."""
     import cv2
 
+    from boardside.ctrl_follow import turns_read
     from vision.annotate import annotate_view
     from vision.preview import render_state
 
     state = res.state
     doc = score_json(state)
+    turn_texts, turns_note = res.turns, None
+    if previous is not None and res.turns:
+        turns, turns_note = turns_read(previous, res.turns, state)
+        turn_texts = [str(t) for t in turns]
     if annotate is not None:
         annotate.mkdir(parents=True, exist_ok=True)
         faces = state.face_views()
@@ -453,12 +463,13 @@ def report_scene(res: SceneResult, pics: list[tuple[str, Any]], annotate: Path |
             "trusted": res.trusted,
             "views": [vars(v) for v in res.views],
             "missing_sides": res.missing_sides,
-            "turns": res.turns,
+            "turns": turn_texts,
             "uncertain_sides": res.uncertain_sides,
             "unobserved": [{"cell": list(c), "would_show": h} for c, h in res.unobserved],
             "problems": [p.to_json() for p in res.problems],
             "timings": {k: round(v, 3) for k, v in res.timings.items()},
         })
+        doc.update(extra or {})
         emit_json(doc)
     else:
         for v in res.views:
@@ -466,13 +477,33 @@ def report_scene(res: SceneResult, pics: list[tuple[str, Any]], annotate: Path |
                       f"({v.rms_px} px), white balance from {v.white_balance}")
         if res.missing_sides:
             out.print(f"[yellow]no picture shows side(s) {', '.join(res.missing_sides)}[/]")
-        if res.turns:
+        if turn_texts:
             out.print("turns since the previous state (legal moves that best explain the pictures):")
-            for turn_text in res.turns:
+            for turn_text in turn_texts:
                 out.print(f"  {turn_text}")
+            if turns_note is not None:
+                out.print(f"  (the flags as these turns chose them; the flags read cannot be plugged by them: "
+                          f"{turns_note})")
         print_score(state, "CTRL score sheet (from pictures)" + ("" if res.trusted else " -- NOT TRUSTED"))
         for p in res.problems:
             out.print(f"{p.severity}: {p}")
+
+
+def read_setup(pics: list[tuple[str, Any]], spec: Any, cam: Any) -> tuple[State, list[Any]]:
+    """Read a set-up table from pictures and check it (``check-setup``, ``follow start``): the position
+    read and every problem (the set-up rules, the Central Cube on its footprint, the flags' poles)."""
+    from vision.pipeline import confirm_setup_flags, cube_on_footprint, score_images
+
+    with err.status(f"reading {len(pics)} picture(s) ..."):
+        res = score_images(pics, spec, cam)
+    state, flag_notes = confirm_setup_flags(res.state, pics, res.cameras)
+    problems = check_setup(state) + cube_on_footprint(pics, res.poses, res.labels, spec.block_mm) + flag_notes
+    # score_images already confirms a set-up position's flags by their poles: its notes are kept,
+    # once each (the check above repeats them for a position read otherwise)
+    problems += [p for p in res.problems if p.code == "unobserved"
+                 or p.code in ("flag-by-pole", "flag-unconfirmed")
+                 or (p.code == "flag-not-found" and p.where.split()[0] not in state.flags)]
+    return state, list({(p.code, p.where, p.message): p for p in problems}.values())
 
 
 @app.command("check-setup")
@@ -487,21 +518,11 @@ def check_setup_images(
     1 when not, 2 for unusable pictures."""
     from calibration.camera import CameraCalibration, read_image
     from calibration.mat import MatSpec
-    from vision.pipeline import confirm_setup_flags, cube_on_footprint, score_images
 
     spec = MatSpec.from_json(read_json(mat, "mat file")) if mat else MatSpec()
     cam = CameraCalibration.load(calibration) if calibration else None
     pics = [(str(p), read_image(p)) for p in images]
-    with err.status(f"reading {len(pics)} picture(s) ..."):
-        res = score_images(pics, spec, cam)
-    state, flag_notes = confirm_setup_flags(res.state, pics, res.cameras)
-    problems = check_setup(state) + cube_on_footprint(pics, res.poses, res.labels, spec.block_mm) + flag_notes
-    # score_images already confirms a set-up position's flags by their poles: its notes are kept,
-    # once each (the check above repeats them for a position read otherwise)
-    problems += [p for p in res.problems if p.code == "unobserved"
-                 or p.code in ("flag-by-pole", "flag-unconfirmed")
-                 or (p.code == "flag-not-found" and p.where.split()[0] not in state.flags)]
-    problems = list({(p.code, p.where, p.message): p for p in problems}.values())
+    state, problems = read_setup(pics, spec, cam)
     errors = [p for p in problems if p.severity == "error"]
     if json_out:
         emit_json({"valid": not errors, "state": state.to_json(), "problems": [p.to_json() for p in problems]})
@@ -576,6 +597,8 @@ def watch_cmd(
     pics = [(str(saved.get(c.side, c.name)), c.image) for c in captures]
     with err.status(f"reading {len(pics)} picture(s) ..."):
         res = score_images(pics, spec, cam, prev)
-    report_scene(res, pics, annotate, json_out)
+    report_scene(res, pics, annotate, json_out, prev)
     if not res.trusted:
         raise typer.Exit(1)
+
+app.add_typer(follow_app, name="follow")

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from engine.core import IllegalMoveError, InvalidMoveError, InvalidStateError
-from engine.ctrl.moves import Turn
+from engine.ctrl.moves import FlagSpot, Turn
 from engine.ctrl.state import State
 
 RECORD_FORMAT = 1
@@ -118,3 +118,31 @@ def turns_back(state: State, n: int) -> State:
         state = step
     return state
 
+
+
+def with_final_flags(previous: State, turns: Sequence[Turn], flags: Mapping[str, FlagSpot]) -> list[Turn]:
+    """``turns`` (whole turns played from ``previous``) with each colour's last flag plug set to where
+    ``flags`` has that colour's flag (``noflag`` when it has none) -- for a reading that settles the
+    flags after the turns' placements, so that the turns recorded give the position read.
+
+    Rulebook "Game Turn" step 3: a colour re-plugs its flag at the end of each of its turns, so after
+    several turns its flag is where its last turn put it; earlier turns' plugs are left as they are.
+    Raises :class:`IllegalMoveError` (naming the turn) when a flag cannot be plugged there at that turn.
+    """
+    movers: list[str | None] = []
+    state = previous
+    for turn in turns:
+        movers.append(state.to_move)
+        state = state.apply(turn)
+    last = {color: i for i, color in enumerate(movers)}
+    result: list[Turn] = []
+    state = previous
+    for i, (turn, color) in enumerate(zip(turns, movers, strict=True)):
+        if color is not None and last[color] == i:
+            turn = Turn(turn.placement, flags.get(color))
+        try:
+            state = state.apply(turn)
+        except IllegalMoveError as exc:
+            raise IllegalMoveError(f"turn {i + 1} ({str(turn)!r}): {exc}") from None
+        result.append(turn)
+    return result

@@ -1,0 +1,213 @@
+"""``boardside ctrl follow ...``: follow a CTRL game from the camera, turn by turn (boardside.ctrl_follow)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.table import Table
+
+from boardside.ctrl_follow import FollowedGame, FollowFileError, Reading, start, turns_read
+from boardside.io import read_json
+from engine.core import BoardsideInputError
+from engine.ctrl import validate_state
+
+# (``boardside.commands.ctrl`` imports this module; its helpers are imported where they are used)
+JSON_OPT = typer.Option(False, "--json", help="Print machine-readable JSON on stdout.")
+follow_app = typer.Typer(
+    help="Follow a game from the camera turn by turn: start from the set-up, then after each turn (or "
+    "round) read the new pictures against the recorded position -- the reading the camera gets right most "
+    "often -- and keep the game record.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+)
+
+GAME_ARG = typer.Argument(..., help="The followed game's file (JSON; a CTRL game record `ctrl replay` reads).")
+CALIB_OPT = typer.Option(None, "--calibration", "-c", help="Camera calibration (cam.json); default: the one "
+                         "given to 'follow start', else estimated from the pictures.")
+MAT_OPT = typer.Option(None, "--mat", help="Mat specification (mat.json); default: the one given to 'follow "
+                       "start', else the A3 CTRL mat with 22 mm blocks.")
+ACCEPT_OPT = typer.Option(False, "--accept", help="Record the reading even when it is NOT TRUSTED (after checking "
+                          "the annotated pictures yourself).")
+
+
+def _camera_and_mat(game: FollowedGame | None, calibration: Path | None, mat: Path | None) -> tuple[Any, Any]:
+    from calibration.camera import CameraCalibration
+    from calibration.mat import MatSpec
+
+    cal = calibration or (Path(game.calibration) if game and game.calibration else None)
+    mat_path = mat or (Path(game.mat) if game and game.mat else None)
+    spec = MatSpec.from_json(read_json(mat_path, "mat file")) if mat_path else MatSpec()
+    return (CameraCalibration.load(cal) if cal else None), spec
+
+
+def _pictures(images: list[Path]) -> list[tuple[str, Any]]:
+    from calibration.camera import read_image
+
+    return [(str(p), read_image(p)) for p in images]
+
+
+@follow_app.command("start")
+def start_cmd(
+    game: Path = GAME_ARG,
+    images: list[Path] = typer.Argument(None, help="Pictures of the set-up table on the mat (as for "
+                                        "'check-setup'); or give --state.", show_default=False),
+    state_file: Path | None = typer.Option(None, "--state", help="Start from this state file instead of "
+                                           "pictures (e.g. a position written down, or 'ctrl new -o')."),
+    calibration: Path | None = typer.Option(None, "--calibration", "-c", help="Camera calibration (cam.json), "
+                                            "remembered for the game's later readings."),
+    mat: Path | None = typer.Option(None, "--mat", help="Mat specification (mat.json), remembered for the "
+                                    "game's later readings; default: the A3 CTRL mat with 22 mm blocks."),
+    accept: bool = ACCEPT_OPT,
+    json_out: bool = JSON_OPT,
+) -> None:
+    """Start following a game in GAME from pictures of the set-up table (or a state file).
+
+    The set-up is read and checked as 'check-setup' does; a set-up with problems is not recorded
+    (exit 1) unless --accept.  GAME must not exist yet: a followed game is never overwritten."""
+    from boardside.commands.ctrl import load_state, out, read_setup
+
+    if bool(images) == (state_file is not None):
+        raise BoardsideInputError("give the set-up pictures or --state FILE (one of the two)")
+    if game.exists():
+        raise FollowFileError(f"{str(game)!r} already exists: follow the game in it with 'ctrl follow turn', "
+                              "or choose another file")
+    if state_file is not None:
+        initial = load_state(state_file)
+        problems = [p for p in validate_state(initial.to_json()) if p.severity == "error"]
+        if problems:
+            raise BoardsideInputError(f"state file {str(state_file)!r} breaks the rules: {problems[0]}")
+        reading = Reading(0, (), True, "state file")
+        problems_all: list[Any] = []
+    else:
+        cam, spec = _camera_and_mat(None, calibration, mat)
+        initial, problems_all = read_setup(_pictures(images), spec, cam)
+        errors = [p for p in problems_all if p.severity == "error"]
+        if errors and not accept:
+            _print_problems(problems_all, json_out, initial, recorded=False)
+            if not json_out:
+                out.print(f"[red]not started: the set-up has {len(errors)} problem(s)[/] -- put them right and "
+                          "take the pictures again, or run again with --accept to start from this reading")
+            raise typer.Exit(1)
+        reading = Reading(0, tuple(str(p) for p in images), not errors,
+                          "set-up" if not errors else "by the player (--accept)",
+                          tuple(sorted({p.code for p in errors})))
+    start(game, initial, reading, calibration, mat)
+    if json_out:
+        _print_problems(problems_all, json_out, initial, recorded=True)
+        return
+    for p in problems_all:
+        out.print(f"{p.severity}: {p}")
+    out.print(f"following the game in {game}: colours {', '.join(initial.colors)}; next to play: {initial.to_move}")
+    out.print(f"after each turn (or round) take the pictures and run: boardside ctrl follow turn {game} "
+              "px.jpg mx.jpg py.jpg my.jpg top.jpg")
+
+
+def _print_problems(problems: list[Any], json_out: bool, state: Any, recorded: bool) -> None:
+    from boardside.commands.ctrl import out
+    from boardside.io import emit_json
+
+    if json_out:
+        emit_json({"recorded": recorded, "state": state.to_json(), "problems": [p.to_json() for p in problems]})
+    else:
+        for p in problems:
+            out.print(f"{p.severity}: {p}")
+
+
+@follow_app.command("turn")
+def turn_cmd(
+    game: Path = GAME_ARG,
+    images: list[Path] = typer.Argument(..., help="Pictures of the battlefield on the mat: four sides and the top."),
+    calibration: Path | None = CALIB_OPT,
+    mat: Path | None = MAT_OPT,
+    annotate: Path | None = typer.Option(None, "--annotate", help="Write annotated pictures and a 3D preview here."),
+    accept: bool = ACCEPT_OPT,
+    json_out: bool = JSON_OPT,
+) -> None:
+    """Read the turns played since the last recorded position from new pictures and record them.
+
+    The pictures must show legal turns played from the recorded position (as 'score-images
+    --previous').  A trusted reading is recorded (exit 0); a reading NOT TRUSTED is printed with its
+    problems and not recorded (exit 1) unless --accept.  The file is replaced only after a reading is
+    recorded, so Ctrl-C or a bad picture (exit 2) never loses a recorded turn."""
+    from boardside.commands.ctrl import err, out, report_scene
+    from vision.pipeline import score_images
+
+    followed = FollowedGame.load(game)
+    previous = followed.state
+    if previous.is_terminal():
+        raise FollowFileError(f"the game in {str(game)!r} is over ({len(followed.record.turns)} turns): "
+                              "'ctrl follow show' prints its score sheet")
+    cam, spec = _camera_and_mat(followed, calibration, mat)
+    pics = _pictures(images)
+    with err.status(f"reading {len(pics)} picture(s) against the recorded position ..."):
+        res = score_images(pics, spec, cam, previous)
+    turns, why = turns_read(previous, res.turns, res.state)
+    record = (res.trusted or accept) and why is None and bool(turns)
+    extra = {"recorded": record, "game": str(game), "turns_recorded": [str(t) for t in turns] if record else [],
+             "turns_in_record": len(followed.record.turns) + (len(turns) if record else 0)}
+    if record:
+        after = followed.add(turns, Reading(len(turns), tuple(str(p) for p in images), res.trusted,
+                                            "trusted" if res.trusted else "by the player (--accept)",
+                                            tuple(sorted({p.code for p in res.problems if p.severity == "error"}))))
+        followed.save(game)
+    report_scene(res, pics, annotate, json_out, previous, extra)
+    code = 0 if record or (not turns and res.trusted) else 1
+    if json_out:
+        raise typer.Exit(code)
+    if record:
+        out.print(f"recorded {len(turns)} turn(s) in {game} ({len(followed.record.turns)} in all)")
+        out.print("the game is over: the score sheet above is the final one" if after.is_terminal()
+                  else f"next to play: {after.to_move}")
+    elif not turns:
+        out.print("no turn since the recorded position: nothing recorded")
+    elif why is not None:
+        out.print(f"[red]not recorded:[/] the flags read cannot be plugged by these turns ({why}); take the "
+                  "pictures again")
+    else:
+        out.print("[red]not recorded:[/] the reading is NOT TRUSTED (see the problems above). Take the pictures "
+                  "the problems name again, or check the reading and run again with --accept to record it")
+    raise typer.Exit(code)
+
+
+@follow_app.command("show")
+def show_cmd(game: Path = GAME_ARG, json_out: bool = JSON_OPT) -> None:
+    """Print the followed game's readings and the score sheet of its recorded position."""
+    from boardside.commands.ctrl import out, print_score, score_json
+    from boardside.io import emit_json
+
+    followed = FollowedGame.load(game)
+    state = followed.state
+    if json_out:
+        emit_json({**score_json(state), "state": state.to_json(), "terminal": state.is_terminal(),
+                   "turns": [str(t) for t in followed.record.turns],
+                   "readings": [r.to_json() for r in followed.readings]})
+        return
+    table = Table(title=f"readings of {game}")
+    for col in ("#", "turns", "pictures", "trusted", "recorded", "problems", "at"):
+        table.add_column(col)
+    for i, r in enumerate(followed.readings):
+        table.add_row(str(i), str(r.turns), str(len(r.pictures)), "yes" if r.trusted else "no", r.accepted,
+                      ", ".join(r.problems), r.at.replace("T", " ")[:16])
+    out.print(table)
+    print_score(state, "CTRL score sheet (recorded position)" + ("" if state.is_terminal() else
+                                                                 " (game not finished)"))
+    if not state.is_terminal():
+        out.print(f"next to play: {state.to_move}")
+
+
+@follow_app.command("undo")
+def undo_cmd(game: Path = GAME_ARG) -> None:
+    """Take back the last reading's turns (kept in the file under 'undone', never deleted)."""
+    from boardside.commands.ctrl import out
+
+    followed = FollowedGame.load(game)
+    last = followed.undo()
+    followed.save(game)
+    out.print(f"took back the last reading ({last.turns} turn(s) from {len(last.pictures)} picture(s), kept under "
+              f"'undone' in {game}); {len(followed.record.turns)} turn(s) recorded, next to play: "
+              f"{followed.state.to_move}")
+
+
+__all__ = ["follow_app"]

@@ -1,0 +1,169 @@
+"""A CTRL game followed from the camera, turn by turn (``boardside ctrl follow ...``).
+
+Reading the battlefield with the game's history is what makes the camera reading dependable (the
+pictures must then show legal turns played from the last known position; docs/vision.md).  A
+followed game keeps that history for the players: a game record (``engine.ctrl.record.GameRecord``,
+so ``ctrl replay`` reads it) that grows by the turns each set of pictures shows, plus one entry per
+reading -- which pictures, how many turns, whether the reading was trusted or accepted by the
+player.  The file is only ever replaced whole (written aside, then renamed), after a reading is
+accepted, so an interrupted or refused reading leaves it as it was; ``undo`` keeps what it removes.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from boardside.io import read_json, write_json
+from engine.core import IllegalMoveError, InvalidStateError
+from engine.ctrl import GameRecord, State, Turn
+from engine.errors import BoardsideInputError
+
+FOLLOW_FORMAT = 1
+
+
+class FollowFileError(BoardsideInputError):
+    """A followed-game file that is missing, not a followed game, or inconsistent."""
+
+
+def _now() -> str:
+    return _dt.datetime.now(_dt.UTC).replace(microsecond=0).isoformat()
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One set of pictures read into the record: ``turns`` whole turns (0 for the set-up)."""
+
+    turns: int
+    pictures: tuple[str, ...]
+    trusted: bool
+    accepted: str  # "trusted" or "by the player (--accept)" or "set-up"
+    problems: tuple[str, ...] = ()  # the reading's error codes (what made it untrusted)
+    at: str = field(default_factory=_now)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"turns": self.turns, "pictures": list(self.pictures), "trusted": self.trusted,
+                "accepted": self.accepted, "problems": list(self.problems), "at": self.at}
+
+    @classmethod
+    def from_json(cls, doc: Any, where: str) -> Reading:
+        try:
+            turns = int(doc["turns"])
+            pictures = tuple(str(p) for p in doc.get("pictures", []))
+            return cls(turns, pictures, bool(doc.get("trusted", False)), str(doc.get("accepted", "")),
+                       tuple(str(p) for p in doc.get("problems", [])), str(doc.get("at", "")))
+        except (KeyError, TypeError, ValueError, AttributeError):
+            raise FollowFileError(f"{where}: a reading entry is malformed: {doc!r:.80}") from None
+
+
+@dataclass
+class FollowedGame:
+    """A game record with the readings that built it, and the camera/mat files to read it with."""
+
+    record: GameRecord
+    readings: list[Reading]
+    calibration: str | None = None
+    mat: str | None = None
+    undone: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def state(self) -> State:
+        """The position after every recorded turn."""
+        return self.record.final()
+
+    def to_json(self) -> dict[str, Any]:
+        doc = self.record.to_json()
+        doc["follow"] = {"format": FOLLOW_FORMAT, "calibration": self.calibration, "mat": self.mat,
+                         "readings": [r.to_json() for r in self.readings], "undone": self.undone}
+        return doc
+
+    @classmethod
+    def from_json(cls, doc: Any, where: str) -> FollowedGame:
+        follow = doc.get("follow") if isinstance(doc, dict) else None
+        if not isinstance(follow, dict):
+            raise FollowFileError(f"{where!r} is not a followed CTRL game (no 'follow' section); start one "
+                                  "with 'boardside ctrl follow start'")
+        if follow.get("format", FOLLOW_FORMAT) != FOLLOW_FORMAT:
+            raise FollowFileError(f"{where!r}: unsupported follow format {follow.get('format')!r}")
+        try:
+            record = GameRecord.from_json(doc)
+            record.final()  # every recorded turn must still be legal
+        except (InvalidStateError, IllegalMoveError) as exc:
+            raise FollowFileError(f"{where!r}: {exc}") from None
+        raw = follow.get("readings", [])
+        if not isinstance(raw, list):
+            raise FollowFileError(f"{where!r}: 'readings' must be a list, got {raw!r:.60}")
+        readings = [Reading.from_json(r, where) for r in raw]
+        if sum(r.turns for r in readings) != len(record.turns):
+            raise FollowFileError(f"{where!r}: its readings account for {sum(r.turns for r in readings)} turns "
+                                  f"but the record holds {len(record.turns)}")
+        undone = follow.get("undone", [])
+        return cls(record, readings, _opt_str(follow.get("calibration")), _opt_str(follow.get("mat")),
+                   list(undone) if isinstance(undone, list) else [])
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> FollowedGame:
+        return cls.from_json(read_json(path, "followed game"), str(path))
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        write_json(path, self.to_json())
+
+    def add(self, turns: Sequence[Turn], reading: Reading) -> State:
+        """Append a reading's turns (checked: each must be legal in turn) and return the new position."""
+        state = self.state
+        for i, turn in enumerate(turns, start=1):
+            try:
+                state = state.apply(turn)
+            except IllegalMoveError as exc:
+                raise IllegalMoveError(f"turn {i} read ({str(turn)!r}) cannot be recorded: {exc}") from None
+        self.record.turns.extend(turns)
+        self.readings.append(reading)
+        return state
+
+    def undo(self) -> Reading:
+        """Take back the last reading (not the set-up); what it removed is kept under ``undone``."""
+        if len(self.readings) <= 1:
+            raise FollowFileError("nothing to undo: only the set-up is recorded")
+        last = self.readings.pop()
+        removed = self.record.turns[len(self.record.turns) - last.turns:] if last.turns else []
+        del self.record.turns[len(self.record.turns) - last.turns:]
+        self.undone.append({"reading": last.to_json(), "turns": [str(t) for t in removed], "undone_at": _now()})
+        return last
+
+
+def turns_read(previous: State, turn_texts: Sequence[str], state: State) -> tuple[list[Turn], str | None]:
+    """The turns a reading with history shows, as they give the position it read: the reading settles
+    each flag after choosing the turns' placements (by its pole, among nearly-as-good spots), so each
+    colour's last flag plug is moved to where the reading put the flag
+    (:func:`engine.ctrl.record.with_final_flags`).  Returns the turns and, when that cannot be done
+    (a flag the rules would not let that turn plug there), the turns as chosen and the reason."""
+    from engine.ctrl.record import with_final_flags
+
+    turns = [Turn.parse(t) for t in turn_texts]
+    try:
+        return with_final_flags(previous, turns, state.flags), None
+    except IllegalMoveError as exc:
+        return turns, str(exc)
+
+
+def _opt_str(v: Any) -> str | None:
+    return None if v is None else str(v)
+
+
+def start(path: Path, initial: State, reading: Reading, calibration: Path | None, mat: Path | None) -> FollowedGame:
+    """A new followed game at ``path`` (which must not exist: a game already followed is never
+    overwritten), starting from ``initial``."""
+    if path.exists():
+        raise FollowFileError(f"{str(path)!r} already exists: follow the game in it with 'ctrl follow turn', "
+                              "or choose another file")
+    game = FollowedGame(GameRecord(initial), [reading],
+                        str(calibration.resolve()) if calibration else None, str(mat.resolve()) if mat else None)
+    game.save(path)
+    return game
+
+
+__all__ = ["FollowFileError", "FollowedGame", "Reading", "start", "turns_read"]

@@ -1,0 +1,139 @@
+"""``boardside ctrl follow``: a CTRL game followed from the camera turn by turn (boardside.ctrl_follow).
+
+The pictures are the rendered (SIMULATED) fixture scenes; the position before each scene's last turn
+(``engine.ctrl.record.one_turn_back`` of its truth) stands for the position the followed game had
+recorded.  Scene_003 is read one turn back trusted and exact, scene_009 is not trusted (its yellow
+flag is not made out), scene_000 is a set-up."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from boardside.cli import main
+from boardside.ctrl_follow import FollowedGame, FollowFileError, Reading
+from boardside.fixtures_render.camera import truth_calibration
+from engine.ctrl import GameRecord, State, Turn, new_state
+from engine.ctrl.record import one_turn_back
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "ctrl"
+VIEWS = ("px", "mx", "py", "my", "top")
+
+
+def _truth(scene: str) -> State:
+    return State.from_json(json.loads((FIXTURES / scene / "scene.json").read_text())["state"])
+
+
+def _pics(scene: str) -> list[str]:
+    return [str(FIXTURES / scene / f"{v}.jpg") for v in VIEWS]
+
+
+def _started(tmp_path: Path, scene: str) -> Path:
+    """A followed game whose recorded position is the scene's position one turn back."""
+    prev = one_turn_back(_truth(scene))
+    assert prev is not None
+    (tmp_path / "prev.json").write_text(json.dumps(prev.to_json()))
+    cam = json.loads((FIXTURES / scene / "px.json").read_text())["camera"]
+    truth_calibration(cam).save(tmp_path / "cam.json")
+    game = tmp_path / "game.json"
+    assert main(["ctrl", "follow", "start", str(game), "--state", str(tmp_path / "prev.json"),
+                 "-c", str(tmp_path / "cam.json")]) == 0
+    return game
+
+
+def test_a_trusted_reading_is_recorded_and_gives_the_position(tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    game = _started(tmp_path, "scene_003")
+    capsys.readouterr()
+    assert main(["ctrl", "follow", "turn", str(game), *_pics("scene_003")]) == 0  # the camera remembered
+    assert "recorded 1 turn(s)" in capsys.readouterr().out
+    followed = FollowedGame.load(game)
+    truth = _truth("scene_003")
+    assert followed.state.blocks == truth.blocks and dict(followed.state.flags) == dict(truth.flags)
+    assert [r.accepted for r in followed.readings] == ["state file", "trusted"]
+    # the file is a game record the rest of the CLI reads
+    assert GameRecord.from_json(json.loads(game.read_text())).final().blocks == truth.blocks
+    assert main(["ctrl", "replay", str(game)]) == 0
+    capsys.readouterr()
+    assert main(["ctrl", "follow", "show", str(game), "--json"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert shown["totals"] == truth.totals() and len(shown["readings"]) == 2
+
+
+def test_a_reading_not_trusted_is_not_recorded_unless_accepted(tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    game = _started(tmp_path, "scene_009")
+    before = game.read_bytes()
+    assert main(["ctrl", "follow", "turn", str(game), *_pics("scene_009")]) == 1
+    assert "not recorded" in capsys.readouterr().out
+    assert game.read_bytes() == before  # nothing written
+    assert main(["ctrl", "follow", "turn", str(game), *_pics("scene_009"), "--accept"]) == 0
+    followed = FollowedGame.load(game)
+    assert len(followed.record.turns) == 1 and followed.readings[-1].accepted == "by the player (--accept)"
+    assert followed.readings[-1].problems  # why it was not trusted stays in the record
+    # undo takes it back and keeps it
+    assert main(["ctrl", "follow", "undo", str(game)]) == 0
+    followed = FollowedGame.load(game)
+    assert followed.record.turns == [] and len(followed.undone) == 1 and followed.undone[0]["turns"]
+    assert main(["ctrl", "follow", "undo", str(game)]) == 2  # the set-up stays
+
+
+def test_bad_input_never_touches_the_record(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    game = _started(tmp_path, "scene_003")
+    before = game.read_bytes()
+    pics = _pics("scene_003")
+    assert main(["ctrl", "follow", "turn", str(game), pics[0], str(tmp_path / "missing.jpg")]) == 2
+    (tmp_path / "broken.jpg").write_bytes(b"not a picture")
+    assert main(["ctrl", "follow", "turn", str(game), *pics[:4], str(tmp_path / "broken.jpg")]) == 2
+    assert main(["ctrl", "follow", "start", str(game), "--state", str(tmp_path / "prev.json")]) == 2  # exists
+    assert game.read_bytes() == before
+    assert main(["ctrl", "follow", "start", str(tmp_path / "new.json")]) == 2  # neither pictures nor --state
+    assert main(["ctrl", "follow", "turn", str(tmp_path / "prev.json"), *pics]) == 2  # not a followed game
+    err = capsys.readouterr().err
+    assert "already exists" in err and "not a followed CTRL game" in err and "give the set-up pictures" in err
+    assert not (tmp_path / "new.json").exists()
+
+
+def test_start_from_set_up_pictures(tmp_path: Path) -> None:
+    scene = "scene_000"
+    cam = json.loads((FIXTURES / scene / "px.json").read_text())["camera"]
+    truth_calibration(cam).save(tmp_path / "cam.json")
+    game = tmp_path / "game.json"
+    assert main(["ctrl", "follow", "start", str(game), *_pics(scene), "-c", str(tmp_path / "cam.json")]) == 0
+    followed = FollowedGame.load(game)
+    truth = _truth(scene)
+    assert followed.state.blocks == truth.blocks and followed.readings[0].accepted == "set-up"
+    assert followed.calibration == str((tmp_path / "cam.json").resolve())
+
+
+def test_score_images_prints_turns_that_give_the_state_it_read(tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    # scene_008 one turn back: the reading moves pink's flag by its pole after choosing the turn
+    prev = one_turn_back(_truth("scene_008"))
+    assert prev is not None
+    (tmp_path / "prev.json").write_text(json.dumps(prev.to_json()))
+    cam = json.loads((FIXTURES / "scene_008" / "px.json").read_text())["camera"]
+    truth_calibration(cam).save(tmp_path / "cam.json")
+    main(["ctrl", "score-images", *_pics("scene_008"), "--previous", str(tmp_path / "prev.json"),
+          "-c", str(tmp_path / "cam.json"), "--json"])
+    doc = json.loads(capsys.readouterr().out)
+    state = prev
+    for t in doc["turns"]:
+        state = state.apply(Turn.parse(t))
+    read = State.from_json(doc["state"])
+    assert state.blocks == read.blocks and dict(state.flags) == dict(read.flags)
+
+
+def test_the_file_must_account_for_its_turns(tmp_path: Path) -> None:
+    s = new_state(4)
+    game = FollowedGame(GameRecord(s), [Reading(0, (), True, "state file")])
+    move = s.legal_moves()[0]
+    mid = s.apply(move)
+    game.add([Turn(move, mid.legal_moves()[0])], Reading(1, ("a.jpg",), True, "trusted"))  # type: ignore[arg-type]
+    doc = game.to_json()
+    assert FollowedGame.from_json(doc, "x").record.turns == game.record.turns
+    doc["follow"]["readings"].pop()
+    with pytest.raises(FollowFileError, match="account for 0 turns but the record holds 1"):
+        FollowedGame.from_json(doc, "x")

@@ -119,7 +119,7 @@ class FollowedGame:
             try:
                 state = state.apply(turn)
             except IllegalMoveError as exc:
-                raise IllegalMoveError(f"turn {i} read ({str(turn)!r}) cannot be recorded: {exc}") from None
+                raise IllegalMoveError(f"turn {i} ({str(turn)!r}) cannot be recorded: {exc}") from None
         self.record.turns.extend(turns)
         self.readings.append(reading)
         return state
@@ -133,6 +133,24 @@ class FollowedGame:
         del self.record.turns[len(self.record.turns) - last.turns:]
         self.undone.append({"reading": last.to_json(), "turns": [str(t) for t in removed], "undone_at": _now()})
         return last
+
+
+def read_setup(pics: Sequence[tuple[str, Any]], spec: Any, camera: Any) -> tuple[State, list[Any]]:
+    """Read a set-up table from pictures and check it (``ctrl check-setup``, ``ctrl follow start``): the
+    position read and every problem (``vision.pipeline.Problem``: the set-up rules, the Central Cube on
+    its footprint, the flags' poles)."""
+    from engine.ctrl import check_setup
+    from vision.pipeline import confirm_setup_flags, cube_on_footprint, score_images
+
+    res = score_images(list(pics), spec, camera)
+    state, flag_notes = confirm_setup_flags(res.state, list(pics), res.cameras)
+    problems = check_setup(state) + cube_on_footprint(list(pics), res.poses, res.labels, spec.block_mm) + flag_notes
+    # score_images already confirms a set-up position's flags by their poles: its notes are kept,
+    # once each (the check above repeats them for a position read otherwise)
+    problems += [p for p in res.problems if p.code == "unobserved"
+                 or p.code in ("flag-by-pole", "flag-unconfirmed")
+                 or (p.code == "flag-not-found" and p.where.split()[0] not in state.flags)]
+    return state, list({(p.code, p.where, p.message): p for p in problems}.values())
 
 
 def turns_read(previous: State, turn_texts: Sequence[str], state: State) -> tuple[list[Turn], str | None]:
@@ -166,4 +184,4 @@ def start(path: Path, initial: State, reading: Reading, calibration: Path | None
     return game
 
 
-__all__ = ["FollowFileError", "FollowedGame", "Reading", "start", "turns_read"]
+__all__ = ["FollowFileError", "FollowedGame", "Reading", "read_setup", "start", "turns_read"]

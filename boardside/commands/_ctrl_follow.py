@@ -11,7 +11,7 @@ from rich.table import Table
 from boardside.ctrl_follow import FollowedGame, FollowFileError, Reading, start, turns_read
 from boardside.io import read_json
 from engine.core import BoardsideInputError
-from engine.ctrl import validate_state
+from engine.ctrl import Turn, validate_state
 
 # (``boardside.commands.ctrl`` imports this module; its helpers are imported where they are used)
 JSON_OPT = typer.Option(False, "--json", help="Print machine-readable JSON on stdout.")
@@ -169,6 +169,24 @@ def turn_cmd(
         out.print("[red]not recorded:[/] the reading is NOT TRUSTED (see the problems above). Take the pictures "
                   "the problems name again, or check the reading and run again with --accept to record it")
     raise typer.Exit(code)
+
+
+@follow_app.command("play")
+def play_cmd(
+    game: Path = GAME_ARG,
+    turns: list[str] = typer.Argument(..., help="Whole turns as 'ctrl moves' prints them, e.g. "
+                                      "'1,-1,1 1,-1,2 1,-1,3 flag 1,-1,4 +z' (or 'pass noflag').",
+                                      show_default=False),
+) -> None:
+    """Record turns typed in, when the camera cannot settle them (each checked against the rules)."""
+    from boardside.commands.ctrl import out
+
+    followed = FollowedGame.load(game)
+    parsed = [Turn.parse(t) for t in turns]
+    after = followed.add(parsed, Reading(len(parsed), (), False, "typed by the player"))
+    followed.save(game)
+    out.print(f"recorded {len(parsed)} typed turn(s) in {game} ({len(followed.record.turns)} in all); "
+              + ("the game is over" if after.is_terminal() else f"next to play: {after.to_move}"))
 
 
 @follow_app.command("show")

@@ -490,20 +490,11 @@ def report_scene(res: SceneResult, pics: list[tuple[str, Any]], annotate: Path |
 
 
 def read_setup(pics: list[tuple[str, Any]], spec: Any, cam: Any) -> tuple[State, list[Any]]:
-    """Read a set-up table from pictures and check it (``check-setup``, ``follow start``): the position
-    read and every problem (the set-up rules, the Central Cube on its footprint, the flags' poles)."""
-    from vision.pipeline import confirm_setup_flags, cube_on_footprint, score_images
+    """``boardside.ctrl_follow.read_setup`` with a status line while it reads."""
+    from boardside.ctrl_follow import read_setup as _read_setup
 
     with err.status(f"reading {len(pics)} picture(s) ..."):
-        res = score_images(pics, spec, cam)
-    state, flag_notes = confirm_setup_flags(res.state, pics, res.cameras)
-    problems = check_setup(state) + cube_on_footprint(pics, res.poses, res.labels, spec.block_mm) + flag_notes
-    # score_images already confirms a set-up position's flags by their poles: its notes are kept,
-    # once each (the check above repeats them for a position read otherwise)
-    problems += [p for p in res.problems if p.code == "unobserved"
-                 or p.code in ("flag-by-pole", "flag-unconfirmed")
-                 or (p.code == "flag-not-found" and p.where.split()[0] not in state.flags)]
-    return state, list({(p.code, p.where, p.message): p for p in problems}.values())
+        return _read_setup(pics, spec, cam)
 
 
 @app.command("check-setup")

@@ -230,3 +230,39 @@ def render_boards_cmd(
 
         done = render_boards(root, chosen, only, spp, supersample, force, on_scene)
     typer.echo(f"rendered {done} board scenes under {root}")
+
+
+@app.command("render-followed")
+def render_followed_cmd(
+    name: str = typer.Argument("game_000", help="The game's directory name under --root."),
+    root: Path = typer.Option(DEFAULT_ROOT / "ctrl_followed", "--root", help="Followed games directory."),
+    seed: int = typer.Option(20261127, "--seed", help="The game and its look (pieces, light, camera) come from it."),
+    players: int = typer.Option(4, "--players", "-p", min=2, max=4, help="2 (variant), 3 or 4 players."),
+    every: int = typer.Option(0, "--every", min=0, help="Photograph after every N turns (0: once a round)."),
+    spp: int = typer.Option(6, "--spp", min=1, max=4096, help="Path-tracing samples per pixel (before denoising)."),
+) -> None:
+    """Render a followed CTRL game: a random legal game photographed (five views) at the set-up and
+    after every round (or N turns), same pieces, light and camera throughout -- SIMULATED pictures for
+    'ctrl follow' and benchmarks/ctrl_follow.py.  Views already rendered are kept (it resumes)."""
+    import json as _json
+    import random as _random
+
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+    from boardside.fixtures_render.followed import play_game, render_followed
+    from boardside.fixtures_render.mitsuba_backend import load_mitsuba
+    from boardside.fixtures_render.sets import RenderSettings
+
+    truth = root / name / "game.json"
+    shots = (_json.loads(truth.read_text())["shots"] if truth.exists()
+             else play_game(players, _random.Random(seed), every)[1])
+    load_mitsuba()
+    with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+                  TimeElapsedColumn(), TimeRemainingColumn()) as progress:
+        task = progress.add_task(f"rendering {name}", total=5 * len(shots))
+
+        def on_view(label: str, seconds: float) -> None:
+            progress.update(task, advance=1, description=f"{label} ({seconds:.0f} s)")
+
+        done = render_followed(root, name, seed, players, every, RenderSettings(spp=spp), on_view)
+    typer.echo(f"rendered {done} views of {len(shots)} positions under {root / name}")

@@ -1,0 +1,135 @@
+"""Following a CTRL game from the camera, end to end (issue 5: score a physical game from pictures).
+
+For every followed game under ``--games`` (rendered, SIMULATED photographs:
+``boardside fixtures render-followed``; layout in ``boardside.fixtures_render.followed``), plays the
+part of a player using ``boardside ctrl follow``:
+
+* the set-up pictures are read and checked (``boardside.ctrl_follow.read_setup``); a set-up with
+  problems is not started from: the player starts from the set-up written down (``--state``);
+* then each later position's five pictures are read against the RECORDED position (not the truth:
+  a wrong reading recorded stays wrong for the readings after it, as it would at the table); a
+  trusted reading's turns are recorded (``turns_read``); a reading not trusted is not recorded, and
+  the player types the turns instead (``follow play``; here: the truth's turns, possible only while
+  the record is right).
+
+Reported per reading: trusted and right, trusted but wrong (recorded wrong: the dangerous case),
+not trusted (the player had to type), and whether the final record gives the game's score sheet.
+Camera intrinsics from the truth files (as a user with a calibration file).  Last line: one JSON
+object.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from boardside.ctrl_follow import read_setup, turns_read
+from boardside.fixtures_render.camera import truth_calibration
+from calibration.camera import read_image
+from calibration.mat import MatSpec
+from engine.ctrl import GameRecord, State
+from vision.pipeline import score_images
+
+VIEWS = ("px", "mx", "py", "my", "top")
+
+
+def _same(a: State, b: State) -> bool:
+    return a.blocks == b.blocks and dict(a.flags) == dict(b.flags)
+
+
+def follow_game(game_dir: Path) -> dict[str, Any]:
+    truth_doc = json.loads((game_dir / "game.json").read_text())
+    record = GameRecord.from_json(truth_doc["record"])
+    truth_states = list(record.states())
+    shots = [int(n) for n in truth_doc["shots"]]
+    readings: list[dict[str, Any]] = []
+    recorded: State | None = None
+    for k, n in enumerate(shots):
+        scene = game_dir / f"scene_{k:03d}"
+        if not all((scene / f"{v}.jpg").exists() for v in VIEWS):
+            break  # not rendered (yet)
+        doc = json.loads((scene / "scene.json").read_text())
+        spec = MatSpec.from_json(doc["mat"])
+        cam = truth_calibration(json.loads((scene / "px.json").read_text())["camera"])
+        pics = [(f"{scene.name}/{v}.jpg", read_image(scene / f"{v}.jpg")) for v in VIEWS]
+        truth = truth_states[n]
+        t0 = time.process_time()
+        if recorded is None:
+            state, problems = read_setup(pics, spec, cam)
+            trusted = not [p for p in problems if p.severity == "error"]
+            right = _same(state, truth)
+            recorded = state if trusted else truth  # else the player starts from the set-up written down
+            readings.append({"scene": scene.name, "turns": 0, "trusted": trusted, "right": right,
+                             "recorded_right": _same(recorded, truth), "typed": not trusted,
+                             "cpu_s": round(time.process_time() - t0, 3)})
+            continue
+        previous = recorded
+        res = score_images(pics, spec, cam, previous)
+        turns, why = turns_read(previous, res.turns, res.state)
+        ok = res.trusted and why is None and bool(turns)
+        right = _same(res.state, truth)
+        typed = False
+        if ok:
+            for t in turns:
+                recorded = recorded.apply(t)
+        elif _same(previous, truth_states[shots[k - 1]]):
+            recorded, typed = truth, True  # the player types the turns the camera could not settle
+        readings.append({"scene": scene.name, "turns": n - shots[k - 1], "trusted": res.trusted, "right": right,
+                         "recorded_right": _same(recorded, truth), "typed": typed,
+                         "errors": sorted({p.code for p in res.problems if p.severity == "error"}),
+                         "cpu_s": round(time.process_time() - t0, 3)})
+    final_right = recorded is not None and len(readings) == len(shots) and _same(recorded, truth_states[-1])
+    return {"game": game_dir.name, "players": truth_doc["players"], "every": truth_doc["every"],
+            "positions": len(shots), "read": len(readings), "readings": readings,
+            "final_record_right": final_right,
+            "final_sheet_right": final_right and recorded is not None
+            and recorded.side_scores() == truth_states[-1].side_scores()}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--games", default=str(Path(__file__).resolve().parent.parent / "fixtures" / "ctrl_followed"),
+                    help="directory of followed games (default: the bundled fixtures/ctrl_followed)")
+    args = ap.parse_args()
+    root = Path(args.games)
+    games = sorted(d for d in root.iterdir() if (d / "game.json").exists()) if root.is_dir() else []
+    if not games:
+        raise SystemExit(f"no followed games under {str(root)!r} (render one with 'boardside fixtures "
+                         "render-followed')")
+    results = []
+    for g in games:
+        r = follow_game(g)
+        results.append(r)
+        for x in r["readings"]:
+            print(json.dumps({"game": r["game"], **x}), flush=True)
+    later = [x for r in results for x in r["readings"] if x["turns"] > 0]
+    setups = [x for r in results for x in r["readings"] if x["turns"] == 0]
+    n = max(len(later), 1)
+    summary = {
+        "simulated": "rendered photographs",
+        "games": len(results),
+        "readings": len(later),
+        "set_ups_trusted_and_right": sum(x["trusted"] and x["right"] for x in setups),
+        "set_ups": len(setups),
+        "trusted_share": round(sum(x["trusted"] for x in later) / n, 3),
+        "trusted_and_right_share": round(sum(x["trusted"] and x["recorded_right"] for x in later) / n, 3),
+        "trusted_but_recorded_wrong": sum(x["trusted"] and not x["recorded_right"] for x in later),
+        "typed_by_the_player": sum(x["typed"] for x in later),
+        "read_right_share": round(sum(x["right"] for x in later) / n, 3),
+        "games_with_final_sheet_right": sum(r["final_sheet_right"] for r in results),
+        "games_fully_read": sum(r["read"] == r["positions"] for r in results),
+        "cpu_s_per_reading_median": round(statistics.median([x["cpu_s"] for x in later]), 3) if later else None,
+        "per_game": [{k: v for k, v in r.items() if k != "readings"} for r in results],
+    }
+    print(json.dumps(summary))
+
+
+if __name__ == "__main__":
+    main()

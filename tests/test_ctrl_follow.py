@@ -137,3 +137,26 @@ def test_the_file_must_account_for_its_turns(tmp_path: Path) -> None:
     doc["follow"]["readings"].pop()
     with pytest.raises(FollowFileError, match="account for 0 turns but the record holds 1"):
         FollowedGame.from_json(doc, "x")
+
+
+def test_typed_turns_are_checked_and_recorded(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    game = _started(tmp_path, "scene_003")
+    before = game.read_bytes()
+    truth = _truth("scene_003")
+    prev = FollowedGame.load(game).state
+    assert main(["ctrl", "follow", "play", str(game), "pass noflag"]) == 2  # a placement exists: no pass
+    assert "cannot be recorded" in capsys.readouterr().err and game.read_bytes() == before
+    # the turn that gives the scene: its placement (the mover's new blocks) and its flag
+    mover = prev.to_move
+    assert mover is not None
+    new = sorted(c for c, col in truth.blocks.items() if c not in prev.blocks)
+    flag = truth.flags[mover]
+    text = " ".join(f"{x},{y},{z}" for x, y, z in new)
+    text += f" flag {flag.cell[0]},{flag.cell[1]},{flag.cell[2]} {flag.points}"
+    assert main(["ctrl", "follow", "play", str(game), text]) == 0  # (a turn may start with '-')
+    followed = FollowedGame.load(game)
+    assert _same_position(followed.state, truth) and followed.readings[-1].accepted == "typed by the player"
+
+
+def _same_position(a: State, b: State) -> bool:
+    return a.blocks == b.blocks and dict(a.flags) == dict(b.flags)

@@ -171,14 +171,16 @@ def turn_cmd(
     raise typer.Exit(code)
 
 
-@follow_app.command("play")
+@follow_app.command("play", context_settings={"ignore_unknown_options": True})
 def play_cmd(
     game: Path = GAME_ARG,
     turns: list[str] = typer.Argument(..., help="Whole turns as 'ctrl moves' prints them, e.g. "
                                       "'1,-1,1 1,-1,2 1,-1,3 flag 1,-1,4 +z' (or 'pass noflag').",
                                       show_default=False),
 ) -> None:
-    """Record turns typed in, when the camera cannot settle them (each checked against the rules)."""
+    """Record turns typed in, when the camera cannot settle them (each checked against the rules).
+
+    A turn may start with a minus sign ('-1,2,0 ...'): it is taken as a turn, not an option."""
     from boardside.commands.ctrl import out
 
     followed = FollowedGame.load(game)

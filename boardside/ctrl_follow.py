@@ -20,7 +20,7 @@ from typing import Any
 
 from boardside.io import read_json, write_json
 from engine.core import IllegalMoveError, InvalidStateError
-from engine.ctrl import GameRecord, State, Turn
+from engine.ctrl import FlagSpot, GameRecord, State, Turn
 from engine.errors import BoardsideInputError
 
 FOLLOW_FORMAT = 1
@@ -187,6 +187,66 @@ def turns_read(previous: State, turn_texts: Sequence[str], state: State) -> tupl
         return turns, str(exc)
 
 
+#: The errors that concern only where flags stand: a reading untrusted for these alone has its blocks
+#: settled, and the player can settle it by saying where each such flag is (``follow turn --flag``).
+FLAG_ERRORS = ("flag-ambiguous", "flag-missing")
+
+
+def unsettled_flags(problems: Sequence[Any]) -> list[str] | None:
+    """The colours whose flags alone keep a reading from being trusted (its errors are all
+    ``flag-ambiguous`` / ``flag-missing``, each naming ``"<colour> flag"``), or ``None`` when another
+    error stands (or none does)."""
+    errors = [p for p in problems if p.severity == "error"]
+    if not errors or any(p.code not in FLAG_ERRORS for p in errors):
+        return None
+    return sorted({p.where.split()[0] for p in errors})
+
+
+def parse_flag_answer(text: str) -> tuple[str, FlagSpot | None]:
+    """``'pink=3,2,1 +y'`` (or ``'pink=none'``): where a player says a colour's flag stands."""
+    from engine.core import InvalidMoveError
+    from engine.ctrl import COLORS
+    from engine.ctrl.moves import parse_move
+
+    color, sep, spot = text.partition("=")
+    color, spot = color.strip().lower(), spot.strip()
+    if not sep or color not in COLORS:
+        raise BoardsideInputError(f"--flag {text!r}: expected COLOUR=X,Y,Z DIR (e.g. 'pink=3,2,1 +y') or "
+                                  "COLOUR=none, with COLOUR one of " + ", ".join(COLORS))
+    if spot.lower() in ("none", "noflag"):
+        return color, None
+    try:
+        move = parse_move(spot if spot.startswith("flag") else f"flag {spot}")
+    except InvalidMoveError as exc:
+        raise BoardsideInputError(f"--flag {text!r}: {exc}") from None
+    if not isinstance(move, FlagSpot):
+        raise BoardsideInputError(f"--flag {text!r}: expected a flag spot 'X,Y,Z DIR'")
+    return color, move
+
+
+def settle_flags(state: State, answers: dict[str, FlagSpot | None]) -> State:
+    """The position read with the flags the player placed: each must be one of that colour's legal
+    spots in it (docs/rules/ctrl.md "Flags"), or none when it has no legal spot."""
+    doc = state.to_json()
+    flags = {f["color"]: f for f in doc["flags"]}
+    for color, spot in answers.items():
+        if color not in state.colors:
+            raise BoardsideInputError(f"--flag: {color!r} is not in play ({', '.join(state.colors)})")
+        legal = state.flag_spots(color)
+        if spot is None:
+            if legal:
+                raise BoardsideInputError(f"--flag {color}=none: the {color} flag must stand somewhere: its legal "
+                                          f"spots are {', '.join(str(s)[5:] for s in legal)}")
+            flags.pop(color, None)
+        elif spot not in legal:
+            raise BoardsideInputError(f"--flag {color}={str(spot)[5:]!r} is not a legal spot for the {color} flag "
+                                      f"here; its legal spots are {', '.join(str(s)[5:] for s in legal)}")
+        else:
+            flags[color] = {"color": color, "cell": list(spot.cell), "points": spot.points}
+    doc["flags"] = list(flags.values())
+    return State.from_json(doc)
+
+
 def _opt_str(v: Any) -> str | None:
     return None if v is None else str(v)
 
@@ -203,4 +263,16 @@ def start(path: Path, initial: State, reading: Reading, calibration: Path | None
     return game
 
 
-__all__ = ["FollowFileError", "FollowedGame", "Reading", "read_setup", "setup_position", "start", "turns_read"]
+__all__ = [
+    "FLAG_ERRORS",
+    "FollowFileError",
+    "FollowedGame",
+    "Reading",
+    "parse_flag_answer",
+    "read_setup",
+    "settle_flags",
+    "setup_position",
+    "start",
+    "turns_read",
+    "unsettled_flags",
+]

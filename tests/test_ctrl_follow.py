@@ -7,13 +7,14 @@ flag is not made out), scene_000 is a set-up."""
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
 import pytest
 
 from boardside.cli import main
-from boardside.ctrl_follow import FollowedGame, FollowFileError, Reading
+from boardside.ctrl_follow import FollowedGame, FollowFileError, Reading, unsettled_flags
 from boardside.fixtures_render.camera import truth_calibration
 from engine.ctrl import GameRecord, State, Turn, new_state
 from engine.ctrl.record import one_turn_back
@@ -162,3 +163,54 @@ def test_typed_turns_are_checked_and_recorded(tmp_path: Path, capsys: pytest.Cap
 
 def _same_position(a: State, b: State) -> bool:
     return a.blocks == b.blocks and dict(a.flags) == dict(b.flags)
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def _yellow_truth_spot() -> str:
+    f = _truth("scene_009").flags["yellow"]
+    return f"{f.cell[0]},{f.cell[1]},{f.cell[2]} {f.points}"
+
+
+def test_a_reading_unsettled_only_by_a_flag_is_recorded_once_the_player_says_where(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # scene_009 one turn back: the blocks are read right, the yellow flag is flag-ambiguous
+    game = _started(tmp_path, "scene_009")
+    before = game.read_bytes()
+    assert main(["ctrl", "follow", "turn", str(game), *_pics("scene_009"), "--flag", "yellow=0,0,3 +z"]) == 2
+    assert "is not a legal spot for the yellow flag" in capsys.readouterr().err and game.read_bytes() == before
+    assert main(["ctrl", "follow", "turn", str(game), *_pics("scene_009"), "--json",
+                 "--flag", f"yellow={_yellow_truth_spot()}"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["recorded"] and doc["unsettled_flags"] == ["yellow"] and doc["flags_settled_by_player"] == ["yellow"]
+    followed = FollowedGame.load(game)
+    assert _same_position(followed.state, _truth("scene_009"))
+    assert followed.readings[-1].accepted == "flags settled by the player"
+
+
+def test_in_a_terminal_the_player_is_asked_where_the_flag_stands(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    game = _started(tmp_path, "scene_009")
+    before = game.read_bytes()
+    monkeypatch.setattr("sys.stdin", _Terminal("\n"))  # Enter: no answer
+    assert main(["ctrl", "follow", "turn", str(game), *_pics("scene_009")]) == 1
+    out = capsys.readouterr().out
+    assert "could not settle where the yellow flag stands" in out and "(the reading's choice)" in out
+    assert game.read_bytes() == before
+    monkeypatch.setattr("sys.stdin", _Terminal(f"not a spot\n{_yellow_truth_spot()}\n"))
+    assert main(["ctrl", "follow", "turn", str(game), *_pics("scene_009")]) == 0
+    assert "recorded 1 turn(s)" in capsys.readouterr().out
+    assert _same_position(FollowedGame.load(game).state, _truth("scene_009"))
+
+
+def test_only_flag_errors_leave_a_reading_to_the_player() -> None:
+    from vision.pipeline import Problem
+
+    flag = Problem("flag-ambiguous", "m", "pink flag", "", "error")
+    other = Problem("not-a-legal-continuation", "m", "previous state", "", "error")
+    warn = Problem("side-uncertain", "m", "side +x", "", "warning")
+    assert unsettled_flags([flag, warn]) == ["pink"]
+    assert unsettled_flags([flag, other]) is None and unsettled_flags([warn]) is None

@@ -8,7 +8,17 @@ from typing import Any
 import typer
 from rich.table import Table
 
-from boardside.ctrl_follow import FollowedGame, FollowFileError, Reading, setup_position, start, turns_read
+from boardside.ctrl_follow import (
+    FollowedGame,
+    FollowFileError,
+    Reading,
+    parse_flag_answer,
+    settle_flags,
+    setup_position,
+    start,
+    turns_read,
+    unsettled_flags,
+)
 from boardside.io import read_json
 from engine.core import BoardsideInputError
 from engine.ctrl import Turn, validate_state
@@ -125,16 +135,24 @@ def turn_cmd(
     calibration: Path | None = CALIB_OPT,
     mat: Path | None = MAT_OPT,
     annotate: Path | None = typer.Option(None, "--annotate", help="Write annotated pictures and a 3D preview here."),
+    flag: list[str] = typer.Option(None, "--flag", help="Where a flag stands, said by the player: 'pink=3,2,1 +y' "
+                                   "(repeat for more colours; COLOUR=none for no flag). Settles a reading NOT "
+                                   "TRUSTED only because of its flags; in a terminal you are asked instead.",
+                                   show_default=False),
     accept: bool = ACCEPT_OPT,
     json_out: bool = JSON_OPT,
 ) -> None:
     """Read the turns played since the last recorded position from new pictures and record them.
 
     The pictures must show legal turns played from the recorded position (as 'score-images
-    --previous').  A trusted reading is recorded (exit 0); a reading NOT TRUSTED is printed with its
-    problems and not recorded (exit 1) unless --accept.  The file is replaced only after a reading is
-    recorded, so Ctrl-C or a bad picture (exit 2) never loses a recorded turn."""
-    from boardside.commands.ctrl import err, out, report_scene
+    --previous').  A trusted reading is recorded (exit 0).  A reading NOT TRUSTED only because the
+    camera could not settle where some flags stand is recorded once the player says where they are
+    (asked in a terminal, or --flag).  Any other reading NOT TRUSTED is printed with its problems and not
+    recorded (exit 1) unless --accept.  The file is replaced only after a reading is recorded, so
+    Ctrl-C or a bad picture (exit 2) never loses a recorded turn."""
+    import sys
+
+    from boardside.commands.ctrl import err, out, print_score, report_scene
     from vision.pipeline import score_images
 
     followed = FollowedGame.load(game)
@@ -142,24 +160,42 @@ def turn_cmd(
     if previous.is_terminal():
         raise FollowFileError(f"the game in {str(game)!r} is over ({len(followed.record.turns)} turns): "
                               "'ctrl follow show' prints its score sheet")
+    answers = dict(parse_flag_answer(t) for t in flag or [])
     cam, spec = _camera_and_mat(followed, calibration, mat)
     pics = _pictures(images)
     with err.status(f"reading {len(pics)} picture(s) against the recorded position ..."):
         res = score_images(pics, spec, cam, previous)
-    turns, why = turns_read(previous, res.turns, res.state)
-    record = (res.trusted or accept) and why is None and bool(turns)
-    extra = {"recorded": record, "game": str(game), "turns_recorded": [str(t) for t in turns] if record else [],
-             "turns_in_record": len(followed.record.turns) + (len(turns) if record else 0)}
+    unsettled = None if res.trusted else unsettled_flags(res.problems)
+    read = settle_flags(res.state, answers) if answers else res.state
+    if not json_out:
+        report_scene(res, pics, annotate, json_out, previous)
+    interactive = not json_out and not accept and sys.stdin.isatty()
+    ask = [c for c in unsettled or [] if c not in answers] if interactive else []
+    for color in ask:
+        answer = _ask_flag(read, color)
+        if answer is None:
+            break
+        answers[color] = answer[0]
+        read = settle_flags(read, {color: answer[0]})
+    settled = unsettled is not None and all(c in answers for c in unsettled)
+    turns, why = turns_read(previous, res.turns, read)
+    record = (res.trusted or accept or settled) and why is None and bool(turns)
+    how = ("trusted" if res.trusted and not answers else "flags settled by the player" if answers
+           else "by the player (--accept)")
     if record:
-        after = followed.add(turns, Reading(len(turns), tuple(str(p) for p in images), res.trusted,
-                                            "trusted" if res.trusted else "by the player (--accept)",
+        after = followed.add(turns, Reading(len(turns), tuple(str(p) for p in images), res.trusted, how,
                                             tuple(sorted({p.code for p in res.problems if p.severity == "error"}))))
         followed.save(game)
-    report_scene(res, pics, annotate, json_out, previous, extra)
     code = 0 if record or (not turns and res.trusted) else 1
     if json_out:
+        report_scene(res, pics, annotate, json_out, previous, {
+            "recorded": record, "game": str(game), "turns_recorded": [str(t) for t in turns] if record else [],
+            "turns_in_record": len(followed.record.turns), "flags_settled_by_player": sorted(answers),
+            "unsettled_flags": unsettled or []})
         raise typer.Exit(code)
     if record:
+        if answers:
+            print_score(after, "CTRL score sheet with the flags as you said")
         out.print(f"recorded {len(turns)} turn(s) in {game} ({len(followed.record.turns)} in all)")
         out.print("the game is over: the score sheet above is the final one" if after.is_terminal()
                   else f"next to play: {after.to_move}")
@@ -168,10 +204,43 @@ def turn_cmd(
     elif why is not None:
         out.print(f"[red]not recorded:[/] the flags read cannot be plugged by these turns ({why}); take the "
                   "pictures again")
+    elif unsettled:
+        out.print(f"[red]not recorded:[/] only the flags ({', '.join(unsettled)}) are unsettled: say where each "
+                  "stands with --flag COLOUR='X,Y,Z DIR' (or run this in a terminal to be asked)")
     else:
         out.print("[red]not recorded:[/] the reading is NOT TRUSTED (see the problems above). Take the pictures "
                   "the problems name again, or check the reading and run again with --accept to record it")
     raise typer.Exit(code)
+
+
+def _ask_flag(state: Any, color: str) -> tuple[Any] | None:
+    """Ask the player where ``color``'s flag stands among its legal spots (``None``: no answer)."""
+    from boardside.commands.ctrl import out
+
+    spots = state.flag_spots(color)
+    current = state.flags.get(color)
+    spots.sort(key=lambda s: s != current)
+    out.print(f"the camera could not settle where the {color} flag stands; its legal spots:")
+    for i, spot in enumerate(spots, 1):
+        out.print(f"  {i:2d}. {str(spot)[5:]}" + ("   (the reading's choice)" if spot == current else ""))
+    while True:
+        try:
+            text = out.input(f"{color} flag: a number, 'X,Y,Z DIR', or Enter to leave the reading unrecorded: ")
+        except EOFError:
+            return None
+        text = text.strip()
+        if not text:
+            return None
+        if text.isdigit() and 1 <= int(text) <= len(spots):
+            return (spots[int(text) - 1],)
+        try:
+            _, spot = parse_flag_answer(f"{color}={text}")
+        except BoardsideInputError as exc:
+            out.print(f"[red]{exc}[/]")
+            continue
+        if spot in spots or (spot is None and not spots):
+            return (spot,)
+        out.print(f"[red]{text!r} is not one of the {color} flag's legal spots[/]")
 
 
 @follow_app.command("play", context_settings={"ignore_unknown_options": True})

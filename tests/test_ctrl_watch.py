@@ -313,3 +313,31 @@ def test_a_steep_side_view_asks_to_lower_the_camera() -> None:
     last = statuses[-1]
     assert last.side == "top" and last.message.startswith("too steep for side -x (71 deg)")
     assert w.missing == ["+x", "+y", "-x", "-y"]
+
+
+def test_cli_follow_turn_captures_from_a_video(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``ctrl follow turn GAME --video FILE``: the sides captured from a SIMULATED hand-held video are read
+    against the followed game's recorded position and the turn is recorded, named by the saved pictures."""
+    from boardside.ctrl_follow import FollowedGame
+    from engine.ctrl import State
+    from engine.ctrl.record import one_turn_back
+
+    scene = "scene_003"
+    _spec, calib, _ = _scene(scene)
+    truth = State.from_json(json.loads((FIXTURES / scene / "scene.json").read_text())["state"])
+    before = one_turn_back(truth)
+    assert before is not None
+    (tmp_path / "before.json").write_text(json.dumps(before.to_json()))
+    game = tmp_path / "game.json"
+    assert main(["ctrl", "follow", "start", str(game), "--state", str(tmp_path / "before.json"),
+                 "-c", str(_cam_file(tmp_path, calib))]) == 0
+    video = _video(scene)
+    path = write_video(tmp_path / "simulated_scene_003.avi", video.frames, video.fps)
+    assert main(["ctrl", "follow", "turn", str(game), "--video", str(path), "--no-window",
+                 "--out", str(tmp_path / "captured")]) == 0
+    followed = FollowedGame.load(game)
+    assert followed.state.blocks == truth.blocks and dict(followed.state.flags) == dict(truth.flags)
+    assert sorted(Path(p).name for p in followed.readings[-1].pictures) == ["mx.png", "my.png", "px.png", "py.png",
+                                                                         "top.png"]
+    assert main(["ctrl", "follow", "turn", str(game), "--no-window"]) == 2  # neither pictures nor a camera
+    assert "give the pictures, or --camera N / --video FILE" in capsys.readouterr().err

@@ -131,7 +131,13 @@ def _print_problems(problems: list[Any], json_out: bool, state: Any, recorded: b
 @follow_app.command("turn")
 def turn_cmd(
     game: Path = GAME_ARG,
-    images: list[Path] = typer.Argument(..., help="Pictures of the battlefield on the mat: four sides and the top."),
+    images: list[Path] = typer.Argument(None, help="Pictures of the battlefield on the mat: four sides and the "
+                                        "top (or --camera / --video).", show_default=False),
+    camera_index: int | None = typer.Option(None, "--camera", help="Capture the sides live from this camera, as "
+                                            "'ctrl watch' does (0 = the first webcam)."),
+    video: Path | None = typer.Option(None, "--video", help="Capture the sides from this video file."),
+    out_dir: Path | None = typer.Option(None, "--out", help="With --camera/--video: save each captured picture here."),
+    no_window: bool = typer.Option(False, "--no-window", help="With --camera/--video: no live window."),
     calibration: Path | None = CALIB_OPT,
     mat: Path | None = MAT_OPT,
     annotate: Path | None = typer.Option(None, "--annotate", help="Write annotated pictures and a 3D preview here."),
@@ -152,7 +158,7 @@ def turn_cmd(
     Ctrl-C or a bad picture (exit 2) never loses a recorded turn."""
     import sys
 
-    from boardside.commands.ctrl import err, out, print_score, report_scene
+    from boardside.commands.ctrl import capture_sides, err, out, print_score, report_scene
     from vision.pipeline import score_images
 
     followed = FollowedGame.load(game)
@@ -161,8 +167,10 @@ def turn_cmd(
         raise FollowFileError(f"the game in {str(game)!r} is over ({len(followed.record.turns)} turns): "
                               "'ctrl follow show' prints its score sheet")
     answers = dict(parse_flag_answer(t) for t in flag or [])
+    if bool(images) == (camera_index is not None or video is not None):
+        raise BoardsideInputError("give the pictures, or --camera N / --video FILE to capture them (one of the two)")
     cam, spec = _camera_and_mat(followed, calibration, mat)
-    pics = _pictures(images)
+    pics = _pictures(images) if images else capture_sides(camera_index, video, spec, cam, out_dir, no_window)
     with err.status(f"reading {len(pics)} picture(s) against the recorded position ..."):
         res = score_images(pics, spec, cam, previous)
     unsettled = None if res.trusted else unsettled_flags(res.problems)
@@ -183,7 +191,7 @@ def turn_cmd(
     how = ("trusted" if res.trusted and not answers else "flags settled by the player" if answers
            else "by the player (--accept)")
     if record:
-        after = followed.add(turns, Reading(len(turns), tuple(str(p) for p in images), res.trusted, how,
+        after = followed.add(turns, Reading(len(turns), tuple(name for name, _ in pics), res.trusted, how,
                                             tuple(sorted({p.code for p in res.problems if p.severity == "error"}))))
         followed.save(game)
     code = 0 if record or (not turns and res.trusted) else 1

@@ -552,20 +552,34 @@ def watch_cmd(
     2 unusable input, e.g. no mat in the video or a side never shown); Ctrl-C keeps the pictures saved
     with --out.
     """
+
+    from calibration.camera import CameraCalibration
+    from calibration.mat import MatSpec
+    from vision.pipeline import score_images
+
+    spec = MatSpec.from_json(read_json(mat, "mat file")) if mat else MatSpec()
+    cam = CameraCalibration.load(calibration) if calibration else None
+    prev = load_state(previous) if previous else None
+    pics = capture_sides(camera_index, video, spec, cam, out_dir, no_window)
+    with err.status(f"reading {len(pics)} picture(s) ..."):
+        res = score_images(pics, spec, cam, prev)
+    report_scene(res, pics, annotate, json_out, prev)
+    if not res.trusted:
+        raise typer.Exit(1)
+
+
+def capture_sides(camera_index: int | None, video: Path | None, spec: Any, cam: Any, out_dir: Path | None,
+                  no_window: bool) -> list[tuple[str, Any]]:
+    """Watch a camera or a video until every side of the mat was captured (``ctrl watch``, ``ctrl follow
+    turn --camera``); returns the pictures captured, named by the files saved in ``out_dir`` if any."""
     import cv2
 
     from boardside.ctrl_watch import config_for, display_available, open_video, run
-    from calibration.camera import CameraCalibration
     from calibration.live import open_camera
-    from calibration.mat import MatSpec
-    from vision.pipeline import score_images
     from vision.watch import Watcher
 
     if (camera_index is None) == (video is None):
         raise BoardsideInputError("give exactly one of --camera N or --video FILE")
-    spec = MatSpec.from_json(read_json(mat, "mat file")) if mat else MatSpec()
-    cam = CameraCalibration.load(calibration) if calibration else None
-    prev = load_state(previous) if previous else None
     show = not no_window and display_available()
     if video is not None:
         source, fps, total = open_video(video)
@@ -585,11 +599,7 @@ def watch_cmd(
     captures = watcher.finish(name)
     err.print(f"{len(captures)} picture(s) captured from {result.frames} frame(s) in {result.seconds:.1f} s; scoring")
     saved = {c.side: p for c, p in zip(captures, result.saved, strict=False)} if result.saved else {}
-    pics = [(str(saved.get(c.side, c.name)), c.image) for c in captures]
-    with err.status(f"reading {len(pics)} picture(s) ..."):
-        res = score_images(pics, spec, cam, prev)
-    report_scene(res, pics, annotate, json_out, prev)
-    if not res.trusted:
-        raise typer.Exit(1)
+    return [(str(saved.get(c.side, c.name)), c.image) for c in captures]
+
 
 app.add_typer(follow_app, name="follow")

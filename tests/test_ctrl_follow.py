@@ -95,6 +95,14 @@ def test_bad_input_never_touches_the_record(tmp_path: Path, capsys: pytest.Captu
     err = capsys.readouterr().err
     assert "already exists" in err and "not a followed CTRL game" in err and "give the set-up pictures" in err
     assert not (tmp_path / "new.json").exists()
+    # a calibration to remember must load when the game starts, and its loss is named later
+    assert main(["ctrl", "follow", "start", str(tmp_path / "new.json"), "--state", str(tmp_path / "prev.json"),
+                 "-c", str(tmp_path / "nowhere.json")]) == 2
+    assert not (tmp_path / "new.json").exists()
+    (tmp_path / "cam.json").rename(tmp_path / "moved.json")
+    assert main(["ctrl", "follow", "turn", str(game), *pics]) == 2
+    assert "camera calibration remembered from 'follow start' is gone" in capsys.readouterr().err
+    assert main(["ctrl", "follow", "turn", str(game), *pics, "-c", str(tmp_path / "moved.json")]) == 0
 
 
 def test_start_from_set_up_pictures(tmp_path: Path) -> None:

@@ -48,6 +48,11 @@ def _camera_and_mat(game: FollowedGame | None, calibration: Path | None, mat: Pa
 
     cal = calibration or (Path(game.calibration) if game and game.calibration else None)
     mat_path = mat or (Path(game.mat) if game and game.mat else None)
+    for given, remembered, what, option in ((calibration, cal, "camera calibration", "-c"),
+                                            (mat, mat_path, "mat specification", "--mat")):
+        if given is None and remembered is not None and not remembered.exists():
+            raise FollowFileError(f"the {what} remembered from 'follow start' is gone: {str(remembered)!r}; "
+                                  f"give another with {option}")
     spec = MatSpec.from_json(read_json(mat_path, "mat file")) if mat_path else MatSpec()
     return (CameraCalibration.load(cal) if cal else None), spec
 
@@ -92,6 +97,7 @@ def start_cmd(
             raise BoardsideInputError(f"state file {str(state_file)!r} breaks the rules: {problems[0]}")
         reading = Reading(0, (), True, "state file")
         problems_all: list[Any] = []
+        _camera_and_mat(None, calibration, mat)  # the files to remember must load now
     else:
         cam, spec = _camera_and_mat(None, calibration, mat)
         read, problems_all = read_setup(_pictures(images), spec, cam)

@@ -221,6 +221,10 @@ class ClassifyBoardConfig:
     sure_margin: float = 0.5
     sure_shape: bool = True  # ... and, a marker or a box, only when the box/marker test saw its faces ...
     sure_shape_margin: float = 0.25  # ... and its share is this far from ``box_share`` (a clear answer)
+    yellow_crown: float = 0.0  # Gridopolis (> 0: on): a yellow marker is a king when the middle of its top, up to
+    # 3.5 mm above it, is bluer (linear blue over green, log) than the rim of its top by this much: the gold crown
+    # has far more blue in it than the yellow plastic, in the same light (session 8) ...
+    yellow_crown_unsure: float = 0.0  # ... and declined (neither clearly) when it is bluer by this much less
     part_rules: bool = False  # Gridopolis: no blocker box is read on a kingerizer or a hyper-pad, and a marker on
     # an opponent's kingerizer is a king (docs/rules/gridopolis.md, "Caja bloqueadora" and "Kings"; session 8)
 
@@ -243,6 +247,14 @@ LOCAL_LIGHT_PADS: int = 2
 #: renders show it (blue: 280-302, median 288, over the fixtures and three development sets, against 304-328 for
 #: the hyper-pads' top seen in deep shade; docs/boards_vision.md, "Session 7: a piece's colour in its local light")
 PLASTIC_HUES: tuple[tuple[str, float], ...] = (("blue", 288.0),)
+
+
+#: Gridopolis: how much bluer (log of linear blue over green) the middle of a yellow king's top (its gold crown)
+#: shows than the rim of its top (yellow plastic), at least: kings 0.06-1.26 (median 0.80), pawns -1.4 to 0.72 on
+#: the development renders; from 0.15 less up it is declined (docs/boards_vision.md, "Session 8: Gridopolis pieces
+#: on the start rows")
+YELLOW_CROWN_BLUE: float = 0.85
+YELLOW_CROWN_UNSURE: float = 0.15
 
 
 #: Bandera: the paved columns, the only squares a royal tower (the only piece with a flag) ever stands
@@ -317,7 +329,8 @@ def config_for(game: str) -> ClassifyBoardConfig:
     if game == "gridopolis":
         return ClassifyBoardConfig(black_lightness=0.0, dab_lo=6.0, dab_hi=18.0, box_margin_mm=1.5,
                                    min_lightness=4.0, marker_saturation=MARKER_SATURATION, sure_min_weight=0.04,
-                                   local_light_mm=LOCAL_LIGHT_MM, pad_hue_split=PLASTIC_HUES, part_rules=True)
+                                   local_light_mm=LOCAL_LIGHT_MM, pad_hue_split=PLASTIC_HUES, part_rules=True,
+                                   yellow_crown=YELLOW_CROWN_BLUE, yellow_crown_unsure=YELLOW_CROWN_UNSURE)
     if game == "bandera":
         return ClassifyBoardConfig(dab_lo=4.0, dab_hi=14.0, character_near_deg=8.0, character_nearer_deg=5.0,
                                    settle_in_turn=True, piece_min_score=0.7, piece_min_single=True,
@@ -1104,6 +1117,15 @@ def classify_sites(
         crowned = _crowned(sc, [sites[i] for i in crown_check], cfg)
         for i, king in zip(crown_check, crowned, strict=True):
             out[i] = replace(out[i], kind="king" if king else "pawn")
+    yellow = [i for i, r in enumerate(out) if r.kind in ("pawn", "king") and r.colour == "yellow"]
+    if yellow and cfg.yellow_crown > 0:
+        for i, blue in zip(yellow, _crown_blueness(sc, [sites[i] for i in yellow], cfg), strict=True):
+            if blue is None:
+                continue
+            if cfg.yellow_crown - cfg.yellow_crown_unsure <= blue < cfg.yellow_crown:
+                out[i] = CellReading(out[i].key, "unseen", None, 0, False, 0.0, None, out[i].scores)
+            else:
+                out[i] = replace(out[i], kind="king" if blue >= cfg.yellow_crown else "pawn")
     for i, owner in start_of.items():
         r = out[i]
         if r.kind == "pawn" and r.colour in HUES and r.colour != owner:
@@ -1982,6 +2004,36 @@ def _box_or_marker(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64]
             if faces:
                 share = float(np.mean([f.mean() for f in faces]))
         out.append((n, share))
+    return out
+
+
+def _crown_blueness(sc: _Scene, sites: Sequence[Site], cfg: ClassifyBoardConfig, min_points: int = 6
+                    ) -> list[float | None]:
+    """Gridopolis: per marker site, how much bluer (log of linear blue over green) the middle of the marker's top
+    and up to 3.5 mm above it (a king's crown, 13 mm across) shows than the rim of its top (8.5-9.5 mm out, clear
+    of the crown), both in the light falling on the top: the gold crown has far more blue in it than a yellow
+    marker's plastic.  None where either is seen on fewer than ``min_points`` points."""
+    g = cfg.geometry
+    ang = np.linspace(0.0, 2.0 * np.pi, 12, endpoint=False)
+    crown = [(0.0, 0.0, g.pawn_height + dz) for dz in (1.5, 3.5)] + [
+        (r * math.cos(t), r * math.sin(t), g.pawn_height + dz) for r in (2.5, 4.5) for t in ang for dz in (1.5, 3.5)]
+    rim = [(r * math.cos(t), r * math.sin(t), g.pawn_height - 0.3) for r in (8.5, 9.5) for t in ang]
+    local = np.array(crown + rim)
+    n_c = len(crown)
+    base = np.array([[s.x_mm, s.y_mm, s.floor_mm] for s in sites], np.float64)
+    _, lab, ok, _ = _observe(sc, (base[:, None, :] + local[None, :, :]).reshape(-1, 3), cfg)
+    lab = lab.reshape(len(sites), len(local), 3)
+    ok = ok.reshape(len(sites), len(local))
+    out: list[float | None] = []
+    for t in range(len(sites)):
+        parts = []
+        for sel in (slice(0, n_c), slice(n_c, None)):
+            use = ok[t, sel]
+            if use.sum() < min_points:
+                break
+            lin = lab_to_linear(_median_rows(lab[t, sel][use])[None, :])[0]
+            parts.append(math.log(max(float(lin[2]), 1e-3) / max(float(lin[1]), 1e-3)))
+        out.append(parts[0] - parts[1] if len(parts) == 2 else None)
     return out
 
 

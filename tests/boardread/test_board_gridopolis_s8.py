@@ -70,3 +70,25 @@ def test_a_marker_on_an_opponents_kingerizer_is_a_king() -> None:
         assert now[key].notes and "opponent's start row" in now[key].notes[0]
     rules = [p for p in res.reconstruction.problems if p.code == "reading-by-rule"]
     assert any("(0,2,0)" in p.message for p in rules) and any("(3,0,0)" in p.message for p in rules)
+
+
+def test_a_yellow_kings_gold_crown_is_told_from_the_yellow_plastic() -> None:
+    """A yellow marker's gold crown is not told by its hue (both are yellow): the shape alone decided, and a
+    yellow king on its own kingerizer (dev_s8_gs019, (6, 4, 0)) read as a pawn, a yellow pawn (dev_s7_d2_010,
+    (6, 2, 0)) as a king.  The crown's gold has far more blue in it than the yellow plastic: the middle of the
+    top, against the rim of the top in the same light, tells them (``yellow_crown``)."""
+    off = replace(config_for("gridopolis"), yellow_crown=0.0)
+    for name, key, truth in (("dev_s8_gs019", (6, 4, 0), "king"), ("dev_s7_d2_010", (6, 2, 0), "pawn")):
+        img, cam, doc, pose = scene_with_pose(DEV / name, "render truth (simulated camera)")
+        assert any((e["x"], e["y"], e["level"], e["piece"], e["colour"]) == (*key, truth, "yellow")
+                   for e in doc["cells"])
+        now = {c.key: (c.kind, c.colour) for c in read_board([("s", img)], "gridopolis", spec=pose.spec,
+                                                               camera=cam).cells}
+        before = {c.key: (c.kind, c.colour) for c in read_board([("s", img)], "gridopolis", spec=pose.spec,
+                                                                  camera=cam, classify_config=off).cells}
+        assert now[key] == (truth, "yellow")
+        assert before[key] == ("pawn" if truth == "king" else "king", "yellow")
+        # the other yellow markers of the picture read the same either way
+        others = [(e["x"], e["y"], e["level"]) for e in doc["cells"] if e["colour"] == "yellow"
+                  and (e["x"], e["y"], e["level"]) != key]
+        assert all(now[k] == before[k] for k in others if k in now)

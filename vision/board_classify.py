@@ -225,6 +225,9 @@ class ClassifyBoardConfig:
     # 3.5 mm above it, is bluer (linear blue over green, log) than the rim of its top by this much: the gold crown
     # has far more blue in it than the yellow plastic, in the same light (session 8) ...
     yellow_crown_unsure: float = 0.0  # ... and declined (neither clearly) when it is bluer by this much less
+    box_fit_share: float = 0.0  # Gridopolis (> 0: on): a box also when its faces show its colour on this share
+    # of the points (below ``box_share``) and the probes' fit prefers a box to a pawn by ``box_fit_margin``
+    box_fit_margin: float = 0.1
     part_rules: bool = False  # Gridopolis: no blocker box is read on a kingerizer or a hyper-pad, and a marker on
     # an opponent's kingerizer is a king (docs/rules/gridopolis.md, "Caja bloqueadora" and "Kings"; session 8)
 
@@ -330,7 +333,8 @@ def config_for(game: str) -> ClassifyBoardConfig:
         return ClassifyBoardConfig(black_lightness=0.0, dab_lo=6.0, dab_hi=18.0, box_margin_mm=1.5,
                                    min_lightness=4.0, marker_saturation=MARKER_SATURATION, sure_min_weight=0.04,
                                    local_light_mm=LOCAL_LIGHT_MM, pad_hue_split=PLASTIC_HUES, part_rules=True,
-                                   yellow_crown=YELLOW_CROWN_BLUE, yellow_crown_unsure=YELLOW_CROWN_UNSURE)
+                                   box_fit_share=0.2, yellow_crown=YELLOW_CROWN_BLUE,
+                                   yellow_crown_unsure=YELLOW_CROWN_UNSURE)
     if game == "bandera":
         return ClassifyBoardConfig(dab_lo=4.0, dab_hi=14.0, character_near_deg=8.0, character_nearer_deg=5.0,
                                    settle_in_turn=True, piece_min_score=0.7, piece_min_single=True,
@@ -1109,7 +1113,9 @@ def classify_sites(
                 # seen on few probes and its shape not clearly seen: not guessed
                 out[i] = CellReading(out[i].key, "unseen", None, 0, False, 0.0, None, out[i].scores)
             elif n_box >= cfg.box_min_points:
-                box = share >= cfg.box_share and (allowed is None or bool(allowed[kind_index["blocker"], i]))
+                fit = float(scores[kind_index["blocker"], i] - scores[kind_index["pawn"], i])
+                box = (share >= cfg.box_share or (0 < cfg.box_fit_share <= share and fit >= cfg.box_fit_margin)) \
+                    and (allowed is None or bool(allowed[kind_index["blocker"], i]))
                 if box != (out[i].kind == "blocker"):
                     out[i] = replace(out[i], kind="blocker" if box else "pawn")
     crown_check = [i for i in crown_check if out[i].kind in ("pawn", "king") and out[i].colour != "yellow"]

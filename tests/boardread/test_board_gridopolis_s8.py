@@ -92,3 +92,21 @@ def test_a_yellow_kings_gold_crown_is_told_from_the_yellow_plastic() -> None:
         others = [(e["x"], e["y"], e["level"]) for e in doc["cells"] if e["colour"] == "yellow"
                   and (e["x"], e["y"], e["level"]) != key]
         assert all(now[k] == before[k] for k in others if k in now)
+
+
+def test_a_box_in_dim_light_read_by_its_faces_and_the_fit_together() -> None:
+    """dev_s8_gs004 (5, 4, 0): a green box in dim light; its faces, in shade, show its colour on a fifth of the
+    points (under ``box_share`` 0.3), so the box/marker test made it a pawn although the probes' fit preferred a
+    box by 0.13.  Both cues together (``box_fit_share`` 0.2 with the fit ahead by ``box_fit_margin``) read it as
+    a box; a pawn seen as clearly has its faces' share near 0 or its fit for the pawn."""
+    img, cam, doc, pose = scene_with_pose(DEV / "dev_s8_gs004", "render truth (simulated camera)")
+    key = (5, 4, 0)
+    assert any((e["x"], e["y"], e["level"], e["piece"], e["colour"]) == (*key, "blocker", "green")
+               for e in doc["cells"])
+    now = {c.key: (c.kind, c.colour) for c in read_board([("s", img)], "gridopolis", spec=pose.spec,
+                                                           camera=cam).cells}
+    before = {c.key: (c.kind, c.colour) for c in read_board([("s", img)], "gridopolis", spec=pose.spec, camera=cam,
+                                                              classify_config=replace(config_for("gridopolis"),
+                                                                                      box_fit_share=0.0)).cells}
+    assert now[key] == ("blocker", "green")
+    assert before[key] == ("pawn", "green")

@@ -228,6 +228,8 @@ class ClassifyBoardConfig:
     box_fit_share: float = 0.0  # Gridopolis (> 0: on): a box also when its faces show its colour on this share
     # of the points (below ``box_share``) and the probes' fit prefers a box to a pawn by ``box_fit_margin``
     box_fit_margin: float = 0.1
+    colour_below_crown: bool = False  # Gridopolis: a marker's colour is read on the probes whose rays pass clear of
+    # where a king's crown would be (the gold crown, seen from above, is no player's colour; session 8)
     part_rules: bool = False  # Gridopolis: no blocker box is read on a kingerizer or a hyper-pad, and a marker on
     # an opponent's kingerizer is a king (docs/rules/gridopolis.md, "Caja bloqueadora" and "Kings"; session 8)
 
@@ -333,7 +335,7 @@ def config_for(game: str) -> ClassifyBoardConfig:
         return ClassifyBoardConfig(black_lightness=0.0, dab_lo=6.0, dab_hi=18.0, box_margin_mm=1.5,
                                    min_lightness=4.0, marker_saturation=MARKER_SATURATION, sure_min_weight=0.04,
                                    local_light_mm=LOCAL_LIGHT_MM, pad_hue_split=PLASTIC_HUES, part_rules=True,
-                                   box_fit_share=0.2, yellow_crown=YELLOW_CROWN_BLUE,
+                                   box_fit_share=0.2, colour_below_crown=True, yellow_crown=YELLOW_CROWN_BLUE,
                                    yellow_crown_unsure=YELLOW_CROWN_UNSURE)
     if game == "bandera":
         return ClassifyBoardConfig(dab_lo=4.0, dab_hi=14.0, character_near_deg=8.0, character_nearer_deg=5.0,
@@ -1034,6 +1036,14 @@ def classify_sites(
                     continue
                 if role == "marker":  # a player's plastic: its colourful probes (not a grey link or shadow)
                     vivid = sel & (np.hypot(lab_o[i, :, 1], lab_o[i, :, 2]) >= cfg.min_chroma)
+                    if cfg.colour_below_crown and hyp.kind in ("pawn", "king"):
+                        # (not those whose rays meet a king's crown: its gold would pull the colour off)
+                        geo = cfg.geometry
+                        crown = np.array([[1.0, site.x_mm, site.y_mm, geo.crown_radius,
+                                           site.floor_mm + geo.pawn_height, site.floor_mm + geo.king_height]])
+                        clear = vivid & ~np.asarray(hits(cam, ends_s[i], crown), bool)[:, 0]
+                        if clear.sum() >= max(2.0, 0.4 * vivid.sum()):
+                            vivid = clear
                     sel = vivid if vivid.sum() >= max(2.0, 0.4 * sel.sum()) else sel
                 med = _median_rows(lab_o[i, sel])
                 if cfg.local_light_mm > 0 and role == "marker":

@@ -110,3 +110,20 @@ def test_a_box_in_dim_light_read_by_its_faces_and_the_fit_together() -> None:
                                                                                       box_fit_share=0.0)).cells}
     assert now[key] == ("blocker", "green")
     assert before[key] == ("pawn", "green")
+
+
+def test_a_kings_colour_is_read_clear_of_its_gold_crown() -> None:
+    """Fixture 8's blue king on (2, 1, 0): the probes inside the marker seen from above show its gold crown on
+    about half of them, its blue body on the others; the median of both is no player's colour, so the site read
+    empty.  Read on the probes whose rays pass clear of where a crown would be (``colour_below_crown``) it is
+    blue, and the crown makes it a king."""
+    img, cam, doc, pose = _fixture(8)
+    key = (2, 1, 0)
+    assert any((e["x"], e["y"], e["level"], e["piece"], e["colour"]) == (*key, "king", "blue") for e in doc["cells"])
+    now = {c.key: (c.kind, c.colour) for c in read_board([("s", img)], "gridopolis", spec=pose.spec,
+                                                           camera=cam).cells}
+    before = {c.key: (c.kind, c.colour) for c in read_board([("s", img)], "gridopolis", spec=pose.spec, camera=cam,
+                                                              classify_config=replace(config_for("gridopolis"),
+                                                                                      colour_below_crown=False)).cells}
+    assert now[key] == ("king", "blue")
+    assert before[key] == ("empty", None)

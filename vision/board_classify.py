@@ -1133,7 +1133,8 @@ def classify_sites(
         crowned = _crowned(sc, [sites[i] for i in crown_check], cfg)
         for i, king in zip(crown_check, crowned, strict=True):
             out[i] = replace(out[i], kind="king" if king else "pawn")
-    yellow = [i for i, r in enumerate(out) if r.kind in ("pawn", "king") and r.colour == "yellow"]
+    yellow = [i for i, r in enumerate(out) if r.kind in ("pawn", "king") and r.colour == "yellow"
+              and start_of.get(i, "yellow") == "yellow"]  # (on another's start row it is a king: below)
     if yellow and cfg.yellow_crown > 0:
         for i, blue in zip(yellow, _crown_blueness(sc, [sites[i] for i in yellow], cfg), strict=True):
             if blue is None:

@@ -221,6 +221,17 @@ class ClassifyBoardConfig:
     sure_margin: float = 0.5
     sure_shape: bool = True  # ... and, a marker or a box, only when the box/marker test saw its faces ...
     sure_shape_margin: float = 0.25  # ... and its share is this far from ``box_share`` (a clear answer)
+    yellow_crown: float = 0.0  # Gridopolis (> 0: on): a yellow marker is a king when the middle of its top, up to
+    # 3.5 mm above it, is bluer (linear blue over green, log) than the rim of its top by this much: the gold crown
+    # has far more blue in it than the yellow plastic, in the same light (session 8) ...
+    yellow_crown_unsure: float = 0.0  # ... and declined (neither clearly) when it is bluer by this much less
+    box_fit_share: float = 0.0  # Gridopolis (> 0: on): a box also when its faces show its colour on this share
+    # of the points (below ``box_share``) and the probes' fit prefers a box to a pawn by ``box_fit_margin``
+    box_fit_margin: float = 0.1
+    colour_below_crown: bool = False  # Gridopolis: a marker's colour is read on the probes whose rays pass clear of
+    # where a king's crown would be (the gold crown, seen from above, is no player's colour; session 8)
+    part_rules: bool = False  # Gridopolis: no blocker box is read on a kingerizer or a hyper-pad, and a marker on
+    # an opponent's kingerizer is a king (docs/rules/gridopolis.md, "Caja bloqueadora" and "Kings"; session 8)
 
 
 #: Gridopolis: the least chroma / L* of a marker's colour, per player colour: half what the plastic
@@ -241,6 +252,14 @@ LOCAL_LIGHT_PADS: int = 2
 #: renders show it (blue: 280-302, median 288, over the fixtures and three development sets, against 304-328 for
 #: the hyper-pads' top seen in deep shade; docs/boards_vision.md, "Session 7: a piece's colour in its local light")
 PLASTIC_HUES: tuple[tuple[str, float], ...] = (("blue", 288.0),)
+
+
+#: Gridopolis: how much bluer (log of linear blue over green) the middle of a yellow king's top (its gold crown)
+#: shows than the rim of its top (yellow plastic), at least: kings 0.06-1.26 (median 0.80), pawns -1.4 to 0.72 on
+#: the development renders; from 0.15 less up it is declined (docs/boards_vision.md, "Session 8: Gridopolis pieces
+#: on the start rows")
+YELLOW_CROWN_BLUE: float = 0.85
+YELLOW_CROWN_UNSURE: float = 0.15
 
 
 #: Bandera: the paved columns, the only squares a royal tower (the only piece with a flag) ever stands
@@ -315,7 +334,9 @@ def config_for(game: str) -> ClassifyBoardConfig:
     if game == "gridopolis":
         return ClassifyBoardConfig(black_lightness=0.0, dab_lo=6.0, dab_hi=18.0, box_margin_mm=1.5,
                                    min_lightness=4.0, marker_saturation=MARKER_SATURATION, sure_min_weight=0.04,
-                                   local_light_mm=LOCAL_LIGHT_MM, pad_hue_split=PLASTIC_HUES)
+                                   local_light_mm=LOCAL_LIGHT_MM, pad_hue_split=PLASTIC_HUES, part_rules=True,
+                                   box_fit_share=0.2, colour_below_crown=True, yellow_crown=YELLOW_CROWN_BLUE,
+                                   yellow_crown_unsure=YELLOW_CROWN_UNSURE)
     if game == "bandera":
         return ClassifyBoardConfig(dab_lo=4.0, dab_hi=14.0, character_near_deg=8.0, character_nearer_deg=5.0,
                                    settle_in_turn=True, piece_min_score=0.7, piece_min_single=True,
@@ -663,11 +684,16 @@ def classify_sites(
             timings["classify.tokens_s"] = time.perf_counter() - t0
         return tokens
     hyps = hypotheses_for(game, cfg.geometry)
+    n_s = len(sites)
+    start_of: dict[int, str] = {}  # Gridopolis: the sites that are a kingerizer, with its player's colour
+    allowed = None
+    if game == "gridopolis" and cfg.part_rules and structure_groups is not None:
+        allowed, start_of = _part_rules(hyps, structure_groups[:n_s])
     widest = max(s.half for h in hyps for s in h.solids)
     tallest = max(s.z1 for h in hyps for s in h.solids)
     zs = np.arange(cfg.height_step_mm / 2, tallest + cfg.height_step_mm, cfg.height_step_mm)
     cam = pose.camera_position
-    n_s, n_z = len(sites), len(zs)
+    n_z = len(zs)
     centres = np.array([[s.x_mm, s.y_mm, s.floor_mm] for s in sites])
     # vertical probe lines: the centre, and towards / away from the camera and to both sides of it
     u = centres[:, :2] - cam[None, :2]
@@ -708,7 +734,7 @@ def classify_sites(
         inside_role.append(roles)
     t2 = time.perf_counter()
     weight = valid.astype(np.float64)
-    choice = _choose(pred, piece, weight, cfg.empty_bias)
+    choice = _choose(pred, piece, weight, cfg.empty_bias, allowed)
 
     def blocked_by(ch: npt.NDArray[np.int64], targets: npt.NDArray[np.int64]) -> npt.NDArray[np.bool_] | None:
         """(T, P): which probes of sites ``targets`` the pieces ``ch`` of the other sites hide."""
@@ -731,7 +757,7 @@ def classify_sites(
         blocked = np.zeros((n_s, n_p), bool)
         blocked[cand] = b_c
         weight = (valid & ~blocked).astype(np.float64)
-        new = _choose(pred, piece, weight, cfg.empty_bias)
+        new = _choose(pred, piece, weight, cfg.empty_bias, allowed)
         settled = bool(np.array_equal(new, choice))
         before = choice
         if settled:
@@ -741,7 +767,7 @@ def classify_sites(
         # pieces that hide each other (a tower with a cube right behind it) may flip to empty and
         # back together: those still changing are decided one at a time, the surest (on their own
         # probes, nothing left out) first, each hidden only by the pieces decided before it
-        s0 = _scores(pred, piece, valid.astype(np.float64), cfg.empty_bias)
+        s0 = _scores(pred, piece, valid.astype(np.float64), cfg.empty_bias, allowed)
         flip = np.nonzero(before != choice)[0]
         s_sorted = np.sort(s0[:, flip], axis=0)
         pending = {int(i) for i in flip}
@@ -754,14 +780,15 @@ def classify_sites(
             if w_i.sum() < cfg.min_weight * n_p:
                 choice[i] = int(np.argmax(s0[:, i]))
             else:
-                choice[i] = int(_choose(pred[:, i:i + 1], piece[i:i + 1], w_i[None, :], cfg.empty_bias)[0])
+                choice[i] = int(_choose(pred[:, i:i + 1], piece[i:i + 1], w_i[None, :], cfg.empty_bias,
+                                         None if allowed is None else allowed[:, i:i + 1])[0])
         b_c = blocked_by(choice, cand)
         blocked = np.zeros((n_s, n_p), bool)
         if b_c is not None:
             blocked[cand] = b_c
         weight = (valid & ~blocked).astype(np.float64)
     t3 = time.perf_counter()
-    scores = _scores(pred, piece, weight, cfg.empty_bias)  # (K, S)
+    scores = _scores(pred, piece, weight, cfg.empty_bias, allowed)  # (K, S)
     if cfg.piece_min_score > 0:
         # a piece that explains its probes only about as well as nothing does is no piece (light
         # bouncing off coloured cubes tints the paper round them, but unlike any solid's outline)
@@ -1009,6 +1036,14 @@ def classify_sites(
                     continue
                 if role == "marker":  # a player's plastic: its colourful probes (not a grey link or shadow)
                     vivid = sel & (np.hypot(lab_o[i, :, 1], lab_o[i, :, 2]) >= cfg.min_chroma)
+                    if cfg.colour_below_crown and hyp.kind in ("pawn", "king"):
+                        # (not those whose rays meet a king's crown: its gold would pull the colour off)
+                        geo = cfg.geometry
+                        crown = np.array([[1.0, site.x_mm, site.y_mm, geo.crown_radius,
+                                           site.floor_mm + geo.pawn_height, site.floor_mm + geo.king_height]])
+                        clear = vivid & ~np.asarray(hits(cam, ends_s[i], crown), bool)[:, 0]
+                        if clear.sum() >= max(2.0, 0.4 * vivid.sum()):
+                            vivid = clear
                     sel = vivid if vivid.sum() >= max(2.0, 0.4 * sel.sum()) else sel
                 med = _median_rows(lab_o[i, sel])
                 if cfg.local_light_mm > 0 and role == "marker":
@@ -1088,7 +1123,9 @@ def classify_sites(
                 # seen on few probes and its shape not clearly seen: not guessed
                 out[i] = CellReading(out[i].key, "unseen", None, 0, False, 0.0, None, out[i].scores)
             elif n_box >= cfg.box_min_points:
-                box = share >= cfg.box_share
+                fit = float(scores[kind_index["blocker"], i] - scores[kind_index["pawn"], i])
+                box = (share >= cfg.box_share or (0 < cfg.box_fit_share <= share and fit >= cfg.box_fit_margin)) \
+                    and (allowed is None or bool(allowed[kind_index["blocker"], i]))
                 if box != (out[i].kind == "blocker"):
                     out[i] = replace(out[i], kind="blocker" if box else "pawn")
     crown_check = [i for i in crown_check if out[i].kind in ("pawn", "king") and out[i].colour != "yellow"]
@@ -1096,6 +1133,25 @@ def classify_sites(
         crowned = _crowned(sc, [sites[i] for i in crown_check], cfg)
         for i, king in zip(crown_check, crowned, strict=True):
             out[i] = replace(out[i], kind="king" if king else "pawn")
+    yellow = [i for i, r in enumerate(out) if r.kind in ("pawn", "king") and r.colour == "yellow"
+              and start_of.get(i, "yellow") == "yellow"]  # (on another's start row it is a king: below)
+    if yellow and cfg.yellow_crown > 0:
+        for i, blue in zip(yellow, _crown_blueness(sc, [sites[i] for i in yellow], cfg), strict=True):
+            if blue is None:
+                continue
+            if cfg.yellow_crown - cfg.yellow_crown_unsure <= blue < cfg.yellow_crown:
+                out[i] = CellReading(out[i].key, "unseen", None, 0, False, 0.0, None, out[i].scores)
+            else:
+                out[i] = replace(out[i], kind="king" if blue >= cfg.yellow_crown else "pawn")
+    for i, owner in start_of.items():
+        r = out[i]
+        if r.kind == "pawn" and r.colour in HUES and r.colour != owner:
+            # a pawn landing on an opponent's start row is crowned there (docs/rules/gridopolis.md, "Kings"): a
+            # marker at rest on another player's kingerizer is a king, whatever its crown showed
+            x, y, lv = r.key
+            out[i] = replace(r, kind="king", notes=(
+                *r.notes, f"the {r.colour} marker on {owner}'s kingerizer ({x},{y},{lv}) showed no crown clearly, "
+                f"but a marker on an opponent's start row is a king: read as a king"))
     t4 = time.perf_counter()
     if timings is not None:
         timings["classify.observe_s"] = t1 - t0
@@ -1968,6 +2024,53 @@ def _box_or_marker(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64]
     return out
 
 
+def _crown_blueness(sc: _Scene, sites: Sequence[Site], cfg: ClassifyBoardConfig, min_points: int = 6
+                    ) -> list[float | None]:
+    """Gridopolis: per marker site, how much bluer (log of linear blue over green) the middle of the marker's top
+    and up to 3.5 mm above it (a king's crown, 13 mm across) shows than the rim of its top (8.5-9.5 mm out, clear
+    of the crown), both in the light falling on the top: the gold crown has far more blue in it than a yellow
+    marker's plastic.  None where either is seen on fewer than ``min_points`` points."""
+    g = cfg.geometry
+    ang = np.linspace(0.0, 2.0 * np.pi, 12, endpoint=False)
+    crown = [(0.0, 0.0, g.pawn_height + dz) for dz in (1.5, 3.5)] + [
+        (r * math.cos(t), r * math.sin(t), g.pawn_height + dz) for r in (2.5, 4.5) for t in ang for dz in (1.5, 3.5)]
+    rim = [(r * math.cos(t), r * math.sin(t), g.pawn_height - 0.3) for r in (8.5, 9.5) for t in ang]
+    local = np.array(crown + rim)
+    n_c = len(crown)
+    base = np.array([[s.x_mm, s.y_mm, s.floor_mm] for s in sites], np.float64)
+    _, lab, ok, _ = _observe(sc, (base[:, None, :] + local[None, :, :]).reshape(-1, 3), cfg)
+    lab = lab.reshape(len(sites), len(local), 3)
+    ok = ok.reshape(len(sites), len(local))
+    out: list[float | None] = []
+    for t in range(len(sites)):
+        parts = []
+        for sel in (slice(0, n_c), slice(n_c, None)):
+            use = ok[t, sel]
+            if use.sum() < min_points:
+                break
+            lin = lab_to_linear(_median_rows(lab[t, sel][use])[None, :])[0]
+            parts.append(math.log(max(float(lin[2]), 1e-3) / max(float(lin[1]), 1e-3)))
+        out.append(parts[0] - parts[1] if len(parts) == 2 else None)
+    return out
+
+
+def _part_rules(hyps: Sequence[Hypothesis], groups: npt.NDArray[np.int64]
+                ) -> tuple[npt.NDArray[np.bool_], dict[int, str]]:
+    """Gridopolis: what the rules allow on each site, given its pad's group (``structure_groups``: 0 a
+    hyper-pad, 1-4 a seat's kingerizer, in the order of ``engine.gridopolis.layout.SEATS``): (K, S) with no
+    blocker box on a kingerizer or a hyper-pad (docs/rules/gridopolis.md, "Caja bloqueadora": "not occupied by
+    a kingerizer, hyper-pad or player's marker"), and the kingerizers' sites with their player's colour."""
+    from engine.gridopolis.layout import SEATS
+
+    owners = [s.colour for s in SEATS.values()]
+    allowed = np.ones((len(hyps), len(groups)), bool)
+    for k, h in enumerate(hyps):
+        if h.kind == "blocker":
+            allowed[k, groups >= 0] = False
+    start_of = {int(i): owners[int(groups[i]) - 1] for i in np.nonzero(groups >= 1)[0]}
+    return allowed, start_of
+
+
 def _crowned(sc: _Scene, sites: Sequence[Site], cfg: ClassifyBoardConfig) -> list[bool]:
     """Is the marker on each of ``sites`` a king (flipped: its gold crown up)?  Probes just above
     the pawn's top that show gold -- a yellow hue unlike the marker's own colour -- are the crown.
@@ -2297,18 +2400,23 @@ def _inside(probes: F64, rows: F64) -> npt.NDArray[np.bool_]:
     return np.asarray(inz & np.where(rows[:, None, 0] == 0, box, cyl), bool)
 
 
-def _scores(pred: npt.NDArray[np.bool_], piece: F64, weight: F64, empty_bias: float = 0.0) -> F64:
+def _scores(pred: npt.NDArray[np.bool_], piece: F64, weight: F64, empty_bias: float = 0.0,
+            allowed: npt.NDArray[np.bool_] | None = None) -> F64:
     """(K, S): share of each site's usable probes that hypothesis k explains (``empty_bias`` added
-    to the empty hypothesis, the first: a piece must explain clearly more than nothing does)."""
+    to the empty hypothesis, the first: a piece must explain clearly more than nothing does).  Where
+    ``allowed`` (K, S) is False the rules exclude that content there: its score is -1 (never chosen)."""
     agree = np.where(pred, piece[None], 1.0 - piece[None])  # (K, S, P)
     wsum = np.maximum(weight.sum(axis=1), 1e-9)
     out = np.asarray((agree * weight[None]).sum(axis=2) / wsum[None], np.float64)
     out[0] += empty_bias
+    if allowed is not None:
+        out = np.where(allowed, out, -1.0)
     return out
 
 
-def _choose(pred: npt.NDArray[np.bool_], piece: F64, weight: F64, empty_bias: float = 0.0) -> npt.NDArray[np.int64]:
-    return np.asarray(np.argmax(_scores(pred, piece, weight, empty_bias), axis=0), np.int64)
+def _choose(pred: npt.NDArray[np.bool_], piece: F64, weight: F64, empty_bias: float = 0.0,
+            allowed: npt.NDArray[np.bool_] | None = None) -> npt.NDArray[np.int64]:
+    return np.asarray(np.argmax(_scores(pred, piece, weight, empty_bias, allowed), axis=0), np.int64)
 
 
 #: a constant white balance (Gridopolis) is fitted on print samples at most e^1.5 (4.5 times) darker than

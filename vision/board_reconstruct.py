@@ -236,6 +236,11 @@ def _gridopolis(cells: Sequence[CellReading], opt: ReconstructOptions) -> tuple[
     extra: list[Problem] = []
     if opt.added_pads:
         extra += _with_added_pads(doc, opt.added_pads)
+    for c in cells:
+        for note in c.notes:  # a choice the reader made by a rule against the picture's first impression
+            extra.append(Problem("reading-by-rule", note, f"pad ({c.key[0]},{c.key[1]},{c.key[2]})",
+                                 "Gridopolis, \"Kingerizer\" and the kings (a marker landing on an opponent's "
+                                 "start row is flipped); docs/rules/gridopolis.md", "warning"))
     boxes = [c for c in cells if c.kind == "blocker"]
     if boxes:
         # blocker boxes placed (rulebook "Caja bloqueadora"): each player holds two, less those read on the

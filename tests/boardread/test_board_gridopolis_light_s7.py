@@ -60,7 +60,8 @@ def test_the_hyper_pad_under_level_2_in_deep_shade_is_no_blue_piece() -> None:
     player colour) and read as a blue box.  The blue plastic shows about 288 degrees, the hyper-pads in this
     picture about their own purple: the colour is nearer theirs, so no piece is read.  With ``pad_hue_split``
     off the blue box comes back; the blue pieces of the picture read the same either way (three of the five
-    blue; (2, 2, 0) declined and (3, 5, 0) read empty either way)."""
+    blue; (2, 2, 0) declined and (3, 5, 0) read empty either way).  (Since session 8 no box is read on a hyper-pad,
+    ``part_rules``: with the hue split off the pad's shade is then a blue pawn.)"""
     img, cam, doc, pose = scene_with_pose(DEV / "dev_s7_009", "render truth (simulated camera)")
     assert not any((e["x"], e["y"], e.get("level", 0)) == (3, 3, 1) for e in doc["cells"])
     off = replace(config_for("gridopolis"), pad_hue_split=())
@@ -69,7 +70,7 @@ def test_the_hyper_pad_under_level_2_in_deep_shade_is_no_blue_piece() -> None:
     before = {c.key: (c.kind, c.colour) for c in read_board([("s", img)], "gridopolis", spec=pose.spec,
                                                               camera=cam, classify_config=off).cells}
     assert now[(3, 3, 1)][0] in ("empty", "unseen")
-    assert before[(3, 3, 1)] == ("blocker", "blue")
+    assert before[(3, 3, 1)] == ("pawn", "blue")
     blue = [(e["x"], e["y"], e.get("level", 0)) for e in doc["cells"] if e.get("colour") == "blue"]
     assert blue and all(now[k] == before[k] for k in blue)
     assert sum(now[k][1] == "blue" for k in blue) >= 3

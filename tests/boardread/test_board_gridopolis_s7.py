@@ -46,9 +46,10 @@ def test_the_hyper_pad_under_level_2_takes_the_hyper_pads_colour() -> None:
     piece is read there.  With the groups off (``group_own_points`` 0, ``group_pool`` off) the blue box
     comes back -- when the later colour tests of "Session 7: a piece's colour in its local light" are off too
     (``pad_hue_split``: a blue nearer the hyper-pads' own hue than the blue plastic's is theirs, and
-    ``local_light_mm``): they keep these two empty by themselves (fixture 6 either, fixture 9 the hue test)."""
+    ``local_light_mm``): they keep these two empty by themselves (fixture 6 either, fixture 9 the hue test), and
+    session 8's rule that no box stands on a hyper-pad (``part_rules``) is off."""
     off = replace(config_for("gridopolis"), group_own_points=0, group_pool=False, pad_hue_split=(),
-                  local_light_mm=0.0)
+                  local_light_mm=0.0, part_rules=False)
     for n in (6, 9):
         _, _, doc, _ = _fixture(n)
         assert not any((e["x"], e["y"], e.get("level", 0)) == (3, 3, 1) for e in doc["cells"])
@@ -74,9 +75,10 @@ def test_box_face_points_showing_the_sites_own_kingerizer_are_no_box() -> None:
     the blue kingerizer (3, 6, 0).  Box face points whose rays, by the pose, pass beside the kingerizer land
     on it in the picture and show its blue tint: with them counted the pawn reads as a blue box.  A point
     that looks like the site's own pad (its colour on its own ring or as its group shows it) is no box
-    (``box_own_pad``): it reads as a pawn.  (Its neighbour (2, 6, 0) still reads as a box either way.)"""
+    (``box_own_pad``): it reads as a pawn.  (Its neighbour (2, 6, 0), a pawn too, read as a box either way until
+    session 8: no box is read on a kingerizer at all since (``part_rules``), so the counterfactual turns that off.)"""
     img, cam, doc, pose = scene_with_pose(DEV / "dev_s7_005", "render truth (simulated camera)")
-    off = replace(config_for("gridopolis"), box_own_pad=False)
+    off = replace(config_for("gridopolis"), box_own_pad=False, part_rules=False)
     now = {c.key: (c.kind, c.colour) for c in read_board([("s", img)], "gridopolis", spec=pose.spec,
                                                            camera=cam).cells}
     before = {c.key: (c.kind, c.colour) for c in read_board([("s", img)], "gridopolis", spec=pose.spec,

@@ -72,9 +72,9 @@ def test_box_or_pawn_weighs_the_box_top_as_much_as_its_sides() -> None:
     now -- docs/boards_vision.md, "Accuracy round 5".)  The blue pawn of fixture 11 stands on a blue
     kingerizer: since session 7 the kingerizer's own colour (read clear of the pawn, shared by the player's
     kingerizers, and compared on the box's faces) keeps it a pawn by itself, so the counterfactual turns
-    those off too."""
+    those off too, and session 8's rule that no box stands on a kingerizer (``part_rules``)."""
     old = replace(config_for("gridopolis"), box_faces_equal=False, ring_clear_of_piece=False, box_own_pad=False,
-                  group_pool=False, group_own_points=0)
+                  group_pool=False, group_own_points=0, part_rules=False)
     for n, key, truth in ((7, (0, 4, 0), ("pawn", "red")), (11, (2, 6, 0), ("pawn", "blue"))):
         img, cam, _, pose = _fixture(n)
         spec = pose.spec

@@ -147,14 +147,7 @@ def with_final_flags(previous: State, turns: Sequence[Turn], flags: Mapping[str,
         movers.append(state.to_move)
         state = state.apply(turn)
     last = {color: i for i, color in enumerate(movers)}
-    result: list[Turn] = []
-    state = previous
-    for i, (turn, color) in enumerate(zip(turns, movers, strict=True)):
-        if color is not None and last[color] == i:
-            turn = Turn(turn.placement, flags.get(color))
-        try:
-            state = state.apply(turn)
-        except IllegalMoveError as exc:
-            raise IllegalMoveError(f"turn {i + 1} ({str(turn)!r}): {exc}") from None
-        result.append(turn)
+    result = [Turn(turn.placement, flags.get(color)) if color is not None and last[color] == i else turn
+              for i, (turn, color) in enumerate(zip(turns, movers, strict=True))]
+    GameRecord(previous, result).final()  # each turn legal in turn (else the error names it)
     return result

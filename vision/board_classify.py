@@ -111,6 +111,8 @@ class ClassifyBoardConfig:
     #: the dark centre is a small dot inside the token: a patch of dark probes larger than this, or
     #: reaching the edge of the cell's probe grid, is a shadow, a finger or a tag, not the dot (0: off)
     token_dot_max_probes: int = 6
+    token_dot_pale: float = 0.0  # Quirky (> 0: on): a token kind printed with less chroma than this (fossil) must show
+    # its printed dark dot as a grey one does (warm light on the paper takes its colour)
     token_dot_owner: float = 0.0  # Quirky (> 0: on): a grey token's dot whose ring of probes shows another token kind
     # found in the cell on this share is that token's printed centre, not a grey token's dot
     token_dot_local: float = 0.0  # Quirky (> 0: on): a probe this much (L*) darker than the mean of its eight
@@ -340,7 +342,8 @@ def config_for(game: str) -> ClassifyBoardConfig:
                                    beside_tall=1)
     if game == "quirky":
         return ClassifyBoardConfig(token_dark_l=60.0, skin_chroma=(4.0, 42.0), token_past_hand=0.2,
-                                   token_dot_local=10.0, token_dot_owner=0.5)
+                                   token_dot_local=10.0, token_dot_owner=0.5,
+                                   token_dot_pale=25.0)
     return ClassifyBoardConfig()
 
 
@@ -2250,6 +2253,8 @@ def _classify_tokens(sc: _Scene, sites: Sequence[Site], kinds: Sequence[str] | N
         past = ~_probes_on_mask(sc, pts.reshape(-1, 3), hand[0], cfg.cover_scale).reshape(n_s, n_g)
     near = _token_match(lab, art, piece, darker, cfg) & ok[..., None]
     grey_kind = np.hypot(art[:, 1], art[:, 2]) < 15.0
+    pale_kind = ~grey_kind & (np.hypot(art[:, 1], art[:, 2]) < cfg.token_dot_pale)
+    dot_kind = grey_kind | pale_kind  # (kinds told by their dot)
     out: list[CellReading] = []
     for i, site in enumerate(sites):
         used = ok[i].sum() / n_g
@@ -2272,11 +2277,16 @@ def _classify_tokens(sc: _Scene, sites: Sequence[Site], kinds: Sequence[str] | N
         dot_at: list[npt.NDArray[np.bool_]] = []
         dark = _dot_probes(dark_at, 9, cfg.token_dot_max_probes, ~past[i] if covered[i] > 0 else None, dot_at)
         share = np.where(grey_kind & (dark < 1), 0.0, share)
-        if cfg.token_dot_owner > 0 and dark >= 1 and (share[grey_kind] >= cfg.token_min_share).any():
+        if cfg.token_dot_pale > 0 and dark < 1:
+            # a pale kind (fossil) is as near the lit paper as a grey one is to its shade: its dark dot tells it too
+            share = np.where(pale_kind, 0.0, share)
+        if cfg.token_dot_owner > 0 and dark >= 1 and (share[dot_kind] >= cfg.token_min_share).any():
             # the dot amid another token found here is that token's own printed centre (each token has one)
-            others = [j for j in np.nonzero(~grey_kind & (share >= cfg.token_min_share))[0]]
-            if any(_dot_in_other(dot_at[0], near[i][:, j], ok_i, 9) >= cfg.token_dot_owner for j in others):
-                share = np.where(grey_kind, 0.0, share)
+            found_k = np.nonzero(share >= cfg.token_min_share)[0]
+            amid = [j for j in found_k if not grey_kind[j]
+                    and _dot_in_other(dot_at[0], near[i][:, j], ok_i, 9) >= cfg.token_dot_owner]
+            if amid:  # (a kind told by its dot is not there unless it is the one the dot is amid)
+                share = np.where(dot_kind & ~np.isin(np.arange(len(share)), amid), 0.0, share)
         low = cfg.token_min_share
         if covered[i] > 0:
             low = min(low, cfg.token_past_hand_probes / max(ok_i.sum(), 1))

@@ -976,6 +976,8 @@ def classify_sites(
                 if max(abs(ki[0] - kj[0]), abs(ki[1] - kj[1])) == 1 \
                         and math.hypot(g[1] - sites[j].x_mm, g[2] - sites[j].y_mm) <= cfg.character_once_mm:
                     char_of[i] = None
+        if cfg.beside_tall > 0:
+            _beside_tall(sites, hyps, choice, scores, weight, pred, piece, ends_s, cam, char_of, flag_of, covered, cfg)
         if cfg.character_by_flag:
             # one character per player, always on the board (docs/rules/bandera.md, sections 1 and 3: it starts
             # on its royal tower): a player whose flag is found but whose character is seen nowhere has it on its
@@ -987,7 +989,8 @@ def classify_sites(
                     x, y = sites[i].key[0], sites[i].key[1]
                     by_char[i] = (f"{f}'s character was not seen: taken to stand on {f}'s royal tower at ({x},{y}), "
                                   f"behind its banner of the same colour")
-        if cfg.beside_tall > 0:
+        if cfg.beside_tall > 0 and by_char:
+            # (again with the characters just put on royal towers)
             _beside_tall(sites, hyps, choice, scores, weight, pred, piece, ends_s, cam, char_of, flag_of, covered, cfg)
     kind_index = {h.kind: j for j, h in enumerate(hyps)}
     out: list[CellReading] = []

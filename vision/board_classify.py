@@ -160,6 +160,8 @@ class ClassifyBoardConfig:
     cover_flag: bool = False  # Bandera: a site on the paved columns a hand covers, over which a player's flag is
     # seen clear of the hand (at the banner's height, the probes on the hand left out), holds that player's royal
     # tower (two cubes: a flag stands only on one), if no other flag of that colour is found (one per player)
+    tower_min_conf: float = 0.0  # Bandera (> 0: on): a plain two-cube stack (no flag) read with less confidence than
+    # this is declined (``unseen``, with a note saying why)
     beside_tall: int = 0  # Bandera (> 0: on): a plain stack next to a royal tower or a stack carrying a character is
     # decided again without its probes whose rays meet that neighbour's character (1), or its character or flag
     # room (2): what stands above the cubes is no solid of the hypotheses, and seen past or over a neighbour it
@@ -339,7 +341,7 @@ def config_for(game: str) -> ClassifyBoardConfig:
                                    cover_join_px=2, royal_per_player=True, character_on_royal=True, shadow_tint=True,
                                    character_by_flag=True, shadow_sockets=True, tint_sockets=1, tint_flags=True,
                                    cover_socket_top=1, character_once_mm=5.0, cover_flag=True,
-                                   beside_tall=1)
+                                   beside_tall=1, tower_min_conf=0.3)
     if game == "quirky":
         return ClassifyBoardConfig(token_dark_l=60.0, skin_chroma=(4.0, 42.0), token_past_hand=0.2,
                                    token_dot_local=10.0, token_dot_owner=0.5,
@@ -1016,6 +1018,16 @@ def classify_sites(
             kind, conf = "unseen", 0.0
         elif covered[i] > 0:
             kind, conf = "occluded", float(covered[i])
+        unsure = None
+        if cfg.tower_min_conf > 0 and kind == "tower2" and flag_of.get(i) is None and conf < cfg.tower_min_conf:
+            # a plain two-cube stack read by a small margin: things standing behind or above the cell (a tall
+            # neighbour, its character, a hand's shadow) make a tower's probes as often as a tower does
+            x, y = site.key[0], site.key[1]
+            runner = max((h.kind for h in hyps if h.kind != "tower2"),
+                         key=lambda h_k: float(scores[kind_index[h_k], i]))
+            unsure = (f"({x},{y}) looks like a two-cube stack, but hardly more than "
+                      f"{'nothing' if runner == 'empty' else 'one cube'} (confidence {conf:.2f}): not read")
+            kind, conf = "unseen", 0.0
         colour = None
         char_colour = None
         cubes_read = hyp.cubes
@@ -1078,7 +1090,7 @@ def classify_sites(
             kp = kind_index["pawn"]
             body = pred[kp, i] & (weight[i] > 0) & (piece[i] > 0.5)
             body_lab.append(_median_rows(lab_o[i, body]) if body.sum() >= 2 else None)
-        notes: tuple[str, ...] = ()
+        notes: tuple[str, ...] = () if unsure is None else (unsure,)
         if i in by_rule and kind == "royal_tower":
             notes += (by_rule[i],)
         if i in by_char and kind == "royal_tower":

@@ -100,3 +100,31 @@ def test_dot_in_other_needs_the_other_token_all_round() -> None:
     one_side = np.zeros((9, 9), bool)
     one_side[:, 6:] = True
     assert _dot_in_other(dot.ravel(), one_side.ravel(), seen, 9) == 0.0
+
+
+def test_a_tower_hardly_better_than_one_cube_is_declined() -> None:
+    """Fixture scene 4 (4, 1) holds one cube, read as a two-cube stack whose probes one cube explains almost as
+    well (confidence 0.10).  A plain tower read with less confidence than ``tower_min_conf`` (0.3, the confidence
+    under which the reconstruction already warns "cell-unsure") is declined: ``unseen``, with a note saying why,
+    which the reconstruction gives as the cell's warning.  Off: read as a tower (wrong)."""
+    from tests.boardread.test_board_round5_bandera import read_bandera
+    from tests.boardread.test_board_s7_edge import FIXTURES
+
+    cfg = config_for("bandera")
+    assert cfg.tower_min_conf == 0.3
+    stem = FIXTURES / "scene_004"
+    truth = json.loads(stem.with_suffix(".json").read_text())
+    assert [e["piece"] for e in truth["cells"] if (e["x"], e["y"]) == (4, 1)] == ["cube"]
+    on = read_bandera(stem)
+    off = read_bandera(stem, replace(cfg, tower_min_conf=0.0))
+    assert off[(4, 1)].kind == "tower2" and off[(4, 1)].confidence < 0.3, off[(4, 1)]
+    assert on[(4, 1)].kind == "unseen", on[(4, 1)]
+    assert "hardly more than one cube" in on[(4, 1)].notes[0], on[(4, 1)].notes
+    # a sure tower of the scene is still read
+    sure = [k for k, c in off.items() if c.kind == "tower2" and c.confidence >= 0.3]
+    assert sure and all(on[k].kind == "tower2" for k in sure)
+    # the note is the reconstruction's warning for the cell
+    from vision.board_reconstruct import _reader_problems
+
+    probs = _reader_problems([on[(4, 1)]], 0.3)
+    assert probs and probs[0].code == "cell-unseen" and "hardly more than one cube" in probs[0].message

@@ -321,7 +321,10 @@ def config_for(game: str) -> ClassifyBoardConfig:
     room's other light's colour is no piece; one royal tower per player on its rail (session 7); a cube's
     sockets keep a stack the shadows' light or the tinted-patch test would erase, and a stack whose top
     socket shows bare is read beside grouped fingers (session 7, later).  Quirky takes a grey probe darker
-    than its neighbours' mean by 10 L* as a token's dot too (a blurred dot, session 7).
+    than its neighbours' mean by 10 L* as a token's dot too (a blurred dot, session 7).  Session 8: Bandera decides a
+    plain stack next to a character again without the probes that character's body explains, and declines a plain
+    tower read with confidence under 0.3; Quirky takes a dot amid another token found in the cell as that token's
+    centre, and a pale kind (the fossil) must show its dot as the grey one does.
     Gridopolis reads a site seen on only 4-15 % of its probes when they show a piece of a player's
     colour unanimously and its shape clearly (Gridopolis round 7)."""
     if game == "gridopolis":

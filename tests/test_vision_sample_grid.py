@@ -4,7 +4,9 @@ The pipeline classifies every ``pixel_stride``-th pixel (from ``stride // 2`` on
 label over its stride x stride block.  The ray grid used to start at the volume's projected corner,
 an arbitrary pixel: each ray then carried the label of a pixel up to two pixels away from the one it
 was traced through (a constant shift per view, towards the bottom right or the top left), which moves
-block edges by a few per cent of a block.  Rendered SIMULATED fixtures, read free.
+block edges by a few per cent of a block.  ``ALIGN_SAMPLES`` puts the grid on the classified pixels;
+it is off in the product (measured neutral on the side scores, docs/vision.md session 8), so these
+tests switch it on.  Rendered SIMULATED fixtures, read free.
 """
 
 from __future__ import annotations
@@ -36,7 +38,8 @@ def _traced_pixels(scene_name: str) -> list[np.ndarray]:
 
 
 @pytest.mark.parametrize("scene_name", ["scene_004", "scene_021"])
-def test_every_ray_is_traced_through_a_classified_pixel(scene_name: str) -> None:
+def test_every_ray_is_traced_through_a_classified_pixel(scene_name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(reconstruct_mod, "ALIGN_SAMPLES", True)  # off in the product (docs/vision.md, session 8)
     stride = ReconstructConfig().pixel_stride
     pixels = _traced_pixels(scene_name)
     assert len(pixels) == 5 and all(len(p) > 1000 for p in pixels)

@@ -149,7 +149,9 @@ class _Rays:
 #: pixel from ``stride // 2`` on and spreads each label over its stride x stride block; a grid that
 #: starts at the volume's projected corner (any pixel) read each ray's label from up to ``stride // 2``
 #: pixels away in each direction (docs/vision.md "Session 8: free reading, the sampled pixels").
-ALIGN_SAMPLES = True
+#: Off: measured neutral on the side scores (fixtures, development and check renders) while it changes
+#: many readings and fewer are trusted with history (flag-ambiguous margins were set on the old grid).
+ALIGN_SAMPLES = False
 
 
 def _trace(view: ViewEvidence, vol: _Volume, cfg: ReconstructConfig) -> _Rays:

@@ -92,6 +92,7 @@ class SceneResult:
     timings: dict[str, float] = field(default_factory=dict)
     turns: list[str] = field(default_factory=list)  # with a previous state: the legal turns the pictures show
     uncertain_sides: dict[str, int] = field(default_factory=dict)  # side -> hidden cells that could change it
+    uncertain_flags: list[str] = field(default_factory=list)  # colours whose flag may stand elsewhere, changing a side
 
     @property
     def trusted(self) -> bool:
@@ -421,7 +422,7 @@ def score_images(
                "validate_s": t_end - t_recon, "total_s": t_end - t0}
     timings.update({f"reconstruct.{k}": v for k, v in recon.timings.items()})
     return SceneResult(state, recon, reports, poses, [e.camera for e in evidence], labels, problems, missing,
-                       unobserved, timings, turns, uncertain)
+                       unobserved, timings, turns, uncertain, sorted({c for cols in flag_sides.values() for c in cols}))
 
 
 def _doubt_sides(uncertain: dict[str, int], problems: list[Problem], per_side: Mapping[str, Sequence[Any]],

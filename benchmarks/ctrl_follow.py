@@ -54,7 +54,7 @@ def _same(a: State, b: State) -> bool:
     return a.blocks == b.blocks and dict(a.flags) == dict(b.flags)
 
 
-def follow_game(game_dir: Path) -> dict[str, Any]:
+def follow_game(game_dir: Path, args_turns: bool = True) -> dict[str, Any]:
     truth_doc = json.loads((game_dir / "game.json").read_text())
     record = GameRecord.from_json(truth_doc["record"])
     truth_states = list(record.states())
@@ -83,7 +83,7 @@ def follow_game(game_dir: Path) -> dict[str, Any]:
             continue
         previous = recorded
         try:
-            res = score_images(pics, spec, cam, previous)
+            res = score_images(pics, spec, cam, previous, turns_played=n - shots[k - 1] if args_turns else None)
         except ImageRejectedError as exc:  # the player would take the picture again; here: types the turns
             if _same(previous, truth_states[shots[k - 1]]):
                 recorded = truth
@@ -103,7 +103,7 @@ def follow_game(game_dir: Path) -> dict[str, Any]:
                 pass  # the truth's spot is no legal spot in the position read: its blocks are wrong
         turns, why = turns_read(previous, res.turns, read)
         # the player said how often the pictures are taken (follow start --every): the turns since
-        miscount = turns_count_problem(turns, n - shots[k - 1], previous) if why is None else None
+        miscount = turns_count_problem(turns, n - shots[k - 1], previous) if why is None else None  # (any-turns)
         ok = (res.trusted or settled) and why is None and bool(turns) and miscount is None
         typed = False
         if ok:
@@ -130,6 +130,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--games", default=str(Path(__file__).resolve().parent.parent / "fixtures" / "ctrl_followed"),
                     help="directory of followed games (default: the bundled fixtures/ctrl_followed)")
+    ap.add_argument("--any-turns", action="store_true", help="read each position as any number of turns (as "
+                    "'follow start --every any'), not the number played")
     args = ap.parse_args()
     root = Path(args.games)
     games = sorted(d for d in root.iterdir() if (d / "game.json").exists()) if root.is_dir() else []
@@ -138,7 +140,7 @@ def main() -> None:
                          "render-followed')")
     results = []
     for g in games:
-        r = follow_game(g)
+        r = follow_game(g, not args.any_turns)
         results.append(r)
         for x in r["readings"]:
             print(json.dumps({"game": r["game"], **x}), flush=True)

@@ -224,11 +224,11 @@ def test_only_flag_errors_leave_a_reading_to_the_player() -> None:
     assert unsettled_flags([flag, other]) is None and unsettled_flags([warn]) is None
 
 
-def test_a_reading_with_more_turns_than_were_played_is_not_recorded(tmp_path: Path,
+def test_a_reading_is_as_many_turns_as_were_played(tmp_path: Path,
                                                                      capsys: pytest.CaptureFixture[str]) -> None:
     # the recorded position two turns before scene_003 while the game is followed every turn: the
-    # pictures show two turns (as a reflection read as a turn of blocks would add one), so the reading
-    # is not recorded as if one turn had been played -- unless the player says two were (--turns 2)
+    # pictures are read as one turn (a reflection read as a turn of blocks cannot add one), which
+    # does not explain them, so nothing is recorded -- until the player says two were played
     truth = _truth("scene_003")
     prev = turns_back(truth, 2)
     (tmp_path / "prev.json").write_text(json.dumps(prev.to_json()))
@@ -241,9 +241,14 @@ def test_a_reading_with_more_turns_than_were_played_is_not_recorded(tmp_path: Pa
     capsys.readouterr()
     assert main(["ctrl", "follow", "turn", str(game), *_pics("scene_003"), "--json"]) == 1
     doc = json.loads(capsys.readouterr().out)
-    assert doc["trusted"] and not doc["recorded"] and doc["turns_expected"] == 1
-    assert "read as 2 turn(s) since the last reading, but 1 were played" in doc["turns_count_problem"]
+    # read as the one turn the players said was played, which cannot explain the pictures
+    assert len(doc["turns"]) == 1 and doc["turns_expected"] == 1 and not doc["recorded"]
+    assert not doc["trusted"] and "not-a-legal-continuation" in {p["code"] for p in doc["problems"]}
     assert game.read_bytes() == before
+    # read as any number of turns (as before the players said how often), the two turns are found
+    assert main(["ctrl", "score-images", *_pics("scene_003"), "--previous", str(tmp_path / "prev.json"),
+                 "-c", str(tmp_path / "cam.json"), "--json"]) == 0
+    assert len(json.loads(capsys.readouterr().out)["turns"]) == 2
     assert main(["ctrl", "follow", "turn", str(game), *_pics("scene_003"), "--turns", "2"]) == 0
     assert _same_position(FollowedGame.load(game).state, truth)
     assert main(["ctrl", "follow", "start", str(tmp_path / "g2.json"), "--state", str(tmp_path / "prev.json"),

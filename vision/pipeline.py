@@ -40,7 +40,7 @@ from vision.free_rules import (
     start_doubts,
     support_doubts,
 )
-from vision.history import pick_flags, spots_for_flag
+from vision.history import HistoryConfig, pick_flags, spots_for_flag
 from vision.locate import check_image, locate, self_calibrate_views
 from vision.opening import read_opening
 from vision.reconstruct import RayScorer, ReconstructConfig, Reconstruction, ViewEvidence, banner_may_hang, reconstruct
@@ -114,8 +114,12 @@ def score_images(
     camera: CameraCalibration | None = None,
     previous: State | None = None,
     config: ReconstructConfig | None = None,
+    turns_played: int | None = None,
 ) -> SceneResult:
-    """Reconstruct, check and score a CTRL battlefield from pictures of it standing on the mat."""
+    """Reconstruct, check and score a CTRL battlefield from pictures of it standing on the mat.  With a
+    ``previous`` state, ``turns_played`` (when known: the players photograph after every turn, or round) is how
+    many turns were played since it, and the reading is that many legal turns (fewer only when the game
+    ended)."""
     spec = spec or MatSpec()
     cfg = config or ReconstructConfig()
     t0 = time.perf_counter()
@@ -209,7 +213,8 @@ def score_images(
     relocated: list[tuple[Cell, str]] = []  # without history: blocks moved to a neighbouring cell (free_rules)
     if previous is not None and recon.scorer is not None:
         # the pictures must show legal turns played from the previous state (issue 5, item 1)
-        expl, dropped = explain_checked(previous, recon.scorer, recon.flags, recon.blocks)
+        expl, dropped = explain_checked(previous, recon.scorer, recon.flags, recon.blocks,
+                                        cfg=HistoryConfig(turns=turns_played) if turns_played is not None else None)
         state = expl.state
         blocks = dict(state.blocks)
         turns = [str(t) for t in expl.turns]

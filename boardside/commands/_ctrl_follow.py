@@ -188,8 +188,9 @@ def turn_cmd(
         raise BoardsideInputError("give the pictures, or --camera N / --video FILE to capture them (one of the two)")
     cam, spec = _camera_and_mat(followed, calibration, mat)
     pics = _pictures(images) if images else capture_sides(camera_index, video, spec, cam, out_dir, no_window)
+    expected = turns_played if turns_played is not None else followed.expected_turns()
     with err.status(f"reading {len(pics)} picture(s) against the recorded position ..."):
-        res = score_images(pics, spec, cam, previous)
+        res = score_images(pics, spec, cam, previous, turns_played=expected)
     unsettled = None if res.trusted else unsettled_flags(res.problems, res.uncertain_flags)
     read = settle_flags(res.state, answers) if answers else res.state
     if not json_out:
@@ -204,7 +205,6 @@ def turn_cmd(
         read = settle_flags(read, {color: answer[0]})
     settled = unsettled is not None and all(c in answers for c in unsettled)
     turns, why = turns_read(previous, res.turns, read)
-    expected = turns_played if turns_played is not None else followed.expected_turns()
     miscount = turns_count_problem(turns, expected, previous) if why is None else None
     record = (res.trusted or accept or settled) and why is None and bool(turns) and (miscount is None or accept)
     how = ("trusted" if res.trusted and not answers else "flags settled by the player" if answers

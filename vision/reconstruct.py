@@ -53,6 +53,8 @@ BANNER_RAYS_BEYOND_MAT = True
 # ... where the picture shows that colour beyond the mat on at most this many rays no block explains
 # (a banner: tens of rays; a table or cloth of the colour: thousands)
 FAR_COLOUR_MAX_RAYS = 150
+# ... and rays of a colour the picture shows beyond the mat on more than this many are not even traced
+FAR_TRACE_MAX_RAYS = 1500
 
 
 @dataclass(frozen=True)
@@ -214,6 +216,10 @@ def _trace_both(view: ViewEvidence, vol: _Volume, cfg: ReconstructConfig) -> tup
                 off_mat |= (tx >= px0 / s - m) & (tx <= px1 / s + m) & (ty >= py0 / s - m) & (ty <= py1 / s + m)
         coloured = (lab >= int(Label.BLUE)) & (lab <= int(Label.GREEN))
         beyond = coloured & (tmax > tmin) & ~((tx >= x0m) & (tx <= x1m) & (ty >= y0m) & (ty <= y1m))
+        # a colour shown on very many rays beyond the mat is the table's (or a cloth's): not traced (of
+        # these rays at most a few blocks explain some, so the banner test would leave the colour out)
+        per_colour = np.bincount(lab[beyond], minlength=N_LABELS)
+        beyond &= per_colour[lab] <= FAR_TRACE_MAX_RAYS
         far = _Rays(_traverse(c, d[beyond], tmin[beyond], tmax[beyond], vol), lab[beyond], pix[beyond], c,
                     d[beyond])
         lab = np.where(off_mat & coloured, int(Label.UNKNOWN), lab)

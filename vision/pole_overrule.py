@@ -52,9 +52,14 @@ def pole_overrules(state: State, colors: Iterable[str], scorer: RayScorer,
     flags = dict(state.flags)
     changed: dict[str, tuple[FlagSpot | None, FlagSpot, list[int]]] = {}
     judge = PoleJudge(greys, cameras, cfg=POLE_TEST, occupied=set(state.blocks))
-    for color in sorted(set(colors)):
-        if not any(v == color for v in state.blocks.values()):
-            continue
+    in_play = [c for c in sorted(set(colors)) if any(v == c for v in state.blocks.values())]
+    # cheaply (the same answers): the spots read first, all at once; then every legal spot of the colours
+    # whose spot read shows no pole, all at once (the judge keeps each spot's verdict)
+    reads = [flags[c] for c in in_play if c in flags]
+    shown = {ev.spot for ev in judge.evidence(reads) if ev.views_seen}
+    todo = [c for c in in_play if flags.get(c) not in shown]
+    judge.evidence([sp for c in todo for sp in spots_for_flag(state, c)])
+    for color in todo:
         read = flags.get(color)
         spots = spots_for_flag(_with_flags(state, flags), color)
         if not spots:

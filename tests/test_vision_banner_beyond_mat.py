@@ -47,6 +47,7 @@ def test_a_table_of_the_banners_colour_is_no_banner(monkeypatch: pytest.MonkeyPa
     # in every picture; they would give the yellow flag's spots banner evidence that is the table's
     if not limited:
         monkeypatch.setattr(reconstruct, "FAR_COLOUR_MAX_RAYS", 10**9)
+        monkeypatch.setattr(reconstruct, "FAR_TRACE_MAX_RAYS", 10**9)
     scene = load_scene(FIXTURES / "scene_014", with_camera=True)
     res = score_images(scene.pics, scene.spec, scene.camera)
     assert res.reconstruction.scorer is not None

@@ -60,7 +60,12 @@ def test_a_wrong_pole_placement_is_reported_uncertain() -> None:
 
 
 @pytest.mark.parametrize("name", ["scene_037"])
-def test_no_pole_placement_without_history(name: str) -> None:
+def test_no_pole_placement_without_history(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # this rule (a pole in two pictures) is not used free; the stricter one (three pictures, lighter-line
+    # test, session 8) is, and places this flag: tests/test_vision_pole_overrule.py
+    import vision.pipeline as pipeline
+
+    monkeypatch.setattr(pipeline, "POLE_OVERRULES", False)
     _scene, res = _read(name, with_history=False)
     assert not [p for p in res.problems if p.code == "flag-by-pole"]
 
@@ -68,11 +73,16 @@ def test_no_pole_placement_without_history(name: str) -> None:
 def test_a_banner_partly_contradicted_still_lets_the_pole_place_the_flag(monkeypatch: pytest.MonkeyPatch) -> None:
     # scene_002 a round back: the blue flag's banner (0,-1,4 +z) is not made out and more than a
     # quarter of the rays reaching it show something else; with the session-5 share (half) its pole
-    # places it, with the session-4 share (a quarter) the spot was ruled out and the flag not found
+    # places it, with the session-4 share (a quarter) the spot was ruled out and the flag not found.
+    # Measured without the banner rays beyond the mat (session 8): with them, fewer rays reaching the
+    # spot show something else (the banner's own, seen against the table, count too), and the quarter
+    # share keeps the spot as well
     import functools
 
     import vision.pipeline as pipeline
+    import vision.reconstruct as reconstruct
 
+    monkeypatch.setattr(reconstruct, "BANNER_RAYS_BEYOND_MAT", False)
     scene, res = _read("scene_002", with_history=True)
     assert res.state.flags.get("blue") == FlagSpot.parse("flag 0,-1,4 +z") == scene.truth.flags["blue"]
     assert "blue flag" in [p.where for p in res.problems if p.code == "flag-by-pole"]

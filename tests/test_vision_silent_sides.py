@@ -12,6 +12,7 @@ the side silent (or the reading trusted) then.
 * scene_033 read free: the green flag is not found, and where it stands changes sides: every colour's
   flag is on the battlefield (rulebook "Setup" 4, "Game Turn" step 3), so the reading is not trusted
   (``FREE_FLAG_MISSING``; here the sides happen to be right -- the rule's cost, measured in the docs).
+  Read without the banner rays beyond the mat (session 8), which now find that flag.
 """
 
 from __future__ import annotations
@@ -64,7 +65,10 @@ def test_sides_of_turns_the_pictures_do_not_show_are_uncertain(monkeypatch: pyte
 
 @pytest.mark.parametrize("on", [True, False])
 def test_a_flag_not_found_is_an_error_without_history_too(monkeypatch: pytest.MonkeyPatch, on: bool) -> None:
+    import vision.reconstruct as reconstruct
+
     monkeypatch.setattr(pipeline, "FREE_FLAG_MISSING", on)
+    monkeypatch.setattr(reconstruct, "BANNER_RAYS_BEYOND_MAT", False)  # they find this flag (session 8)
     scene, res, _ = _read("scene_033", round_back=False)
     assert "green" not in res.state.flags and "green" in scene.truth.flags
     missing = [p for p in res.problems if p.code == "flag-missing"]

@@ -62,6 +62,9 @@ NOT_LEGAL_TURN_SIDES = True
 # error, as with history (``flag-missing``): every colour's flag is on the battlefield from the set-up
 # on, and each turn re-plugs it whenever a legal spot exists (rulebook "Setup" 4, "Game Turn" step 3)
 FREE_FLAG_MISSING = True
+# a pole plain in three or more pictures overrules a banner read where no picture shows a pole, and
+# places a flag not found (vision/pole_overrule.py; docs/vision.md, "Session 8: flags")
+POLE_OVERRULES = True
 # without history, ``flag-ambiguous`` on every flag read: measured and off -- on the 112 scenes read free
 # no trusted reading had a flag at a wrong spot, and it only took trusted right readings away
 # (docs/vision.md, "Session 7: no side wrong and unflagged")
@@ -275,6 +278,11 @@ def score_images(
                                                   recon.scorer, weak_flags)
             state, flag_alternatives = _poles_decide(state, flag_alternatives, images,
                                                      [e.camera for e in evidence])
+            if POLE_OVERRULES:
+                state, overruled = _pole_overrules(state, set(state.colors), recon.scorer, images,
+                                                   [e.camera for e in evidence], weak_flags, inferred)
+                for color in overruled:
+                    flag_alternatives.pop(color, None)
             opening = read_opening(state, recon.scorer)  # a broken opening: the legal one instead
             if opening is not None:
                 state, blocks, flag_alternatives = opening.state, dict(opening.state.blocks), {}
@@ -317,6 +325,14 @@ def score_images(
                                     f"pixels, but its pole stands at {spot} in {', '.join(images[k][0] for k in views)}"
                                     " (more pictures than show a pole at any other legal spot)", f"{color} flag",
                                     'CTRL rulebook, "Flags"', "warning"))
+        if POLE_OVERRULES:
+            # the colours whose flag the pictures place (those that played) or that have none; not those
+            # the pole steps above just placed or moved
+            todo = (movers | {c for c in state.colors if c not in state.flags}) - set(by_pole) - set(moved)
+            state, overruled = _pole_overrules(state, todo, recon.scorer, images, [e.camera for e in evidence],
+                                               weak_flags, inferred)
+            moved.update({c: (old, new, views) for c, (old, new, views) in overruled.items() if old is not None})
+            by_pole.update({c: (new, views) for c, (old, new, views) in overruled.items() if old is None})
         # a flag read (or placed) this reading with another legal spot nearly as well supported that
         # would change a side: the score sheet is not settled (vision/flag_margin.py)
         amb_notes = _ambiguous_flag_problems(state, movers | set(by_pole) | set(moved), recon.scorer, images,
@@ -516,9 +532,20 @@ class FlagSideCheck:
 
 def _greys(images: Sequence[tuple[str, U8]]) -> list[npt.NDArray[np.float32]]:
     """The pictures in grey (as float, what the pole checks sample), once, for the pole checks
-    (:mod:`vision.poles`)."""
-    return [np.asarray(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY) if img.ndim == 3 else img, np.uint8).astype(np.float32)
-            for _, img in images]
+    (:mod:`vision.poles`).  The last answer is kept with the very sequence it was asked for (held, so
+    no other object can take its identity): the pole steps of one reading ask for the same pictures
+    four or five times (5 ms a time for five 1280x720 pictures)."""
+    global _GREYS_LAST
+    if (_GREYS_LAST is not None and _GREYS_LAST[0] is images and len(_GREYS_LAST[1]) == len(images)
+            and all(a is b for a, b in zip(_GREYS_LAST[1], (img for _, img in images), strict=True))):
+        return list(_GREYS_LAST[2])
+    out = [np.asarray(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY) if img.ndim == 3 else img, np.uint8).astype(np.float32)
+           for _, img in images]
+    _GREYS_LAST = (images, [img for _, img in images], out)
+    return list(out)
+
+
+_GREYS_LAST: tuple[Sequence[tuple[str, U8]], list[U8], list[npt.NDArray[np.float32]]] | None = None
 
 
 # ``contradiction`` 0.5 (session 5; was 0.25): on the development renders the 0.25 test rejected the
@@ -619,6 +646,27 @@ def _poles_decide(state: State, alternatives: Mapping[str, list[FlagSpot]], imag
             flags[color] = top
             alts[color] = [sp for sp in [best, *others] if sp != top]
     return (state if flags == dict(state.flags) else replace(state, flags=flags)), alts
+
+
+def _pole_overrules(state: State, colors: set[str], scorer: RayScorer, images: Sequence[tuple[str, U8]],
+                    cameras: Sequence[ViewCamera], weak: set[str], notes: list[Problem],
+                    ) -> tuple[State, dict[str, tuple[FlagSpot | None, FlagSpot, list[int]]]]:
+    """:func:`vision.pole_overrule.pole_overrules` on ``colors``, reported (``flag-by-pole`` warnings added
+    to ``notes``); the flags it moves or places are added to ``weak``: a guess from the pole alone, so
+    every side another legal spot changes is reported uncertain."""
+    from vision.pole_overrule import pole_overrules
+
+    state, changed = pole_overrules(state, colors, scorer, _greys(images), cameras)
+    for color, (old, spot, views) in changed.items():
+        weak.add(color)
+        where = ", ".join(images[k][0] for k in views)
+        what = (f"no picture shows a pole where its banner was read ({old}), but its pole stands at {spot} in "
+                f"{where}" if old is not None else f"its banner was not made out, but its pole stands at {spot} "
+                f"in {where}")
+        notes.append(Problem("flag-by-pole", f"the {color} flag: {what} (no other legal spot shows a pole as "
+                             "often, and nothing there contradicts a banner)", f"{color} flag",
+                             'CTRL rulebook, "Flags"', "warning"))
+    return state, changed
 
 
 def _doubtful_turn_problems(state: State, turns: Sequence[Turn], scorer: RayScorer,

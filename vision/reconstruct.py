@@ -47,6 +47,16 @@ I64 = npt.NDArray[np.int64]
 U8 = npt.NDArray[np.uint8]
 
 
+# flags: the piece-coloured rays that reach the table beyond the mat are banner evidence (they are no
+# evidence of a block; :func:`_trace_both`; docs/vision.md, "Session 8: flags")
+BANNER_RAYS_BEYOND_MAT = True
+# ... where the picture shows that colour beyond the mat on at most this many rays no block explains
+# (a banner: tens of rays; a table or cloth of the colour: thousands)
+FAR_COLOUR_MAX_RAYS = 150
+# ... and rays of a colour the picture shows beyond the mat on more than this many are not even traced
+FAR_TRACE_MAX_RAYS = 1500
+
+
 @dataclass(frozen=True)
 class ReconstructConfig:
     """Thresholds of the reconstruct stage (one place, as chesscog keeps them)."""
@@ -156,6 +166,14 @@ ALIGN_SAMPLES = False
 
 def _trace(view: ViewEvidence, vol: _Volume, cfg: ReconstructConfig) -> _Rays:
     """Trace sampled pixel rays through the volume: the ordered cells each ray crosses."""
+    return _trace_both(view, vol, cfg)[0]
+
+
+def _trace_both(view: ViewEvidence, vol: _Volume, cfg: ReconstructConfig) -> tuple[_Rays, _Rays]:
+    """:func:`_trace`'s rays, and the piece-coloured rays it leaves out because they reach the table
+    beyond the mat (``view.mat_rect_mm``; none without it), traced the same way: no evidence of a block
+    (the table or clutter may show the colour), but a flag's banner high on the pile, seen against the
+    table beyond the mat, shows on them and nowhere else (docs/vision.md, "Session 8: flags")."""
     cam = view.camera
     s = cam.block_mm
     h, w = view.labels.shape
@@ -208,13 +226,29 @@ def _trace(view: ViewEvidence, vol: _Volume, cfg: ReconstructConfig) -> _Rays:
             with np.errstate(invalid="ignore"):
                 off_mat |= (tx >= px0 / s - m) & (tx <= px1 / s + m) & (ty >= py0 / s - m) & (ty <= py1 / s + m)
         coloured = (lab >= int(Label.BLUE)) & (lab <= int(Label.GREEN))
+        beyond = coloured & (tmax > tmin) & ~((tx >= x0m) & (tx <= x1m) & (ty >= y0m) & (ty <= y1m))
+        # a colour shown on very many rays beyond the mat is the table's (or a cloth's): not traced (of
+        # these rays at most a few blocks explain some, so the banner test would leave the colour out)
+        per_colour = np.bincount(lab[beyond], minlength=N_LABELS)
+        beyond &= per_colour[lab] <= FAR_TRACE_MAX_RAYS
+        far = _Rays(_traverse(c, d[beyond], tmin[beyond], tmax[beyond], vol), lab[beyond], pix[beyond], c,
+                    d[beyond])
         lab = np.where(off_mat & coloured, int(Label.UNKNOWN), lab)
         hit = (lab != int(Label.UNKNOWN)) & (tmax > tmin)
     else:
         hit = tmax > tmin
-    pix, lab, d, tmin, tmax = pix[hit], lab[hit], d[hit], tmin[hit], tmax[hit]
-    if len(pix) == 0:
-        return _Rays(np.full((0, 1), -1, np.int64), lab, pix, c, d)
+        far = _Rays(np.full((0, 1), -1, np.int64), lab[:0], pix[:0], c, d[:0])
+    return _Rays(_traverse(c, d[hit], tmin[hit], tmax[hit], vol), lab[hit], pix[hit], c, d[hit]), far
+
+
+def _traverse(c: npt.NDArray[np.float64], d: npt.NDArray[np.float64], tmin: npt.NDArray[np.float64],
+              tmax: npt.NDArray[np.float64], vol: _Volume) -> I64:
+    """The ordered cells (linear indices, -1 = none) each ray from ``c`` along ``d`` crosses between
+    ``tmin`` and ``tmax`` (block units): a table as wide as the longest row needs, at least 1."""
+    if len(d) == 0:
+        return np.full((0, 1), -1, np.int64)
+    lo = vol.lo.astype(np.float64)
+    hi = vol.hi.astype(np.float64)
     # Exact traversal: every crossing of a cell boundary plane, sorted; the midpoint of each
     # segment between consecutive crossings lies inside exactly one cell.
     chunks: list[I64] = []
@@ -222,8 +256,8 @@ def _trace(view: ViewEvidence, vol: _Volume, cfg: ReconstructConfig) -> _Rays:
     planes = [np.arange(int(lo[a]), int(hi[a]) + 1, dtype=np.float64) for a in range(3)]
     sz_ = float(vol.shape[2])
     sy_sz = float(vol.shape[1] * vol.shape[2])
-    for a0 in range(0, len(pix), 8192):
-        b0 = min(len(pix), a0 + 8192)
+    for a0 in range(0, len(d), 8192):
+        b0 = min(len(d), a0 + 8192)
         dd = d[a0:b0]
         t_lo, t_hi = tmin[a0:b0, None], tmax[a0:b0, None]
         # per axis, only the planes between where the ray enters and leaves (one plane of margin
@@ -292,12 +326,12 @@ def _trace(view: ViewEvidence, vol: _Volume, cfg: ReconstructConfig) -> _Rays:
         used = max(1, int(valid_cols[-1]) + 1 if len(valid_cols) else 0)
         chunks.append(idx[:, :used])
         width = max(width, used)
-    out = np.full((len(pix), width), -1, np.int64)
+    out = np.full((len(d), width), -1, np.int64)
     row = 0
     for ch in chunks:
         out[row:row + len(ch), :ch.shape[1]] = ch
         row += len(ch)
-    return _Rays(out, lab, pix, c, d)
+    return out
 
 
 def reconstruct(
@@ -309,7 +343,10 @@ def reconstruct(
     cfg = cfg or ReconstructConfig()
     t0 = time.perf_counter()
     vol = _Volume(cfg)
-    rays = [_trace(v, vol, cfg) for v in views]
+    both = [_trace_both(v, vol, cfg) for v in views]
+    rays = [r for r, _ in both]
+    # banners seen against the table beyond the mat (flags only; :func:`_trace_both`)
+    far = _RayModel([f for _, f in both], vol.n) if BANNER_RAYS_BEYOND_MAT else None
     t_trace = time.perf_counter()
     cube_idx = vol.index(np.array(sorted(CENTRAL_CUBE), np.int64))
     fixed = np.zeros(vol.n, bool)
@@ -498,14 +535,14 @@ def reconstruct(
     if ignored:
         pred = model.predict(hyp)
     t_color = time.perf_counter()
-    flags, flag_scores = _fit_flags_residual(model, hyp, pred, vol, blocks, cfg, flag_geometry)
+    flags, flag_scores = _fit_flags_residual(model, hyp, pred, vol, blocks, cfg, flag_geometry, far)
     t_flags = time.perf_counter()
     return Reconstruction(
         blocks=blocks, flags=flags, confidence=confidence, unobserved=sorted(unobserved), flag_scores=flag_scores,
         timings={"trace_s": t_trace - t0, "carve_s": t_carve - t_trace, "model_s": t_model - t_carve,
                  "refine_s": t_refine - t_model, "colour_s": t_color - t_refine, "flags_s": t_flags - t_color},
         iterations=iterations + sweeps, first_hit_pixels=first_hit_pixels, ignored=ignored,
-        scorer=RayScorer(model, vol, flag_geometry, cfg.flag_min_rays, seed=(hyp.copy(), pred.copy())),
+        scorer=RayScorer(model, vol, flag_geometry, cfg.flag_min_rays, seed=(hyp.copy(), pred.copy()), far=far),
     )
 
 
@@ -518,10 +555,13 @@ class RayScorer:
     by re-predicting only the rays through them."""
 
     def __init__(self, model: _RayModel, vol: _Volume, geom: FlagGeometry = FLAG, flag_min_rays: int = 4,
-                 seed: tuple[I64, I64] | None = None) -> None:
+                 seed: tuple[I64, I64] | None = None, far: _RayModel | None = None) -> None:
         """``seed``: a hypothesis and its predictions (``model.predict``), from which the predictions
-        of nearby sets of blocks are worked out on the rays through the cells that differ only."""
+        of nearby sets of blocks are worked out on the rays through the cells that differ only.
+        ``far``: the piece-coloured rays that reach the table beyond the mat (:func:`_trace_both`),
+        used for banners only."""
         self._model = model
+        self._far = far
         self._seed = seed
         self._vol = vol
         self._geom = geom
@@ -618,7 +658,7 @@ class RayScorer:
         """The banner scoring's view of ``blocks`` (kept: the same blocks for every colour, usually)."""
         if self._banner is None or self._banner[0] != blocks:
             hyp = self._hyp_of(blocks)
-            self._banner = (dict(blocks), _BannerRays(self._model, hyp, self._predict(hyp)))
+            self._banner = (dict(blocks), _BannerRays(self._model, hyp, self._predict(hyp), self._far))
         return self._banner[1]
 
     def banner_seen_against(self, blocks: Mapping[Cell, str], color: str, spots: Sequence[FlagSpot],
@@ -641,9 +681,18 @@ class RayScorer:
             obs = m.obs[rows]
             same = obs == lab
             other = (obs != lab) & (m.weight[rows] > 0)
+            o = [m.origins[a][rows] for a in range(3)]
+            d = [m.dirs[a][rows] for a in range(3)]
+            if rays.far is not None and len(f := rays.far.model.rays_of[ci]):
+                # banners seen against the table beyond the mat: every such ray shows a piece colour
+                fm = rays.far.model
+                f = f[rays.far.first_full(f) > fm.cols_of(ci)]
+                same = np.concatenate([same, (fm.obs[f] == lab) & rays.far.shown[f]])
+                other = np.concatenate([other, fm.obs[f] != lab])
+                o = [np.concatenate([o[a], fm.origins[a][f]]) for a in range(3)]
+                d = [np.concatenate([d[a], fm.dirs[a][f]]) for a in range(3)]
             out.append([(int((inside & same).sum()), int((inside & other).sum()))
-                        for inside in _banner_sides([m.origins[a][rows] for a in range(3)],
-                                                     [m.dirs[a][rows] for a in range(3)], spot, self._geom)])
+                        for inside in _banner_sides(o, d, spot, self._geom)])
         return out
 
     def ends_on_cube(self, blocks: Mapping[Cell, str]) -> npt.NDArray[np.bool_]:
@@ -1575,12 +1624,26 @@ class _BannerRays:
     first time a ray is asked for), and per colour label the rays that show it unexplained by
     ``pred`` and the rays that speak against a banner of it."""
 
-    def __init__(self, model: _RayModel, hyp: I64, pred: I64) -> None:
+    def __init__(self, model: _RayModel, hyp: I64, pred: I64, far: _RayModel | None = None,
+                 beyond_mat: bool = False) -> None:
+        """``far``: the piece-coloured rays beyond the mat (:func:`_trace_both`), their own
+        :class:`_BannerRays` (``self.far``, ``beyond_mat``) with the same blocks.  Beyond the mat a
+        picture's rays of a colour count for a banner only where the picture shows that colour there
+        on few rays no block explains (at most ``FAR_COLOUR_MAX_RAYS``): a table or a cloth of a
+        piece's colour (pine, oak, green cloth) fills thousands."""
         self.model = model
         self.hyp_ext = np.append(hyp, 0)
         self.pred = pred
         self._fcol = np.full(len(model.obs), -1, np.int32)  # -1: not worked out yet
         self._labels: dict[int, tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_]]] = {}
+        self.shown = np.ones(len(model.obs), bool)  # rays whose colour may be a banner's
+        if beyond_mat:
+            loose = pred != model.obs
+            key = model.view * N_LABELS + model.obs
+            n = np.bincount(key[loose], minlength=int(key.max(initial=0)) + 1)
+            self.shown = n[key] <= FAR_COLOUR_MAX_RAYS
+        self.far = (None if far is None or not len(far.obs) else
+                    _BannerRays(far, hyp, far.predict(hyp), beyond_mat=True))
 
     def first_full(self, rows: I64) -> npt.NDArray[np.int32]:
         """Each ray's first full column in ``hyp`` (the table's width when none)."""
@@ -1601,7 +1664,7 @@ class _BannerRays:
         if got is None:
             m = self.model
             wpos = m.weight > 0
-            unexplained = (self.pred != m.obs) & wpos & (m.obs == lab)
+            unexplained = (self.pred != m.obs) & wpos & (m.obs == lab) & self.shown
             other_colour = (m.obs != lab) & (m.obs >= int(Label.BLUE)) & (m.obs <= int(Label.GREEN))
             against = ((m.obs == int(Label.BACKGROUND)) | (m.obs == int(Label.CUBE)) | other_colour) & wpos
             got = (unexplained, against)
@@ -1615,29 +1678,21 @@ def _banner_score(rays: _BannerRays, vol: _Volume, spot: FlagSpot, lab: int, geo
     best (rays showing the colour that no block explains) - (rays showing free space or another colour
     through the banner), all counted on rays that reach the flag's cell before any block; ``-inf`` when
     fewer than ``min_rays`` rays are for it or no more are for than against (``rays``: the
-    hypothesis's blocks and predictions, :class:`_BannerRays`)."""
-    model = rays.model
+    hypothesis's blocks and predictions, :class:`_BannerRays`, with the rays beyond the mat when it
+    has them)."""
     ci = vol.index1(spot.cell)
     if ci < 0:
         return -np.inf
-    rows = model.rays_of[ci]
-    if len(rows) == 0:
+    far = None if rays.far is None else _banner_part(rays.far, ci, lab, 0)
+    n_far = 0 if far is None else int(np.count_nonzero(far[2]))
+    near = _banner_part(rays, ci, lab, min_rays - n_far)
+    parts = [p for p in (near, far) if p is not None]
+    if not parts or sum(int(np.count_nonzero(p[2])) for p in parts) < min_rays:
         return -np.inf
-    unexplained, against = rays.for_label(lab)
-    pos_obs = unexplained[rows]
-    if np.count_nonzero(pos_obs) < min_rays:  # every side's count is a part of these: none can reach min_rays
-        return -np.inf
-    reach = rays.first_full(rows) > model.cols_of(ci)  # the ray reaches the flag's cell before any block
-    pos_obs &= reach
-    if np.count_nonzero(pos_obs) < min_rays:  # as above, among the rays that reach it
-        return -np.inf
-    # only the rays for or against a banner count
-    neg_obs = against[rows]
-    keep = pos_obs | (neg_obs & reach)
-    rows = rows[keep]
-    pos_obs, neg_obs = pos_obs[keep], neg_obs[keep]
-    o = [model.origins[a][rows] for a in range(3)]
-    d = [model.dirs[a][rows] for a in range(3)]
+    o = [np.concatenate([p[0][a] for p in parts]) for a in range(3)]
+    d = [np.concatenate([p[1][a] for p in parts]) for a in range(3)]
+    pos_obs = np.concatenate([p[2] for p in parts])
+    neg_obs = np.concatenate([p[3] for p in parts])
     best = -np.inf
     for inside in _banner_sides(o, d, spot, geom):
         npos = int(np.count_nonzero(inside & pos_obs))
@@ -1645,6 +1700,35 @@ def _banner_score(rays: _BannerRays, vol: _Volume, spot: FlagSpot, lab: int, geo
         if npos >= min_rays and npos > nneg:
             best = max(best, float(npos - nneg))
     return best
+
+
+def _banner_part(rays: _BannerRays, ci: int, lab: int, min_rays: int,
+                 ) -> tuple[list[npt.NDArray[np.float64]], list[npt.NDArray[np.float64]], npt.NDArray[np.bool_],
+                            npt.NDArray[np.bool_]] | None:
+    """The rays of ``rays`` through cell ``ci`` for or against a banner of label ``lab`` there, among
+    those that reach the cell before any block: origins and directions per axis, and which are for
+    it and which against; ``None`` when fewer than ``min_rays`` are for it (then none of its sides
+    can reach ``min_rays`` on these rays alone) or none is either."""
+    model = rays.model
+    rows = model.rays_of[ci]
+    if len(rows) == 0:
+        return None
+    unexplained, against = rays.for_label(lab)
+    pos_obs = unexplained[rows]
+    if np.count_nonzero(pos_obs) < min_rays:  # every side's count is a part of these: none can reach min_rays
+        return None
+    reach = rays.first_full(rows) > model.cols_of(ci)  # the ray reaches the flag's cell before any block
+    pos_obs &= reach
+    if np.count_nonzero(pos_obs) < min_rays:  # as above, among the rays that reach it
+        return None
+    # only the rays for or against a banner count
+    neg_obs = against[rows]
+    keep = pos_obs | (neg_obs & reach)
+    rows = rows[keep]
+    if len(rows) == 0:
+        return None
+    return ([model.origins[a][rows] for a in range(3)], [model.dirs[a][rows] for a in range(3)], pos_obs[keep],
+            neg_obs[keep])
 
 
 def _banner_sides(o: Sequence[npt.NDArray[np.float64]], d: Sequence[npt.NDArray[np.float64]], spot: FlagSpot,
@@ -1694,9 +1778,10 @@ def _axis_of(v: Cell) -> int:
 
 def _fit_flags_residual(
     model: _RayModel, hyp: I64, pred: I64, vol: _Volume, blocks: Mapping[Cell, str], cfg: ReconstructConfig,
-    geom: FlagGeometry,
+    geom: FlagGeometry, far: _RayModel | None = None,
 ) -> tuple[dict[str, FlagSpot], dict[str, float]]:
-    """Flags from the rays that pass through a banner.
+    """Flags from the rays that pass through a banner (``far``: with the piece-coloured rays beyond the
+    mat, :func:`_trace_both`).
 
     Every legal flag spot of a colour (engine rules: a free cell in front of one of its blocks'
     faces, never pointing down) and every side its banner may hang on is a thin rectangle inside the
@@ -1705,7 +1790,7 @@ def _fit_flags_residual(
     occupied = set(blocks) | set(CENTRAL_CUBE)
     candidates: list[tuple[float, str, FlagSpot]] = []
     scores: dict[str, float] = {}
-    rays = _BannerRays(model, hyp, pred)
+    rays = _BannerRays(model, hyp, pred, far)
     for color in cfg.colors:
         lab = int(COLOR_LABELS[color])
         best = 0.0

@@ -29,9 +29,10 @@ BANNER = b"# Boardside robot firmware 1.0 (simulated board) ready\r\n"
 
 class PtyBoard:
     def __init__(self, baud: int, time_factor: float, reset_on_open: bool, boot_ms: float,
-                 state: str | None, record: str | None, queue: int) -> None:
+                 state: str | None, record: str | None, queue: int, slow_move: tuple[int, float] | None = None) -> None:
         self.byte_s = 10.0 / baud
         self.time_factor = time_factor
+        self.slow_move = slow_move  # (n, factor): the n-th move started (from 1) takes factor times as long
         self.reset_on_open = reset_on_open
         self.boot_s = boot_ms / 1000.0
         self.flash = SimFlash(state)
@@ -44,6 +45,8 @@ class PtyBoard:
         self.booted_at = 0.0
         self.banner_due = False
         self.recorded = 0
+        self.started = 0  # moves started since power-up
+        self.slowed = False  # the move under way is the slow one
         self.core = self._boot()
 
     def _boot(self) -> bsproto.RobotCore:
@@ -76,7 +79,19 @@ class PtyBoard:
             _, b = self.rx.popleft()
             if now >= self.booted_at:  # a booting board hears nothing
                 self.core.feed(bytes((b,)))
+        if self.slow_move is not None:  # (before the tick that may start the next move)
+            self.drive.time_factor = self.time_factor * (self.slow_move[1] if self.started + 1 == self.slow_move[0]
+                                                         else 1.0)
         self.core.tick()
+        if self.core.executed is not None and len(self.core.executed) != self.started:
+            self.started = len(self.core.executed)
+            self.slowed = self.slow_move is not None and self.started == self.slow_move[0]
+        if self.slow_move is not None and self.drive.remaining is not None:
+            # held: the stall is over (the wheel is free again), the rest of the move goes at speed
+            if self.slowed:
+                self.drive.remaining /= self.slow_move[1]
+            self.slow_move, self.slowed = None, False
+            self.drive.time_factor = self.time_factor
         if self.record is not None:
             while self.core.executed is not None and self.recorded < len(self.core.executed):
                 seq, op, arg = self.core.executed[self.recorded]
@@ -128,13 +143,23 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--state", default=None, help="simulated flash file (journal survives restarts)")
     ap.add_argument("--record", default=None, help="append every move started to this file")
     ap.add_argument("--queue", type=int, default=8)
+    ap.add_argument("--slow-move", default=None, metavar="N:FACTOR", help="the N-th move started takes FACTOR "
+                    "times as long, until the robot is first held (a stalled wheel: tests interrupt a run there "
+                    "without racing the clock)")
     args = ap.parse_args(argv)
+    slow: tuple[int, float] | None = None
+    if args.slow_move:
+        try:
+            n_text, f_text = args.slow_move.split(":")
+            slow = (int(n_text), float(f_text))
+        except ValueError:
+            ap.error(f"--slow-move {args.slow_move!r}: expected N:FACTOR, e.g. 4:20")
     master, slave = os.openpty()
     tty.setraw(slave)
     print(os.ttyname(slave), flush=True)
     os.close(slave)
     board = PtyBoard(args.baud, args.time, not args.no_reset_on_open, args.boot_ms, args.state, args.record,
-                     args.queue)
+                     args.queue, slow)
     opened = False
     try:
         while True:

@@ -94,9 +94,11 @@ def test_killed_host_process_resumes_without_repeats(tmp_path: Path) -> None:
 
 def test_ctrl_c_holds_robot_and_rerun_resumes(tmp_path: Path) -> None:
     record = tmp_path / "record.txt"
-    # 1 s a move: the moves left after Ctrl-C take seconds, so a host slowed by a loaded machine cannot
-    # finish them all before the signal arrives (it did at 0.3 s under load 15: exit 0, not 130)
-    board = subprocess.Popen([sys.executable, "-m", "hardware.simfw", "--time", "1.0", "--no-reset-on-open",
+    # the 4th move started stalls (40 times as long, until the robot is held): Ctrl-C, sent once 3 moves
+    # have started, always lands before the run could end (with every move at full speed a host on a
+    # loaded machine sometimes finished first: exit 0, not 130)
+    board = subprocess.Popen([sys.executable, "-m", "hardware.simfw", "--time", "0.3", "--slow-move", "4:40",
+                              "--no-reset-on-open",
                               "--record", str(record)], stdout=subprocess.PIPE, text=True, cwd=ROOT)
     assert board.stdout is not None
     url = f"serial://{board.stdout.readline().strip()}"

@@ -46,9 +46,11 @@ def test_quirky_robot_bad_url_is_one_line(capsys: pytest.CaptureFixture[str]) ->
 def test_quirky_ctrl_c_stops_robot_and_same_command_resumes(tmp_path: Path) -> None:
     root = Path(__file__).resolve().parents[2]
     record = tmp_path / "record.txt"
-    # 1 s a move: the moves left after Ctrl-C take seconds, so a host slowed by a loaded machine cannot
-    # finish them all before the signal arrives (it did at 0.3 s under load 15: exit 0, not 130)
-    board = subprocess.Popen([sys.executable, "-m", "hardware.simfw", "--time", "1.0", "--no-reset-on-open",
+    # the 5th move started stalls (40 times as long, until the robot is held): Ctrl-C, sent once 4 moves
+    # have started, always lands before the run could end (with every move at full speed a host on a
+    # loaded machine sometimes finished first: exit 0, not 130)
+    board = subprocess.Popen([sys.executable, "-m", "hardware.simfw", "--time", "0.3", "--slow-move", "5:40",
+                              "--no-reset-on-open",
                               "--record", str(record)], stdout=subprocess.PIPE, text=True, cwd=root)
     assert board.stdout is not None
     url = f"serial://{board.stdout.readline().strip()}"

@@ -144,6 +144,9 @@ class ClassifyBoardConfig:
     character_once_mm: float = 0.0  # Bandera (> 0: on): a character read on its own royal tower (behind the banner
     # of its colour) and on one other stack, next to it, standing within this of that stack's middle, is the
     # other's: each player has one character (rules, section 1)
+    character_flag_twin: bool = False  # Bandera: a character read on a royal tower in another colour than its flag,
+    # that colour's character read on another stack too, is the flag's owner's when that one is seen nowhere
+    # (one character per player, rules section 1; it starts on its own royal tower, section 3)
     tint_flags: bool = False  # Bandera: a stack on the paved columns the tinted-patch test would empty is kept if
     # a flag is seen on it (a player's colour at the banner's height: a patch of light is flat)
     tint_sockets: int = 0  # Bandera (> 0: on): a stack the tinted-patch test would empty is kept if its cube's
@@ -365,7 +368,7 @@ def config_for(game: str) -> ClassifyBoardConfig:
                                    cover_join_px=2, royal_per_player=True, character_on_royal=True, shadow_tint=True,
                                    character_by_flag=True, shadow_sockets=True, tint_sockets=1, tint_flags=True,
                                    cover_socket_top=1, character_once_mm=5.0, cover_flag=True,
-                                   beside_tall=1, tower_min_conf=0.3)
+                                   beside_tall=1, tower_min_conf=0.3, character_flag_twin=True)
     if game == "quirky":
         return ClassifyBoardConfig(token_dark_l=60.0, skin_chroma=(4.0, 42.0), token_past_hand=0.2,
                                    token_dot_local=10.0, token_dot_owner=0.5,
@@ -1008,6 +1011,8 @@ def classify_sites(
                 if max(abs(ki[0] - kj[0]), abs(ki[1] - kj[1])) == 1 \
                         and math.hypot(g[1] - sites[j].x_mm, g[2] - sites[j].y_mm) <= cfg.character_once_mm:
                     char_of[i] = None
+        if cfg.character_flag_twin:
+            _character_flag_twin(sites, char_of, flag_of, by_char)
         if cfg.beside_tall > 0:
             _beside_tall(sites, hyps, choice, scores, weight, pred, piece, ends_s, cam, char_of, flag_of, covered, cfg)
         if cfg.character_by_flag:
@@ -1252,6 +1257,32 @@ def _beside_tall(sites: Sequence[Site], hyps: Sequence[Hypothesis], choice: npt.
                 char_of.pop(i, None)
             changed.append(i)
     return changed
+
+
+def _character_flag_twin(sites: Sequence[Site], char_of: dict[int, tuple[str | None, float, float] | None],
+                         flag_of: dict[int, str | None], by_char: dict[int, str]) -> None:
+    """One character per player (docs/rules/bandera.md, section 1), each starting on its own royal tower
+    (section 3): a character read on a royal tower (flag ``f``) in another colour ``c`` while ``c``'s
+    character is read on another stack too, and ``f``'s nowhere, is ``f``'s -- its colour misread
+    (lit, shaded or seen against the neighbour's banner).  Changes ``char_of`` in place (a note in
+    ``by_char``).  When ``f``'s character is read elsewhere too, nothing is changed."""
+    seen: dict[str, list[int]] = {}
+    for i, g in char_of.items():
+        if g is not None and g[0] is not None:
+            seen.setdefault(g[0], []).append(i)
+    for i, f in sorted(flag_of.items()):
+        got = char_of.get(i)
+        if f is None or got is None or got[0] is None or got[0] == f:
+            continue
+        c = got[0]
+        if len(seen.get(c, [])) < 2 or seen.get(f):
+            continue
+        char_of[i] = (f, got[1], got[2])
+        seen[c].remove(i)
+        seen.setdefault(f, []).append(i)
+        x, y = sites[i].key[0], sites[i].key[1]
+        by_char[i] = (f"a {c} character was read on {f}'s royal tower at ({x},{y}) and on another stack, and {f}'s "
+                      f"nowhere: taken to be {f}'s (one character per player)")
 
 
 def _covered_sites(sc: _Scene, sites: Sequence[Site], tallest: float, cfg: ClassifyBoardConfig,

@@ -40,3 +40,42 @@ def test_a_royal_towers_character_in_another_players_colour_read_twice_is_its_ow
         # the misread colour's character stays where it was read
         assert [k for k, r in on.items() if r.character_colour == misread] \
             == [k for k, r in off.items() if r.character_colour == misread and k != cell]
+
+
+def test_a_second_character_of_a_colour_read_on_its_own_royal_tower_is_dropped_from_a_plain_stack() -> None:
+    """Renders s8r_dev_005 (4, 2) and s8r_r2_009 (0, 6): a plain single cube read carrying a character of the
+    colour (yellow, blue) that is also read on that player's own royal tower -- where it truly stands. One
+    character per player (docs/rules/bandera.md, section 1; it starts on its own royal tower, section 3): the royal
+    tower's is kept and the plain cube's dropped, with a note (``character_own_royal``)."""
+    cfg = config_for("bandera")
+    assert cfg.character_own_royal
+    for name, cell, colour in (("s8r_dev_005", (4, 2), "yellow"), ("s8r_r2_009", (0, 6), "blue")):
+        tower = _characters(name)[colour]
+        on = _read(name)
+        off = _read(name, replace(cfg, character_own_royal=False))
+        assert (off[cell].kind, off[cell].character_colour) == ("cube", colour), off[cell]
+        assert (on[cell].kind, on[cell].character) == ("cube", False), on[cell]
+        assert any("one character per player" in n for n in on[cell].notes)
+        assert (on[tower].kind, on[tower].colour, on[tower].character_colour) == ("royal_tower", colour, colour)
+
+
+def test_a_rail_square_that_may_hold_a_players_missing_royal_tower_is_declined() -> None:
+    """Renders s8r_held_006 (9, 3) (red's royal tower, dim light) and s8r_r1_013 (9, 6) (green's with its character):
+    faint, emptied and their flags unseen, so read empty, while two cubes explain their probes better than nothing.
+    Every player in the game has one royal tower on its paved squares (docs/rules/bandera.md, sections 1-3): that
+    player's royal tower being read nowhere, the square is declined with a note (``royal_missing``) rather than
+    read empty. The truly empty squares of those rails stay read empty."""
+    cfg = config_for("bandera")
+    assert cfg.royal_missing > 0
+    for name, cell, owner in (("s8r_held_006", (9, 3), "red"), ("s8r_r1_013", (9, 6), "green")):
+        doc = json.loads((DATA / f"{name}.json").read_text())
+        board = {(int(b["x"]), int(b["y"])): b for b in doc["state"]["board"]}
+        assert board[cell].get("flag") == owner
+        on = _read(name)
+        off = _read(name, replace(cfg, royal_missing=0.0))
+        assert off[cell].kind == "empty", off[cell]
+        assert on[cell].kind == "unseen", on[cell]
+        assert any(f"{owner}'s" in n and "royal tower is read nowhere" in n for n in on[cell].notes), on[cell].notes
+        assert not any(r.kind == "royal_tower" and r.colour == owner for r in on.values())
+        # (only that square changes)
+        assert {k for k in on if on[k] != off[k]} == {cell}

@@ -153,6 +153,8 @@ class ClassifyBoardConfig:
     royal_missing: float = 0.0  # Bandera (> 0: on): a player in the game whose royal tower is read nowhere has it
     # on its paved squares (rules sections 1-3; a captured flag's player has none): each of them read empty where two
     # cubes explain the probes better than nothing by this much is declined, with a note
+    flag_once: bool = False  # Bandera: a flag colour read on two stacks or more (one flag per player, rules section 1)
+    # is declined on all of them, with a note: which one carries it cannot be told (the most flag probes is no guide)
     tint_flags: bool = False  # Bandera: a stack on the paved columns the tinted-patch test would empty is kept if
     # a flag is seen on it (a player's colour at the banner's height: a patch of light is flat)
     tint_sockets: int = 0  # Bandera (> 0: on): a stack the tinted-patch test would empty is kept if its cube's
@@ -352,7 +354,11 @@ def config_for(game: str) -> ClassifyBoardConfig:
     than its neighbours' mean by 10 L* as a token's dot too (a blurred dot, session 7).  Session 8: Bandera decides a
     plain stack next to a character again without the probes that character's body explains, and declines a plain
     tower read with confidence under 0.3; Quirky takes a dot amid another token found in the cell as that token's
-    centre, and a pale kind (the fossil) must show its dot as the grey one does.
+    centre, and a pale kind (the fossil) must show its dot as the grey one does.  Session 8, later (one royal tower,
+    one flag and one character per player): a royal tower's character read in another player's colour that is
+    read elsewhere too is the flag owner's when that one is read nowhere; a character read on its own royal tower
+    and on a plain stack is the tower's; a flag read on two stacks is declined on both; a player's royal tower
+    read nowhere declines its rail's squares read empty where two cubes explain the probes better than nothing.
     Gridopolis reads a site seen on only 4-15 % of its probes when they show a piece of a player's
     colour unanimously and its shape clearly (Gridopolis round 7)."""
     if game == "gridopolis":
@@ -375,7 +381,7 @@ def config_for(game: str) -> ClassifyBoardConfig:
                                    character_by_flag=True, shadow_sockets=True, tint_sockets=1, tint_flags=True,
                                    cover_socket_top=1, character_once_mm=5.0, cover_flag=True,
                                    beside_tall=1, tower_min_conf=0.3, character_flag_twin=True,
-                                   character_own_royal=True, royal_missing=0.05)
+                                   character_own_royal=True, royal_missing=0.05, flag_once=True)
     if game == "quirky":
         return ClassifyBoardConfig(token_dark_l=60.0, skin_chroma=(4.0, 42.0), token_past_hand=0.2,
                                    token_dot_local=10.0, token_dot_owner=0.5,
@@ -897,6 +903,7 @@ def classify_sites(
     char_dropped: dict[int, str] = {}  # Bandera: a character not counted by that rule (a note)
     past_hand: set[int] = set()  # Bandera: royal towers read beside a hand by their flag (``cover_flag``)
     maybe_royal: dict[int, str] = {}  # Bandera: cells read empty that may hold a royal tower read nowhere (a note)
+    flag_twice: dict[int, str] = {}  # Bandera: royal towers of a colour read on more than one stack (a note)
     if game == "bandera":
         g_rows = [r for r in solids_now if len(r)]
         rows_g = np.concatenate(g_rows) if g_rows else np.zeros((0, 6))
@@ -1044,6 +1051,8 @@ def classify_sites(
             _beside_tall(sites, hyps, choice, scores, weight, pred, piece, ends_s, cam, char_of, flag_of, covered, cfg)
         if cfg.royal_missing > 0:
             maybe_royal = _royal_missing(sites, hyps, choice, scores, char_of, flag_of, covered, cfg)
+        if cfg.flag_once:
+            flag_twice = _flag_twice(sites, hyps, choice, flag_of, covered)
     kind_index = {h.kind: j for j, h in enumerate(hyps)}
     out: list[CellReading] = []
     crown_check: list[int] = []  # Gridopolis markers and boxes: shape and crown looked at (all at once, below)
@@ -1151,6 +1160,9 @@ def classify_sites(
             kp = kind_index["pawn"]
             body = pred[kp, i] & (weight[i] > 0) & (piece[i] > 0.5)
             body_lab.append(_median_rows(lab_o[i, body]) if body.sum() >= 2 else None)
+        if i in flag_twice and kind == "royal_tower":
+            unsure = flag_twice[i]
+            kind, colour, conf, char_colour = "unseen", None, 0.0, None
         notes: tuple[str, ...] = () if unsure is None else (unsure,)
         if i in by_rule and kind == "royal_tower":
             notes += (by_rule[i],)
@@ -1330,6 +1342,27 @@ def _character_own_royal(sites: Sequence[Site], char_of: dict[int, tuple[str | N
         x, y = sites[j].key[0], sites[j].key[1]
         dropped[j] = (f"a {c} character was seen over ({x},{y}) and on {c}'s royal tower at ({xo},{yo}): taken to be "
                       f"the royal tower's (one character per player), none read on ({x},{y})")
+
+
+def _flag_twice(sites: Sequence[Site], hyps: Sequence[Hypothesis], choice: npt.NDArray[np.int64],
+                flag_of: dict[int, str | None], covered: F64) -> dict[int, str]:
+    """Bandera: one flag per player, on its one royal tower (docs/rules/bandera.md, sections 1 and 3).  A flag colour
+    read on two stacks or more is on one of them at most; which one cannot be told (on development the stack with
+    the most flag probes of that colour was the right one in 3 of 7 such scenes): each is returned with a note, to
+    be declined."""
+    on: dict[str, list[int]] = {}
+    for i, f in sorted(flag_of.items()):
+        if f is not None and hyps[int(choice[i])].cubes > 0 and not covered[i] > 0:
+            on.setdefault(f, []).append(i)
+    out: dict[int, str] = {}
+    for f, where in on.items():
+        if len(where) < 2:
+            continue
+        at = ", ".join(f"({sites[i].key[0]},{sites[i].key[1]})" for i in where)
+        for i in where:
+            out[i] = (f"{f}'s flag is seen on {at}, but {f} has one royal tower: which one carries it cannot be "
+                      f"told: not read")
+    return out
 
 
 def _royal_missing(sites: Sequence[Site], hyps: Sequence[Hypothesis], choice: npt.NDArray[np.int64], scores: F64,

@@ -46,7 +46,8 @@ def test_a_single_cube_does_not_take_the_colour_of_a_two_cube_royal_tower() -> N
     cfg = config_for("bandera")
     assert _truth(105)[(9, 2)] == (1, None)
     assert _read(105)[(9, 2)].kind == "cube"
-    off = _read(105, replace(cfg, flag_single_unique=False, flag_single_margin=float("inf")))[(9, 2)]
+    # (session 8's ``flag_once`` would decline both red royal towers then: off too, to see the second one)
+    off = _read(105, replace(cfg, flag_single_unique=False, flag_single_margin=float("inf"), flag_once=False))[(9, 2)]
     assert (off.kind, off.colour) == ("royal_tower", "red"), off
     # the rule alone keeps it a cube too
     assert _read(105, replace(cfg, flag_single_margin=float("inf")))[(9, 2)].kind == "cube"
@@ -59,7 +60,8 @@ def test_only_a_cube_two_cubes_would_explain_as_well_is_looked_at() -> None:
     cfg = config_for("bandera")
     assert cfg.flag_single_margin == 0.05
     assert _read(105, replace(cfg, flag_single_unique=False))[(9, 2)].kind == "cube"
-    off = _read(105, replace(cfg, flag_single_unique=False, flag_single_margin=float("inf")))[(9, 2)]
+    # (session 8's ``flag_once`` would decline both red royal towers: off too)
+    off = _read(105, replace(cfg, flag_single_unique=False, flag_single_margin=float("inf"), flag_once=False))[(9, 2)]
     assert off.kind == "royal_tower", off
 
 
@@ -73,7 +75,8 @@ def test_two_single_cubes_showing_one_colour_are_left_alone() -> None:
     cells = _read(307)
     assert cells[(9, 2)].kind == "cube"
     # (session 7: the shadow's light is off too -- it changes this render's probes and the cube then reads plain)
-    off = _read(307, replace(cfg, flag_single_unique_pairs=False, shadow_tint=False))
+    # (session 8's ``flag_once`` would decline both red royal towers: off too)
+    off = _read(307, replace(cfg, flag_single_unique_pairs=False, shadow_tint=False, flag_once=False))
     assert (off[(9, 2)].kind, off[(9, 2)].colour) == ("royal_tower", "red"), off[(9, 2)]
 
 

@@ -121,7 +121,8 @@ def test_a_cubes_top_face_of_a_players_hue_is_no_character() -> None:
     on = _read("dev_206")
     assert (on[(6, 1)].cubes, on[(6, 1)].character) == (1, False), on[(6, 1)]
     assert on[(0, 3)].character_colour == "blue"
-    off = _read("dev_206", replace(cfg, character_face_deg=0.0))
+    # (session 8's ``character_own_royal`` would drop the second blue character: off too)
+    off = _read("dev_206", replace(cfg, character_face_deg=0.0, character_own_royal=False))
     assert off[(6, 1)].character_colour == "blue", off[(6, 1)]
 
 

@@ -79,3 +79,24 @@ def test_a_rail_square_that_may_hold_a_players_missing_royal_tower_is_declined()
         assert not any(r.kind == "royal_tower" and r.colour == owner for r in on.values())
         # (only that square changes)
         assert {k for k in on if on[k] != off[k]} == {cell}
+
+
+def test_a_flag_read_on_two_stacks_is_declined_on_both() -> None:
+    """Renders s8r_held_007 (red's flag read on (9, 0), its royal tower, and on (9, 1), a tower carrying red's
+    character) and s8r_r1_009 (blue's on (0, 2), its royal tower, and on (0, 4), a plain tower). One flag per
+    player, on its one royal tower (docs/rules/bandera.md, sections 1 and 3): which of the two carries it cannot be
+    told (the stack with more flag probes is the wrong one in both), so both are declined with a note naming the
+    two squares (``flag_once``), and the reconstruction gives it as the cells' warning."""
+    from vision.board_reconstruct import _reader_problems
+
+    cfg = config_for("bandera")
+    assert cfg.flag_once
+    for name, colour, cells in (("s8r_held_007", "red", ((9, 0), (9, 1))), ("s8r_r1_009", "blue", ((0, 2), (0, 4)))):
+        on = _read(name)
+        off = _read(name, replace(cfg, flag_once=False))
+        assert [(c, off[c].kind, off[c].colour) for c in cells] == [(c, "royal_tower", colour) for c in cells]
+        for c in cells:
+            assert on[c].kind == "unseen", on[c]
+            assert f"{colour}'s flag is seen on" in on[c].notes[0]
+        warned = [p for p in _reader_problems(list(on.values()), 0.3) if "has one royal tower" in p.message]
+        assert len(warned) == 2

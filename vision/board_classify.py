@@ -358,7 +358,9 @@ def config_for(game: str) -> ClassifyBoardConfig:
     one flag and one character per player): a royal tower's character read in another player's colour that is
     read elsewhere too is the flag owner's when that one is read nowhere; a character read on its own royal tower
     and on a plain stack is the tower's; a flag read on two stacks is declined on both; a player's royal tower
-    read nowhere declines its rail's squares read empty where two cubes explain the probes better than nothing.
+    read nowhere declines its rail's squares read empty where two cubes explain the probes better than nothing;
+    a flag seen over a single cube no longer needs a character of its colour read (round 6's rule, which the flag
+    rails have made redundant, dropped only true royal towers' flags on development).
     Gridopolis reads a site seen on only 4-15 % of its probes when they show a piece of a player's
     colour unanimously and its shape clearly (Gridopolis round 7)."""
     if game == "gridopolis":
@@ -373,7 +375,7 @@ def config_for(game: str) -> ClassifyBoardConfig:
                                    socket_top=15.0, skin_chroma=(4.0, 42.0), flag_character_blocks=False,
                                    flag_columns=BANDERA_PAVED_COLUMNS, flag_on_single=True, flag_single_margin=0.05,
                                    flag_single_unique=True, flag_single_unique_pairs=True,
-                                   flag_single_character=True, cover_above_mm=BANDERA_COVER_ABOVE_MM,
+                                   flag_single_character=False, cover_above_mm=BANDERA_COVER_ABOVE_MM,
                                    socket_height=True, flag_rails=True, character_face_deg=10.0,
                                    flag_by_character=2, character_banner_deg=20.0,
                                    black_outline=0.8, tint_ring_mm=4.0, tint_share=0.6, tint_points=6,

@@ -85,8 +85,10 @@ def test_a_single_cube_flag_needs_a_character_of_its_colour() -> None:
     banner's height; one flag and one character per player, and no yellow character is read, so it
     stays a cube.  Without that rule (``flag_single_character`` off) it reads as a yellow royal tower.
     (Since round 7 the flag rails keep it a cube too -- yellow's royal tower never stands on (9, 5) --
-    so the rule is checked with the rails off; each alone keeps it a cube.)"""
-    cfg = replace(config_for("bandera"), flag_rails=False, royal_per_player=False)  # (session 7: rails too)
+    so the rule is checked with the rails off; each alone keeps it a cube.  Session 8 turned the rule off in
+    ``config_for``: with the rails it only ever dropped true royal towers' flags on development, 18 of 18.)"""
+    cfg = replace(config_for("bandera"), flag_rails=False, royal_per_player=False,  # (session 7: rails too)
+                  flag_single_character=True)
     assert _truth(209)[(9, 5)] == (1, None)
     cells = _read(209, cfg)
     assert cells[(9, 5)].kind == "cube"

@@ -100,3 +100,24 @@ def test_a_flag_read_on_two_stacks_is_declined_on_both() -> None:
             assert f"{colour}'s flag is seen on" in on[c].notes[0]
         warned = [p for p in _reader_problems(list(on.values()), 0.3) if "has one royal tower" in p.message]
         assert len(warned) == 2
+
+
+def test_a_flag_on_a_single_cube_needs_no_character_of_its_colour_read() -> None:
+    """Renders s8r_held_004 (9, 0) (red's royal tower, its character on it, hand over the board) and s8r_b2_017
+    (0, 6) (yellow's, its character on it): the tower reads as one cube, and its banner is seen over it. Round 6's
+    ``flag_single_character`` dropped such a flag unless a character of its colour was read somewhere -- but a
+    player's character starts on its own royal tower (docs/rules/bandera.md, section 3), where one looked for at a
+    single cube's height is not found. Since round 7 the flag rails (a flag only in a colour whose royal tower may
+    stand there) keep the false flags it was made for away; on development it dropped only true royal towers' flags
+    (18 of 18), so session 8 turned it off: both read as the player's royal tower with its character."""
+    cfg = config_for("bandera")
+    assert not cfg.flag_single_character and cfg.flag_rails
+    for name, cell, owner in (("s8r_held_004", (9, 0), "red"), ("s8r_b2_017", (0, 6), "yellow")):
+        doc = json.loads((DATA / f"{name}.json").read_text())
+        board = {(int(b["x"]), int(b["y"])): b for b in doc["state"]["board"]}
+        assert board[cell].get("flag") == owner and _characters(name)[owner] == cell
+        on = _read(name)
+        off = _read(name, replace(cfg, flag_single_character=True))
+        assert (off[cell].kind, off[cell].cubes) == ("cube", 1), off[cell]
+        assert (on[cell].kind, on[cell].colour, on[cell].cubes, on[cell].character_colour) \
+            == ("royal_tower", owner, 2, owner), on[cell]

@@ -144,6 +144,17 @@ class ClassifyBoardConfig:
     character_once_mm: float = 0.0  # Bandera (> 0: on): a character read on its own royal tower (behind the banner
     # of its colour) and on one other stack, next to it, standing within this of that stack's middle, is the
     # other's: each player has one character (rules, section 1)
+    character_flag_twin: bool = False  # Bandera: a character read on a royal tower in another colour than its flag,
+    # that colour's character read on another stack too, is the flag's owner's when that one is seen nowhere
+    # (one character per player, rules section 1; it starts on its own royal tower, section 3)
+    character_own_royal: bool = False  # Bandera: a character read on its own royal tower (flag of its colour) and
+    # on one plain stack too is the royal tower's: the plain stack's is dropped, with a note (one character per
+    # player, rules section 1; it starts on its own royal tower, section 3)
+    royal_missing: float = 0.0  # Bandera (> 0: on): a player in the game whose royal tower is read nowhere has it
+    # on its paved squares (rules sections 1-3; a captured flag's player has none): each of them read empty where two
+    # cubes explain the probes better than nothing by this much is declined, with a note
+    flag_once: bool = False  # Bandera: a flag colour read on two stacks or more (one flag per player, rules section 1)
+    # is declined on all of them, with a note: which one carries it cannot be told (the most flag probes is no guide)
     tint_flags: bool = False  # Bandera: a stack on the paved columns the tinted-patch test would empty is kept if
     # a flag is seen on it (a player's colour at the banner's height: a patch of light is flat)
     tint_sockets: int = 0  # Bandera (> 0: on): a stack the tinted-patch test would empty is kept if its cube's
@@ -343,7 +354,13 @@ def config_for(game: str) -> ClassifyBoardConfig:
     than its neighbours' mean by 10 L* as a token's dot too (a blurred dot, session 7).  Session 8: Bandera decides a
     plain stack next to a character again without the probes that character's body explains, and declines a plain
     tower read with confidence under 0.3; Quirky takes a dot amid another token found in the cell as that token's
-    centre, and a pale kind (the fossil) must show its dot as the grey one does.
+    centre, and a pale kind (the fossil) must show its dot as the grey one does.  Session 8, later (one royal tower,
+    one flag and one character per player): a royal tower's character read in another player's colour that is
+    read elsewhere too is the flag owner's when that one is read nowhere; a character read on its own royal tower
+    and on a plain stack is the tower's; a flag read on two stacks is declined on both; a player's royal tower
+    read nowhere declines its rail's squares read empty where two cubes explain the probes better than nothing;
+    a flag seen over a single cube no longer needs a character of its colour read (round 6's rule, which the flag
+    rails have made redundant, dropped only true royal towers' flags on development).
     Gridopolis reads a site seen on only 4-15 % of its probes when they show a piece of a player's
     colour unanimously and its shape clearly (Gridopolis round 7)."""
     if game == "gridopolis":
@@ -358,14 +375,15 @@ def config_for(game: str) -> ClassifyBoardConfig:
                                    socket_top=15.0, skin_chroma=(4.0, 42.0), flag_character_blocks=False,
                                    flag_columns=BANDERA_PAVED_COLUMNS, flag_on_single=True, flag_single_margin=0.05,
                                    flag_single_unique=True, flag_single_unique_pairs=True,
-                                   flag_single_character=True, cover_above_mm=BANDERA_COVER_ABOVE_MM,
+                                   flag_single_character=False, cover_above_mm=BANDERA_COVER_ABOVE_MM,
                                    socket_height=True, flag_rails=True, character_face_deg=10.0,
                                    flag_by_character=2, character_banner_deg=20.0,
                                    black_outline=0.8, tint_ring_mm=4.0, tint_share=0.6, tint_points=6,
                                    cover_join_px=2, royal_per_player=True, character_on_royal=True, shadow_tint=True,
                                    character_by_flag=True, shadow_sockets=True, tint_sockets=1, tint_flags=True,
                                    cover_socket_top=1, character_once_mm=5.0, cover_flag=True,
-                                   beside_tall=1, tower_min_conf=0.3)
+                                   beside_tall=1, tower_min_conf=0.3, character_flag_twin=True,
+                                   character_own_royal=True, royal_missing=0.05, flag_once=True)
     if game == "quirky":
         return ClassifyBoardConfig(token_dark_l=60.0, skin_chroma=(4.0, 42.0), token_past_hand=0.2,
                                    token_dot_local=10.0, token_dot_owner=0.5,
@@ -884,7 +902,10 @@ def classify_sites(
     off_rail: dict[int, str] = {}  # Bandera: a banner's first-impression colour that may not stand there
     by_rule: dict[int, str] = {}  # Bandera: a flag given by the one-flag-per-player rule (a note)
     by_char: dict[int, str] = {}  # Bandera: a character given by the one-character-per-player rule (a note)
+    char_dropped: dict[int, str] = {}  # Bandera: a character not counted by that rule (a note)
     past_hand: set[int] = set()  # Bandera: royal towers read beside a hand by their flag (``cover_flag``)
+    maybe_royal: dict[int, str] = {}  # Bandera: cells read empty that may hold a royal tower read nowhere (a note)
+    flag_twice: dict[int, str] = {}  # Bandera: royal towers of a colour read on more than one stack (a note)
     if game == "bandera":
         g_rows = [r for r in solids_now if len(r)]
         rows_g = np.concatenate(g_rows) if g_rows else np.zeros((0, 6))
@@ -893,8 +914,9 @@ def classify_sites(
         stacks = np.array([i for i in range(n_s) if hyps[int(choice[i])].cubes > 0 and not covered[i]], np.int64)
         heights = np.array([hyps[int(choice[i])].cubes for i in stacks], np.int64)
         cube_lab: dict[int, F64] = {}
+        char_n: dict[int, tuple[int, int]] = {}  # each character's probes showing it, of those seen
         char_of = dict(zip(stacks.tolist(), _characters(sc, sites, stacks, heights, rows_g, owner_g, colours, cfg,
-                                                        cube_lab), strict=True))
+                                                        cube_lab, char_n), strict=True))
         for i in bare:  # (its top's socket is seen bare: no character on it, nor a flag)
             char_of[i] = None
         towers = stacks[(heights == 2) & ~np.isin(stacks, list(bare))]
@@ -987,7 +1009,8 @@ def classify_sites(
             raised = np.array([i for i in stacks
                                if flag_of.get(int(i)) is not None and hyps[int(choice[i])].cubes == 1], np.int64)
             if len(raised):
-                again = _characters(sc, sites, raised, np.full(len(raised), 2), rows_g, owner_g, colours, cfg, cube_lab)
+                again = _characters(sc, sites, raised, np.full(len(raised), 2), rows_g, owner_g, colours, cfg, cube_lab,
+                                    char_n)
                 # (found there or not at all: one seen on the single cube's top is kept)
                 char_of.update({i: f for i, f in zip(raised.tolist(), again, strict=True) if f is not None})
         if cfg.character_once_mm > 0:
@@ -1008,6 +1031,10 @@ def classify_sites(
                 if max(abs(ki[0] - kj[0]), abs(ki[1] - kj[1])) == 1 \
                         and math.hypot(g[1] - sites[j].x_mm, g[2] - sites[j].y_mm) <= cfg.character_once_mm:
                     char_of[i] = None
+        if cfg.character_flag_twin:
+            _character_flag_twin(sites, char_of, flag_of, by_char)
+        if cfg.character_own_royal:
+            _character_own_royal(sites, char_of, flag_of, char_dropped)
         if cfg.beside_tall > 0:
             _beside_tall(sites, hyps, choice, scores, weight, pred, piece, ends_s, cam, char_of, flag_of, covered, cfg)
         if cfg.character_by_flag:
@@ -1024,6 +1051,10 @@ def classify_sites(
         if cfg.beside_tall > 0 and by_char:
             # (again with the characters just put on royal towers)
             _beside_tall(sites, hyps, choice, scores, weight, pred, piece, ends_s, cam, char_of, flag_of, covered, cfg)
+        if cfg.royal_missing > 0:
+            maybe_royal = _royal_missing(sites, hyps, choice, scores, char_of, flag_of, covered, cfg)
+        if cfg.flag_once:
+            flag_twice = _flag_twice(sites, hyps, choice, flag_of, covered)
     kind_index = {h.kind: j for j, h in enumerate(hyps)}
     out: list[CellReading] = []
     crown_check: list[int] = []  # Gridopolis markers and boxes: shape and crown looked at (all at once, below)
@@ -1057,6 +1088,9 @@ def classify_sites(
                          key=lambda h_k: float(scores[kind_index[h_k], i]))
             unsure = (f"({x},{y}) looks like a two-cube stack, but hardly more than "
                       f"{'nothing' if runner == 'empty' else 'one cube'} (confidence {conf:.2f}): not read")
+            kind, conf = "unseen", 0.0
+        if i in maybe_royal and kind == "empty":
+            unsure = maybe_royal[i]
             kind, conf = "unseen", 0.0
         colour = None
         char_colour = None
@@ -1128,11 +1162,16 @@ def classify_sites(
             kp = kind_index["pawn"]
             body = pred[kp, i] & (weight[i] > 0) & (piece[i] > 0.5)
             body_lab.append(_median_rows(lab_o[i, body]) if body.sum() >= 2 else None)
+        if i in flag_twice and kind == "royal_tower":
+            unsure = flag_twice[i]
+            kind, colour, conf, char_colour = "unseen", None, 0.0, None
         notes: tuple[str, ...] = () if unsure is None else (unsure,)
         if i in by_rule and kind == "royal_tower":
             notes += (by_rule[i],)
         if i in by_char and kind == "royal_tower":
             notes += (by_char[i],)
+        if i in char_dropped and kind in ("cube", "tower2"):
+            notes += (char_dropped[i],)
         if i in off_rail and kind not in ("unseen", "occluded"):
             x, y = site.key[0], site.key[1]
             notes += (f"the banner at ({x},{y}) looks {off_rail[i]}, but {off_rail[i]}'s royal tower never stands "
@@ -1252,6 +1291,119 @@ def _beside_tall(sites: Sequence[Site], hyps: Sequence[Hypothesis], choice: npt.
                 char_of.pop(i, None)
             changed.append(i)
     return changed
+
+
+def _character_flag_twin(sites: Sequence[Site], char_of: dict[int, tuple[str | None, float, float] | None],
+                         flag_of: dict[int, str | None], by_char: dict[int, str]) -> None:
+    """One character per player (docs/rules/bandera.md, section 1), each starting on its own royal tower
+    (section 3): a character read on a royal tower (flag ``f``) in another colour ``c`` while ``c``'s
+    character is read on another stack too, and ``f``'s nowhere, is ``f``'s -- its colour misread
+    (lit, shaded or seen against the neighbour's banner).  Changes ``char_of`` in place (a note in
+    ``by_char``).  When ``f``'s character is read elsewhere too, nothing is changed."""
+    seen: dict[str, list[int]] = {}
+    for i, g in char_of.items():
+        if g is not None and g[0] is not None:
+            seen.setdefault(g[0], []).append(i)
+    for i, f in sorted(flag_of.items()):
+        got = char_of.get(i)
+        if f is None or got is None or got[0] is None or got[0] == f:
+            continue
+        c = got[0]
+        if len(seen.get(c, [])) < 2 or seen.get(f):
+            continue
+        char_of[i] = (f, got[1], got[2])
+        seen[c].remove(i)
+        seen.setdefault(f, []).append(i)
+        x, y = sites[i].key[0], sites[i].key[1]
+        by_char[i] = (f"a {c} character was read on {f}'s royal tower at ({x},{y}) and on another stack, and {f}'s "
+                      f"nowhere: taken to be {f}'s (one character per player)")
+
+
+def _character_own_royal(sites: Sequence[Site], char_of: dict[int, tuple[str | None, float, float] | None],
+                         flag_of: dict[int, str | None], dropped: dict[int, str]) -> None:
+    """One character per player (docs/rules/bandera.md, section 1), each starting on its own royal tower
+    (section 3): a character of colour ``c`` read on two stacks, one of them ``c``'s royal tower (its flag read)
+    and the other a plain stack, is the royal tower's -- the other is something of that colour seen over the
+    stack (a neighbour's character or banner behind it, a tinted patch); its character is dropped (a note in
+    ``dropped``).  Run after ``character_once_mm``, which gives a twin standing in the middle of a neighbouring
+    stack's top to that stack.  (Development: the royal tower's was right in 7 of 9 such pairs.)"""
+    seen: dict[str, list[int]] = {}
+    for i, g in char_of.items():
+        if g is not None and g[0] is not None:
+            seen.setdefault(g[0], []).append(i)
+    for c, where in sorted(seen.items()):
+        if len(where) != 2:
+            continue
+        own = [i for i in where if flag_of.get(i) == c]
+        plain = [i for i in where if flag_of.get(i) is None]
+        if len(own) != 1 or len(plain) != 1:
+            continue
+        j = plain[0]
+        char_of[j] = None
+        xo, yo = sites[own[0]].key[0], sites[own[0]].key[1]
+        x, y = sites[j].key[0], sites[j].key[1]
+        dropped[j] = (f"a {c} character was seen over ({x},{y}) and on {c}'s royal tower at ({xo},{yo}): taken to be "
+                      f"the royal tower's (one character per player), none read on ({x},{y})")
+
+
+def _flag_twice(sites: Sequence[Site], hyps: Sequence[Hypothesis], choice: npt.NDArray[np.int64],
+                flag_of: dict[int, str | None], covered: F64) -> dict[int, str]:
+    """Bandera: one flag per player, on its one royal tower (docs/rules/bandera.md, sections 1 and 3).  A flag colour
+    read on two stacks or more is on one of them at most; which one cannot be told (on development the stack with
+    the most flag probes of that colour was the right one in 3 of 7 such scenes): each is returned with a note, to
+    be declined."""
+    on: dict[str, list[int]] = {}
+    for i, f in sorted(flag_of.items()):
+        if f is not None and hyps[int(choice[i])].cubes > 0 and not covered[i] > 0:
+            on.setdefault(f, []).append(i)
+    out: dict[int, str] = {}
+    for f, where in on.items():
+        if len(where) < 2:
+            continue
+        at = ", ".join(f"({sites[i].key[0]},{sites[i].key[1]})" for i in where)
+        for i in where:
+            out[i] = (f"{f}'s flag is seen on {at}, but {f} has one royal tower: which one carries it cannot be "
+                      f"told: not read")
+    return out
+
+
+def _royal_missing(sites: Sequence[Site], hyps: Sequence[Hypothesis], choice: npt.NDArray[np.int64], scores: F64,
+                   char_of: dict[int, tuple[str | None, float, float] | None], flag_of: dict[int, str | None],
+                   covered: F64, cfg: ClassifyBoardConfig) -> dict[int, str]:
+    """Bandera: one royal tower per player, on its paved squares (docs/rules/bandera.md, sections 1-3 and 7).  The
+    players are the colours seen on characters and flags and the seats before theirs (as ``_royal_per_player``).
+    For a player whose royal tower (its flag) is read nowhere, the squares of its rail read empty where two cubes
+    explain the probes better than nothing by ``royal_missing`` or more may hold it, faint (the weak-cube rule or
+    the tinted-patch test emptied it) and its flag unseen: they are returned with a note, to be declined.  (A
+    captured flag's player has no royal tower: its rail's squares are then empty, and two cubes explain nothing
+    there.)"""
+    from engine.bandera.board import DEFAULT_NAMES
+
+    seen = {f[0] for f in char_of.values() if f is not None and f[0] is not None}
+    seen |= {f for f in flag_of.values() if f is not None}
+    top = max((DEFAULT_NAMES.index(c) for c in seen if c in DEFAULT_NAMES), default=-1)
+    rails = bandera_rails_for(seen)
+    flagged = {f for i, f in flag_of.items() if f is not None and hyps[int(choice[i])].cubes > 0}
+    two = next(j for j, h in enumerate(hyps) if h.cubes == 2)
+    empty = next(j for j, h in enumerate(hyps) if not h.solids)
+    where = {(int(s.key[0]), int(s.key[1])): i for i, s in enumerate(sites)}
+    whose: dict[int, list[str]] = {}
+    for p in DEFAULT_NAMES[:max(2, top + 1)]:
+        if p in flagged:
+            continue
+        for sq in sorted(rails.get(p, frozenset())):
+            i = where.get(sq, -1)
+            if i >= 0 and not hyps[int(choice[i])].solids and not covered[i] > 0 \
+                    and float(scores[two, i] - scores[empty, i]) >= cfg.royal_missing:
+                whose.setdefault(i, []).append(p)
+    out: dict[int, str] = {}
+    for i, ps in whose.items():
+        x, y = sites[i].key[0], sites[i].key[1]
+        gain = float(scores[two, i] - scores[empty, i])
+        out[i] = (f"{' or '.join(q + chr(39) + 's' for q in ps)} royal tower is read nowhere, and two cubes explain "
+                  f"({x},{y}) on its paved squares better than nothing (by {gain:.2f}): it may stand there, faint, "
+                  f"its flag unseen: not read")
+    return out
 
 
 def _covered_sites(sc: _Scene, sites: Sequence[Site], tallest: float, cfg: ClassifyBoardConfig,
@@ -1935,10 +2087,12 @@ def _sockets(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], rows
 
 def _characters(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], cubes: npt.NDArray[np.int64],
                 rows: F64, owner: npt.NDArray[np.int64], colours: Sequence[str] | None,
-                cfg: ClassifyBoardConfig, cube_colours: dict[int, F64] | None = None
+                cfg: ClassifyBoardConfig, cube_colours: dict[int, F64] | None = None,
+                strength: dict[int, tuple[int, int]] | None = None
                 ) -> list[tuple[str | None, float, float] | None]:
     """The character standing on each stack ``idx`` (``cubes`` high) -- its colour and where it
-    stands (board mm) -- or None.  ``cube_colours`` receives each stack's top cube's CIELAB.
+    stands (board mm) -- or None.  ``cube_colours`` receives each stack's top cube's CIELAB, ``strength`` each
+    character's probes showing its colour and the probes over the top seen.
 
     The top cube's own colour is read on its face towards the camera.  Probes over the top face at
     the character's body height then show a character where they see a player's colour: another
@@ -2045,6 +2199,8 @@ def _characters(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], c
         # their rays going on down behind them: biased towards the camera)
         low = mine[pts[t, mine, 2] <= top[t] + zz[0] + 1e-6]
         at = low if len(low) >= 2 else mine
+        if strength is not None:
+            strength[int(idx[t])] = (len(mine), int(ok[t].sum()))
         out.append((best, float(pts[t, at, 0].mean()), float(pts[t, at, 1].mean())))
     return out
 

@@ -46,7 +46,8 @@ def test_a_single_cube_does_not_take_the_colour_of_a_two_cube_royal_tower() -> N
     cfg = config_for("bandera")
     assert _truth(105)[(9, 2)] == (1, None)
     assert _read(105)[(9, 2)].kind == "cube"
-    off = _read(105, replace(cfg, flag_single_unique=False, flag_single_margin=float("inf")))[(9, 2)]
+    # (session 8's ``flag_once`` would decline both red royal towers then: off too, to see the second one)
+    off = _read(105, replace(cfg, flag_single_unique=False, flag_single_margin=float("inf"), flag_once=False))[(9, 2)]
     assert (off.kind, off.colour) == ("royal_tower", "red"), off
     # the rule alone keeps it a cube too
     assert _read(105, replace(cfg, flag_single_margin=float("inf")))[(9, 2)].kind == "cube"
@@ -59,7 +60,8 @@ def test_only_a_cube_two_cubes_would_explain_as_well_is_looked_at() -> None:
     cfg = config_for("bandera")
     assert cfg.flag_single_margin == 0.05
     assert _read(105, replace(cfg, flag_single_unique=False))[(9, 2)].kind == "cube"
-    off = _read(105, replace(cfg, flag_single_unique=False, flag_single_margin=float("inf")))[(9, 2)]
+    # (session 8's ``flag_once`` would decline both red royal towers: off too)
+    off = _read(105, replace(cfg, flag_single_unique=False, flag_single_margin=float("inf"), flag_once=False))[(9, 2)]
     assert off.kind == "royal_tower", off
 
 
@@ -73,7 +75,8 @@ def test_two_single_cubes_showing_one_colour_are_left_alone() -> None:
     cells = _read(307)
     assert cells[(9, 2)].kind == "cube"
     # (session 7: the shadow's light is off too -- it changes this render's probes and the cube then reads plain)
-    off = _read(307, replace(cfg, flag_single_unique_pairs=False, shadow_tint=False))
+    # (session 8's ``flag_once`` would decline both red royal towers: off too)
+    off = _read(307, replace(cfg, flag_single_unique_pairs=False, shadow_tint=False, flag_once=False))
     assert (off[(9, 2)].kind, off[(9, 2)].colour) == ("royal_tower", "red"), off[(9, 2)]
 
 
@@ -82,8 +85,10 @@ def test_a_single_cube_flag_needs_a_character_of_its_colour() -> None:
     banner's height; one flag and one character per player, and no yellow character is read, so it
     stays a cube.  Without that rule (``flag_single_character`` off) it reads as a yellow royal tower.
     (Since round 7 the flag rails keep it a cube too -- yellow's royal tower never stands on (9, 5) --
-    so the rule is checked with the rails off; each alone keeps it a cube.)"""
-    cfg = replace(config_for("bandera"), flag_rails=False, royal_per_player=False)  # (session 7: rails too)
+    so the rule is checked with the rails off; each alone keeps it a cube.  Session 8 turned the rule off in
+    ``config_for``: with the rails it only ever dropped true royal towers' flags on development, 18 of 18.)"""
+    cfg = replace(config_for("bandera"), flag_rails=False, royal_per_player=False,  # (session 7: rails too)
+                  flag_single_character=True)
     assert _truth(209)[(9, 5)] == (1, None)
     cells = _read(209, cfg)
     assert cells[(9, 5)].kind == "cube"

@@ -64,12 +64,14 @@ def test_a_towers_upper_side_socket_is_not_taken_for_one_cubes_top_socket() -> N
     uneven (its character and flag stand on it).  The rays through the upper side sockets pass under
     ``socket_height_sep_mm`` (5 mm) from one cube's top socket here, so the socket height says nothing
     and the tower stays a royal tower; with that gate off (0 mm) it reads as one cube (with session 7's
-    one-royal-tower-per-player rule off too: that rule would make it blue's royal tower again)."""
+    one-royal-tower-per-player rule off too: that rule would make it blue's royal tower again, and session 8's
+    ``flag_single_character`` on again: without it the blue flag seen over the single cube does as well)."""
     cfg = config_for("bandera")
     assert _truth("dev_001")[(0, 0)] == 2
     on = _read("dev_001")[(0, 0)]
     assert (on.kind, on.cubes, on.colour) == ("royal_tower", 2, "blue"), on
-    off = _read("dev_001", replace(cfg, socket_height_sep_mm=0.0, royal_per_player=False))[(0, 0)]
+    off = _read("dev_001", replace(cfg, socket_height_sep_mm=0.0, royal_per_player=False,
+                                   flag_single_character=True))[(0, 0)]
     assert off.cubes == 1, off
 
 
@@ -121,7 +123,8 @@ def test_a_cubes_top_face_of_a_players_hue_is_no_character() -> None:
     on = _read("dev_206")
     assert (on[(6, 1)].cubes, on[(6, 1)].character) == (1, False), on[(6, 1)]
     assert on[(0, 3)].character_colour == "blue"
-    off = _read("dev_206", replace(cfg, character_face_deg=0.0))
+    # (session 8's ``character_own_royal`` would drop the second blue character: off too)
+    off = _read("dev_206", replace(cfg, character_face_deg=0.0, character_own_royal=False))
     assert off[(6, 1)].character_colour == "blue", off[(6, 1)]
 
 

@@ -118,7 +118,8 @@ def test_a_flag_off_its_rail_for_the_players_seen_is_none() -> None:
     on = _read("s7_018")[(9, 6)]
     assert (on.kind, on.colour) == ("royal_tower", "green"), on
     assert any("looks red" in n for n in on.notes) and any("green plays" in n for n in on.notes), on.notes
-    off = _read("s7_018", replace(cfg, royal_per_player=False))[(9, 6)]
+    # (session 8's ``flag_once`` would decline both red royal towers: off too)
+    off = _read("s7_018", replace(cfg, royal_per_player=False, flag_once=False))[(9, 6)]
     assert (off.kind, off.colour) == ("royal_tower", "red"), off
 
 

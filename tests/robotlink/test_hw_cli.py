@@ -17,6 +17,13 @@ from boardside.cli import main
 ROOT = Path(__file__).resolve().parents[2]
 
 
+
+def _sigint_default() -> None:
+    """Ctrl-C must reach the host: a test run started in the background by a shell without job control
+    ignores SIGINT, and an ignored signal is inherited by the host (which then finished its run and
+    exited 0 instead of 130: the "flaky under load" failures of sessions 7 and 8)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
 def started_moves(record: Path) -> list[int]:
     if not record.exists():
         return []
@@ -107,7 +114,8 @@ def test_ctrl_c_holds_robot_and_rerun_resumes(tmp_path: Path) -> None:
            "--log", str(tmp_path / "log.db")]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     try:
-        host = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        host = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                preexec_fn=_sigint_default)
         deadline = time.monotonic() + 30
         while len(started_moves(record)) < 3 and time.monotonic() < deadline:
             time.sleep(0.005)

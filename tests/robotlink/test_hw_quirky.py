@@ -20,6 +20,13 @@ pytest.importorskip("engine.quirky")
 PROGRAM = "F1 F2 RR F2 F2 RL"  # first-dance, won in one round (boardside quirky solve first-dance)
 
 
+
+def _sigint_default() -> None:
+    """Ctrl-C must reach the host: a test run started in the background by a shell without job control
+    ignores SIGINT, and an ignored signal is inherited by the host (which then finished its run and
+    exited 0 instead of 130: the "flaky under load" failures of sessions 7 and 8)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
 def test_quirky_program_drives_the_simulated_robot(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     db = tmp_path / "robot.db"
     rc = main(["quirky", "run", "first-dance", "--program", PROGRAM, "--robot", "sim://?time=0.005",
@@ -62,7 +69,8 @@ def test_quirky_ctrl_c_stops_robot_and_same_command_resumes(tmp_path: Path) -> N
         return [int(x.split()[1]) for x in record.read_text().splitlines()] if record.exists() else []
 
     try:
-        host = subprocess.Popen(cmd, cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        host = subprocess.Popen(cmd, cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                preexec_fn=_sigint_default)
         deadline = time.monotonic() + 30
         while len(started()) < 4 and time.monotonic() < deadline:
             time.sleep(0.005)

@@ -28,6 +28,7 @@ Method (visibility-aware space carving, then colouring, then model-based flag fi
 
 from __future__ import annotations
 
+import copy
 import time
 from collections import deque
 from collections.abc import Mapping, Sequence
@@ -82,6 +83,10 @@ class ViewEvidence:
     name: str = ""
     mat_rect_mm: tuple[float, float, float, float] | None = None
     colour_patches_mm: tuple[tuple[float, float, float, float], ...] = ()
+    # optional, the labels' size: True where a piece colour was read from a weakly coloured pixel
+    # (``vision.classify.weak_colour``); the history search can leave those rays out (docs/vision.md,
+    # "Session 8: following a game under hard shadows")
+    weak: npt.NDArray[np.bool_] | None = None
 
 
 @dataclass
@@ -143,6 +148,7 @@ class _Rays:
     pixels: I64  # (nrays, 2)
     origin: npt.NDArray[np.float64] = field(default_factory=lambda: np.zeros(3))  # camera centre, block units
     dirs: npt.NDArray[np.float64] = field(default_factory=lambda: np.zeros((0, 3)))  # unit directions
+    weak: npt.NDArray[np.bool_] | None = None  # (nrays,) the label is a weakly coloured pixel's (ViewEvidence.weak)
 
 
 def _trace(view: ViewEvidence, vol: _Volume, cfg: ReconstructConfig) -> _Rays:
@@ -173,6 +179,7 @@ def _trace(view: ViewEvidence, vol: _Volume, cfg: ReconstructConfig) -> _Rays:
     lab = grid_lab[sampled].astype(np.int64)
     keep = lab != int(Label.UNKNOWN)
     pix, lab = pix[keep], lab[keep]
+    weak = None if view.weak is None else view.weak[pix[:, 1], pix[:, 0]]
     d = cam.rays(pix.astype(np.float64))
     c = cam.center / s  # in block units
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -202,8 +209,9 @@ def _trace(view: ViewEvidence, vol: _Volume, cfg: ReconstructConfig) -> _Rays:
     else:
         hit = tmax > tmin
     pix, lab, d, tmin, tmax = pix[hit], lab[hit], d[hit], tmin[hit], tmax[hit]
+    weak = None if weak is None else weak[hit]
     if len(pix) == 0:
-        return _Rays(np.full((0, 1), -1, np.int64), lab, pix, c, d)
+        return _Rays(np.full((0, 1), -1, np.int64), lab, pix, c, d, weak)
     # Exact traversal: every crossing of a cell boundary plane, sorted; the midpoint of each
     # segment between consecutive crossings lies inside exactly one cell.
     chunks: list[I64] = []
@@ -286,7 +294,7 @@ def _trace(view: ViewEvidence, vol: _Volume, cfg: ReconstructConfig) -> _Rays:
     for ch in chunks:
         out[row:row + len(ch), :ch.shape[1]] = ch
         row += len(ch)
-    return _Rays(out, lab, pix, c, d)
+    return _Rays(out, lab, pix, c, d, weak)
 
 
 def reconstruct(
@@ -526,6 +534,16 @@ class RayScorer:
         self._ahead: dict[int, I64] = {}
         self.base_cost = 0
         self._banner: tuple[dict[Cell, str], _BannerRays] | None = None  # blocks of the last flag_scores
+
+    def without_weak(self) -> RayScorer:
+        """The same pictures with the rays of weakly coloured pixels (``ViewEvidence.weak``) left out of
+        every count (weight 0, as a flag pole's); ``self`` when there are none."""
+        m = self._model
+        if not m.weak.any():
+            return self
+        model = copy.copy(m)
+        model.weight = np.where(m.weak, 0, m.weight).astype(np.int64)
+        return RayScorer(model, self._vol, self._geom, self._flag_min_rays, self._seed)
 
     def _index(self, cell: Cell) -> int:
         return self._vol.index1(cell)
@@ -1058,6 +1076,7 @@ class _RayModel:
         self.idx = np.full((total, width), -1, np.int64)
         self.obs = np.zeros(total, np.int64)
         self.view = np.zeros(total, np.int64)
+        self.weak = np.zeros(total, bool)  # ``_Rays.weak`` (False where a view has none)
         # per axis (3, rays): a banner's test reads one coordinate of many rays at a time
         self.dirs = np.zeros((3, total))
         self.origins = np.zeros((3, total))
@@ -1067,6 +1086,8 @@ class _RayModel:
             self.idx[row:row + k, :r.idx.shape[1]] = r.idx
             self.obs[row:row + k] = np.where(r.labels == int(Label.CUBE), int(Label.BACKGROUND), r.labels)
             self.view[row:row + k] = v
+            if r.weak is not None:
+                self.weak[row:row + k] = r.weak
             if k:
                 self.dirs[:, row:row + k] = r.dirs.T
                 self.origins[:, row:row + k] = np.asarray(r.origin)[:, None]

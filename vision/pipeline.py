@@ -691,9 +691,10 @@ def _rival_turn_problems(state: State, turns: Sequence[Turn], cost: int, rival: 
 
 def _flags_without_weak(state: State, movers: set[str], weak_free: RayScorer, sides: dict[str, int]) -> list[Problem]:
     """With the weakly coloured pixels left out (``HISTORY_WEAK_CHROMA``): a flag of a colour that played
-    whose best supported legal spot is then another one -- its banner evidence rests on weak colours,
-    such as a shadow on the mat -- is ``flag-ambiguous`` (an error); every side another legal spot of it
-    changes is counted into ``sides`` (reported uncertain)."""
+    whose best supported legal spot is then another one -- its banner evidence rests on weak colours, such
+    as a shadow on the mat -- is ``flag-ambiguous`` (an error: the record keeps where each flag stands, so
+    the player is asked even when no side changes); every side another legal spot of it changes is counted
+    into ``sides`` (reported uncertain: where it stands is a guess, as ``AMBIGUOUS_FLAG_ANY_SPOT``)."""
     out: list[Problem] = []
     for color in sorted(movers):
         read = state.flags.get(color)
@@ -715,7 +716,8 @@ def _flags_without_weak(state: State, movers: set[str], weak_free: RayScorer, si
             sides[side] = sides.get(side, 0) + 1
         out.append(Problem("flag-ambiguous", f"the {color} flag was read at {read}, but without the weakly coloured "
                            f"pixels (shadows on the mat may read as a colour) {spots[best]} fits the pictures best; "
-                           f"another spot would change the side(s) {', '.join(s for s in SIDES if s in changed)}",
+                           f"another legal spot would change the side(s) "
+                           f"{', '.join(s for s in SIDES if s in changed) or '(none)'}",
                            f"{color} flag", 'CTRL rulebook, "Game Turn"'))
     return out
 

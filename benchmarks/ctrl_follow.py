@@ -31,12 +31,20 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from boardside.ctrl_follow import read_setup, settle_flags, setup_position, turns_read, unsettled_flags
+from boardside.ctrl_follow import (
+    read_setup,
+    settle_flags,
+    setup_position,
+    turns_count_problem,
+    turns_read,
+    unsettled_flags,
+)
 from boardside.fixtures_render.camera import truth_calibration
 from calibration.camera import read_image
 from calibration.mat import MatSpec
 from engine.ctrl import GameRecord, State
 from engine.errors import BoardsideInputError
+from vision.locate import ImageRejectedError
 from vision.pipeline import score_images
 
 VIEWS = ("px", "mx", "py", "my", "top")
@@ -46,7 +54,7 @@ def _same(a: State, b: State) -> bool:
     return a.blocks == b.blocks and dict(a.flags) == dict(b.flags)
 
 
-def follow_game(game_dir: Path) -> dict[str, Any]:
+def follow_game(game_dir: Path, args_turns: bool = True) -> dict[str, Any]:
     truth_doc = json.loads((game_dir / "game.json").read_text())
     record = GameRecord.from_json(truth_doc["record"])
     truth_states = list(record.states())
@@ -74,10 +82,19 @@ def follow_game(game_dir: Path) -> dict[str, Any]:
                              "cpu_s": round(time.process_time() - t0, 3)})
             continue
         previous = recorded
-        res = score_images(pics, spec, cam, previous)
+        try:
+            res = score_images(pics, spec, cam, previous, turns_played=n - shots[k - 1] if args_turns else None)
+        except ImageRejectedError as exc:  # the player would take the picture again; here: types the turns
+            if _same(previous, truth_states[shots[k - 1]]):
+                recorded = truth
+            readings.append({"scene": scene.name, "turns": n - shots[k - 1], "trusted": False, "right": False,
+                             "flags_settled": False, "recorded_right": _same(recorded, truth), "typed": True,
+                             "recorded_wrong_here": False, "errors": ["rejected"], "rejected": str(exc),
+                             "cpu_s": round(time.process_time() - t0, 3)})
+            continue
         right = _same(res.state, truth)
         read, settled = res.state, False
-        unsettled = None if res.trusted else unsettled_flags(res.problems)
+        unsettled = None if res.trusted else unsettled_flags(res.problems, res.uncertain_flags)
         if unsettled:  # the player says where those flags stand (follow turn asks; here: the truth's spots)
             try:
                 read = settle_flags(res.state, {c: truth.flags.get(c) for c in unsettled})
@@ -85,7 +102,9 @@ def follow_game(game_dir: Path) -> dict[str, Any]:
             except BoardsideInputError:
                 pass  # the truth's spot is no legal spot in the position read: its blocks are wrong
         turns, why = turns_read(previous, res.turns, read)
-        ok = (res.trusted or settled) and why is None and bool(turns)
+        # the player said how often the pictures are taken (follow start --every): the turns since
+        miscount = turns_count_problem(turns, n - shots[k - 1], previous) if why is None else None  # (any-turns)
+        ok = (res.trusted or settled) and why is None and bool(turns) and miscount is None
         typed = False
         if ok:
             for t in turns:
@@ -94,6 +113,9 @@ def follow_game(game_dir: Path) -> dict[str, Any]:
             recorded, typed = truth, True  # the player types the turns the camera could not settle
         readings.append({"scene": scene.name, "turns": n - shots[k - 1], "trusted": res.trusted, "right": right,
                          "flags_settled": settled and ok, "recorded_right": _same(recorded, truth), "typed": typed,
+                         "miscounted": miscount is not None,
+                         "recorded_wrong_here": (_same(previous, truth_states[shots[k - 1]])
+                                                 and not _same(recorded, truth)),
                          "errors": sorted({p.code for p in res.problems if p.severity == "error"}),
                          "cpu_s": round(time.process_time() - t0, 3)})
     final_right = recorded is not None and len(readings) == len(shots) and _same(recorded, truth_states[-1])
@@ -108,6 +130,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--games", default=str(Path(__file__).resolve().parent.parent / "fixtures" / "ctrl_followed"),
                     help="directory of followed games (default: the bundled fixtures/ctrl_followed)")
+    ap.add_argument("--any-turns", action="store_true", help="read each position as any number of turns (as "
+                    "'follow start --every any'), not the number played")
     args = ap.parse_args()
     root = Path(args.games)
     games = sorted(d for d in root.iterdir() if (d / "game.json").exists()) if root.is_dir() else []
@@ -116,7 +140,7 @@ def main() -> None:
                          "render-followed')")
     results = []
     for g in games:
-        r = follow_game(g)
+        r = follow_game(g, not args.any_turns)
         results.append(r)
         for x in r["readings"]:
             print(json.dumps({"game": r["game"], **x}), flush=True)
@@ -131,10 +155,12 @@ def main() -> None:
         "set_ups": len(setups),
         "trusted_share": round(sum(x["trusted"] for x in later) / n, 3),
         "trusted_and_right_share": round(sum(x["trusted"] and x["recorded_right"] for x in later) / n, 3),
-        "trusted_but_recorded_wrong": sum(x["trusted"] and not x["recorded_right"] for x in later),
+        "trusted_but_recorded_wrong": sum(x["trusted"] and x["recorded_wrong_here"] for x in later),
+        "turns_miscounted": sum(x.get("miscounted", False) for x in later),
         "settled_by_saying_where_flags_stand": sum(x["flags_settled"] for x in later),
-        "settled_but_recorded_wrong": sum(x["flags_settled"] and not x["recorded_right"] for x in later),
+        "settled_but_recorded_wrong": sum(x["flags_settled"] and x["recorded_wrong_here"] for x in later),
         "typed_by_the_player": sum(x["typed"] for x in later),
+        "pictures_rejected": sum("rejected" in x for x in later),
         "read_right_share": round(sum(x["right"] for x in later) / n, 3),
         "games_with_final_sheet_right": sum(r["final_sheet_right"] for r in results),
         "games_fully_read": sum(r["read"] == r["positions"] for r in results),

@@ -54,6 +54,8 @@ def main() -> None:
     ap.add_argument("--scenes", type=int, default=0, help="only the first N scenes (0 = all)")
     ap.add_argument("--self-calibrate", action="store_true")
     ap.add_argument("--previous", action="store_true", help="give the state one turn earlier (see above)")
+    ap.add_argument("--known-turns", action="store_true", help="with --previous: tell the reading how many turns "
+                    "were played since (as 'ctrl follow' does), instead of letting it find any number")
     ap.add_argument("--turns-back", default="1", help="with --previous: how many turns earlier (a number, or "
                     "'round' for one turn per colour in play)")
     args = ap.parse_args()
@@ -72,12 +74,17 @@ def main() -> None:
         truth_doc, truth, spec, pics, cam = scene.doc, scene.truth, scene.spec, scene.pics, scene.camera
         t0 = time.perf_counter()
         try:
-            prev = None
+            prev, played = None, None
             if args.previous:
                 back = len(truth.colors) if args.turns_back == "round" else int(args.turns_back)
-                prev = turns_back(truth, back)
+                prev, played = truth, 0
+                for _ in range(back):  # turns_back, counting the turns it could take back
+                    step = turns_back(prev, 1)
+                    if step is prev:
+                        break
+                    prev, played = step, played + 1
                 prev = None if prev is truth else prev
-            res = score_images(pics, spec, cam, prev)
+            res = score_images(pics, spec, cam, prev, turns_played=played if args.known_turns and prev else None)
         except Exception as exc:  # a rejected scene counts as wrong, with its reason
             rows.append({"scene": sc.name, "error": str(exc)[:200]})
             print(f"{sc.name}: rejected: {exc}")
@@ -133,6 +140,7 @@ def main() -> None:
         "stage_seconds_median": {k: round(statistics.median(v), 3) for k, v in stage_times.items() if "." not in k},
         "calibration": "self" if args.self_calibrate else "from truth intrinsics",
         "previous_state": f"{args.turns_back} turn(s) back" if args.previous else "none",
+        "turns_known": bool(args.previous and args.known_turns),
         "targets": {"cell_error": 0.0005, "state_exact": 0.99, "sides_exact": 0.99, "winner": 1.0, "seconds": 0.5},
     }
     print(json.dumps(figures))

@@ -24,6 +24,8 @@ from engine.ctrl import FlagSpot, GameRecord, State, Turn
 from engine.errors import BoardsideInputError
 
 FOLLOW_FORMAT = 1
+#: How often the players take the pictures of a followed game (``follow start --every``).
+EVERY = ("turn", "round", "any")
 
 
 class FollowFileError(BoardsideInputError):
@@ -69,6 +71,7 @@ class FollowedGame:
     calibration: str | None = None
     mat: str | None = None
     undone: list[dict[str, Any]] = field(default_factory=list)
+    every: str = "turn"  # how often the players take pictures: "turn", "round" or "any" (see expected_turns)
 
     @property
     def state(self) -> State:
@@ -77,7 +80,7 @@ class FollowedGame:
 
     def to_json(self) -> dict[str, Any]:
         doc = self.record.to_json()
-        doc["follow"] = {"format": FOLLOW_FORMAT, "calibration": self.calibration, "mat": self.mat,
+        doc["follow"] = {"format": FOLLOW_FORMAT, "calibration": self.calibration, "mat": self.mat, "every": self.every,
                          "readings": [r.to_json() for r in self.readings], "undone": self.undone}
         return doc
 
@@ -102,8 +105,20 @@ class FollowedGame:
             raise FollowFileError(f"{where!r}: its readings account for {sum(r.turns for r in readings)} turns "
                                   f"but the record holds {len(record.turns)}")
         undone = follow.get("undone", [])
+        every = str(follow.get("every", "turn"))
+        if every not in EVERY:
+            raise FollowFileError(f"{where!r}: 'every' must be one of {', '.join(EVERY)}, got {every!r}")
         return cls(record, readings, _opt_str(follow.get("calibration")), _opt_str(follow.get("mat")),
-                   list(undone) if isinstance(undone, list) else [])
+                   list(undone) if isinstance(undone, list) else [], every)
+
+    def expected_turns(self) -> int | None:
+        """How many turns the next reading should show: 1 when the players take pictures after every
+        turn, one per colour after every round, ``None`` (any number) for "any"."""
+        if self.every == "turn":
+            return 1
+        if self.every == "round":
+            return len(self.state.colors)
+        return None
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> FollowedGame:
@@ -192,14 +207,16 @@ def turns_read(previous: State, turn_texts: Sequence[str], state: State) -> tupl
 FLAG_ERRORS = ("flag-ambiguous", "flag-missing")
 
 
-def unsettled_flags(problems: Sequence[Any]) -> list[str] | None:
-    """The colours whose flags alone keep a reading from being trusted (its errors are all
-    ``flag-ambiguous`` / ``flag-missing``, each naming ``"<colour> flag"``), or ``None`` when another
-    error stands (or none does)."""
+def unsettled_flags(problems: Sequence[Any], uncertain: Sequence[str] = ()) -> list[str] | None:
+    """The colours whose flags alone keep a reading from being trusted -- its errors are all
+    ``flag-ambiguous`` / ``flag-missing``, each naming ``"<colour> flag"`` -- together with the colours
+    whose flags the reading says may stand elsewhere (``uncertain``: ``SceneResult.uncertain_flags``,
+    the ``side-uncertain`` warnings' flags), so that every flag the sheet depends on is settled; or
+    ``None`` when another error stands (or none does)."""
     errors = [p for p in problems if p.severity == "error"]
     if not errors or any(p.code not in FLAG_ERRORS for p in errors):
         return None
-    return sorted({p.where.split()[0] for p in errors})
+    return sorted({p.where.split()[0] for p in errors} | set(uncertain))
 
 
 def parse_flag_answer(text: str) -> tuple[str, FlagSpot | None]:
@@ -251,14 +268,35 @@ def _opt_str(v: Any) -> str | None:
     return None if v is None else str(v)
 
 
-def start(path: Path, initial: State, reading: Reading, calibration: Path | None, mat: Path | None) -> FollowedGame:
+def turns_count_problem(turns: Sequence[Turn], expected: int | None, previous: State) -> str | None:
+    """Why a reading's turns cannot be the turns played since the last reading, when the players said
+    how many that is (``expected``): a reading that adds a turn of blocks the pictures only seem to
+    show (a reflection or shadow on the mat read as three blocks) must not be recorded as if played.
+    Fewer turns are right only when the game ended before the round did (rulebook "End Game")."""
+    if expected is None or len(turns) == expected:
+        return None
+    if len(turns) < expected:
+        state = previous
+        for turn in turns:
+            state = state.apply(turn)
+        if state.is_terminal():
+            return None
+    return (f"the pictures were read as {len(turns)} turn(s) since the last reading, but {expected} were played "
+            f"(the game is followed every {'turn' if expected == 1 else 'round'}; --turns N says otherwise)")
+
+
+def start(path: Path, initial: State, reading: Reading, calibration: Path | None, mat: Path | None,
+          every: str = "turn") -> FollowedGame:
     """A new followed game at ``path`` (which must not exist: a game already followed is never
     overwritten), starting from ``initial``."""
     if path.exists():
         raise FollowFileError(f"{str(path)!r} already exists: follow the game in it with 'ctrl follow turn', "
                               "or choose another file")
+    if every not in EVERY:
+        raise BoardsideInputError(f"--every {every!r}: expected one of {', '.join(EVERY)}")
     game = FollowedGame(GameRecord(initial), [reading],
-                        str(calibration.resolve()) if calibration else None, str(mat.resolve()) if mat else None)
+                        str(calibration.resolve()) if calibration else None, str(mat.resolve()) if mat else None,
+                        every=every)
     game.save(path)
     return game
 
@@ -273,6 +311,7 @@ __all__ = [
     "settle_flags",
     "setup_position",
     "start",
+    "turns_count_problem",
     "turns_read",
     "unsettled_flags",
 ]

@@ -17,7 +17,7 @@ from boardside.cli import main
 from boardside.ctrl_follow import FollowedGame, FollowFileError, Reading, unsettled_flags
 from boardside.fixtures_render.camera import truth_calibration
 from engine.ctrl import GameRecord, State, Turn, new_state
-from engine.ctrl.record import one_turn_back
+from engine.ctrl.record import one_turn_back, turns_back
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "ctrl"
 VIEWS = ("px", "mx", "py", "my", "top")
@@ -222,3 +222,48 @@ def test_only_flag_errors_leave_a_reading_to_the_player() -> None:
     warn = Problem("side-uncertain", "m", "side +x", "", "warning")
     assert unsettled_flags([flag, warn]) == ["pink"]
     assert unsettled_flags([flag, other]) is None and unsettled_flags([warn]) is None
+
+
+def test_a_reading_is_as_many_turns_as_were_played(tmp_path: Path,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    # the recorded position two turns before scene_003 while the game is followed every turn: the
+    # pictures are read as one turn (a reflection read as a turn of blocks cannot add one), which
+    # does not explain them, so nothing is recorded -- until the player says two were played
+    truth = _truth("scene_003")
+    prev = turns_back(truth, 2)
+    (tmp_path / "prev.json").write_text(json.dumps(prev.to_json()))
+    cam = json.loads((FIXTURES / "scene_003" / "px.json").read_text())["camera"]
+    truth_calibration(cam).save(tmp_path / "cam.json")
+    game = tmp_path / "game.json"
+    assert main(["ctrl", "follow", "start", str(game), "--state", str(tmp_path / "prev.json"),
+                 "-c", str(tmp_path / "cam.json")]) == 0
+    before = game.read_bytes()
+    capsys.readouterr()
+    assert main(["ctrl", "follow", "turn", str(game), *_pics("scene_003"), "--json"]) == 1
+    doc = json.loads(capsys.readouterr().out)
+    # read as the one turn the players said was played, which cannot explain the pictures
+    assert len(doc["turns"]) == 1 and doc["turns_expected"] == 1 and not doc["recorded"]
+    assert not doc["trusted"] and "not-a-legal-continuation" in {p["code"] for p in doc["problems"]}
+    assert game.read_bytes() == before
+    # read as any number of turns (as before the players said how often), the two turns are found
+    assert main(["ctrl", "score-images", *_pics("scene_003"), "--previous", str(tmp_path / "prev.json"),
+                 "-c", str(tmp_path / "cam.json"), "--json"]) == 0
+    assert len(json.loads(capsys.readouterr().out)["turns"]) == 2
+    assert main(["ctrl", "follow", "turn", str(game), *_pics("scene_003"), "--turns", "2"]) == 0
+    assert _same_position(FollowedGame.load(game).state, truth)
+    assert main(["ctrl", "follow", "start", str(tmp_path / "g2.json"), "--state", str(tmp_path / "prev.json"),
+                 "--every", "week"]) == 2
+    assert "--every 'week': expected one of turn, round, any" in capsys.readouterr().err
+
+
+def test_fewer_turns_than_a_round_only_when_the_game_ended() -> None:
+    from boardside.ctrl_follow import turns_count_problem
+
+    finished = _truth("scene_009")
+    assert finished.is_terminal()
+    assert turns_count_problem([], 3, finished) is None  # the game ended before the round did
+    s = new_state(4)
+    move = s.legal_moves()[0]
+    turn = Turn(move, s.apply(move).legal_moves()[0])  # type: ignore[arg-type]
+    assert turns_count_problem([turn], 4, s) is not None and turns_count_problem([turn], 1, s) is None
+    assert turns_count_problem([turn], None, s) is None

@@ -35,7 +35,7 @@ def test_the_bundled_game_is_followed_to_its_score_sheet(tmp_path: Path, capsys:
     def pics(k: int) -> list[str]:
         return [str(GAME / f"scene_{k:03d}" / f"{v}.jpg") for v in VIEWS]
 
-    assert main(["ctrl", "follow", "start", str(game), *pics(0), "-c", str(cam)]) == 0
+    assert main(["ctrl", "follow", "start", str(game), *pics(0), "-c", str(cam), "--every", "round"]) == 0
     assert FollowedGame.load(game).state.to_json() == states[0].to_json()
     how = []
     for k in range(1, len(shots)):

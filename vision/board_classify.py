@@ -111,6 +111,10 @@ class ClassifyBoardConfig:
     #: the dark centre is a small dot inside the token: a patch of dark probes larger than this, or
     #: reaching the edge of the cell's probe grid, is a shadow, a finger or a tag, not the dot (0: off)
     token_dot_max_probes: int = 6
+    token_dot_pale: float = 0.0  # Quirky (> 0: on): a token kind printed with less chroma than this (fossil) must show
+    # its printed dark dot as a grey one does (warm light on the paper takes its colour)
+    token_dot_owner: float = 0.0  # Quirky (> 0: on): a grey token's dot whose ring of probes shows another token kind
+    # found in the cell on this share is that token's printed centre, not a grey token's dot
     token_dot_local: float = 0.0  # Quirky (> 0: on): a probe this much (L*) darker than the mean of its eight
     # neighbours (and 20 below the print, grey) is a dot too: blur lifts a small dark dot's lightness, not its
     # being darker than the light ring round it (a shadow on the paper is smooth)
@@ -156,6 +160,12 @@ class ClassifyBoardConfig:
     cover_flag: bool = False  # Bandera: a site on the paved columns a hand covers, over which a player's flag is
     # seen clear of the hand (at the banner's height, the probes on the hand left out), holds that player's royal
     # tower (two cubes: a flag stands only on one), if no other flag of that colour is found (one per player)
+    tower_min_conf: float = 0.0  # Bandera (> 0: on): a plain two-cube stack (no flag) read with less confidence than
+    # this is declined (``unseen``, with a note saying why)
+    beside_tall: int = 0  # Bandera (> 0: on): a plain stack next to a royal tower or a stack carrying a character is
+    # decided again without its probes whose rays meet that neighbour's character (1), or its character or flag
+    # room (2): what stands above the cubes is no solid of the hypotheses, and seen past or over a neighbour it
+    # looks like a stack there
     cover_above_mm: float = 0.0  # Bandera (> 0: on): skin is looked for also where the board's volume up to this
     # height is seen against the table (a hand hovering over the far edge), where it must differ from the table
     cover_table_de: float = 15.0  # ... by this CIELAB difference (wood is skin-coloured)
@@ -272,6 +282,8 @@ BANDERA_PAVED_COLUMNS: tuple[int, ...] = (0, 9)
 BANDERA_COVER_ABOVE_MM: float = 72.0
 
 
+
+
 @lru_cache(maxsize=1)
 def bandera_flag_rails() -> dict[tuple[int, int], frozenset[str]]:
     """Bandera: per paved square, the flag colours whose royal tower may stand there in a game of two,
@@ -328,7 +340,10 @@ def config_for(game: str) -> ClassifyBoardConfig:
     room's other light's colour is no piece; one royal tower per player on its rail (session 7); a cube's
     sockets keep a stack the shadows' light or the tinted-patch test would erase, and a stack whose top
     socket shows bare is read beside grouped fingers (session 7, later).  Quirky takes a grey probe darker
-    than its neighbours' mean by 10 L* as a token's dot too (a blurred dot, session 7).
+    than its neighbours' mean by 10 L* as a token's dot too (a blurred dot, session 7).  Session 8: Bandera decides a
+    plain stack next to a character again without the probes that character's body explains, and declines a plain
+    tower read with confidence under 0.3; Quirky takes a dot amid another token found in the cell as that token's
+    centre, and a pale kind (the fossil) must show its dot as the grey one does.
     Gridopolis reads a site seen on only 4-15 % of its probes when they show a piece of a player's
     colour unanimously and its shape clearly (Gridopolis round 7)."""
     if game == "gridopolis":
@@ -349,10 +364,12 @@ def config_for(game: str) -> ClassifyBoardConfig:
                                    black_outline=0.8, tint_ring_mm=4.0, tint_share=0.6, tint_points=6,
                                    cover_join_px=2, royal_per_player=True, character_on_royal=True, shadow_tint=True,
                                    character_by_flag=True, shadow_sockets=True, tint_sockets=1, tint_flags=True,
-                                   cover_socket_top=1, character_once_mm=5.0, cover_flag=True)
+                                   cover_socket_top=1, character_once_mm=5.0, cover_flag=True,
+                                   beside_tall=1, tower_min_conf=0.3)
     if game == "quirky":
         return ClassifyBoardConfig(token_dark_l=60.0, skin_chroma=(4.0, 42.0), token_past_hand=0.2,
-                                   token_dot_local=10.0)
+                                   token_dot_local=10.0, token_dot_owner=0.5,
+                                   token_dot_pale=25.0)
     return ClassifyBoardConfig()
 
 
@@ -991,6 +1008,8 @@ def classify_sites(
                 if max(abs(ki[0] - kj[0]), abs(ki[1] - kj[1])) == 1 \
                         and math.hypot(g[1] - sites[j].x_mm, g[2] - sites[j].y_mm) <= cfg.character_once_mm:
                     char_of[i] = None
+        if cfg.beside_tall > 0:
+            _beside_tall(sites, hyps, choice, scores, weight, pred, piece, ends_s, cam, char_of, flag_of, covered, cfg)
         if cfg.character_by_flag:
             # one character per player, always on the board (docs/rules/bandera.md, sections 1 and 3: it starts
             # on its royal tower): a player whose flag is found but whose character is seen nowhere has it on its
@@ -1002,6 +1021,9 @@ def classify_sites(
                     x, y = sites[i].key[0], sites[i].key[1]
                     by_char[i] = (f"{f}'s character was not seen: taken to stand on {f}'s royal tower at ({x},{y}), "
                                   f"behind its banner of the same colour")
+        if cfg.beside_tall > 0 and by_char:
+            # (again with the characters just put on royal towers)
+            _beside_tall(sites, hyps, choice, scores, weight, pred, piece, ends_s, cam, char_of, flag_of, covered, cfg)
     kind_index = {h.kind: j for j, h in enumerate(hyps)}
     out: list[CellReading] = []
     crown_check: list[int] = []  # Gridopolis markers and boxes: shape and crown looked at (all at once, below)
@@ -1026,6 +1048,16 @@ def classify_sites(
             kind, conf = "unseen", 0.0
         elif covered[i] > 0:
             kind, conf = "occluded", float(covered[i])
+        unsure = None
+        if cfg.tower_min_conf > 0 and kind == "tower2" and flag_of.get(i) is None and conf < cfg.tower_min_conf:
+            # a plain two-cube stack read by a small margin: things standing behind or above the cell (a tall
+            # neighbour, its character, a hand's shadow) make a tower's probes as often as a tower does
+            x, y = site.key[0], site.key[1]
+            runner = max((h.kind for h in hyps if h.kind != "tower2"),
+                         key=lambda h_k: float(scores[kind_index[h_k], i]))
+            unsure = (f"({x},{y}) looks like a two-cube stack, but hardly more than "
+                      f"{'nothing' if runner == 'empty' else 'one cube'} (confidence {conf:.2f}): not read")
+            kind, conf = "unseen", 0.0
         colour = None
         char_colour = None
         cubes_read = hyp.cubes
@@ -1096,7 +1128,7 @@ def classify_sites(
             kp = kind_index["pawn"]
             body = pred[kp, i] & (weight[i] > 0) & (piece[i] > 0.5)
             body_lab.append(_median_rows(lab_o[i, body]) if body.sum() >= 2 else None)
-        notes: tuple[str, ...] = ()
+        notes: tuple[str, ...] = () if unsure is None else (unsure,)
         if i in by_rule and kind == "royal_tower":
             notes += (by_rule[i],)
         if i in by_char and kind == "royal_tower":
@@ -1159,6 +1191,67 @@ def classify_sites(
         timings["classify.occlusion_s"] = t3 - t2
         timings["classify.decide_s"] = t4 - t3
     return out
+
+
+def _beside_tall(sites: Sequence[Site], hyps: Sequence[Hypothesis], choice: npt.NDArray[np.int64], scores: F64,
+                 weight: F64, pred: npt.NDArray[np.bool_], piece: F64, ends: F64, cam: F64,
+                 char_of: dict[int, tuple[str | None, float, float] | None], flag_of: dict[int, str | None],
+                 covered: F64, cfg: ClassifyBoardConfig) -> list[int]:
+    """Bandera: plain stacks next to a royal tower or a stack carrying a character, decided again without the
+    probes whose rays meet what stands above that neighbour's cubes (its character; with ``beside_tall`` 2 also
+    its flag's room): no hypothesis has those solids, so a neighbour's probes seeing them saw a stack.  ``choice``,
+    ``scores`` and ``char_of`` are updated in place; returns the sites changed."""
+    g = cfg.geometry
+    c = g.cube_mm
+    tall: dict[int, list[list[float]]] = {}
+    for j in range(len(sites)):
+        cubes = 2 if flag_of.get(j) is not None else hyps[int(choice[j])].cubes
+        if cubes == 0:
+            continue
+        top = sites[j].floor_mm + cubes * c
+        rows: list[list[float]] = []
+        ch = char_of.get(j)
+        if ch is not None:
+            rows.append([1.0, ch[1], ch[2], g.character_radius, top, top + g.character_height])
+        if flag_of.get(j) is not None:
+            if hyps[int(choice[j])].cubes == 1:  # (a royal tower read as one cube: its upper cube)
+                rows.append([0.0, sites[j].x_mm, sites[j].y_mm, c / 2, top - c, top])
+            if cfg.beside_tall >= 2:
+                rows.append([1.0, sites[j].x_mm, sites[j].y_mm, g.flag_reach, top, top + g.flag_height])
+        if rows:
+            tall[j] = rows
+    if not tall:
+        return []
+    where = {(int(s.key[0]), int(s.key[1])): j for j, s in enumerate(sites)}
+    changed: list[int] = []
+    for i, s in enumerate(sites):
+        k = int(choice[i])
+        if hyps[k].cubes == 0 or flag_of.get(i) is not None or covered[i] > 0:
+            continue
+        nbr = [where[(int(s.key[0]) + dx, int(s.key[1]) + dy)] for dx in (-1, 0, 1) for dy in (-1, 0, 1)
+               if (dx, dy) != (0, 0) and (int(s.key[0]) + dx, int(s.key[1]) + dy) in where]
+        rows_n = [r for j in nbr if j in tall for r in tall[j]]
+        if not rows_n:
+            continue
+        use = weight[i] > 0
+        if not use.any():
+            continue
+        hit = np.asarray(hits(cam, ends[i][use], np.array(rows_n)[None, :, :]), bool).any(axis=1)
+        if not hit.any():
+            continue
+        w = weight[i].copy()
+        w[np.nonzero(use)[0][hit]] = 0.0
+        if w.sum() < cfg.min_weight * len(w):
+            continue
+        sc_i = _scores(pred[:, i:i + 1], piece[i:i + 1], w[None, :], cfg.empty_bias)[:, 0]
+        new = int(np.argmax(sc_i))
+        if new != k:
+            choice[i] = new
+            scores[:, i] = sc_i
+            if hyps[new].cubes == 0:
+                char_of.pop(i, None)
+            changed.append(i)
+    return changed
 
 
 def _covered_sites(sc: _Scene, sites: Sequence[Site], tallest: float, cfg: ClassifyBoardConfig,
@@ -2281,6 +2374,8 @@ def _classify_tokens(sc: _Scene, sites: Sequence[Site], kinds: Sequence[str] | N
         past = ~_probes_on_mask(sc, pts.reshape(-1, 3), hand[0], cfg.cover_scale).reshape(n_s, n_g)
     near = _token_match(lab, art, piece, darker, cfg) & ok[..., None]
     grey_kind = np.hypot(art[:, 1], art[:, 2]) < 15.0
+    pale_kind = ~grey_kind & (np.hypot(art[:, 1], art[:, 2]) < cfg.token_dot_pale)
+    dot_kind = grey_kind | pale_kind  # (kinds told by their dot)
     out: list[CellReading] = []
     for i, site in enumerate(sites):
         used = ok[i].sum() / n_g
@@ -2300,8 +2395,19 @@ def _classify_tokens(sc: _Scene, sites: Sequence[Site], kinds: Sequence[str] | N
         if cfg.token_dot_local > 0:
             dark_at |= ok_i & (_below_neighbours(lab[i, :, 0], 9) >= cfg.token_dot_local) & (darker[i] > 20.0) \
                 & (np.hypot(lab[i, :, 1], lab[i, :, 2]) < 12.0)
-        dark = _dot_probes(dark_at, 9, cfg.token_dot_max_probes, ~past[i] if covered[i] > 0 else None)
+        dot_at: list[npt.NDArray[np.bool_]] = []
+        dark = _dot_probes(dark_at, 9, cfg.token_dot_max_probes, ~past[i] if covered[i] > 0 else None, dot_at)
         share = np.where(grey_kind & (dark < 1), 0.0, share)
+        if cfg.token_dot_pale > 0 and dark < 1:
+            # a pale kind (fossil) is as near the lit paper as a grey one is to its shade: its dark dot tells it too
+            share = np.where(pale_kind, 0.0, share)
+        if cfg.token_dot_owner > 0 and dark >= 1 and (share[dot_kind] >= cfg.token_min_share).any():
+            # the dot amid another token found here is that token's own printed centre (each token has one)
+            found_k = np.nonzero(share >= cfg.token_min_share)[0]
+            amid = [j for j in found_k if not grey_kind[j]
+                    and _dot_in_other(dot_at[0], near[i][:, j], ok_i, 9) >= cfg.token_dot_owner]
+            if amid:  # (a kind told by its dot is not there unless it is the one the dot is amid)
+                share = np.where(dot_kind & ~np.isin(np.arange(len(share)), amid), 0.0, share)
         low = cfg.token_min_share
         if covered[i] > 0:
             low = min(low, cfg.token_past_hand_probes / max(ok_i.sum(), 1))
@@ -2367,12 +2473,14 @@ _DOT_TOUCH = cv2.getStructuringElement(cv2.MORPH_CROSS, (3, 3))
 
 
 def _dot_probes(dark: npt.NDArray[np.bool_], side: int, max_probes: int,
-                hidden: npt.NDArray[np.bool_] | None = None) -> int:
+                hidden: npt.NDArray[np.bool_] | None = None, where: list[npt.NDArray[np.bool_]] | None = None) -> int:
     """How many of a cell's ``side`` x ``side`` probes (row-major) are dark in a patch that could be
     a token's printed dark dot: at most ``max_probes`` probes, not touching the grid's edge
     (``max_probes`` 0: every dark probe counts) nor, when given, a ``hidden`` probe (one a hand
     covers: the dot is inside the token, so a patch at the hand's edge is the hand or its shadow)."""
     if max_probes <= 0 or not dark.any():
+        if where is not None:
+            where.append(dark.copy())
         return int(dark.sum())
     n, labels, stats, _ = cv2.connectedComponentsWithStats(dark.reshape(side, side).astype(np.uint8), connectivity=8)
     near_hidden = None
@@ -2380,12 +2488,38 @@ def _dot_probes(dark: npt.NDArray[np.bool_], side: int, max_probes: int,
         grown = cv2.dilate(hidden.reshape(side, side).astype(np.uint8), _DOT_TOUCH) > 0
         near_hidden = set(np.unique(labels[grown]).tolist())
     total = 0
+    mask = np.zeros((side, side), bool) if where is not None else None
     for k in range(1, n):
         x, y, w, h, area = (int(v) for v in stats[k])
         if area <= max_probes and x > 0 and y > 0 and x + w < side and y + h < side \
                 and (near_hidden is None or k not in near_hidden):
             total += area
+            if mask is not None:
+                mask |= labels == k
+    if where is not None and mask is not None:
+        where.append(mask.ravel())
     return total
+
+
+def _dot_in_other(dot: npt.NDArray[np.bool_], other: npt.NDArray[np.bool_], seen: npt.NDArray[np.bool_],
+                  side: int) -> float:
+    """Share of the probes round a cell's dark dot (``dot``, ``side`` x ``side`` row-major; the ring one to two
+    probes out) that show another token kind (``other``), of those seen: every printed token has a white disc with
+    a dark centre, so a dark dot amid another token's colour is that token's centre, not a grey token's dot."""
+    d = dot.reshape(side, side).astype(np.uint8)
+    ring = (cv2.dilate(d, np.ones((5, 5), np.uint8)) > 0) & ~(cv2.dilate(d, np.ones((3, 3), np.uint8)) > 0)
+    ring = ring.ravel() & seen
+    if not ring.any():
+        return 0.0
+    # all round it (a grey token beside another in a cell has that one on one side only): the other kind is
+    # seen on each of the four sides of the dot (the ring's probes grouped by their main direction from it)
+    ys, xs = np.divmod(np.arange(side * side), side)
+    cy, cx = ys[dot].mean(), xs[dot].mean()
+    dx, dy = xs - cx, ys - cy
+    sides = np.where(np.abs(dx) >= np.abs(dy), np.where(dx > 0, 0, 1), np.where(dy > 0, 2, 3))
+    if sum(bool((other & ring & (sides == k)).any()) for k in range(4)) < 3:
+        return 0.0
+    return float((other & ring).sum() / ring.sum())
 
 
 def _inside(probes: F64, rows: F64) -> npt.NDArray[np.bool_]:

@@ -95,8 +95,8 @@ def _reader_problems(cells: Sequence[CellReading], min_conf: float) -> list[Prob
             out.append(Problem("cell-covered", "something covers this cell (a hand?): it could not be read", where,
                                "", "warning"))
         elif c.kind == "unseen":
-            out.append(Problem("cell-unseen", "this cell is outside the picture or hidden: it could not be read",
-                               where, "", "warning"))
+            why = c.notes[0] if c.notes else "this cell is outside the picture or hidden: it could not be read"
+            out.append(Problem("cell-unseen", why, where, "", "warning"))
         elif c.confidence < min_conf:
             out.append(Problem("cell-unsure", f"read as {c.kind} with low confidence ({c.confidence:.2f})", where,
                                "", "warning"))

@@ -33,6 +33,7 @@ class HistoryConfig:
     extra_turns: int = 1  # search at least this many turns beyond the block-count estimate
     patience: int = 2  # then stop after this many turns that explain nothing more
     tolerance: int = 6  # rays: a deeper explanation must be better than this to be preferred
+    turns: int | None = None  # exactly this many turns were played (the players said so), else any number
 
 
 @dataclass
@@ -66,7 +67,7 @@ def explain_turns(
     # the blocks seen suggest how many turns were played; hidden placements make that an
     # underestimate, so the search goes on while deeper turns still explain more rays
     est = max(0, math.ceil((len(free_blocks) - len(previous.blocks)) / 3))
-    depth_limit = cfg.max_turns
+    depth_limit = cfg.max_turns if cfg.turns is None else cfg.turns
     start_cost = scorer.cost(previous.blocks)
     beam: list[tuple[int, State, list[Turn], list[str]]] = [(start_cost, previous, [], [])]
     best_per_depth: list[tuple[int, State, list[Turn], list[str]]] = [beam[0]]
@@ -102,14 +103,16 @@ def explain_turns(
                 for c, st, color, mv, turns, notes in cands[: cfg.beam]]
         best_per_depth.append(beam[0])
         beams.append(beam)
-        if depth >= est + cfg.extra_turns and len(best_per_depth) > cfg.patience:
+        if cfg.turns is None and depth >= est + cfg.extra_turns and len(best_per_depth) > cfg.patience:
             before = min(b[0] for b in best_per_depth[:-cfg.patience])
             if min(b[0] for b in best_per_depth[-cfg.patience:]) > before - cfg.tolerance:
                 break  # the last turns explained nothing more
     lowest = min(c for c, *_ in best_per_depth)
     # the shallowest depth that explains the pictures as well as any deeper one (hidden placements
-    # change no ray, so deeper searches can always add turns for free: the fewest turns win)
-    depth = next(d for d, b in enumerate(best_per_depth) if b[0] <= lowest + cfg.tolerance)
+    # change no ray, so deeper searches can always add turns for free: the fewest turns win); when the
+    # number of turns is known, that many (fewer only when the game ended before: no deeper state)
+    depth = (len(best_per_depth) - 1 if cfg.turns is not None else
+             next(d for d, b in enumerate(best_per_depth) if b[0] <= lowest + cfg.tolerance))
     cost, state, turns, notes = best_per_depth[depth]
     rival = next(((c, s, t) for c, s, t, _ in beams[depth] if s.blocks != state.blocks), None)
     weak: set[str] = set()

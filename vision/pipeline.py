@@ -40,7 +40,7 @@ from vision.free_rules import (
     start_doubts,
     support_doubts,
 )
-from vision.history import pick_flags, spots_for_flag
+from vision.history import HistoryConfig, pick_flags, spots_for_flag
 from vision.locate import check_image, locate, self_calibrate_views
 from vision.opening import read_opening
 from vision.reconstruct import RayScorer, ReconstructConfig, Reconstruction, ViewEvidence, banner_may_hang, reconstruct
@@ -70,8 +70,9 @@ FREE_FLAG_AMBIGUOUS = False
 # history search's counts (docs/vision.md, "Session 8: following a game under hard shadows"); 0: kept
 HISTORY_WEAK_CHROMA = 30.0
 HISTORY_WEAK_COLOURS = ("blue",)
-# with history: a last chosen turn that explains fewer sampled rays than this beyond the best continuation
-# one turn shorter is reported (``doubtful-turn``, an error); three blocks any picture shows explain hundreds
+# with history and the number of turns not known: a last chosen turn that explains fewer sampled rays than
+# this beyond the best continuation one turn shorter is reported (``doubtful-turn``, an error: it may not
+# have been played); three blocks any picture shows explain hundreds
 # (docs/vision.md, "Session 8: following a game under hard shadows")
 WEAK_LAST_TURN_GAIN = 100
 # with history: other legal turns (other blocks) the search kept that explain the pictures within this many
@@ -103,6 +104,7 @@ class SceneResult:
     timings: dict[str, float] = field(default_factory=dict)
     turns: list[str] = field(default_factory=list)  # with a previous state: the legal turns the pictures show
     uncertain_sides: dict[str, int] = field(default_factory=dict)  # side -> hidden cells that could change it
+    uncertain_flags: list[str] = field(default_factory=list)  # colours whose flag may stand elsewhere, changing a side
 
     @property
     def trusted(self) -> bool:
@@ -124,8 +126,12 @@ def score_images(
     camera: CameraCalibration | None = None,
     previous: State | None = None,
     config: ReconstructConfig | None = None,
+    turns_played: int | None = None,
 ) -> SceneResult:
-    """Reconstruct, check and score a CTRL battlefield from pictures of it standing on the mat."""
+    """Reconstruct, check and score a CTRL battlefield from pictures of it standing on the mat.  With a
+    ``previous`` state, ``turns_played`` (when known: the players photograph after every turn, or round) is how
+    many turns were played since it, and the reading is that many legal turns (fewer only when the game
+    ended)."""
     spec = spec or MatSpec()
     cfg = config or ReconstructConfig()
     t0 = time.perf_counter()
@@ -225,7 +231,9 @@ def score_images(
     if previous is not None and recon.scorer is not None:
         # the pictures must show legal turns played from the previous state (issue 5, item 1)
         hist_scorer = recon.scorer.without_weak()  # the same scorer when no weak colour was marked
-        expl, dropped = explain_checked(previous, hist_scorer, recon.flags, recon.blocks, flag_scorer=recon.scorer)
+        expl, dropped = explain_checked(previous, hist_scorer, recon.flags, recon.blocks,
+                                        cfg=HistoryConfig(turns=turns_played) if turns_played is not None else None,
+                                        flag_scorer=recon.scorer)
         state = expl.state
         blocks = dict(state.blocks)
         turns = [str(t) for t in expl.turns]
@@ -257,7 +265,7 @@ def score_images(
         if NOT_LEGAL_TURN_SIDES and any(p.code == "not-a-legal-continuation" for p in inferred):
             doubt_notes += _guessed_turn_sides(state, expl.turns, doubt_sides)
         gain = _last_turn_gain(expl.depth_costs, len(expl.turns))
-        if gain is not None and gain < WEAK_LAST_TURN_GAIN:
+        if turns_played is None and gain is not None and gain < WEAK_LAST_TURN_GAIN:
             inferred.append(Problem(
                 "doubtful-turn", f"the last turn read ({expl.turns[-1]}) explains only {gain} more sampled pixels "
                 f"than stopping one turn earlier (fewer than {WEAK_LAST_TURN_GAIN}): it may not have been played "
@@ -451,7 +459,7 @@ def score_images(
                "validate_s": t_end - t_recon, "total_s": t_end - t0}
     timings.update({f"reconstruct.{k}": v for k, v in recon.timings.items()})
     return SceneResult(state, recon, reports, poses, [e.camera for e in evidence], labels, problems, missing,
-                       unobserved, timings, turns, uncertain)
+                       unobserved, timings, turns, uncertain, sorted({c for cols in flag_sides.values() for c in cols}))
 
 
 def _doubt_sides(uncertain: dict[str, int], problems: list[Problem], per_side: Mapping[str, Sequence[Any]],

@@ -151,6 +151,15 @@ class _Rays:
     weak: npt.NDArray[np.bool_] | None = None  # (nrays,) the label is a weakly coloured pixel's (ViewEvidence.weak)
 
 
+#: sample the pixels the classify stage labelled.  The pipeline classifies every ``pixel_stride``-th
+#: pixel from ``stride // 2`` on and spreads each label over its stride x stride block; a grid that
+#: starts at the volume's projected corner (any pixel) read each ray's label from up to ``stride // 2``
+#: pixels away in each direction (docs/vision.md "Session 8: free reading, the sampled pixels").
+#: Off: measured neutral on the side scores (fixtures, development and check renders) while it changes
+#: many readings and fewer are trusted with history (flag-ambiguous margins were set on the old grid).
+ALIGN_SAMPLES = False
+
+
 def _trace(view: ViewEvidence, vol: _Volume, cfg: ReconstructConfig) -> _Rays:
     """Trace sampled pixel rays through the volume: the ordered cells each ray crosses."""
     cam = view.camera
@@ -164,6 +173,8 @@ def _trace(view: ViewEvidence, vol: _Volume, cfg: ReconstructConfig) -> _Rays:
     if np.all(cam.depth(corners) > 0):
         pc = cam.project(corners)
         x0, y0 = np.maximum(np.floor(pc.min(axis=0)).astype(int), 0)
+        if ALIGN_SAMPLES:  # the grid below then falls on stride // 2 + k * stride: the classified pixels
+            x0, y0 = x0 - x0 % stride, y0 - y0 % stride
         x1, y1 = np.minimum(np.ceil(pc.max(axis=0)).astype(int) + 1, [w, h])
     else:
         x0, y0, x1, y1 = 0, 0, w, h

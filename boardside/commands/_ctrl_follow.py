@@ -9,6 +9,7 @@ import typer
 from rich.table import Table
 
 from boardside.ctrl_follow import (
+    EVERY,
     FollowedGame,
     FollowFileError,
     Reading,
@@ -16,6 +17,7 @@ from boardside.ctrl_follow import (
     settle_flags,
     setup_position,
     start,
+    turns_count_problem,
     turns_read,
     unsettled_flags,
 )
@@ -74,6 +76,9 @@ def start_cmd(
                                             "remembered for the game's later readings."),
     mat: Path | None = typer.Option(None, "--mat", help="Mat specification (mat.json), remembered for the "
                                     "game's later readings; default: the A3 CTRL mat with 22 mm blocks."),
+    every: str = typer.Option("turn", "--every", help="When the players take the pictures: after every 'turn', "
+                              "every 'round' (one turn per colour), or 'any' number of turns (each reading "
+                              "then finds how many; a reflection read as blocks can pass for a turn)."),
     two_player: bool = typer.Option(False, "--two-player", help="Four colours are the 2-player variant "
                                     "(player1 blue + yellow, player2 pink + green)."),
     accept: bool = ACCEPT_OPT,
@@ -87,6 +92,8 @@ def start_cmd(
 
     if bool(images) == (state_file is not None):
         raise BoardsideInputError("give the set-up pictures or --state FILE (one of the two)")
+    if every not in EVERY:
+        raise BoardsideInputError(f"--every {every!r}: expected one of {', '.join(EVERY)}")
     if game.exists():
         raise FollowFileError(f"{str(game)!r} already exists: follow the game in it with 'ctrl follow turn', "
                               "or choose another file")
@@ -112,14 +119,15 @@ def start_cmd(
         reading = Reading(0, tuple(str(p) for p in images), not errors,
                           "set-up" if not errors else "by the player (--accept)",
                           tuple(sorted({p.code for p in errors})))
-    start(game, initial, reading, calibration, mat)
+    start(game, initial, reading, calibration, mat, every)
     if json_out:
         _print_problems(problems_all, json_out, initial, recorded=True)
         return
     for p in problems_all:
         out.print(f"{p.severity}: {p}")
     out.print(f"following the game in {game}: colours {', '.join(initial.colors)}; next to play: {initial.to_move}")
-    out.print(f"after each turn (or round) take the pictures and run: boardside ctrl follow turn {game} "
+    when = {"turn": "after each turn", "round": "after each round", "any": "after any turns"}[every]
+    out.print(f"{when} take the pictures and run: boardside ctrl follow turn {game} "
               "px.jpg mx.jpg py.jpg my.jpg top.jpg")
 
 
@@ -151,6 +159,8 @@ def turn_cmd(
                                    "(repeat for more colours; COLOUR=none for no flag). Settles a reading NOT "
                                    "TRUSTED only because of its flags; in a terminal you are asked instead.",
                                    show_default=False),
+    turns_played: int | None = typer.Option(None, "--turns", min=0, help="How many turns were played since the "
+                                            "last reading (default: as 'follow start --every' said)."),
     accept: bool = ACCEPT_OPT,
     json_out: bool = JSON_OPT,
 ) -> None:
@@ -161,7 +171,8 @@ def turn_cmd(
     camera could not settle where some flags stand is recorded once the player says where they are
     (asked in a terminal, or --flag).  Any other reading NOT TRUSTED is printed with its problems and not
     recorded (exit 1) unless --accept.  The file is replaced only after a reading is recorded, so
-    Ctrl-C or a bad picture (exit 2) never loses a recorded turn."""
+    Ctrl-C or a bad picture (exit 2) never loses a recorded turn.  A reading showing more or fewer turns
+    than were played (see --every, --turns) is not recorded either."""
     import sys
 
     from boardside.commands.ctrl import capture_sides, err, out, print_score, report_scene
@@ -177,9 +188,10 @@ def turn_cmd(
         raise BoardsideInputError("give the pictures, or --camera N / --video FILE to capture them (one of the two)")
     cam, spec = _camera_and_mat(followed, calibration, mat)
     pics = _pictures(images) if images else capture_sides(camera_index, video, spec, cam, out_dir, no_window)
+    expected = turns_played if turns_played is not None else followed.expected_turns()
     with err.status(f"reading {len(pics)} picture(s) against the recorded position ..."):
-        res = score_images(pics, spec, cam, previous)
-    unsettled = None if res.trusted else unsettled_flags(res.problems)
+        res = score_images(pics, spec, cam, previous, turns_played=expected)
+    unsettled = None if res.trusted else unsettled_flags(res.problems, res.uncertain_flags)
     read = settle_flags(res.state, answers) if answers else res.state
     if not json_out:
         report_scene(res, pics, annotate, json_out, previous)
@@ -193,7 +205,8 @@ def turn_cmd(
         read = settle_flags(read, {color: answer[0]})
     settled = unsettled is not None and all(c in answers for c in unsettled)
     turns, why = turns_read(previous, res.turns, read)
-    record = (res.trusted or accept or settled) and why is None and bool(turns)
+    miscount = turns_count_problem(turns, expected, previous) if why is None else None
+    record = (res.trusted or accept or settled) and why is None and bool(turns) and (miscount is None or accept)
     how = ("trusted" if res.trusted and not answers else "flags settled by the player" if answers
            else "by the player (--accept)")
     if record:
@@ -205,7 +218,7 @@ def turn_cmd(
         report_scene(res, pics, annotate, json_out, previous, {
             "recorded": record, "game": str(game), "turns_recorded": [str(t) for t in turns] if record else [],
             "turns_in_record": len(followed.record.turns), "flags_settled_by_player": sorted(answers),
-            "unsettled_flags": unsettled or []})
+            "unsettled_flags": unsettled or [], "turns_expected": expected, "turns_count_problem": miscount})
         raise typer.Exit(code)
     if record:
         if answers:
@@ -218,6 +231,9 @@ def turn_cmd(
     elif why is not None:
         out.print(f"[red]not recorded:[/] the flags read cannot be plugged by these turns ({why}); take the "
                   "pictures again")
+    elif miscount is not None:
+        out.print(f"[red]not recorded:[/] {miscount}. Take the pictures again, or type the turns with 'ctrl follow "
+                  "play'")
     elif unsettled:
         out.print(f"[red]not recorded:[/] only the flags ({', '.join(unsettled)}) are unsettled: say where each "
                   "stands with --flag COLOUR='X,Y,Z DIR' (or run this in a terminal to be asked)")

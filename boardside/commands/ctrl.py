@@ -19,6 +19,7 @@ from boardside.io import emit_json, read_json, write_json
 from engine.core import BoardsideInputError, GameError, IllegalMoveError, InvalidMoveError
 from engine.ctrl import SIDES, GameRecord, State, Turn, check_setup, new_state, validate_state
 from engine.ctrl.moves import FlagSpot, NoFlag, Pass, Placement
+from engine.ctrl.record import random_turn
 from engine.ctrl.search import hint as search_hint
 
 if TYPE_CHECKING:
@@ -202,13 +203,9 @@ def selfplay(
                 rec = GameRecord(state)
                 n = 0
                 while not state.is_terminal():
-                    first = rng.choice(list(state.legal_moves()))
-                    mid = state.apply(first)
-                    second = rng.choice(list(mid.legal_moves()))
-                    state = mid.apply(second)
-                    rec.turns.append(Turn(first if isinstance(first, Placement) else None,
-                                          second if isinstance(second, FlagSpot) else None))
-                    passes += isinstance(first, Pass)
+                    turn, state = random_turn(state, rng)
+                    rec.turns.append(turn)
+                    passes += turn.placement is None
                     n += 1
                     problems += sum(1 for p in validate_state(state) if p.severity == "error")
                 turns.append(n)

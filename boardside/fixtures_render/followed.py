@@ -39,19 +39,16 @@ def play_game(players: int, rng: random.Random, every: int) -> tuple[Any, list[i
     """A whole game of random legal turns (the CTRL engine's), and the turn counts after which it is
     photographed: 0 (the set-up), every ``every`` turns (0: once a round, one turn per colour), and
     at the end.  Returns the game record (``engine.ctrl.GameRecord``) and those counts."""
-    from engine.ctrl import FlagSpot, GameRecord, Placement, Turn, new_state
+    from engine.ctrl import GameRecord, new_state
+    from engine.ctrl.record import random_turn
 
     state = new_state(players=players)
     record = GameRecord(state)
     step = every or len(state.colors)
     shots = [0]
     while not state.is_terminal():
-        first = rng.choice(list(state.legal_moves()))
-        mid = state.apply(first)
-        second = rng.choice(list(mid.legal_moves()))
-        state = mid.apply(second)
-        record.turns.append(Turn(first if isinstance(first, Placement) else None,
-                                 second if isinstance(second, FlagSpot) else None))
+        turn, state = random_turn(state, rng)
+        record.turns.append(turn)
         if len(record.turns) % step == 0 or state.is_terminal():
             shots.append(len(record.turns))
     return record, shots

@@ -120,6 +120,18 @@ def turns_back(state: State, n: int) -> State:
 
 
 
+def random_turn(state: State, rng: Any) -> tuple[Turn, State]:
+    """A whole turn chosen at random among the legal ones (``rng.choice`` on the placements or pass,
+    then on the flag spots or no flag: rulebook "Game Turn"), and the state after it."""
+    from engine.ctrl.moves import Placement
+
+    first = rng.choice(list(state.legal_moves()))
+    mid = state.apply(first)
+    second = rng.choice(list(mid.legal_moves()))
+    return (Turn(first if isinstance(first, Placement) else None, second if isinstance(second, FlagSpot) else None),
+            mid.apply(second))
+
+
 def with_final_flags(previous: State, turns: Sequence[Turn], flags: Mapping[str, FlagSpot]) -> list[Turn]:
     """``turns`` (whole turns played from ``previous``) with each colour's last flag plug set to where
     ``flags`` has that colour's flag (``noflag`` when it has none) -- for a reading that settles the
@@ -135,14 +147,7 @@ def with_final_flags(previous: State, turns: Sequence[Turn], flags: Mapping[str,
         movers.append(state.to_move)
         state = state.apply(turn)
     last = {color: i for i, color in enumerate(movers)}
-    result: list[Turn] = []
-    state = previous
-    for i, (turn, color) in enumerate(zip(turns, movers, strict=True)):
-        if color is not None and last[color] == i:
-            turn = Turn(turn.placement, flags.get(color))
-        try:
-            state = state.apply(turn)
-        except IllegalMoveError as exc:
-            raise IllegalMoveError(f"turn {i + 1} ({str(turn)!r}): {exc}") from None
-        result.append(turn)
+    result = [Turn(turn.placement, flags.get(color)) if color is not None and last[color] == i else turn
+              for i, (turn, color) in enumerate(zip(turns, movers, strict=True))]
+    GameRecord(previous, result).final()  # each turn legal in turn (else the error names it)
     return result

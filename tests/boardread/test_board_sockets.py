@@ -57,7 +57,7 @@ def test_sockets_settle_the_cube_count(n: int, key: tuple[int, int], without: in
     single cube read as a tower (its top shows a socket at one cube's height, no upper cube shows
     one: one cube)."""
     want = _truth_cubes(n, key)
-    assert _cells(n, replace(BANDERA, socket_top=0.0))[key][1] == without != want
+    assert _cells(n, replace(BANDERA, socket_top=0.0, tower_min_conf=0.0))[key][1] == without != want
     assert _cells(n, BANDERA)[key][1] == want
 
 

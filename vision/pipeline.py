@@ -78,6 +78,13 @@ WEAK_LAST_TURN_GAIN = 100
 # with history: other legal turns (other blocks) the search kept that explain the pictures within this many
 # sampled rays of the turns read make them ``doubtful-turn`` (an error)
 TURN_TIE_MARGIN = 20
+# with history, when the pictures show colour that the legal reading explains only once the weakly coloured
+# pixels are left out (shadows): the flag of a colour that played, read from fewer banner rays than this
+# (or placed by its pole alone), is ``flag-ambiguous`` (the player says where it stands); a banner standing
+# sideways in a cell on the mat (where the pile's shadows fall) needs HISTORY_MIN_GROUND_FLAG_RAYS.  On
+# every reading (not only shadowed ones) it cost too much trust: fixtures a round back, trusted 42.5 -> 20 %
+HISTORY_MIN_MOVER_FLAG_RAYS = 8
+HISTORY_MIN_GROUND_FLAG_RAYS = 20
 
 
 @dataclass
@@ -254,6 +261,13 @@ def score_images(
         for note in expl.flag_notes:
             inferred.append(Problem("flag-assumed", note, "flags", 'CTRL rulebook, "Flags"', "warning"))
         slack = max(40, expl.free_cost // 20)
+        # counted with the weakly coloured pixels too (as before session 8), the pictures would not have looked
+        # like legal turns: colour the legal reading cannot explain, such as the pile's shadows on the mat
+        if hist_scorer is not recon.scorer:
+            full_cost, full_free = recon.scorer.cost(state.blocks), recon.scorer.cost(recon.blocks)
+            shadowed = full_cost > full_free + max(40, full_free // 20)
+        else:
+            shadowed = False
         if expl.cost > expl.free_cost + slack:
             inferred.append(Problem(
                 "not-a-legal-continuation",
@@ -354,6 +368,11 @@ def score_images(
         amb_notes = _ambiguous_flag_problems(state, movers | set(by_pole) | set(moved), recon.scorer, images,
                                              [e.camera for e in evidence], doubt_sides)
         inferred += amb_notes
+        if shadowed and HISTORY_MIN_MOVER_FLAG_RAYS > 0:
+            thin = _thin_mover_flags(state, movers - {p.where.removesuffix(" flag") for p in amb_notes},
+                                     set(by_pole) | set(moved), recon.scorer, doubt_sides)
+            inferred += thin
+            amb_notes += thin
         if AMBIGUOUS_FLAG_ANY_SPOT:
             # not settled by the pictures: where it stands is a guess, like a flag read from a few rays
             weak_flags.update(p.where.removesuffix(" flag") for p in amb_notes)
@@ -726,6 +745,45 @@ def _flags_without_weak(state: State, movers: set[str], weak_free: RayScorer, si
                            f"pixels (shadows on the mat may read as a colour) {spots[best]} fits the pictures best; "
                            f"another legal spot would change the side(s) "
                            f"{', '.join(s for s in SIDES if s in changed) or '(none)'}",
+                           f"{color} flag", 'CTRL rulebook, "Game Turn"'))
+    return out
+
+
+def _thin_mover_flags(state: State, movers: set[str], by_pole: set[str], scorer: RayScorer,
+                      sides: dict[str, int]) -> list[Problem]:
+    """With the game's history: the flag of a colour that played, read from fewer than
+    ``HISTORY_MIN_MOVER_FLAG_RAYS`` banner rays (``HISTORY_MIN_GROUND_FLAG_RAYS`` for a banner standing
+    sideways in a cell on the mat) or placed by its pole alone, is ``flag-ambiguous`` (an
+    error: the player says where it stands; the record keeps where each flag stands, so even when no side
+    changes); every side another legal spot changes is counted into ``sides`` (reported uncertain).
+    Under hard shadows the banner evidence of a wrong spot was a shadow's few coloured pixels, while the
+    true spot showed none (docs/vision.md, "Session 8: following a game under hard shadows")."""
+    out: list[Problem] = []
+    for color in sorted(movers):
+        read = state.flags.get(color)
+        if read is None:
+            continue
+        spots = spots_for_flag(state, color)
+        if len(spots) < 2:
+            continue
+        rays = scorer.flag_scores(state.blocks, color, [read])[0]
+        ground = read.cell[2] == 0 and read.normal[2] == 0  # a banner over the mat, where shadows fall
+        need = max(HISTORY_MIN_MOVER_FLAG_RAYS, HISTORY_MIN_GROUND_FLAG_RAYS if ground else 0)
+        if color not in by_pole and rays >= need:
+            continue
+        check = FlagSideCheck(state.blocks, state.flags, state.colors)
+        changed: set[str] = set()
+        for spot in spots:
+            if spot != read:
+                changed |= check.changed_sides(color, spot)
+        for side in changed:
+            sides[side] = sides.get(side, 0) + 1
+        why = ("placed by its pole alone" if color in by_pole else
+               f"read from {max(rays, 0):.0f} banner rays only (fewer than {need}"
+               f"{' for a banner over the mat' if ground else ''})")
+        named = ", ".join(s for s in SIDES if s in changed) or "(none)"
+        out.append(Problem("flag-ambiguous", f"the {color} flag, moved this reading, is {why}: it may stand on "
+                           f"another of its {len(spots)} legal spots, which would change the side(s) {named}",
                            f"{color} flag", 'CTRL rulebook, "Game Turn"'))
     return out
 

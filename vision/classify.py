@@ -90,3 +90,20 @@ def _classify_colours(image: U8, model: ColourModel, cfg: ClassifyConfig) -> U8:
     target[ok] = labels[best[ok]]
     out[sel] = target
     return out
+
+
+def weak_colour(image: U8, labels: U8, model: ColourModel, min_chroma: float,
+                colours: tuple[str, ...] = tuple(COLOR_LABELS)) -> npt.NDArray[np.bool_]:
+    """Where ``labels`` (``classify`` of ``image``) has one of the piece colours ``colours`` read from a
+    pixel with less than ``min_chroma`` CIELAB chroma after white balance: a weakly coloured pixel,
+    which may be the mat in a shadow lit by a fill light of another colour than the key (a warm lamp
+    and a bluish room: the shadow reads blue; docs/vision.md, "Session 8: following a game under hard
+    shadows")."""
+    coloured = np.isin(labels, np.array([int(COLOR_LABELS[c]) for c in colours], np.uint8))
+    out = np.zeros(labels.shape, bool)
+    if not coloured.any():
+        return out
+    px = np.ascontiguousarray(image, np.uint8)[coloured]
+    lab = linear_to_lab(np.clip(model.white_balance.apply(_SRGB8_LINEAR[px[..., ::-1]]), 0.0, None))
+    out[coloured] = np.hypot(lab[..., 1], lab[..., 2]) < min_chroma
+    return out

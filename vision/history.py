@@ -47,6 +47,8 @@ class Explanation:
     depth_costs: list[int] = field(default_factory=list)  # the best cost after 0, 1, 2 ... turns
     flag_alternatives: dict[str, list[FlagSpot]] = field(default_factory=dict)  # nearly as well supported
     weak_flags: set[str] = field(default_factory=set)  # colours whose flag rests on very few rays
+    # the cheapest other continuation with as many turns and other blocks that the search kept (None: none)
+    rival: tuple[int, State, list[Turn]] | None = None
 
 
 def explain_turns(
@@ -56,8 +58,10 @@ def explain_turns(
     free_blocks: Mapping[str, object] | Mapping[tuple[int, int, int], str],
     cfg: HistoryConfig | None = None,
     progress: Callable[[int, int], None] | None = None,
+    flag_scorer: RayScorer | None = None,
 ) -> Explanation:
-    """The legal continuation of ``previous`` (0 or more whole turns) that best explains the rays."""
+    """The legal continuation of ``previous`` (0 or more whole turns) that best explains the rays.
+    ``flag_scorer`` (default ``scorer``) weighs the flags' banner evidence once the blocks are chosen."""
     cfg = cfg or HistoryConfig()
     free_cost = scorer.cost(free_blocks)  # type: ignore[arg-type]
     # the blocks seen suggest how many turns were played; hidden placements make that an
@@ -67,6 +71,7 @@ def explain_turns(
     start_cost = scorer.cost(previous.blocks)
     beam: list[tuple[int, State, list[Turn], list[str]]] = [(start_cost, previous, [], [])]
     best_per_depth: list[tuple[int, State, list[Turn], list[str]]] = [beam[0]]
+    beams = [beam]
     considered = 0
     for depth in range(1, depth_limit + 1):
         if progress is not None:
@@ -97,6 +102,7 @@ def explain_turns(
         beam = [_play(c, st, color, mv, turns, notes, seen_flags)
                 for c, st, color, mv, turns, notes in cands[: cfg.beam]]
         best_per_depth.append(beam[0])
+        beams.append(beam)
         if cfg.turns is None and depth >= est + cfg.extra_turns and len(best_per_depth) > cfg.patience:
             before = min(b[0] for b in best_per_depth[:-cfg.patience])
             if min(b[0] for b in best_per_depth[-cfg.patience:]) > before - cfg.tolerance:
@@ -105,12 +111,14 @@ def explain_turns(
     # the shallowest depth that explains the pictures as well as any deeper one (hidden placements
     # change no ray, so deeper searches can always add turns for free: the fewest turns win); when the
     # number of turns is known, that many (fewer only when the game ended before: no deeper state)
-    cost, state, turns, notes = (best_per_depth[-1] if cfg.turns is not None else
-                                 next(b for b in best_per_depth if b[0] <= lowest + cfg.tolerance))
+    depth = (len(best_per_depth) - 1 if cfg.turns is not None else
+             next(d for d, b in enumerate(best_per_depth) if b[0] <= lowest + cfg.tolerance))
+    cost, state, turns, notes = best_per_depth[depth]
+    rival = next(((c, s, t) for c, s, t, _ in beams[depth] if s.blocks != state.blocks), None)
     weak: set[str] = set()
-    state, notes, alternatives = _refit_flags(state, turns, scorer, notes, weak)
+    state, notes, alternatives = _refit_flags(state, turns, flag_scorer or scorer, notes, weak)
     return Explanation(state, turns, cost, free_cost, notes, considered, [b[0] for b in best_per_depth],
-                       alternatives, weak)
+                       alternatives, weak, rival)
 
 
 def _play(cost: int, st: State, color: str, mv: Placement | Pass, turns: list[Turn], notes: list[str],

@@ -27,7 +27,7 @@ from engine.ctrl.moves import FlagSpot, Turn
 from engine.ctrl.state import BLOCKS_PER_TURN, COLORS
 from engine.ctrl.validate import validate_state
 from vision.camera import ViewCamera
-from vision.classify import classify
+from vision.classify import classify, weak_colour
 from vision.free_rules import (
     assume_setup_flags,
     connect_hidden,
@@ -69,6 +69,25 @@ POLE_OVERRULES = True
 # no trusted reading had a flag at a wrong spot, and it only took trusted right readings away
 # (docs/vision.md, "Session 7: no side wrong and unflagged")
 FREE_FLAG_AMBIGUOUS = False
+# with history: rays of pixels whose piece colour is weak (CIELAB chroma below this) are left out of the
+# history search's counts (docs/vision.md, "Session 8: following a game under hard shadows"); 0: kept
+HISTORY_WEAK_CHROMA = 30.0
+HISTORY_WEAK_COLOURS = ("blue",)
+# with history and the number of turns not known: a last chosen turn that explains fewer sampled rays than
+# this beyond the best continuation one turn shorter is reported (``doubtful-turn``, an error: it may not
+# have been played); three blocks any picture shows explain hundreds
+# (docs/vision.md, "Session 8: following a game under hard shadows")
+WEAK_LAST_TURN_GAIN = 100
+# with history: other legal turns (other blocks) the search kept that explain the pictures within this many
+# sampled rays of the turns read make them ``doubtful-turn`` (an error)
+TURN_TIE_MARGIN = 20
+# with history, when the pictures show colour that the legal reading explains only once the weakly coloured
+# pixels are left out (shadows): the flag of a colour that played, read from fewer banner rays than this
+# (or placed by its pole alone), is ``flag-ambiguous`` (the player says where it stands); a banner standing
+# sideways in a cell on the mat (where the pile's shadows fall) needs HISTORY_MIN_GROUND_FLAG_RAYS.  On
+# every reading (not only shadowed ones) it cost too much trust: fixtures a round back, trusted 42.5 -> 20 %
+HISTORY_MIN_MOVER_FLAG_RAYS = 8
+HISTORY_MIN_GROUND_FLAG_RAYS = 20
 
 
 @dataclass
@@ -166,13 +185,18 @@ def score_images(
         # classify only the pixels the reconstruct stage samples (every ``stride``-th, centred), then
         # spread each label over its stride x stride block so the label map keeps the picture's size
         st = cfg.pixel_stride
-        small = classify(img[st // 2::st, st // 2::st], model)
+        sampled = img[st // 2::st, st // 2::st]
+        small = classify(sampled, model)
         lab = np.repeat(np.repeat(small, st, axis=0), st, axis=1)[: img.shape[0], : img.shape[1]]
+        weak = None
+        if previous is not None and HISTORY_WEAK_CHROMA > 0:
+            weak_small = weak_colour(sampled, small, model, HISTORY_WEAK_CHROMA, HISTORY_WEAK_COLOURS)
+            weak = np.repeat(np.repeat(weak_small, st, axis=0), st, axis=1)[: img.shape[0], : img.shape[1]]
         labels.append(lab)
         cam = pose.camera
         vc = ViewCamera(np.asarray(cam.camera_matrix), np.asarray(cam.dist_coeffs), pose.rvec, pose.tvec,
                         (int(img.shape[1]), int(img.shape[0])), spec.block_mm)
-        evidence.append(ViewEvidence(vc, lab, pose.facing_side(), spec.paper_world_rect(), colour_patches))
+        evidence.append(ViewEvidence(vc, lab, pose.facing_side(), spec.paper_world_rect(), colour_patches, weak))
         reports.append(ViewReport(name, pose.facing_side(), round(pose.angles_deg()["elevation"], 1), pose.quality,
                                   round(pose.rms_px, 3), "patches" if wb is not None else "borrowed"))
     t_classify = time.perf_counter()
@@ -216,8 +240,10 @@ def score_images(
     relocated: list[tuple[Cell, str]] = []  # without history: blocks moved to a neighbouring cell (free_rules)
     if previous is not None and recon.scorer is not None:
         # the pictures must show legal turns played from the previous state (issue 5, item 1)
-        expl, dropped = explain_checked(previous, recon.scorer, recon.flags, recon.blocks,
-                                        cfg=HistoryConfig(turns=turns_played) if turns_played is not None else None)
+        hist_scorer = recon.scorer.without_weak()  # the same scorer when no weak colour was marked
+        expl, dropped = explain_checked(previous, hist_scorer, recon.flags, recon.blocks,
+                                        cfg=HistoryConfig(turns=turns_played) if turns_played is not None else None,
+                                        flag_scorer=recon.scorer)
         state = expl.state
         blocks = dict(state.blocks)
         turns = [str(t) for t in expl.turns]
@@ -238,6 +264,13 @@ def score_images(
         for note in expl.flag_notes:
             inferred.append(Problem("flag-assumed", note, "flags", 'CTRL rulebook, "Flags"', "warning"))
         slack = max(40, expl.free_cost // 20)
+        # counted with the weakly coloured pixels too (as before session 8), the pictures would not have looked
+        # like legal turns: colour the legal reading cannot explain, such as the pile's shadows on the mat
+        if hist_scorer is not recon.scorer:
+            full_cost, full_free = recon.scorer.cost(state.blocks), recon.scorer.cost(recon.blocks)
+            shadowed = full_cost > full_free + max(40, full_free // 20)
+        else:
+            shadowed = False
         if expl.cost > expl.free_cost + slack:
             inferred.append(Problem(
                 "not-a-legal-continuation",
@@ -248,8 +281,21 @@ def score_images(
         doubt_sides, doubt_notes = _doubtful_turn_problems(state, expl.turns, recon.scorer, dropped)
         if NOT_LEGAL_TURN_SIDES and any(p.code == "not-a-legal-continuation" for p in inferred):
             doubt_notes += _guessed_turn_sides(state, expl.turns, doubt_sides)
+        gain = _last_turn_gain(expl.depth_costs, len(expl.turns))
+        if turns_played is None and gain is not None and gain < WEAK_LAST_TURN_GAIN:
+            inferred.append(Problem(
+                "doubtful-turn", f"the last turn read ({expl.turns[-1]}) explains only {gain} more sampled pixels "
+                f"than stopping one turn earlier (fewer than {WEAK_LAST_TURN_GAIN}): it may not have been played "
+                "(shadows or a few misread pixels), or played where no picture shows it", "turns since the previous "
+                "state", 'CTRL rulebook, "Game Turn"'))
+            inferred += _guessed_turn_sides(state, expl.turns[-1:], doubt_sides, "the last turn read rests on "
+                                            "few pixels, and its blocks change these counts")
         movers = {state.blocks[t.placement.cells[0]] for t in expl.turns
                   if t.placement is not None and t.placement.cells[0] in state.blocks}
+        if expl.rival is not None and expl.rival[0] - expl.cost < TURN_TIE_MARGIN:
+            inferred += _rival_turn_problems(state, expl.turns, expl.cost, expl.rival, doubt_sides)
+        if hist_scorer is not recon.scorer:
+            inferred += _flags_without_weak(state, movers, hist_scorer, doubt_sides)
         inferred += doubt_notes
     else:
         if recon.scorer is not None:  # after the floating blocks were dropped (free_rules, round 2)
@@ -338,6 +384,11 @@ def score_images(
         amb_notes = _ambiguous_flag_problems(state, movers | set(by_pole) | set(moved), recon.scorer, images,
                                              [e.camera for e in evidence], doubt_sides)
         inferred += amb_notes
+        if shadowed and HISTORY_MIN_MOVER_FLAG_RAYS > 0:
+            thin = _thin_mover_flags(state, movers - {p.where.removesuffix(" flag") for p in amb_notes},
+                                     set(by_pole) | set(moved), recon.scorer, doubt_sides)
+            inferred += thin
+            amb_notes += thin
         if AMBIGUOUS_FLAG_ANY_SPOT:
             # not settled by the pictures: where it stands is a guess, like a flag read from a few rays
             weak_flags.update(p.where.removesuffix(" flag") for p in amb_notes)
@@ -697,7 +748,105 @@ def _doubtful_turn_problems(state: State, turns: Sequence[Turn], scorer: RayScor
     return sides, problems
 
 
-def _guessed_turn_sides(state: State, turns: Sequence[Turn], sides: dict[str, int]) -> list[Problem]:
+def _rival_turn_problems(state: State, turns: Sequence[Turn], cost: int, rival: tuple[int, State, Sequence[Turn]],
+                         sides: dict[str, int]) -> list[Problem]:
+    """Other legal turns, with other blocks, explain the pictures nearly as well as the turns read
+    (``TURN_TIE_MARGIN``): ``doubtful-turn`` (an error), and the sides whose counts differ between the two
+    are counted into ``sides`` (reported uncertain)."""
+    r_cost, r_state, r_turns = rival
+    mine, theirs = state.side_scores(), r_state.side_scores()
+    changed = [side for side in SIDES if mine.get(side) != theirs.get(side)]
+    for side in changed:
+        sides[side] = sides.get(side, 0) + 1
+    return [Problem("doubtful-turn", f"the turns read ({'; '.join(str(t) for t in turns)}) explain the pictures only "
+                    f"{r_cost - cost} sampled pixels better than other legal turns "
+                    f"({'; '.join(str(t) for t in r_turns)}), which change the side(s) "
+                    f"{', '.join(changed) or 'none'}", "turns since the previous state", 'CTRL rulebook, "Game Turn"')]
+
+
+def _flags_without_weak(state: State, movers: set[str], weak_free: RayScorer, sides: dict[str, int]) -> list[Problem]:
+    """With the weakly coloured pixels left out (``HISTORY_WEAK_CHROMA``): a flag of a colour that played
+    whose best supported legal spot is then another one -- its banner evidence rests on weak colours, such
+    as a shadow on the mat -- is ``flag-ambiguous`` (an error: the record keeps where each flag stands, so
+    the player is asked even when no side changes); every side another legal spot of it changes is counted
+    into ``sides`` (reported uncertain: where it stands is a guess, as ``AMBIGUOUS_FLAG_ANY_SPOT``)."""
+    out: list[Problem] = []
+    for color in sorted(movers):
+        read = state.flags.get(color)
+        if read is None:
+            continue
+        spots = spots_for_flag(state, color)
+        if len(spots) < 2:
+            continue
+        scores = weak_free.flag_scores(state.blocks, color, spots)
+        best = max(range(len(spots)), key=lambda i: scores[i])
+        if scores[best] <= 0 or spots[best] == read:
+            continue
+        check = FlagSideCheck(state.blocks, state.flags, state.colors)
+        changed: set[str] = set()
+        for spot in spots:
+            if spot != read:
+                changed |= check.changed_sides(color, spot)
+        for side in changed:
+            sides[side] = sides.get(side, 0) + 1
+        out.append(Problem("flag-ambiguous", f"the {color} flag was read at {read}, but without the weakly coloured "
+                           f"pixels (shadows on the mat may read as a colour) {spots[best]} fits the pictures best; "
+                           f"another legal spot would change the side(s) "
+                           f"{', '.join(s for s in SIDES if s in changed) or '(none)'}",
+                           f"{color} flag", 'CTRL rulebook, "Game Turn"'))
+    return out
+
+
+def _thin_mover_flags(state: State, movers: set[str], by_pole: set[str], scorer: RayScorer,
+                      sides: dict[str, int]) -> list[Problem]:
+    """With the game's history: the flag of a colour that played, read from fewer than
+    ``HISTORY_MIN_MOVER_FLAG_RAYS`` banner rays (``HISTORY_MIN_GROUND_FLAG_RAYS`` for a banner standing
+    sideways in a cell on the mat) or placed by its pole alone, is ``flag-ambiguous`` (an
+    error: the player says where it stands; the record keeps where each flag stands, so even when no side
+    changes); every side another legal spot changes is counted into ``sides`` (reported uncertain).
+    Under hard shadows the banner evidence of a wrong spot was a shadow's few coloured pixels, while the
+    true spot showed none (docs/vision.md, "Session 8: following a game under hard shadows")."""
+    out: list[Problem] = []
+    for color in sorted(movers):
+        read = state.flags.get(color)
+        if read is None:
+            continue
+        spots = spots_for_flag(state, color)
+        if len(spots) < 2:
+            continue
+        rays = scorer.flag_scores(state.blocks, color, [read])[0]
+        ground = read.cell[2] == 0 and read.normal[2] == 0  # a banner over the mat, where shadows fall
+        need = max(HISTORY_MIN_MOVER_FLAG_RAYS, HISTORY_MIN_GROUND_FLAG_RAYS if ground else 0)
+        if color not in by_pole and rays >= need:
+            continue
+        check = FlagSideCheck(state.blocks, state.flags, state.colors)
+        changed: set[str] = set()
+        for spot in spots:
+            if spot != read:
+                changed |= check.changed_sides(color, spot)
+        for side in changed:
+            sides[side] = sides.get(side, 0) + 1
+        why = ("placed by its pole alone" if color in by_pole else
+               f"read from {max(rays, 0):.0f} banner rays only (fewer than {need}"
+               f"{' for a banner over the mat' if ground else ''})")
+        named = ", ".join(s for s in SIDES if s in changed) or "(none)"
+        out.append(Problem("flag-ambiguous", f"the {color} flag, moved this reading, is {why}: it may stand on "
+                           f"another of its {len(spots)} legal spots, which would change the side(s) {named}",
+                           f"{color} flag", 'CTRL rulebook, "Game Turn"'))
+    return out
+
+
+def _last_turn_gain(depth_costs: Sequence[int], n_turns: int) -> int | None:
+    """How many more sampled rays the best continuation with ``n_turns`` turns explains than the best with
+    one turn fewer (``Explanation.depth_costs``); None without a turn."""
+    if n_turns < 1 or len(depth_costs) <= n_turns:
+        return None
+    return int(depth_costs[n_turns - 1]) - int(depth_costs[n_turns])
+
+
+def _guessed_turn_sides(state: State, turns: Sequence[Turn], sides: dict[str, int],
+                        why: str = "the pictures are not legal turns from the previous state, and the blocks of "
+                        "the legal turns nearest to them change these counts") -> list[Problem]:
     """The pictures are not legal turns from the previous state (``not-a-legal-continuation``, an error):
     the chosen turns are the nearest legal ones, not what the pictures show, so every side a chosen
     turn's blocks change (without them, and without its flag if it stands on one of them) is counted
@@ -720,8 +869,7 @@ def _guessed_turn_sides(state: State, turns: Sequence[Turn], sides: dict[str, in
         return []
     names = [side for side in SIDES if side in changed]
     head = f"the {names[0]} counts may be off" if len(names) == 1 else "these sides' counts may be off"
-    return [Problem("side-uncertain", f"{head}: the pictures are not legal turns from the previous state, and "
-                    "the blocks of the legal turns nearest to them change these counts",
+    return [Problem("side-uncertain", f"{head}: {why}",
                     f"side{'s' if len(names) > 1 else ''} {', '.join(names)}", 'CTRL rulebook, "Game Turn"',
                     "warning")]
 

@@ -28,6 +28,7 @@ Method (visibility-aware space carving, then colouring, then model-based flag fi
 
 from __future__ import annotations
 
+import copy
 import time
 from collections import deque
 from collections.abc import Mapping, Sequence
@@ -92,6 +93,10 @@ class ViewEvidence:
     name: str = ""
     mat_rect_mm: tuple[float, float, float, float] | None = None
     colour_patches_mm: tuple[tuple[float, float, float, float], ...] = ()
+    # optional, the labels' size: True where a piece colour was read from a weakly coloured pixel
+    # (``vision.classify.weak_colour``); the history search can leave those rays out (docs/vision.md,
+    # "Session 8: following a game under hard shadows")
+    weak: npt.NDArray[np.bool_] | None = None
 
 
 @dataclass
@@ -153,6 +158,7 @@ class _Rays:
     pixels: I64  # (nrays, 2)
     origin: npt.NDArray[np.float64] = field(default_factory=lambda: np.zeros(3))  # camera centre, block units
     dirs: npt.NDArray[np.float64] = field(default_factory=lambda: np.zeros((0, 3)))  # unit directions
+    weak: npt.NDArray[np.bool_] | None = None  # (nrays,) the label is a weakly coloured pixel's (ViewEvidence.weak)
 
 
 #: sample the pixels the classify stage labelled.  The pipeline classifies every ``pixel_stride``-th
@@ -202,6 +208,7 @@ def _trace_both(view: ViewEvidence, vol: _Volume, cfg: ReconstructConfig) -> tup
     lab = grid_lab[sampled].astype(np.int64)
     keep = lab != int(Label.UNKNOWN)
     pix, lab = pix[keep], lab[keep]
+    weak = None if view.weak is None else view.weak[pix[:, 1], pix[:, 0]]
     d = cam.rays(pix.astype(np.float64))
     c = cam.center / s  # in block units
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -232,13 +239,14 @@ def _trace_both(view: ViewEvidence, vol: _Volume, cfg: ReconstructConfig) -> tup
         per_colour = np.bincount(lab[beyond], minlength=N_LABELS)
         beyond &= per_colour[lab] <= FAR_TRACE_MAX_RAYS
         far = _Rays(_traverse(c, d[beyond], tmin[beyond], tmax[beyond], vol), lab[beyond], pix[beyond], c,
-                    d[beyond])
+                    d[beyond], None if weak is None else weak[beyond])
         lab = np.where(off_mat & coloured, int(Label.UNKNOWN), lab)
         hit = (lab != int(Label.UNKNOWN)) & (tmax > tmin)
     else:
         hit = tmax > tmin
         far = _Rays(np.full((0, 1), -1, np.int64), lab[:0], pix[:0], c, d[:0])
-    return _Rays(_traverse(c, d[hit], tmin[hit], tmax[hit], vol), lab[hit], pix[hit], c, d[hit]), far
+    return (_Rays(_traverse(c, d[hit], tmin[hit], tmax[hit], vol), lab[hit], pix[hit], c, d[hit],
+                  None if weak is None else weak[hit]), far)
 
 
 def _traverse(c: npt.NDArray[np.float64], d: npt.NDArray[np.float64], tmin: npt.NDArray[np.float64],
@@ -577,6 +585,16 @@ class RayScorer:
         self._ahead: dict[int, I64] = {}
         self.base_cost = 0
         self._banner: tuple[dict[Cell, str], _BannerRays] | None = None  # blocks of the last flag_scores
+
+    def without_weak(self) -> RayScorer:
+        """The same pictures with the rays of weakly coloured pixels (``ViewEvidence.weak``) left out of
+        every count (weight 0, as a flag pole's); ``self`` when there are none."""
+        m = self._model
+        if not m.weak.any():
+            return self
+        model = copy.copy(m)
+        model.weight = np.where(m.weak, 0, m.weight).astype(np.int64)
+        return RayScorer(model, self._vol, self._geom, self._flag_min_rays, self._seed)
 
     def _index(self, cell: Cell) -> int:
         return self._vol.index1(cell)
@@ -1118,6 +1136,7 @@ class _RayModel:
         self.idx = np.full((total, width), -1, np.int64)
         self.obs = np.zeros(total, np.int64)
         self.view = np.zeros(total, np.int64)
+        self.weak = np.zeros(total, bool)  # ``_Rays.weak`` (False where a view has none)
         # per axis (3, rays): a banner's test reads one coordinate of many rays at a time
         self.dirs = np.zeros((3, total))
         self.origins = np.zeros((3, total))
@@ -1127,6 +1146,8 @@ class _RayModel:
             self.idx[row:row + k, :r.idx.shape[1]] = r.idx
             self.obs[row:row + k] = np.where(r.labels == int(Label.CUBE), int(Label.BACKGROUND), r.labels)
             self.view[row:row + k] = v
+            if r.weak is not None:
+                self.weak[row:row + k] = r.weak
             if k:
                 self.dirs[:, row:row + k] = r.dirs.T
                 self.origins[:, row:row + k] = np.asarray(r.origin)[:, None]

@@ -82,6 +82,7 @@ def doubtful_turns(state: State, turns: Sequence[Turn], scorer: RayScorer,
 def explain_checked(previous: State, scorer: RayScorer, seen_flags: Mapping[str, FlagSpot],
                     free_blocks: Mapping[Cell, str], min_support: int = MIN_BLOCK_SUPPORT,
                     leave_out: bool | None = None, cfg: HistoryConfig | None = None,
+                    flag_scorer: RayScorer | None = None,
                     ) -> tuple[Explanation, list[DoubtfulTurn]]:
     """:func:`vision.history.explain_turns`, then, when ``leave_out`` (default
     :data:`LEAVE_OUT_DOUBTFUL_LAST_TURN`, off): while the LAST chosen turn has a block the pictures
@@ -89,7 +90,7 @@ def explain_checked(previous: State, scorer: RayScorer, seen_flags: Mapping[str,
     what it explains; a block no real placement would leave is not evidence that it was played).  The
     turns left out are returned (the caller reports them, and the sides they would change, as doubtful:
     the result is not trusted either way)."""
-    expl = explain_turns(previous, scorer, seen_flags, free_blocks, cfg)
+    expl = explain_turns(previous, scorer, seen_flags, free_blocks, cfg, flag_scorer=flag_scorer)
     dropped: list[DoubtfulTurn] = []
     if not (LEAVE_OUT_DOUBTFUL_LAST_TURN if leave_out is None else leave_out) or (cfg and cfg.turns is not None):
         return expl, dropped
@@ -99,5 +100,5 @@ def explain_checked(previous: State, scorer: RayScorer, seen_flags: Mapping[str,
             break
         dropped.append(doubts[0])
         expl = explain_turns(previous, scorer, seen_flags, free_blocks,
-                             HistoryConfig(max_turns=len(expl.turns) - 1))
+                             HistoryConfig(max_turns=len(expl.turns) - 1), flag_scorer=flag_scorer)
     return expl, dropped

@@ -49,6 +49,12 @@ def _wrong_sides(scene: CtrlScene, res: SceneResult) -> list[str]:
 
 @pytest.mark.slow
 def test_a_turn_the_pictures_contradict_is_reported_and_not_trusted(monkeypatch: pytest.MonkeyPatch) -> None:
+    # since session 8 the weakly coloured blue pixels (a shadowed mat under a warm key light) are left out of
+    # the history search, and the shadow turn is no longer taken: the reading is right and trusted
+    scene, res = _read("scene_028", 1)
+    assert res.trusted and not _wrong_sides(scene, res) and res.state.blocks == scene.truth.blocks
+    # the doubtful-turn check is tested as before, with those pixels counted
+    monkeypatch.setattr(pipeline, "HISTORY_WEAK_CHROMA", 0.0)
     scene, res = _read("scene_028", 1)
     doubts = [p for p in res.problems if p.code == "doubtful-turn"]
     assert len(doubts) == 1 and "-1,0,0 0,-1,0 1,-2,0" in doubts[0].message and "left out" not in doubts[0].message
@@ -75,7 +81,8 @@ def test_a_turn_the_pictures_contradict_is_reported_and_not_trusted(monkeypatch:
     assert support[(1, -2, 0)] <= -25
     # with the check turned off the shadow turn was taken and trusted, its wrong sides silent
     monkeypatch.setattr(turn_check, "LEAVE_OUT_DOUBTFUL_LAST_TURN", False)
-    monkeypatch.setattr(pipeline, "explain_checked", lambda *a: (explain_turns(*a), []))
+    monkeypatch.setattr(pipeline, "explain_checked",
+                        lambda *a, cfg=None, flag_scorer=None: (explain_turns(*a, cfg, flag_scorer=flag_scorer), []))
     monkeypatch.setattr(pipeline, "_doubtful_turn_problems", lambda *a: ({}, []))
     _, off = _read("scene_028", 1)
     assert off.trusted and any(s not in off.uncertain_sides for s in _wrong_sides(scene, off))

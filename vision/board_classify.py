@@ -363,7 +363,9 @@ def config_for(game: str) -> ClassifyBoardConfig:
     and on a plain stack is the tower's; a flag read on two stacks is declined on both; a player's royal tower
     read nowhere declines its rail's squares read empty where two cubes explain the probes better than nothing;
     a flag seen over a single cube no longer needs a character of its colour read (round 6's rule, which the flag
-    rails have made redundant, dropped only true royal towers' flags on development).
+    rails have made redundant, dropped only true royal towers' flags on development).  With a hand found,
+    Bandera declines a plain stack whose board round it shows its colour on 20 % or more of the ring's points
+    (a hand's soft shadow; session 8, hands).
     Gridopolis reads a site seen on only 4-15 % of its probes when they show a piece of a player's
     colour unanimously and its shape clearly (Gridopolis round 7)."""
     if game == "gridopolis":

@@ -177,6 +177,9 @@ class ClassifyBoardConfig:
     # decided again without its probes whose rays meet that neighbour's character (1), or its character or flag
     # room (2): what stands above the cubes is no solid of the hypotheses, and seen past or over a neighbour it
     # looks like a stack there
+    hand_shade: float = 0.0  # Bandera (> 0: on): with a hand found in the picture, a plain stack whose tinted-patch
+    # ring (``tint_ring_mm``) shows its probes' colour on this share or more of its points (under ``tint_share``) is
+    # declined with a note: a hand's soft shadow darkens the print round the cell unevenly, as a cube does not
     cover_above_mm: float = 0.0  # Bandera (> 0: on): skin is looked for also where the board's volume up to this
     # height is seen against the table (a hand hovering over the far edge), where it must differ from the table
     cover_table_de: float = 15.0  # ... by this CIELAB difference (wood is skin-coloured)
@@ -360,7 +363,9 @@ def config_for(game: str) -> ClassifyBoardConfig:
     and on a plain stack is the tower's; a flag read on two stacks is declined on both; a player's royal tower
     read nowhere declines its rail's squares read empty where two cubes explain the probes better than nothing;
     a flag seen over a single cube no longer needs a character of its colour read (round 6's rule, which the flag
-    rails have made redundant, dropped only true royal towers' flags on development).
+    rails have made redundant, dropped only true royal towers' flags on development).  With a hand found,
+    Bandera declines a plain stack whose board round it shows its colour on 20 % or more of the ring's points
+    (a hand's soft shadow; session 8, hands).
     Gridopolis reads a site seen on only 4-15 % of its probes when they show a piece of a player's
     colour unanimously and its shape clearly (Gridopolis round 7)."""
     if game == "gridopolis":
@@ -383,7 +388,7 @@ def config_for(game: str) -> ClassifyBoardConfig:
                                    character_by_flag=True, shadow_sockets=True, tint_sockets=1, tint_flags=True,
                                    cover_socket_top=1, character_once_mm=5.0, cover_flag=True,
                                    beside_tall=1, tower_min_conf=0.3, character_flag_twin=True,
-                                   character_own_royal=True, royal_missing=0.05, flag_once=True)
+                                   character_own_royal=True, royal_missing=0.05, flag_once=True, hand_shade=0.2)
     if game == "quirky":
         return ClassifyBoardConfig(token_dark_l=60.0, skin_chroma=(4.0, 42.0), token_past_hand=0.2,
                                    token_dot_local=10.0, token_dot_owner=0.5,
@@ -866,6 +871,7 @@ def classify_sites(
                 choice[ol_found] = one
                 socketed |= {int(i) for i in ol_found}
                 solids_now = [_solid_rows(hyps[c], s) for c, s in zip(choice, sites, strict=True)]
+    hand_shade: dict[int, str] = {}  # Bandera: stacks read where a hand's shadow may lie (a note)
     if cfg.tint_ring_mm > 0 and game == "bandera":
         # a patch of tinted light or shade (a hand's shadow lit by a bluish sky) colours every probe over
         # a cell as a piece would, but it does not stop at a cube's outline: the board all round shows it too
@@ -877,7 +883,14 @@ def classify_sites(
                 sel = (weight[i] > 0) & (piece[i] > 0.5)
                 if sel.sum() >= 3:
                     med_lab[j] = _median_rows(lab_o[i, sel])
-            tinted = _tinted(sc, sites, look_t, med_lab, cfg)
+            t_share = np.zeros(len(look_t))
+            tinted = _tinted(sc, sites, look_t, med_lab, cfg, t_share)
+            if cfg.hand_shade > 0 and covered.any():
+                for i, sh in zip(look_t.tolist(), t_share.tolist(), strict=True):
+                    if cfg.hand_shade <= sh < cfg.tint_share:
+                        x, y = sites[i].key[0], sites[i].key[1]
+                        hand_shade[i] = (f"a hand is over the board, and the board round ({x},{y}) shows the colour "
+                                         f"read there on {sh:.0%} of its points (a hand's shadow?): not read")
             if tinted.any() and cfg.tint_sockets > 0:
                 t_idx = look_t[tinted]
                 rows_t, own_t = _chosen_solids(hyps, choice, sites, t_idx.tolist())
@@ -1088,6 +1101,9 @@ def classify_sites(
                          key=lambda h_k: float(scores[kind_index[h_k], i]))
             unsure = (f"({x},{y}) looks like a two-cube stack, but hardly more than "
                       f"{'nothing' if runner == 'empty' else 'one cube'} (confidence {conf:.2f}): not read")
+            kind, conf = "unseen", 0.0
+        if i in hand_shade and kind in ("cube", "tower2") and flag_of.get(i) is None:
+            unsure = hand_shade[i]
             kind, conf = "unseen", 0.0
         if i in maybe_royal and kind == "empty":
             unsure = maybe_royal[i]
@@ -1899,13 +1915,14 @@ def _royal_per_player(sites: Sequence[Site], stacks: npt.NDArray[np.int64], choi
 
 
 def _tinted(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], med_lab: F64,
-            cfg: ClassifyBoardConfig) -> npt.NDArray[np.bool_]:
+            cfg: ClassifyBoardConfig, share_out: F64 | None = None) -> npt.NDArray[np.bool_]:
     """Bandera: which stacks ``idx`` (the median colour ``med_lab`` (T, 3) of the probes that saw them;
     NaN: too few) are a tinted patch of the board: on a square ring ``tint_ring_mm`` out from a single
     cube's faces, on the board, the points whose rays pass clear of a two-cube stack there (in the picture,
     within it) show the same colour, shading undone as for the probes (``tint_de`` a*b*), and differ from
     the print (a piece's colour), on ``tint_share`` of at least ``tint_points`` of them.  A cube is
-    bounded: the board beside it shows the print, at most its shadow or a neighbour on some sides."""
+    bounded: the board beside it shows the print, at most its shadow or a neighbour on some sides.
+    ``share_out`` (T,) (if given) receives each stack's share (0 where fewer than ``tint_points`` are seen)."""
     g = cfg.geometry
     half, c = g.cube_mm / 2, g.cube_mm
     cam = sc.pose.camera_position
@@ -1936,6 +1953,8 @@ def _tinted(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], med_l
     n_use = use.sum(axis=1)
     share = (same & use).sum(axis=1) / np.maximum(n_use, 1)
     out[np.nonzero(ok_t)[0]] = (n_use >= cfg.tint_points) & (share >= cfg.tint_share)
+    if share_out is not None:
+        share_out[np.nonzero(ok_t)[0]] = np.where(n_use >= cfg.tint_points, share, 0.0)
     return out
 
 

@@ -76,7 +76,7 @@ HISTORY_WEAK_COLOURS = ("blue",)
 # with history: a mover's flag whose best legal spot without the weak pixels is in the SAME cell (the pole
 # pointing another way) is asked about too (True) or not (False: the banner hangs in that cell either way,
 # and ambiguous_flags still weighs every rival that changes a side).  On 9 followed games the same-cell
-# moves were 8 of 8 read right, the other-cell ones 5 of 7 read wrong (docs/vision.md, "Session 8:
+# moves were 8 of 8 read right, the other-cell ones 6 of 8 read wrong (docs/vision.md, "Session 8:
 # following -- what still needs the player")
 SAME_CELL_WEAK_FLAG_CHECK = False
 # with history and the number of turns not known: a last chosen turn that explains fewer sampled rays than

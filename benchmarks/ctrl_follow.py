@@ -117,6 +117,12 @@ def follow_game(game_dir: Path, args_turns: bool = True) -> dict[str, Any]:
                          "recorded_wrong_here": (_same(previous, truth_states[shots[k - 1]])
                                                  and not _same(recorded, truth)),
                          "errors": sorted({p.code for p in res.problems if p.severity == "error"}),
+                         "where": sorted({f"{p.code}: {p.where}" for p in res.problems if p.severity == "error"}),
+                         "blocks_right": res.state.blocks == truth.blocks,
+                         # the flags the player was asked about, and those of them the reading had right
+                         "flags_asked": unsettled or [],
+                         "asked_but_read_right": [c for c in unsettled or []
+                                                  if res.state.flags.get(c) == truth.flags.get(c)],
                          "cpu_s": round(time.process_time() - t0, 3)})
     final_right = recorded is not None and len(readings) == len(shots) and _same(recorded, truth_states[-1])
     return {"game": game_dir.name, "players": truth_doc["players"], "every": truth_doc["every"],
@@ -159,6 +165,9 @@ def main() -> None:
         "turns_miscounted": sum(x.get("miscounted", False) for x in later),
         "settled_by_saying_where_flags_stand": sum(x["flags_settled"] for x in later),
         "settled_but_recorded_wrong": sum(x["flags_settled"] and x["recorded_wrong_here"] for x in later),
+        "flag_questions": sum(len(x.get("flags_asked", [])) for x in later if x["flags_settled"]),
+        "flag_questions_read_right": sum(len(x.get("asked_but_read_right", [])) for x in later
+                                         if x["flags_settled"]),
         "typed_by_the_player": sum(x["typed"] for x in later),
         "pictures_rejected": sum("rejected" in x for x in later),
         "read_right_share": round(sum(x["right"] for x in later) / n, 3),

@@ -81,3 +81,36 @@ def test_weak_blue(bgr: tuple[int, int, int], weak: bool) -> None:
     assert labels[0, 0] == int(Label.BLUE)
     assert bool(weak_colour(img, labels, model, 30.0)[0, 0]) is weak
     assert not weak_colour(img, labels, model, 30.0, ("pink",)).any()  # only the colours asked for
+
+
+class _FakeWeakFree:
+    """A weak-free scorer whose banner evidence is highest at one given spot."""
+
+    def __init__(self, best: Any) -> None:
+        self.best = best
+
+    def flag_scores(self, blocks: Any, color: str, spots: Any) -> list[float]:
+        return [50.0 if s == self.best else 5.0 for s in spots]
+
+
+def _pink_position() -> State:
+    from engine.ctrl import GameRecord
+
+    doc = json.loads((Path(__file__).resolve().parent.parent / "fixtures" / "ctrl_followed" / "game_000"
+                      / "game.json").read_text())
+    return list(GameRecord.from_json(doc["record"]).states())[2]  # pink flag at 3,2,1 +y
+
+
+@pytest.mark.parametrize(("rival", "asked"), [("flag 3,2,1 +z", False), ("flag 3,-1,0 -y", True)])
+def test_weak_free_flag_check_asks_only_when_the_banner_moves_cell(rival: str, asked: bool) -> None:
+    """A flag whose best spot without the weak pixels is the same cell with the pole pointing another way
+    is not asked about (the banner hangs in that cell either way; 8 of 8 such on 9 followed games were read
+    right); in another cell it is (docs/vision.md, "Session 8: following -- what still needs the player")."""
+    from engine.ctrl.moves import FlagSpot
+    from vision.pipeline import _flags_without_weak
+
+    state = _pink_position()
+    assert str(state.flags["pink"]) == "flag 3,2,1 +y"
+    sides: dict[str, int] = {}
+    out = _flags_without_weak(state, {"pink"}, _FakeWeakFree(FlagSpot.parse(rival)), sides)  # type: ignore[arg-type]
+    assert [p.code for p in out] == (["flag-ambiguous"] if asked else [])

@@ -770,6 +770,20 @@ def _rival_turn_problems(state: State, turns: Sequence[Turn], cost: int, rival: 
                     f"{', '.join(changed) or 'none'}", "turns since the previous state", 'CTRL rulebook, "Game Turn"')]
 
 
+def _rival_spot_sides(state: State, color: str, read: FlagSpot, spots: Sequence[FlagSpot],
+                      sides: dict[str, int]) -> set[str]:
+    """The sides ``color``'s flag would change standing on any of ``spots`` but ``read``; each is counted
+    into ``sides`` (reported uncertain)."""
+    check = FlagSideCheck(state.blocks, state.flags, state.colors)
+    changed: set[str] = set()
+    for spot in spots:
+        if spot != read:
+            changed |= check.changed_sides(color, spot)
+    for side in changed:
+        sides[side] = sides.get(side, 0) + 1
+    return changed
+
+
 def _flags_without_weak(state: State, movers: set[str], weak_free: RayScorer, sides: dict[str, int]) -> list[Problem]:
     """With the weakly coloured pixels left out (``HISTORY_WEAK_CHROMA``): a flag of a colour that played
     whose best supported legal spot is then another one -- its banner evidence rests on weak colours, such
@@ -792,13 +806,7 @@ def _flags_without_weak(state: State, movers: set[str], weak_free: RayScorer, si
             # the same cell, the pole pointing another way: the weak pixels do not move the banner (it hangs
             # in that cell either way); rivals that change a side are still weighed by ambiguous_flags
             continue
-        check = FlagSideCheck(state.blocks, state.flags, state.colors)
-        changed: set[str] = set()
-        for spot in spots:
-            if spot != read:
-                changed |= check.changed_sides(color, spot)
-        for side in changed:
-            sides[side] = sides.get(side, 0) + 1
+        changed = _rival_spot_sides(state, color, read, spots, sides)
         out.append(Problem("flag-ambiguous", f"the {color} flag was read at {read}, but without the weakly coloured "
                            f"pixels (shadows on the mat may read as a colour) {spots[best]} fits the pictures best; "
                            f"another legal spot would change the side(s) "
@@ -829,13 +837,7 @@ def _thin_mover_flags(state: State, movers: set[str], by_pole: set[str], scorer:
         need = max(HISTORY_MIN_MOVER_FLAG_RAYS, HISTORY_MIN_GROUND_FLAG_RAYS if ground else 0)
         if color not in by_pole and rays >= need:
             continue
-        check = FlagSideCheck(state.blocks, state.flags, state.colors)
-        changed: set[str] = set()
-        for spot in spots:
-            if spot != read:
-                changed |= check.changed_sides(color, spot)
-        for side in changed:
-            sides[side] = sides.get(side, 0) + 1
+        changed = _rival_spot_sides(state, color, read, spots, sides)
         why = ("placed by its pole alone" if color in by_pole else
                f"read from {max(rays, 0):.0f} banner rays only (fewer than {need}"
                f"{' for a banner over the mat' if ground else ''})")

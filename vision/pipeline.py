@@ -8,7 +8,7 @@ a result that breaks a rule is never presented as trusted.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -770,6 +770,18 @@ def _rival_turn_problems(state: State, turns: Sequence[Turn], cost: int, rival: 
                     f"{', '.join(changed) or 'none'}", "turns since the previous state", 'CTRL rulebook, "Game Turn"')]
 
 
+def _mover_flags_with_rivals(state: State, movers: set[str]) -> Iterator[tuple[str, FlagSpot, list[FlagSpot]]]:
+    """Each colour that played whose flag was read and could stand elsewhere: (colour, its flag, its legal
+    spots)."""
+    for color in sorted(movers):
+        read = state.flags.get(color)
+        if read is None:
+            continue
+        spots = spots_for_flag(state, color)
+        if len(spots) >= 2:
+            yield color, read, spots
+
+
 def _rival_spot_sides(state: State, color: str, read: FlagSpot, spots: Sequence[FlagSpot],
                       sides: dict[str, int]) -> set[str]:
     """The sides ``color``'s flag would change standing on any of ``spots`` but ``read``; each is counted
@@ -791,13 +803,7 @@ def _flags_without_weak(state: State, movers: set[str], weak_free: RayScorer, si
     the player is asked even when no side changes); every side another legal spot of it changes is counted
     into ``sides`` (reported uncertain: where it stands is a guess, as ``AMBIGUOUS_FLAG_ANY_SPOT``)."""
     out: list[Problem] = []
-    for color in sorted(movers):
-        read = state.flags.get(color)
-        if read is None:
-            continue
-        spots = spots_for_flag(state, color)
-        if len(spots) < 2:
-            continue
+    for color, read, spots in _mover_flags_with_rivals(state, movers):
         scores = weak_free.flag_scores(state.blocks, color, spots)
         best = max(range(len(spots)), key=lambda i: scores[i])
         if scores[best] <= 0 or spots[best] == read:
@@ -825,13 +831,7 @@ def _thin_mover_flags(state: State, movers: set[str], by_pole: set[str], scorer:
     Under hard shadows the banner evidence of a wrong spot was a shadow's few coloured pixels, while the
     true spot showed none (docs/vision.md, "Session 8: following a game under hard shadows")."""
     out: list[Problem] = []
-    for color in sorted(movers):
-        read = state.flags.get(color)
-        if read is None:
-            continue
-        spots = spots_for_flag(state, color)
-        if len(spots) < 2:
-            continue
+    for color, read, spots in _mover_flags_with_rivals(state, movers):
         rays = scorer.flag_scores(state.blocks, color, [read])[0]
         ground = read.cell[2] == 0 and read.normal[2] == 0  # a banner over the mat, where shadows fall
         need = max(HISTORY_MIN_MOVER_FLAG_RAYS, HISTORY_MIN_GROUND_FLAG_RAYS if ground else 0)

@@ -1227,7 +1227,10 @@ def classify_sites(
             if blue is None:
                 continue
             if cfg.yellow_crown - cfg.yellow_crown_unsure <= blue < cfg.yellow_crown:
-                out[i] = CellReading(out[i].key, "unseen", None, 0, False, 0.0, None, out[i].scores)
+                x, y, lv = out[i].key
+                out[i] = CellReading(out[i].key, "unseen", None, 0, False, 0.0, None, out[i].scores, notes=(
+                    f"a yellow marker stands on ({x},{y},{lv}), but whether it wears a crown (king) or not (pawn) "
+                    "could not be told: not read",))
             else:
                 out[i] = replace(out[i], kind="king" if blue >= cfg.yellow_crown else "pawn")
     for i, owner in start_of.items():

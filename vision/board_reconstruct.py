@@ -87,6 +87,12 @@ def cells_of_problem(p: Problem) -> list[tuple[int, int]]:
     return out
 
 
+def _rule_notes(c: CellReading) -> tuple[str, ...]:
+    """A cell's notes to report as ``reading-by-rule`` warnings: a cell not read (``unseen``) already
+    reports its first note as the reason (``cell-unseen``, :func:`_reader_problems`), not twice."""
+    return c.notes[1:] if c.kind == "unseen" else c.notes
+
+
 def _reader_problems(cells: Sequence[CellReading], min_conf: float) -> list[Problem]:
     out: list[Problem] = []
     for c in cells:
@@ -118,7 +124,7 @@ def _bandera(cells: Sequence[CellReading], opt: ReconstructOptions) -> tuple[dic
     chars: dict[str, dict[str, int]] = {}
     seen: set[str] = set()
     for c in cells:
-        for note in c.notes:  # a choice the reader made by a rule against the picture's first impression
+        for note in _rule_notes(c):  # a choice the reader made by a rule against the picture's first impression
             extra.append(Problem("reading-by-rule", note, f"square ({c.key[0]},{c.key[1]})",
                                  "Captura la Bandera, \"Componentes necesarios\" (one flag per player) and "
                                  "\"Movimientos de la torre real\" (paved squares); docs/rules/bandera.md",
@@ -237,7 +243,7 @@ def _gridopolis(cells: Sequence[CellReading], opt: ReconstructOptions) -> tuple[
     if opt.added_pads:
         extra += _with_added_pads(doc, opt.added_pads)
     for c in cells:
-        for note in c.notes:  # a choice the reader made by a rule against the picture's first impression
+        for note in _rule_notes(c):  # a choice the reader made by a rule against the picture's first impression
             extra.append(Problem("reading-by-rule", note, f"pad ({c.key[0]},{c.key[1]},{c.key[2]})",
                                  "Gridopolis, \"Kingerizer\" and the kings (a marker landing on an opponent's "
                                  "start row is flipped); docs/rules/gridopolis.md", "warning"))

@@ -127,3 +127,19 @@ def test_a_kings_colour_is_read_clear_of_its_gold_crown() -> None:
                                                                                       colour_below_crown=False)).cells}
     assert now[key] == ("king", "blue")
     assert before[key] == ("empty", None)
+
+
+def test_a_declined_marker_says_why_not_that_it_is_hidden() -> None:
+    """A site the reader declines (here: a yellow marker whose crown could not be told) reports the reader's
+    reason as its ``cell-unseen`` warning -- not "outside the picture or hidden" -- and only once (its note is
+    not repeated as a ``reading-by-rule`` warning)."""
+    from calibration.boards import board_spec
+    from vision.board_classify import CellReading
+    from vision.board_reconstruct import reconstruct_board
+
+    note = "a yellow marker stands on (1,1,0), but whether it wears a crown (king) or not (pawn) could not be told"
+    cells = [CellReading((1, 1, 0), "unseen", None, 0, False, 0.0, notes=(note,))]
+    rec = reconstruct_board("gridopolis", board_spec("gridopolis"), cells)
+    unseen = [p for p in rec.problems if p.code == "cell-unseen"]
+    assert [p.message for p in unseen] == [note]
+    assert not [p for p in rec.problems if p.code == "reading-by-rule"]

@@ -22,6 +22,7 @@ object.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import statistics
 import sys
@@ -31,14 +32,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from boardside.ctrl_follow import (
-    read_setup,
-    settle_flags,
-    setup_position,
-    turns_count_problem,
-    turns_read,
-    unsettled_flags,
-)
+from boardside.ctrl_follow import judge, read_setup, settle_flags, setup_position, unsettled_flags
 from boardside.fixtures_render.camera import truth_calibration
 from calibration.camera import read_image
 from calibration.mat import MatSpec
@@ -93,18 +87,15 @@ def follow_game(game_dir: Path, args_turns: bool = True) -> dict[str, Any]:
                              "cpu_s": round(time.process_time() - t0, 3)})
             continue
         right = _same(res.state, truth)
-        read, settled = res.state, False
+        read, answered = res.state, []
         unsettled = None if res.trusted else unsettled_flags(res.problems, res.uncertain_flags)
         if unsettled:  # the player says where those flags stand (follow turn asks; here: the truth's spots)
-            try:
-                read = settle_flags(res.state, {c: truth.flags.get(c) for c in unsettled})
-                settled = True
-            except BoardsideInputError:
-                pass  # the truth's spot is no legal spot in the position read: its blocks are wrong
-        turns, why = turns_read(previous, res.turns, read)
+            # (not when the truth's spot is no legal spot in the position read: its blocks are wrong)
+            with contextlib.suppress(BoardsideInputError):
+                read, answered = settle_flags(res.state, {c: truth.flags.get(c) for c in unsettled}), unsettled
         # the player said how often the pictures are taken (follow start --every): the turns since
-        miscount = turns_count_problem(turns, n - shots[k - 1], previous) if why is None else None  # (any-turns)
-        ok = (res.trusted or settled) and why is None and bool(turns) and miscount is None
+        verdict = judge(previous, res.turns, read, res.trusted, unsettled, answered, n - shots[k - 1])
+        turns, miscount, ok, settled = verdict.turns, verdict.miscount, verdict.recordable, verdict.settled
         typed = False
         if ok:
             for t in turns:

@@ -129,12 +129,10 @@ class FollowedGame:
 
     def add(self, turns: Sequence[Turn], reading: Reading) -> State:
         """Append a reading's turns (checked: each must be legal in turn) and return the new position."""
-        state = self.state
-        for i, turn in enumerate(turns, start=1):
-            try:
-                state = state.apply(turn)
-            except IllegalMoveError as exc:
-                raise IllegalMoveError(f"turn {i} ({str(turn)!r}) cannot be recorded: {exc}") from None
+        try:
+            state = GameRecord(self.state, list(turns)).final()
+        except IllegalMoveError as exc:  # (it names the turn)
+            raise IllegalMoveError(f"cannot be recorded: {exc}") from None
         self.record.turns.extend(turns)
         self.readings.append(reading)
         return state
@@ -285,6 +283,28 @@ def turns_count_problem(turns: Sequence[Turn], expected: int | None, previous: S
             f"(the game is followed every {'turn' if expected == 1 else 'round'}; --turns N says otherwise)")
 
 
+@dataclass(frozen=True)
+class Verdict:
+    """What ``follow turn`` does with a reading (``benchmarks/ctrl_follow.py`` plays the player by it)."""
+
+    turns: list[Turn]  # the turns to record (:func:`turns_read`)
+    why: str | None  # the flags read cannot be plugged by these turns
+    miscount: str | None  # more or fewer turns than the players said were played (:func:`turns_count_problem`)
+    settled: bool  # the player said where every unsettled flag stands
+    recordable: bool  # trusted, settled by the player or accepted; turns read; none of the reasons above
+
+
+def judge(previous: State, turn_texts: Sequence[str], read: State, trusted: bool, unsettled: Sequence[str] | None,
+          answered: Sequence[str], expected: int | None, accept: bool = False) -> Verdict:
+    """Whether a reading with history is recorded: ``read`` is the position read with the player's flag
+    answers (for the colours ``answered``) put in; ``unsettled`` is :func:`unsettled_flags` of it."""
+    settled = unsettled is not None and all(c in answered for c in unsettled)
+    turns, why = turns_read(previous, turn_texts, read)
+    miscount = turns_count_problem(turns, expected, previous) if why is None else None
+    recordable = (trusted or accept or settled) and why is None and bool(turns) and (miscount is None or accept)
+    return Verdict(turns, why, miscount, settled, recordable)
+
+
 def start(path: Path, initial: State, reading: Reading, calibration: Path | None, mat: Path | None,
           every: str = "turn") -> FollowedGame:
     """A new followed game at ``path`` (which must not exist: a game already followed is never
@@ -306,6 +326,8 @@ __all__ = [
     "FollowFileError",
     "FollowedGame",
     "Reading",
+    "Verdict",
+    "judge",
     "parse_flag_answer",
     "read_setup",
     "settle_flags",

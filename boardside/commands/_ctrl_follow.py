@@ -13,12 +13,11 @@ from boardside.ctrl_follow import (
     FollowedGame,
     FollowFileError,
     Reading,
+    judge,
     parse_flag_answer,
     settle_flags,
     setup_position,
     start,
-    turns_count_problem,
-    turns_read,
     unsettled_flags,
 )
 from boardside.io import read_json
@@ -203,10 +202,8 @@ def turn_cmd(
             break
         answers[color] = answer[0]
         read = settle_flags(read, {color: answer[0]})
-    settled = unsettled is not None and all(c in answers for c in unsettled)
-    turns, why = turns_read(previous, res.turns, read)
-    miscount = turns_count_problem(turns, expected, previous) if why is None else None
-    record = (res.trusted or accept or settled) and why is None and bool(turns) and (miscount is None or accept)
+    verdict = judge(previous, res.turns, read, res.trusted, unsettled, list(answers), expected, accept)
+    turns, why, miscount, record = verdict.turns, verdict.why, verdict.miscount, verdict.recordable
     how = ("trusted" if res.trusted and not answers else "flags settled by the player" if answers
            else "by the player (--accept)")
     if record:

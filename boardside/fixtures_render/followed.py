@@ -11,7 +11,6 @@ with the truth state and scores, five views with their truth files).
 from __future__ import annotations
 
 import json
-import os
 import random
 import time
 from collections.abc import Callable
@@ -31,6 +30,7 @@ from boardside.fixtures_render.sets import (
     scene_truth,
     view_path,
 )
+from boardside.io import write_text_atomic
 
 GAME_FORMAT = 1
 
@@ -74,6 +74,7 @@ def render_followed(
     if truth_path.exists():
         doc = json.loads(truth_path.read_text())
         record, shots = GameRecord.from_json(doc["record"]), [int(n) for n in doc["shots"]]
+        players = int(doc["players"])  # the recorded game's, whatever was asked now
     else:
         record, shots = play_game(players, random.Random(seed), every)
         doc = {"format": GAME_FORMAT, "simulated": "rendered photographs of a random legal game",
@@ -110,9 +111,7 @@ def render_followed(
 
 
 def _write(path: Path, doc: dict[str, Any]) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(doc, indent=1) + "\n")
-    tmp.replace(path)
+    write_text_atomic(path, json.dumps(doc, indent=1) + "\n")
 
 
 __all__ = ["play_game", "render_followed"]

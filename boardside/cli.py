@@ -111,6 +111,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail(f"permission denied: {exc.filename!r}", 2)
     except BrokenPipeError:
         return 0
+    except OSError as exc:
+        # disk full, read-only file system, a device gone: the reason and the path, no traceback
+        where = f": {exc.filename!r}" if exc.filename else ""
+        return _fail(f"{exc.strerror or exc}{where}", 2)
     if isinstance(result, int):
         return result
     return 0

@@ -158,6 +158,12 @@ def locate(image: U8, name: str, spec: MatSpec, camera: CameraCalibration | None
         raise ImageRejectedError(f"{name!r}: {exc}; if the mat is in the picture, its markers could not be read: "
                                  "hold the camera still (motion blur), come closer or light the mat evenly") from None
     except CalibrationError as exc:
+        if str(exc).startswith("too little of the mat is visible"):
+            # a marker or a few corners read, too few for a pose: in a blurred picture that is the blur
+            # (held-out session 9: two views with 6.7 px of motion blur read one marker each)
+            blurred = blurred_message(name, edge_sharpness(to_grey(image)), f"{exc}; so little of the mat", cfg)
+            if blurred is not None:
+                raise ImageRejectedError(blurred) from None
         raise ImageRejectedError(f"{name!r}: {exc}") from None
 
 

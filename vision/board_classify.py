@@ -679,6 +679,9 @@ def classify_sites(
     timings: dict[str, float] | None = None,
     gain: GainField | None = None,
     structure_groups: npt.NDArray[np.int64] | None = None,
+    pad_sites: Sequence[Site] | None = None,
+    pad_empty: npt.NDArray[np.bool_] | None = None,
+    prepared: list[Any] | None = None,
 ) -> list[CellReading]:
     """Read every site of a located board: kind, colour, confidence (module docstring).
 
@@ -689,35 +692,47 @@ def classify_sites(
     white balance when an earlier stage has fitted it already (Gridopolis pad detection);
     ``structure_groups`` one number per ``structure`` row: rows of one group (>= 0) are made alike (the
     Gridopolis hyper-pads, each player's kingerizers), and a row whose own top is not seen takes the colour
-    seen on the others (:func:`_structure_colours`)."""
+    seen on the others (:func:`_structure_colours`).  Gridopolis: each site stands on the structure row of its
+    index (its pad); with ``pad_sites`` (the sites standing on the first structure rows, read already, and of
+    them ``pad_empty`` those read empty) ``sites`` are places standing on no structure row (where a pad may stand
+    but none was found, read for a piece), and ``obstacles`` (the rooms of the pieces read on ``pad_sites``) hide
+    what is behind them: a probe whose ray meets one says nothing.  ``prepared``: an empty list receives the
+    picture as prepared for probing (white balance, the structure's colours); given back (not empty) to a later
+    call on the same picture, structure and sites (``pad_sites``), it is used as it is."""
     cfg = config or config_for(game)
+    n_own = len(sites) if pad_sites is None else len(pad_sites)
     t0 = time.perf_counter()
-    blurred: U8 = np.asarray(cv2.blur(image, (cfg.blur_px, cfg.blur_px)), np.uint8) if cfg.blur_px > 1 else image
-    app = _appearance(pose.spec, cfg.board_px_per_mm)
-    if gain is None:
-        gain = _gain_field(blurred, pose, app, constant=structure is not None)
-    s_px = None
-    if structure is not None and len(structure) and not structure[:, 0].any():
-        corners = pose.project(box_corners(structure).reshape(-1, 3)).reshape(len(structure), 8, 2)
-        s_px = np.concatenate([corners.min(axis=1) - 4.0, corners.max(axis=1) + 4.0], axis=1)
-    sc = _Scene(blurred, pose, app, gain, structure, None, structure_px=s_px)
-    table = _table_colour(sc)
-    own: list[F64] = []
-    ring_seen: list[npt.NDArray[np.bool_]] = []
-    s_lab = _structure_colours(sc, cfg, structure_groups, sites, own, ring_seen) \
-        if structure is not None and len(structure) else None
-    plain = None
-    if cfg.local_light_mm > 0 and structure is not None and structure_groups is not None and ring_seen:
-        # plain pads (the first rows, one per site; not a hyper-pad nor a kingerizer) whose ring is seen
-        plain = ring_seen[0] & (structure_groups < 0) & (np.arange(len(structure)) < len(sites))
-    pad_hue = None
-    if cfg.pad_hue_split and s_lab is not None and structure_groups is not None:
-        hyper = s_lab[(structure_groups == 0) & (np.hypot(s_lab[:, 1], s_lab[:, 2]) >= cfg.min_chroma)]
-        if len(hyper):  # (their circular mean hue)
-            pad_hue = math.degrees(math.atan2(float(np.sin(np.arctan2(hyper[:, 2], hyper[:, 1])).mean()),
-                                              float(np.cos(np.arctan2(hyper[:, 2], hyper[:, 1])).mean()))) % 360
-    sc = _Scene(blurred, pose, app, gain, structure, s_lab, table, s_px, own[0] if own else None,
-                _shadow_light(blurred, pose, app, gain, cfg) if cfg.shadow_tint else None, plain, pad_hue)
+    if prepared:  # (the picture prepared by an earlier call on it: the same structure, white balance, pads)
+        sc = prepared[0]
+    else:
+        blurred: U8 = np.asarray(cv2.blur(image, (cfg.blur_px, cfg.blur_px)), np.uint8) if cfg.blur_px > 1 else image
+        app = _appearance(pose.spec, cfg.board_px_per_mm)
+        if gain is None:
+            gain = _gain_field(blurred, pose, app, constant=structure is not None)
+        s_px = None
+        if structure is not None and len(structure) and not structure[:, 0].any():
+            corners = pose.project(box_corners(structure).reshape(-1, 3)).reshape(len(structure), 8, 2)
+            s_px = np.concatenate([corners.min(axis=1) - 4.0, corners.max(axis=1) + 4.0], axis=1)
+        sc = _Scene(blurred, pose, app, gain, structure, None, structure_px=s_px)
+        table = _table_colour(sc)
+        own: list[F64] = []
+        ring_seen: list[npt.NDArray[np.bool_]] = []
+        s_lab = _structure_colours(sc, cfg, structure_groups, sites if pad_sites is None else pad_sites, own,
+                                   ring_seen) if structure is not None and len(structure) else None
+        plain = None
+        if cfg.local_light_mm > 0 and structure is not None and structure_groups is not None and ring_seen:
+            # plain pads (the first rows, one per site; not a hyper-pad nor a kingerizer) whose ring is seen
+            plain = ring_seen[0] & (structure_groups < 0) & (np.arange(len(structure)) < n_own)
+        pad_hue = None
+        if cfg.pad_hue_split and s_lab is not None and structure_groups is not None:
+            hyper = s_lab[(structure_groups == 0) & (np.hypot(s_lab[:, 1], s_lab[:, 2]) >= cfg.min_chroma)]
+            if len(hyper):  # (their circular mean hue)
+                pad_hue = math.degrees(math.atan2(float(np.sin(np.arctan2(hyper[:, 2], hyper[:, 1])).mean()),
+                                                  float(np.cos(np.arctan2(hyper[:, 2], hyper[:, 1])).mean()))) % 360
+        sc = _Scene(blurred, pose, app, gain, structure, s_lab, table, s_px, own[0] if own else None,
+                    _shadow_light(blurred, pose, app, gain, cfg) if cfg.shadow_tint else None, plain, pad_hue)
+        if prepared is not None:
+            prepared.append(sc)
     if game == "quirky":
         tokens = _classify_tokens(sc, sites, token_kinds, obstacles, cfg)
         if timings is not None:
@@ -728,7 +743,8 @@ def classify_sites(
     start_of: dict[int, str] = {}  # Gridopolis: the sites that are a kingerizer, with its player's colour
     allowed = None
     if game == "gridopolis" and cfg.part_rules and structure_groups is not None:
-        allowed, start_of = _part_rules(hyps, structure_groups[:n_s])
+        allowed, start_of = _part_rules(hyps, structure_groups[:n_s] if pad_sites is None
+                                        else np.full(n_s, -1, np.int64))
     widest = max(s.half for h in hyps for s in h.solids)
     tallest = max(s.z1 for h in hyps for s in h.solids)
     zs = np.arange(cfg.height_step_mm / 2, tallest + cfg.height_step_mm, cfg.height_step_mm)
@@ -753,6 +769,9 @@ def classify_sites(
     piece = piece_f.reshape(n_s, n_p)
     valid = valid_f.reshape(n_s, n_p)
     lab_o = lab_f.reshape(n_s, n_p, 3)
+    if pad_sites is not None and obstacles is not None and len(obstacles) and game == "gridopolis":
+        # (the pieces read on the pads: a ray meeting one says nothing about these places)
+        valid = valid & ~np.asarray(hits(cam, ends.reshape(-1, 3), obstacles), bool).any(axis=1).reshape(n_s, n_p)
     t1 = time.perf_counter()
     # sites where no probe sees anything are empty: only the others are weighed in detail
     cand = np.nonzero(((piece > 0.5) & valid).any(axis=1))[0]
@@ -1129,7 +1148,7 @@ def classify_sites(
                     sel = vivid if vivid.sum() >= max(2.0, 0.4 * sel.sum()) else sel
                 med = _median_rows(lab_o[i, sel])
                 if cfg.local_light_mm > 0 and role == "marker":
-                    med = _in_local_light(sc, site, med, cfg, empty_now)
+                    med = _in_local_light(sc, site, med, cfg, empty_now if pad_sites is None else pad_empty)
                 name = _hue_name(med, cfg, colours)
                 floor = dict(cfg.marker_saturation).get(name or "") if role == "marker" else None
                 if floor is not None and math.hypot(float(med[1]), float(med[2])) < floor * max(float(med[0]), 1.0):

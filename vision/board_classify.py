@@ -249,6 +249,9 @@ class ClassifyBoardConfig:
     # 3.5 mm above it, is bluer (linear blue over green, log) than the rim of its top by this much: the gold crown
     # has far more blue in it than the yellow plastic, in the same light (session 8) ...
     yellow_crown_unsure: float = 0.0  # ... and declined (neither clearly) when it is bluer by this much less
+    yellow_crown_relief: float = 0.0  # (> 0: on) ... or a king when bluer at all and the top, up to 4 mm above it
+    # within the crown's reach, spans this much of L* (90th less 10th percentile): a crown's points and rim are a
+    # relief, lit and shaded unevenly, where a pawn's top is one flat face (session 9)
     box_fit_share: float = 0.0  # Gridopolis (> 0: on): a box also when its faces show its colour on this share
     # of the points (below ``box_share``) and the probes' fit prefers a box to a pawn by ``box_fit_margin``
     box_fit_margin: float = 0.1
@@ -284,6 +287,11 @@ PLASTIC_HUES: tuple[tuple[str, float], ...] = (("blue", 288.0),)
 #: on the start rows")
 YELLOW_CROWN_BLUE: float = 0.85
 YELLOW_CROWN_UNSURE: float = 0.15
+#: ... and the L* span (90th less 10th percentile) of its top up to 4 mm above it, within 6 mm of its middle, from
+#: which a yellow marker that is bluer there at all is a king: kings 7.3-39 (median 12.5), pawns 1-33 (95 % below
+#: 7.8; the four above 9.4 all less blue in the middle than on the rim) on the development renders
+#: (docs/boards_vision.md, "Session 9: Gridopolis pieces on pads built above other pads")
+YELLOW_CROWN_RELIEF: float = 9.4
 
 
 #: Bandera: the paved columns, the only squares a royal tower (the only piece with a flag) ever stands
@@ -373,7 +381,8 @@ def config_for(game: str) -> ClassifyBoardConfig:
                                    min_lightness=4.0, marker_saturation=MARKER_SATURATION, sure_min_weight=0.04,
                                    local_light_mm=LOCAL_LIGHT_MM, pad_hue_split=PLASTIC_HUES, part_rules=True,
                                    box_fit_share=0.2, colour_below_crown=True, yellow_crown=YELLOW_CROWN_BLUE,
-                                   yellow_crown_unsure=YELLOW_CROWN_UNSURE)
+                                   yellow_crown_unsure=YELLOW_CROWN_UNSURE,
+                                   yellow_crown_relief=YELLOW_CROWN_RELIEF)
     if game == "bandera":
         return ClassifyBoardConfig(dab_lo=4.0, dab_hi=14.0, character_near_deg=8.0, character_nearer_deg=5.0,
                                    settle_in_turn=True, piece_min_score=0.7, piece_min_single=True,
@@ -1242,10 +1251,14 @@ def classify_sites(
     yellow = [i for i, r in enumerate(out) if r.kind in ("pawn", "king") and r.colour == "yellow"
               and start_of.get(i, "yellow") == "yellow"]  # (on another's start row it is a king: below)
     if yellow and cfg.yellow_crown > 0:
-        for i, blue in zip(yellow, _crown_blueness(sc, [sites[i] for i in yellow], cfg), strict=True):
+        relief = _crown_relief(sc, [sites[i] for i in yellow], cfg) if cfg.yellow_crown_relief > 0 \
+            else [None] * len(yellow)
+        for i, blue, rel in zip(yellow, _crown_blueness(sc, [sites[i] for i in yellow], cfg), relief, strict=True):
             if blue is None:
                 continue
-            if cfg.yellow_crown - cfg.yellow_crown_unsure <= blue < cfg.yellow_crown:
+            if rel is not None and rel >= cfg.yellow_crown_relief and blue >= 0.0:
+                out[i] = replace(out[i], kind="king")
+            elif cfg.yellow_crown - cfg.yellow_crown_unsure <= blue < cfg.yellow_crown:
                 x, y, lv = out[i].key
                 out[i] = CellReading(out[i].key, "unseen", None, 0, False, 0.0, None, out[i].scores, notes=(
                     f"a yellow marker stands on ({x},{y},{lv}), but whether it wears a crown (king) or not (pawn) "
@@ -2341,6 +2354,27 @@ def _crown_blueness(sc: _Scene, sites: Sequence[Site], cfg: ClassifyBoardConfig,
             lin = lab_to_linear(_median_rows(lab[t, sel][use])[None, :])[0]
             parts.append(math.log(max(float(lin[2]), 1e-3) / max(float(lin[1]), 1e-3)))
         out.append(parts[0] - parts[1] if len(parts) == 2 else None)
+    return out
+
+
+def _crown_relief(sc: _Scene, sites: Sequence[Site], cfg: ClassifyBoardConfig, min_points: int = 12
+                  ) -> list[float | None]:
+    """Gridopolis: per marker site, the span of L* (90th less 10th percentile) seen on its top and up to 4 mm above
+    it within 6 mm of its middle (where a king's crown stands: its points and rim, a relief lit and shaded unevenly;
+    a pawn's top is one flat face).  None where fewer than ``min_points`` points are seen."""
+    g = cfg.geometry
+    ang = np.linspace(0.0, 2.0 * np.pi, 12, endpoint=False)
+    local = np.array([(0.0, 0.0, g.pawn_height + dz) for dz in (0.5, 2.0, 4.0)]
+                     + [(r * math.cos(t), r * math.sin(t), g.pawn_height + dz)
+                        for r in (1.5, 3.0, 4.5, 6.0) for t in ang for dz in (0.5, 2.0, 4.0)])
+    base = np.array([[s.x_mm, s.y_mm, s.floor_mm] for s in sites], np.float64)
+    _, lab, ok, _ = _observe(sc, (base[:, None, :] + local[None, :, :]).reshape(-1, 3), cfg)
+    lab = lab.reshape(len(sites), len(local), 3)
+    ok = ok.reshape(len(sites), len(local))
+    out: list[float | None] = []
+    for t in range(len(sites)):
+        light = lab[t, ok[t], 0]
+        out.append(float(np.percentile(light, 90) - np.percentile(light, 10)) if len(light) >= min_points else None)
     return out
 
 

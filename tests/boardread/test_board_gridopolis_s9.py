@@ -51,3 +51,26 @@ def test_pieces_on_pads_the_votes_missed_are_read() -> None:
             assert added <= {tuple(p) for p in doc["state"]["pads"]}
         # the engine's validator ran on the state read (a pad added is a move: the game is in progress)
         assert on.reconstruction.doc["turns"] >= 1
+
+
+def test_a_yellow_kings_crown_told_by_its_relief() -> None:
+    """A yellow king's gold crown is hardly bluer than the yellow plastic in some light (dev_s9_p025: 0.20 against
+    the 0.85 a king needed), and it read as a pawn.  Its points and rim are a relief: the top within the crown's
+    reach spans 34 of L* there, where a pawn's flat top spans a few (``yellow_crown_relief``, 9.4; off: a pawn
+    again).  A pawn whose top spans much (dev_s9_bp007 (6, 2, 0), 33: half in a shadow's edge) but is no bluer in
+    the middle than on its rim stays a pawn."""
+    from dataclasses import replace
+
+    from vision.board_classify import config_for
+
+    off = replace(config_for("gridopolis"), yellow_crown_relief=0.0)
+    for stem, key in (("dev_s9_p025", (6, 4, 0)), ("dev_s9_bp007", (6, 2, 0))):
+        img, cam, doc, pose = scene_with_pose(DEV / stem, "development render truth (simulated camera)")
+        want = _truth(doc)[key]
+        on = {c.key: (c.kind, c.colour) for c in read_board([("s", img)], "gridopolis", spec=pose.spec,
+                                                              camera=cam).cells}
+        assert on[key] == (want[0], want[1]) == (("king", "yellow") if stem == "dev_s9_p025" else ("pawn", "yellow"))
+        if stem == "dev_s9_p025":
+            was = {c.key: (c.kind, c.colour) for c in read_board([("s", img)], "gridopolis", spec=pose.spec, camera=cam,
+                                                                 classify_config=off).cells}
+            assert was[key] == ("pawn", "yellow")

@@ -115,6 +115,8 @@ class PadDetectConfig:
     piece_pad_room_mm: float = 3.0  # ... within this much round each (a blurred edge); only the places where a
     # few points a piece standing there would fill show a player's plastic (saturated) are read (a quick look) ...
     piece_pad_look: tuple[float, float, int] = (20.0, 0.25, 2)  # ... chroma and chroma / L* at least, on so many
+    check_added: bool = True  # the pieces read on pads found added above the table are read again that way (with the
+    # other pieces as obstacles): one seen only where another piece stands behind it is not read (session 9)
 
 
 @dataclass(frozen=True)

@@ -205,6 +205,7 @@ def read_board(
         sites, structure = sites_for(spec, sorted(added), sorted(absent or ()))
         opt = replace(opt, added_pads=tuple(sorted(added)))
     pcfg = pad_config or PadDetectConfig()
+    standard = set(gridopolis_pads(4))
     places: list[tuple[int, int, int]] = []
     if game == "gridopolis" and find_pads and pcfg.piece_pads:
         places = piece_places(tested, [_key3(s.key) for s in sites], pcfg.piece_pad_from_level)
@@ -232,16 +233,36 @@ def read_board(
                                    token_kinds=token_kinds, obstacles=body, config=classify_config, timings=tm,
                                    gain=gain, structure_groups=groups, prepared=prepared)
             extra: list[CellReading] = []
-            if with_places:
+            # the pieces read on pads found added above the table: read again as places, with the other pieces as
+            # obstacles -- a piece seen there only where another piece is behind it is that piece (session 9)
+            check = [j for j, (st, r) in enumerate(zip(sites, cells, strict=True))
+                     if game == "gridopolis" and find_pads and pcfg.piece_pads and pcfg.check_added
+                     and r.kind in ("pawn", "king", "blocker")
+                     and st.key[2] >= 1 and _key3(st.key) not in standard and _key3(st.key) not in by_piece]
+            if with_places or check:
                 g = PIECES
                 rooms = np.array([[0.0, st.x_mm, st.y_mm, g.blocker_half + pcfg.piece_pad_room_mm, st.floor_mm,
                                    st.floor_mm + max(g.blocker_height, g.king_height) + pcfg.piece_pad_room_mm]
-                                  for st, r in zip(sites, cells, strict=True) if r.kind != "empty"]).reshape(-1, 6)
-                extra = classify_sites(img, pose, [Site(k, *gridopolis_pad_centre_mm(spec, *k)) for k in with_places],
-                                       game, colours=colours, structure=structure, obstacles=rooms,
-                                       config=classify_config, gain=gain, structure_groups=groups, pad_sites=sites,
-                                       pad_empty=np.array([r.kind == "empty" for r in cells], bool),
-                                       prepared=prepared)
+                                  for j, (st, r) in enumerate(zip(sites, cells, strict=True))
+                                  if r.kind != "empty" and j not in check]).reshape(-1, 6)
+                at = [*(Site(k, *gridopolis_pad_centre_mm(spec, *k)) for k in with_places), *(sites[j] for j in check)]
+                looked = classify_sites(img, pose, at,
+                                        game, colours=colours, structure=structure, obstacles=rooms,
+                                        config=classify_config, gain=gain, structure_groups=groups, pad_sites=sites,
+                                        pad_empty=np.array([r.kind == "empty" for r in cells], bool),
+                                        prepared=prepared)
+                extra = looked[: len(with_places)]
+                for j, again in zip(check, looked[len(with_places):], strict=True):
+                    r = cells[j]
+                    if again.kind in ("pawn", "king", "blocker") and again.colour == r.colour:
+                        continue
+                    if again.kind == "unseen" and again.scores.get(r.kind, 0.0) - again.scores.get("empty", 0.0) \
+                            >= pcfg.piece_pad_margin:
+                        continue  # (seen on few rays clear of the others, but those say it is there)
+                    x, y, lv = _key3(r.key)
+                    cells[j] = CellReading(r.key, "unseen", None, 0, False, 0.0, None, r.scores, notes=(
+                        f"a {r.colour} {r.kind} was read on the pad added at ({x},{y},{lv}), but its colour is seen "
+                        "there only where another piece stands behind it: not read",))
             tm["classify_s"] = tm.get("classify_s", 0.0) + time.perf_counter() - b
             if seen is not None and seen.cell is not None:
                 cells = [CellReading(r.key, "robot", None, 0, False, 1.0) if r.key[:2] == seen.cell else r
@@ -250,6 +271,7 @@ def read_board(
         return got
 
     robots: list[TagReading] = []
+    by_piece: set[tuple[int, int, int]] = set()  # pads added by a piece read on them as a place (checked already)
     per_image = classify_all(places)
     if places:
         # a player's piece read standing where no pad was found stands on a pad all the same (pieces stand on
@@ -262,6 +284,7 @@ def read_board(
             was = {_key3(r.key): r.colour for _, extra in first for r in extra}
             agreed = False
             for _ in range(2):
+                by_piece = set(more)
                 sites, structure = sites_for(spec, sorted(added | set(more)), sorted(absent or ()))
                 robots.clear()
                 per_image = classify_all([])
@@ -280,6 +303,7 @@ def read_board(
                 per_image = [(cells, extra) for (cells, _), (_, extra) in zip(per_image, first, strict=True)]
             else:
                 sites, structure, per_image = first_sites, first_structure, first
+                by_piece = set()
     for (name, _), pose, tm, (cells, extra) in zip(images, poses, tms, per_image, strict=True):
         readings.append(ImageReading(name, pose, cells, tm, extra))
         if on_image is not None:

@@ -257,6 +257,9 @@ class ClassifyBoardConfig:
     box_fit_margin: float = 0.1
     colour_below_crown: bool = False  # Gridopolis: a marker's colour is read on the probes whose rays pass clear of
     # where a king's crown would be (the gold crown, seen from above, is no player's colour; session 8)
+    empty_min_inside: int = 0  # (> 0: on) a site read empty needs this many usable probes inside the smallest
+    # piece's solids (where that piece, standing there, would be seen itself), else it is "unseen": hardly anything
+    # of it could be seen (an upper level in front), so "empty" would be a guess (session 9)
     part_rules: bool = False  # Gridopolis: no blocker box is read on a kingerizer or a hyper-pad, and a marker on
     # an opponent's kingerizer is a king (docs/rules/gridopolis.md, "Caja bloqueadora" and "Kings"; session 8)
 
@@ -382,7 +385,7 @@ def config_for(game: str) -> ClassifyBoardConfig:
                                    local_light_mm=LOCAL_LIGHT_MM, pad_hue_split=PLASTIC_HUES, part_rules=True,
                                    box_fit_share=0.2, colour_below_crown=True, yellow_crown=YELLOW_CROWN_BLUE,
                                    yellow_crown_unsure=YELLOW_CROWN_UNSURE,
-                                   yellow_crown_relief=YELLOW_CROWN_RELIEF)
+                                   yellow_crown_relief=YELLOW_CROWN_RELIEF, empty_min_inside=2)
     if game == "bandera":
         return ClassifyBoardConfig(dab_lo=4.0, dab_hi=14.0, character_near_deg=8.0, character_nearer_deg=5.0,
                                    settle_in_turn=True, piece_min_score=0.7, piece_min_single=True,
@@ -1108,6 +1111,15 @@ def classify_sites(
     seens = np.clip(used / 0.5, 0.0, 1.0)
     confs = np.clip(margins / cfg.margin_full, 0.0, 1.0) * seens
     empty_now = np.array([not hyps[int(c)].solids for c in choice], bool)  # sites read empty (their pads plain)
+    low_inside = np.zeros(n_s, bool)  # (``empty_min_inside``) sites where the smallest piece would hardly be seen
+    if cfg.empty_min_inside > 0:
+        small = min((h for h in hyps if h.solids), key=lambda h: sum(sol.half * sol.half * (sol.z1 - sol.z0)
+                                                                    for sol in h.solids))
+        rows_small = np.stack([_solid_rows(small, st) for st in sites])
+        inside = np.zeros((n_s, n_p), bool)
+        for j in range(rows_small.shape[1]):
+            inside |= _inside(probes_s, rows_small[:, j, :])
+        low_inside = (inside & (weight > 0)).sum(axis=1) < cfg.empty_min_inside
     for i, site in enumerate(sites):
         k = int(choice[i])
         hyp = hyps[k]
@@ -1121,6 +1133,10 @@ def classify_sites(
         elif covered[i] > 0:
             kind, conf = "occluded", float(covered[i])
         unsure = None
+        if kind == "empty" and low_inside[i]:
+            kind, conf = "unseen", 0.0
+            unsure = (f"hardly any of the place where a piece would stand on {tuple(site.key)} is seen (something "
+                      "stands in front of it): whether it is empty cannot be told, not read")
         if cfg.tower_min_conf > 0 and kind == "tower2" and flag_of.get(i) is None and conf < cfg.tower_min_conf:
             # a plain two-cube stack read by a small margin: things standing behind or above the cell (a tall
             # neighbour, its character, a hand's shadow) make a tower's probes as often as a tower does

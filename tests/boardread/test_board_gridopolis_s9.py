@@ -95,3 +95,23 @@ def test_a_piece_on_a_pad_found_added_seen_only_through_other_pieces_is_not_read
     cells = {c.key: (c.kind, c.colour) for c in read_board([("s", img)], "gridopolis", spec=pose.spec,
                                                             camera=cam).cells}
     assert cells[(5, 2, 1)] == ("blocker", "blue")
+
+
+def test_an_empty_reading_needs_the_place_of_a_piece_seen() -> None:
+    """dev_s7_d2_010's green pawn on (3, 0, 0) and dev_s9_p025's red pawn on (0, 3, 0) show 31 and 26 pixels: the
+    probes where a pawn standing there would itself be seen are hidden on all but one, and the site read "empty" (a
+    guess).  With fewer than two such probes seen (``empty_min_inside``) it is declined, with the reason; off,
+    "empty" again."""
+    from dataclasses import replace
+
+    from vision.board_classify import config_for
+
+    off = replace(config_for("gridopolis"), empty_min_inside=0)
+    for stem, key in (("dev_s7_d2_010", (3, 0, 0)), ("dev_s9_p025", (0, 3, 0))):
+        img, cam, doc, pose = scene_with_pose(DEV / stem, "development render truth (simulated camera)")
+        assert _truth(doc)[key][0] == "pawn"
+        on = {c.key: c for c in read_board([("s", img)], "gridopolis", spec=pose.spec, camera=cam).cells}[key]
+        assert on.kind == "unseen" and "whether it is empty cannot be told" in on.notes[0]
+        was = {c.key: c for c in read_board([("s", img)], "gridopolis", spec=pose.spec, camera=cam,
+                                             classify_config=off).cells}[key]
+        assert was.kind == "empty"

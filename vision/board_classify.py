@@ -249,11 +249,17 @@ class ClassifyBoardConfig:
     # 3.5 mm above it, is bluer (linear blue over green, log) than the rim of its top by this much: the gold crown
     # has far more blue in it than the yellow plastic, in the same light (session 8) ...
     yellow_crown_unsure: float = 0.0  # ... and declined (neither clearly) when it is bluer by this much less
+    yellow_crown_relief: float = 0.0  # (> 0: on) ... or a king when bluer at all and the top, up to 4 mm above it
+    # within the crown's reach, spans this much of L* (90th less 10th percentile): a crown's points and rim are a
+    # relief, lit and shaded unevenly, where a pawn's top is one flat face (session 9)
     box_fit_share: float = 0.0  # Gridopolis (> 0: on): a box also when its faces show its colour on this share
     # of the points (below ``box_share``) and the probes' fit prefers a box to a pawn by ``box_fit_margin``
     box_fit_margin: float = 0.1
     colour_below_crown: bool = False  # Gridopolis: a marker's colour is read on the probes whose rays pass clear of
     # where a king's crown would be (the gold crown, seen from above, is no player's colour; session 8)
+    empty_min_inside: int = 0  # (> 0: on) a site read empty needs this many usable probes inside the smallest
+    # piece's solids (where that piece, standing there, would be seen itself), else it is "unseen": hardly anything
+    # of it could be seen (an upper level in front), so "empty" would be a guess (session 9)
     part_rules: bool = False  # Gridopolis: no blocker box is read on a kingerizer or a hyper-pad, and a marker on
     # an opponent's kingerizer is a king (docs/rules/gridopolis.md, "Caja bloqueadora" and "Kings"; session 8)
 
@@ -284,6 +290,11 @@ PLASTIC_HUES: tuple[tuple[str, float], ...] = (("blue", 288.0),)
 #: on the start rows")
 YELLOW_CROWN_BLUE: float = 0.85
 YELLOW_CROWN_UNSURE: float = 0.15
+#: ... and the L* span (90th less 10th percentile) of its top up to 4 mm above it, within 6 mm of its middle, from
+#: which a yellow marker that is bluer there at all is a king: kings 7.3-39 (median 12.5), pawns 1-33 (95 % below
+#: 7.8; the four above 9.4 all less blue in the middle than on the rim) on the development renders
+#: (docs/boards_vision.md, "Session 9: Gridopolis pieces on pads built above other pads")
+YELLOW_CROWN_RELIEF: float = 9.4
 
 
 #: Bandera: the paved columns, the only squares a royal tower (the only piece with a flag) ever stands
@@ -373,7 +384,8 @@ def config_for(game: str) -> ClassifyBoardConfig:
                                    min_lightness=4.0, marker_saturation=MARKER_SATURATION, sure_min_weight=0.04,
                                    local_light_mm=LOCAL_LIGHT_MM, pad_hue_split=PLASTIC_HUES, part_rules=True,
                                    box_fit_share=0.2, colour_below_crown=True, yellow_crown=YELLOW_CROWN_BLUE,
-                                   yellow_crown_unsure=YELLOW_CROWN_UNSURE)
+                                   yellow_crown_unsure=YELLOW_CROWN_UNSURE,
+                                   yellow_crown_relief=YELLOW_CROWN_RELIEF, empty_min_inside=2)
     if game == "bandera":
         return ClassifyBoardConfig(dab_lo=4.0, dab_hi=14.0, character_near_deg=8.0, character_nearer_deg=5.0,
                                    settle_in_turn=True, piece_min_score=0.7, piece_min_single=True,
@@ -679,6 +691,9 @@ def classify_sites(
     timings: dict[str, float] | None = None,
     gain: GainField | None = None,
     structure_groups: npt.NDArray[np.int64] | None = None,
+    pad_sites: Sequence[Site] | None = None,
+    pad_empty: npt.NDArray[np.bool_] | None = None,
+    prepared: list[Any] | None = None,
 ) -> list[CellReading]:
     """Read every site of a located board: kind, colour, confidence (module docstring).
 
@@ -689,35 +704,47 @@ def classify_sites(
     white balance when an earlier stage has fitted it already (Gridopolis pad detection);
     ``structure_groups`` one number per ``structure`` row: rows of one group (>= 0) are made alike (the
     Gridopolis hyper-pads, each player's kingerizers), and a row whose own top is not seen takes the colour
-    seen on the others (:func:`_structure_colours`)."""
+    seen on the others (:func:`_structure_colours`).  Gridopolis: each site stands on the structure row of its
+    index (its pad); with ``pad_sites`` (the sites standing on the first structure rows, read already, and of
+    them ``pad_empty`` those read empty) ``sites`` are places standing on no structure row (where a pad may stand
+    but none was found, read for a piece), and ``obstacles`` (the rooms of the pieces read on ``pad_sites``) hide
+    what is behind them: a probe whose ray meets one says nothing.  ``prepared``: an empty list receives the
+    picture as prepared for probing (white balance, the structure's colours); given back (not empty) to a later
+    call on the same picture, structure and sites (``pad_sites``), it is used as it is."""
     cfg = config or config_for(game)
+    n_own = len(sites) if pad_sites is None else len(pad_sites)
     t0 = time.perf_counter()
-    blurred: U8 = np.asarray(cv2.blur(image, (cfg.blur_px, cfg.blur_px)), np.uint8) if cfg.blur_px > 1 else image
-    app = _appearance(pose.spec, cfg.board_px_per_mm)
-    if gain is None:
-        gain = _gain_field(blurred, pose, app, constant=structure is not None)
-    s_px = None
-    if structure is not None and len(structure) and not structure[:, 0].any():
-        corners = pose.project(box_corners(structure).reshape(-1, 3)).reshape(len(structure), 8, 2)
-        s_px = np.concatenate([corners.min(axis=1) - 4.0, corners.max(axis=1) + 4.0], axis=1)
-    sc = _Scene(blurred, pose, app, gain, structure, None, structure_px=s_px)
-    table = _table_colour(sc)
-    own: list[F64] = []
-    ring_seen: list[npt.NDArray[np.bool_]] = []
-    s_lab = _structure_colours(sc, cfg, structure_groups, sites, own, ring_seen) \
-        if structure is not None and len(structure) else None
-    plain = None
-    if cfg.local_light_mm > 0 and structure is not None and structure_groups is not None and ring_seen:
-        # plain pads (the first rows, one per site; not a hyper-pad nor a kingerizer) whose ring is seen
-        plain = ring_seen[0] & (structure_groups < 0) & (np.arange(len(structure)) < len(sites))
-    pad_hue = None
-    if cfg.pad_hue_split and s_lab is not None and structure_groups is not None:
-        hyper = s_lab[(structure_groups == 0) & (np.hypot(s_lab[:, 1], s_lab[:, 2]) >= cfg.min_chroma)]
-        if len(hyper):  # (their circular mean hue)
-            pad_hue = math.degrees(math.atan2(float(np.sin(np.arctan2(hyper[:, 2], hyper[:, 1])).mean()),
-                                              float(np.cos(np.arctan2(hyper[:, 2], hyper[:, 1])).mean()))) % 360
-    sc = _Scene(blurred, pose, app, gain, structure, s_lab, table, s_px, own[0] if own else None,
-                _shadow_light(blurred, pose, app, gain, cfg) if cfg.shadow_tint else None, plain, pad_hue)
+    if prepared:  # (the picture prepared by an earlier call on it: the same structure, white balance, pads)
+        sc = prepared[0]
+    else:
+        blurred: U8 = np.asarray(cv2.blur(image, (cfg.blur_px, cfg.blur_px)), np.uint8) if cfg.blur_px > 1 else image
+        app = _appearance(pose.spec, cfg.board_px_per_mm)
+        if gain is None:
+            gain = _gain_field(blurred, pose, app, constant=structure is not None)
+        s_px = None
+        if structure is not None and len(structure) and not structure[:, 0].any():
+            corners = pose.project(box_corners(structure).reshape(-1, 3)).reshape(len(structure), 8, 2)
+            s_px = np.concatenate([corners.min(axis=1) - 4.0, corners.max(axis=1) + 4.0], axis=1)
+        sc = _Scene(blurred, pose, app, gain, structure, None, structure_px=s_px)
+        table = _table_colour(sc)
+        own: list[F64] = []
+        ring_seen: list[npt.NDArray[np.bool_]] = []
+        s_lab = _structure_colours(sc, cfg, structure_groups, sites if pad_sites is None else pad_sites, own,
+                                   ring_seen) if structure is not None and len(structure) else None
+        plain = None
+        if cfg.local_light_mm > 0 and structure is not None and structure_groups is not None and ring_seen:
+            # plain pads (the first rows, one per site; not a hyper-pad nor a kingerizer) whose ring is seen
+            plain = ring_seen[0] & (structure_groups < 0) & (np.arange(len(structure)) < n_own)
+        pad_hue = None
+        if cfg.pad_hue_split and s_lab is not None and structure_groups is not None:
+            hyper = s_lab[(structure_groups == 0) & (np.hypot(s_lab[:, 1], s_lab[:, 2]) >= cfg.min_chroma)]
+            if len(hyper):  # (their circular mean hue)
+                pad_hue = math.degrees(math.atan2(float(np.sin(np.arctan2(hyper[:, 2], hyper[:, 1])).mean()),
+                                                  float(np.cos(np.arctan2(hyper[:, 2], hyper[:, 1])).mean()))) % 360
+        sc = _Scene(blurred, pose, app, gain, structure, s_lab, table, s_px, own[0] if own else None,
+                    _shadow_light(blurred, pose, app, gain, cfg) if cfg.shadow_tint else None, plain, pad_hue)
+        if prepared is not None:
+            prepared.append(sc)
     if game == "quirky":
         tokens = _classify_tokens(sc, sites, token_kinds, obstacles, cfg)
         if timings is not None:
@@ -728,7 +755,8 @@ def classify_sites(
     start_of: dict[int, str] = {}  # Gridopolis: the sites that are a kingerizer, with its player's colour
     allowed = None
     if game == "gridopolis" and cfg.part_rules and structure_groups is not None:
-        allowed, start_of = _part_rules(hyps, structure_groups[:n_s])
+        allowed, start_of = _part_rules(hyps, structure_groups[:n_s] if pad_sites is None
+                                        else np.full(n_s, -1, np.int64))
     widest = max(s.half for h in hyps for s in h.solids)
     tallest = max(s.z1 for h in hyps for s in h.solids)
     zs = np.arange(cfg.height_step_mm / 2, tallest + cfg.height_step_mm, cfg.height_step_mm)
@@ -753,6 +781,9 @@ def classify_sites(
     piece = piece_f.reshape(n_s, n_p)
     valid = valid_f.reshape(n_s, n_p)
     lab_o = lab_f.reshape(n_s, n_p, 3)
+    if pad_sites is not None and obstacles is not None and len(obstacles) and game == "gridopolis":
+        # (the pieces read on the pads: a ray meeting one says nothing about these places)
+        valid = valid & ~np.asarray(hits(cam, ends.reshape(-1, 3), obstacles), bool).any(axis=1).reshape(n_s, n_p)
     t1 = time.perf_counter()
     # sites where no probe sees anything are empty: only the others are weighed in detail
     cand = np.nonzero(((piece > 0.5) & valid).any(axis=1))[0]
@@ -1080,6 +1111,15 @@ def classify_sites(
     seens = np.clip(used / 0.5, 0.0, 1.0)
     confs = np.clip(margins / cfg.margin_full, 0.0, 1.0) * seens
     empty_now = np.array([not hyps[int(c)].solids for c in choice], bool)  # sites read empty (their pads plain)
+    low_inside = np.zeros(n_s, bool)  # (``empty_min_inside``) sites where the smallest piece would hardly be seen
+    if cfg.empty_min_inside > 0:
+        small = min((h for h in hyps if h.solids), key=lambda h: sum(sol.half * sol.half * (sol.z1 - sol.z0)
+                                                                    for sol in h.solids))
+        rows_small = np.stack([_solid_rows(small, st) for st in sites])
+        inside = np.zeros((n_s, n_p), bool)
+        for j in range(rows_small.shape[1]):
+            inside |= _inside(probes_s, rows_small[:, j, :])
+        low_inside = (inside & (weight > 0)).sum(axis=1) < cfg.empty_min_inside
     for i, site in enumerate(sites):
         k = int(choice[i])
         hyp = hyps[k]
@@ -1093,6 +1133,10 @@ def classify_sites(
         elif covered[i] > 0:
             kind, conf = "occluded", float(covered[i])
         unsure = None
+        if kind == "empty" and low_inside[i]:
+            kind, conf = "unseen", 0.0
+            unsure = (f"hardly any of the place where a piece would stand on {tuple(site.key)} is seen (something "
+                      "stands in front of it): whether it is empty cannot be told, not read")
         if cfg.tower_min_conf > 0 and kind == "tower2" and flag_of.get(i) is None and conf < cfg.tower_min_conf:
             # a plain two-cube stack read by a small margin: things standing behind or above the cell (a tall
             # neighbour, its character, a hand's shadow) make a tower's probes as often as a tower does
@@ -1129,7 +1173,7 @@ def classify_sites(
                     sel = vivid if vivid.sum() >= max(2.0, 0.4 * sel.sum()) else sel
                 med = _median_rows(lab_o[i, sel])
                 if cfg.local_light_mm > 0 and role == "marker":
-                    med = _in_local_light(sc, site, med, cfg, empty_now)
+                    med = _in_local_light(sc, site, med, cfg, empty_now if pad_sites is None else pad_empty)
                 name = _hue_name(med, cfg, colours)
                 floor = dict(cfg.marker_saturation).get(name or "") if role == "marker" else None
                 if floor is not None and math.hypot(float(med[1]), float(med[2])) < floor * max(float(med[0]), 1.0):
@@ -1223,10 +1267,14 @@ def classify_sites(
     yellow = [i for i, r in enumerate(out) if r.kind in ("pawn", "king") and r.colour == "yellow"
               and start_of.get(i, "yellow") == "yellow"]  # (on another's start row it is a king: below)
     if yellow and cfg.yellow_crown > 0:
-        for i, blue in zip(yellow, _crown_blueness(sc, [sites[i] for i in yellow], cfg), strict=True):
+        relief = _crown_relief(sc, [sites[i] for i in yellow], cfg) if cfg.yellow_crown_relief > 0 \
+            else [None] * len(yellow)
+        for i, blue, rel in zip(yellow, _crown_blueness(sc, [sites[i] for i in yellow], cfg), relief, strict=True):
             if blue is None:
                 continue
-            if cfg.yellow_crown - cfg.yellow_crown_unsure <= blue < cfg.yellow_crown:
+            if rel is not None and rel >= cfg.yellow_crown_relief and blue >= 0.0:
+                out[i] = replace(out[i], kind="king")
+            elif cfg.yellow_crown - cfg.yellow_crown_unsure <= blue < cfg.yellow_crown:
                 x, y, lv = out[i].key
                 out[i] = CellReading(out[i].key, "unseen", None, 0, False, 0.0, None, out[i].scores, notes=(
                     f"a yellow marker stands on ({x},{y},{lv}), but whether it wears a crown (king) or not (pawn) "
@@ -2322,6 +2370,27 @@ def _crown_blueness(sc: _Scene, sites: Sequence[Site], cfg: ClassifyBoardConfig,
             lin = lab_to_linear(_median_rows(lab[t, sel][use])[None, :])[0]
             parts.append(math.log(max(float(lin[2]), 1e-3) / max(float(lin[1]), 1e-3)))
         out.append(parts[0] - parts[1] if len(parts) == 2 else None)
+    return out
+
+
+def _crown_relief(sc: _Scene, sites: Sequence[Site], cfg: ClassifyBoardConfig, min_points: int = 12
+                  ) -> list[float | None]:
+    """Gridopolis: per marker site, the span of L* (90th less 10th percentile) seen on its top and up to 4 mm above
+    it within 6 mm of its middle (where a king's crown stands: its points and rim, a relief lit and shaded unevenly;
+    a pawn's top is one flat face).  None where fewer than ``min_points`` points are seen."""
+    g = cfg.geometry
+    ang = np.linspace(0.0, 2.0 * np.pi, 12, endpoint=False)
+    local = np.array([(0.0, 0.0, g.pawn_height + dz) for dz in (0.5, 2.0, 4.0)]
+                     + [(r * math.cos(t), r * math.sin(t), g.pawn_height + dz)
+                        for r in (1.5, 3.0, 4.5, 6.0) for t in ang for dz in (0.5, 2.0, 4.0)])
+    base = np.array([[s.x_mm, s.y_mm, s.floor_mm] for s in sites], np.float64)
+    _, lab, ok, _ = _observe(sc, (base[:, None, :] + local[None, :, :]).reshape(-1, 3), cfg)
+    lab = lab.reshape(len(sites), len(local), 3)
+    ok = ok.reshape(len(sites), len(local))
+    out: list[float | None] = []
+    for t in range(len(sites)):
+        light = lab[t, ok[t], 0]
+        out.append(float(np.percentile(light, 90) - np.percentile(light, 10)) if len(light) >= min_points else None)
     return out
 
 

@@ -46,7 +46,8 @@ from engine.gridopolis.layout import CORE, HYPER_PADS, SEATS
 from vision.board_locate import BoardPose
 from vision.board_rays import box_corners, box_ray_hits, segments_to_board
 
-__all__ = ["PadDetectConfig", "PadDetection", "candidate_pads", "detect_pads", "link_rows", "pad_rows", "post_rows"]
+__all__ = ["PadDetectConfig", "PadDetection", "candidate_pads", "detect_pads", "link_rows", "pad_rows", "piece_places",
+           "post_rows"]
 
 F64 = npt.NDArray[np.float64]
 U8 = npt.NDArray[np.uint8]
@@ -105,6 +106,17 @@ class PadDetectConfig:
     local_light_min: float = 0.1  # ... when it differs from the picture's white balance by this much (log)
     late_candidates: bool = True  # the places the start rows make possible (pads on posts above a kingerizer,
     # their neighbours, pads above those) are candidates too, decided after the start rows (round 7)
+    piece_pads: bool = True  # the places tested and not found (above a pad found, or beside one on its level) are
+    # read for a piece by the classify stage too: a player's piece seen standing there stands on a pad (pieces
+    # stand on pads only), which the ring votes missed -- the piece hides most of a pad's top (session 9) ...
+    piece_pad_margin: float = 0.5  # ... when the piece beats "empty" by this on the site's probes ...
+    piece_pad_from_level: int = 1  # ... at places from this level up; the pieces read on the pads hide what is
+    # behind them (a ray meeting one says nothing about such a place) ...
+    piece_pad_room_mm: float = 3.0  # ... within this much round each (a blurred edge); only the places where a
+    # few points a piece standing there would fill show a player's plastic (saturated) are read (a quick look) ...
+    piece_pad_look: tuple[float, float, int] = (20.0, 0.25, 2)  # ... chroma and chroma / L* at least, on so many
+    check_added: bool = True  # the pieces read on pads found added above the table are read again that way (with the
+    # other pieces as obstacles): one seen only where another piece stands behind it is not read (session 9)
 
 
 @dataclass(frozen=True)
@@ -117,6 +129,7 @@ class PadDetection:
     absent: tuple[Key, ...] = ()  # standard pads seen missing: the arms of seats not in play
     gain: Any = None  # the picture's white balance (vision.board_classify.GainField), for the classify stage
     edges: dict[Key, float | None] = field(default_factory=dict)  # per candidate: its outline's share of contrast
+    colourful: dict[Key, int] = field(default_factory=dict)  # per candidate: its ring points showing a colour
 
 
 def _plain_core() -> list[Key]:
@@ -433,6 +446,8 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
         vote = np.where(d_bg > d_pad + cfg.vote_margin, 1.0, np.where(d_pad > d_bg + cfg.vote_margin, -1.0, 0.0))
         if cfg.colour_veto > 0:  # a plain pad is grey: a point showing a colour (a piece) is no pad's ...
             vivid = ok & ~hidden & (np.hypot(lab_o[:, 1], lab_o[:, 2]) > math.hypot(lit[1], lit[2]) + cfg.colour_veto)
+            for k, n in zip(keys, vivid.reshape(len(keys), n_o).sum(axis=1).tolist(), strict=True):
+                colourful[k] = int(n)
             piece_seen = np.zeros(len(pts), bool)
             if vivid.any():  # ... unless a piece standing on this pad or another may be in front of it
                 rooms = np.concatenate([krows, prows])  # (= pad_rows(spec, [*keys, *others]))
@@ -475,6 +490,7 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
     start_rows = {(p.x, p.y, p.level) for s in SEATS.values() for p in s.start_row}
     scores: dict[Key, float | None] = {}
     edges: dict[Key, float | None] = {}
+    colourful: dict[Key, int] = {}
     found: set[Key] = set(core_keys)
 
     # the outline of a pad's top: points just inside it and just outside it (clear of the links, in the
@@ -646,4 +662,42 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
                     (k[0] + dx, k[1] + dy, k[2]) in held for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1))):
                 held.add(k)
                 grew = True
-    return PadDetection(tuple(sorted(held)), scores, tuple(sorted(absent - held)), gain, edges)
+    return PadDetection(tuple(sorted(held)), scores, tuple(sorted(absent - held)), gain, edges, colourful)
+
+
+def piece_places(tested: Iterable[Key], pads: Iterable[Key], from_level: int = 1) -> list[Key]:
+    """The places pad detection tested (``tested``) where no pad is among ``pads`` but the engine allows one (a
+    pad right below it, or one beside it on its level: rulebook "Agregar un pad"), from level ``from_level`` up:
+    where a piece seen standing would show a pad missed (:attr:`PadDetectConfig.piece_pads`)."""
+    have = set(pads)
+    return sorted(k for k in set(tested) if k not in have and k[2] >= from_level
+                  and ((k[0], k[1], k[2] - 1) in have
+                       or any((k[0] + dx, k[1] + dy, k[2]) in have for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1)))))
+
+
+def piece_colour_at(image: U8, pose: BoardPose, gain: Any, places: Sequence[Key],
+                    config: PadDetectConfig | None = None) -> list[bool]:
+    """A quick look for :attr:`PadDetectConfig.piece_pads`: does each place (pad top) show a player's plastic
+    (chroma and saturation of ``piece_pad_look``) on the points a piece standing there would fill (its middle 4,
+    8 and 12 mm up, and 6 mm round it 6 mm up), on ``piece_pad_look[2]`` of them or more?  ``gain``: the picture's
+    white balance (``PadDetection.gain``; None: none)."""
+    from vision.board_classify import _sample
+
+    cfg = config or PadDetectConfig()
+    if not places:
+        return []
+    local = np.array([(0.0, 0.0, 4.0), (0.0, 0.0, 8.0), (0.0, 0.0, 12.0),
+                      (6.0, 0.0, 6.0), (-6.0, 0.0, 6.0), (0.0, 6.0, 6.0), (0.0, -6.0, 6.0)])
+    tops = pad_rows(pose.spec, places)[:, [1, 2, 5]]
+    pts = (tops[:, None, :] + local[None, :, :]).reshape(-1, 3)
+    px = pose.project(pts)
+    w, h = pose.image_size
+    ok = (px[:, 0] > 2) & (px[:, 0] < w - 3) & (px[:, 1] > 2) & (px[:, 1] < h - 3)
+    lin = _sample(image, np.where(ok[:, None], px, 0.0))
+    if gain is not None:
+        lin = lin / gain.at(pts[:, :2])
+    lab = linear_to_lab(np.clip(lin, 0.0, None))
+    ch = np.hypot(lab[:, 1], lab[:, 2])
+    c_min, s_min, n_min = cfg.piece_pad_look
+    vivid = ok & (ch >= c_min) & (ch >= s_min * np.maximum(lab[:, 0], 1.0))
+    return [bool(n >= n_min) for n in vivid.reshape(len(places), len(local)).sum(axis=1).tolist()]

@@ -28,7 +28,8 @@ from calibration.boards import (
 from calibration.camera import CameraCalibration
 from vision.board_classify import CellReading, ClassifyBoardConfig, Site, classify_sites, flat_sites
 from vision.board_locate import BoardLocateConfig, BoardPose, locate_board
-from vision.board_pads import PadDetectConfig, detect_pads, link_rows, post_rows
+from vision.board_pads import PadDetectConfig, detect_pads, link_rows, piece_colour_at, piece_places, post_rows
+from vision.board_pieces import PIECES
 from vision.board_reconstruct import (
     BoardReconstruction,
     ReconstructOptionError,
@@ -59,6 +60,8 @@ class ImageReading:
     pose: BoardPose
     cells: list[CellReading]
     timings: dict[str, float]
+    #: Gridopolis: the places with no pad found that were read for a piece (``PadDetectConfig.piece_pads``), as read
+    piece_places: list[CellReading] = field(default_factory=list)
 
 
 @dataclass
@@ -122,6 +125,11 @@ def structure_groups(sites: Sequence[Site], n_rows: int) -> npt.NDArray[np.int64
     return out
 
 
+def _key3(key: tuple[int, ...]) -> tuple[int, int, int]:
+    """A Gridopolis site's key (x, y, level) as such."""
+    return int(key[0]), int(key[1]), int(key[2])
+
+
 def _better(a: CellReading, b: CellReading) -> CellReading:
     """The more trustworthy of two readings of one site from two pictures."""
     rank = {"unseen": 0, "occluded": 1, "robot": 3}
@@ -176,6 +184,7 @@ def read_board(
     added: set[tuple[int, int, int]] = set()
     absent: set[tuple[int, int, int]] | None = None
     gains: list[Any] = []
+    tested: set[tuple[int, int, int]] = set()  # Gridopolis: the places pad detection looked at
     for name, img in images:
         tm: dict[str, float] = {}
         a = time.perf_counter()
@@ -185,6 +194,7 @@ def read_board(
             found = detect_pads(img, pose, pad_config)
             added |= set(found.pads) - set(gridopolis_pads(4))
             gains.append(found.gain)
+            tested |= set(found.scores)
             # a standard pad counts as left out only when every picture sees it missing
             absent = set(found.absent) if absent is None else absent & set(found.absent)
             tm["locate.pads_s"] = time.perf_counter() - p0
@@ -194,27 +204,113 @@ def read_board(
     if added or absent:
         sites, structure = sites_for(spec, sorted(added), sorted(absent or ()))
         opt = replace(opt, added_pads=tuple(sorted(added)))
-    for i, ((name, img), pose, tm) in enumerate(zip(images, poses, tms, strict=True)):
-        b = time.perf_counter()
-        seen = robot_from_tag(pose, image=img) if game == "quirky" else None
-        body = None
-        if seen is not None:  # the robot's body: a box under its tag (docs/boards.md, "The robot tag")
-            tag = RobotTag(seen.tag_id)
-            body = np.array([[0.0, seen.x_mm, seen.y_mm, ROBOT_BODY_HALF_MM, 0.0, tag.height_mm]])
-        cells = classify_sites(img, pose, sites, game, colours=colours, structure=structure,
-                               token_kinds=token_kinds, obstacles=body, config=classify_config, timings=tm,
-                               gain=gains[i] if i < len(gains) else None,
-                               structure_groups=structure_groups(sites, len(structure))
-                               if game == "gridopolis" and structure is not None else None)
-        c = time.perf_counter()
-        tm["classify_s"] = c - b
-        if seen is not None and seen.cell is not None:
-            robot = robot or seen
-            cells = [CellReading(r.key, "robot", None, 0, False, 1.0) if r.key[:2] == seen.cell else r
-                     for r in cells]
-        readings.append(ImageReading(name, pose, cells, tm))
+    pcfg = pad_config or PadDetectConfig()
+    standard = set(gridopolis_pads(4))
+    places: list[tuple[int, int, int]] = []
+    if game == "gridopolis" and find_pads and pcfg.piece_pads:
+        places = piece_places(tested, [_key3(s.key) for s in sites], pcfg.piece_pad_from_level)
+        if places:  # (a quick look first: only where a player's plastic may stand)
+            looks = [piece_colour_at(img, pose, gains[i] if i < len(gains) else None, places, pcfg)
+                     for i, ((_, img), pose) in enumerate(zip(images, poses, strict=True))]
+            places = [k for j, k in enumerate(places) if any(lk[j] for lk in looks)]
+
+    def classify_all(with_places: Sequence[tuple[int, int, int]]) -> list[tuple[list[CellReading], list[CellReading]]]:
+        """Each picture's readings of the sites, and of the places ``with_places`` (read as sites standing on no
+        pad, with the pieces read on the sites as obstacles: the rays meeting one say nothing about them)."""
+        got = []
+        groups = structure_groups(sites, len(structure)) if game == "gridopolis" and structure is not None else None
+        for i, ((_, img), pose, tm) in enumerate(zip(images, poses, tms, strict=True)):
+            b = time.perf_counter()
+            seen = robot_from_tag(pose, image=img) if game == "quirky" else None
+            body = None
+            if seen is not None:  # the robot's body: a box under its tag (docs/boards.md, "The robot tag")
+                tag = RobotTag(seen.tag_id)
+                body = np.array([[0.0, seen.x_mm, seen.y_mm, ROBOT_BODY_HALF_MM, 0.0, tag.height_mm]])
+                robots.append(seen)
+            gain = gains[i] if i < len(gains) else None
+            prepared: list[Any] = []
+            cells = classify_sites(img, pose, sites, game, colours=colours, structure=structure,
+                                   token_kinds=token_kinds, obstacles=body, config=classify_config, timings=tm,
+                                   gain=gain, structure_groups=groups, prepared=prepared)
+            extra: list[CellReading] = []
+            # the pieces read on pads found added above the table: read again as places, with the other pieces as
+            # obstacles -- a piece seen there only where another piece is behind it is that piece (session 9)
+            check = [j for j, (st, r) in enumerate(zip(sites, cells, strict=True))
+                     if game == "gridopolis" and find_pads and pcfg.piece_pads and pcfg.check_added
+                     and r.kind in ("pawn", "king", "blocker")
+                     and st.key[2] >= 1 and _key3(st.key) not in standard and _key3(st.key) not in by_piece]
+            if with_places or check:
+                g = PIECES
+                rooms = np.array([[0.0, st.x_mm, st.y_mm, g.blocker_half + pcfg.piece_pad_room_mm, st.floor_mm,
+                                   st.floor_mm + max(g.blocker_height, g.king_height) + pcfg.piece_pad_room_mm]
+                                  for j, (st, r) in enumerate(zip(sites, cells, strict=True))
+                                  if r.kind != "empty" and j not in check]).reshape(-1, 6)
+                at = [*(Site(k, *gridopolis_pad_centre_mm(spec, *k)) for k in with_places), *(sites[j] for j in check)]
+                looked = classify_sites(img, pose, at,
+                                        game, colours=colours, structure=structure, obstacles=rooms,
+                                        config=classify_config, gain=gain, structure_groups=groups, pad_sites=sites,
+                                        pad_empty=np.array([r.kind == "empty" for r in cells], bool),
+                                        prepared=prepared)
+                extra = looked[: len(with_places)]
+                for j, again in zip(check, looked[len(with_places):], strict=True):
+                    r = cells[j]
+                    if again.kind in ("pawn", "king", "blocker") and again.colour == r.colour:
+                        continue
+                    if again.kind == "unseen" and again.scores.get(r.kind, 0.0) - again.scores.get("empty", 0.0) \
+                            >= pcfg.piece_pad_margin:
+                        continue  # (seen on few rays clear of the others, but those say it is there)
+                    x, y, lv = _key3(r.key)
+                    cells[j] = CellReading(r.key, "unseen", None, 0, False, 0.0, None, r.scores, notes=(
+                        f"a {r.colour} {r.kind} was read on the pad added at ({x},{y},{lv}), but its colour is seen "
+                        "there only where another piece stands behind it: not read",))
+            tm["classify_s"] = tm.get("classify_s", 0.0) + time.perf_counter() - b
+            if seen is not None and seen.cell is not None:
+                cells = [CellReading(r.key, "robot", None, 0, False, 1.0) if r.key[:2] == seen.cell else r
+                         for r in cells]
+            got.append((cells, extra))
+        return got
+
+    robots: list[TagReading] = []
+    by_piece: set[tuple[int, int, int]] = set()  # pads added by a piece read on them as a place (checked already)
+    per_image = classify_all(places)
+    if places:
+        # a player's piece read standing where no pad was found stands on a pad all the same (pieces stand on
+        # pads only): the pad is added and every picture read again with it in place
+        more = sorted({_key3(r.key) for _, extra in per_image for r in extra
+                       if r.kind in ("pawn", "king", "blocker") and r.colour in (colours or ())
+                       and r.scores.get(r.kind, 0.0) - r.scores.get("empty", 0.0) >= pcfg.piece_pad_margin})
+        if more:
+            first, first_sites, first_structure = per_image, sites, structure
+            was = {_key3(r.key): r.colour for _, extra in first for r in extra}
+            agreed = False
+            for _ in range(2):
+                by_piece = set(more)
+                sites, structure = sites_for(spec, sorted(added | set(more)), sorted(absent or ()))
+                robots.clear()
+                per_image = classify_all([])
+                # read again with its pad in place, the piece must still be a player's piece of the colour it showed
+                # (in a picture): else what was seen there was no piece of its own (a piece or pad behind it, a hand)
+                keep = sorted({_key3(r.key) for cells, _ in per_image for r in cells
+                               if _key3(r.key) in more and r.kind in ("pawn", "king", "blocker")
+                               and r.colour == was[_key3(r.key)]})
+                agreed = keep == more
+                if agreed or not keep:
+                    break
+                more = keep
+            if agreed:
+                added |= set(more)
+                opt = replace(opt, added_pads=tuple(sorted(added)))
+                per_image = [(cells, extra) for (cells, _), (_, extra) in zip(per_image, first, strict=True)]
+            else:
+                sites, structure, per_image = first_sites, first_structure, first
+                by_piece = set()
+    for (name, _), pose, tm, (cells, extra) in zip(images, poses, tms, per_image, strict=True):
+        readings.append(ImageReading(name, pose, cells, tm, extra))
         if on_image is not None:
             on_image(name)
+    for seen in robots:
+        if seen.cell is not None:
+            robot = robot or seen
     t1 = time.perf_counter()
     merged = list(readings[0].cells)
     for r in readings[1:]:

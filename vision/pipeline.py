@@ -33,6 +33,7 @@ from vision.free_rules import (
     connect_hidden,
     count_doubts,
     fill_pockets,
+    lower_blocks,
     pocket_sides,
     relocate_blocks,
     repair_after_floating,
@@ -313,6 +314,15 @@ def score_images(
                 inferred.append(Problem("relocated", f"the {blocks[dst]} block read at {src[0]},{src[1]},{src[2]} "
                                         f"is read here instead: {gain} more sampled pixels are explained with it "
                                         "here than there", f"cell {dst[0]},{dst[1]},{dst[2]}", "", "warning"))
+            # blocks read one level above a hidden cell, and the blocks they hid (free_rules, session 9)
+            for src, dst, added, gain in lower_blocks(blocks, recon.scorer, starts, recon.unobserved):
+                recon.unobserved[:] = [c for c in recon.unobserved if c != dst and c not in added]
+                relocated.append((dst, blocks[dst]))
+                hid = "; ".join(f"{c[0]},{c[1]},{c[2]}" for c in added)
+                inferred.append(Problem(
+                    "lowered", f"the {blocks[dst]} block read at {src[0]},{src[1]},{src[2]} is read here, one level "
+                    f"lower{f', with the {blocks[dst]} block(s) it hid at {hid}' if added else ''}: {gain} more "
+                    "sampled pixels are explained so", f"cell {dst[0]},{dst[1]},{dst[2]}", "", "warning"))
         if recon.scorer is not None:  # cells the pictures cannot tell from full, inside the pile
             pockets, pocket_notes = fill_pockets(blocks, recon.scorer, recon.unobserved, cfg.min_pixels)
             inferred += pocket_notes
@@ -343,7 +353,7 @@ def score_images(
                 inferred += opening.problems
                 # a block moved before the opening was read and then left out by it: nothing to report
                 gone = {f"cell {c[0]},{c[1]},{c[2]}" for c, v in relocated if blocks.get(c) != v}
-                inferred = [p for p in inferred if p.code != "relocated" or p.where not in gone]
+                inferred = [p for p in inferred if p.code not in ("relocated", "lowered") or p.where not in gone]
                 opening_sides = opening.changed_sides
             if all(list(state.blocks.values()).count(c) == 1 and state.blocks.get(state.starts.get(c, (0, 0, -1))) == c
                    for c in state.colors):

@@ -1,0 +1,136 @@
+"""Blocks read one level above a hidden cell (vision.free_rules.lower_blocks, session 9).
+
+Seen at 40 degrees from a side, a block in a cell and a block of the same colour one row further in
+cover nearly the same pixels as one block read one level up, above the first cell.  With the block up,
+the cell under it is hidden (no sampled ray reaches it) and so is the neighbour it stands in front of:
+moving it down alone uncovers a cell that then looks empty, and adding the neighbour alone changes no
+ray, so the search (and the single-block relocation) stops there.  Rendered SIMULATED fixture scene_017:
+the pink block read at 4,0,1 stands at 4,0,0 with a pink block at 3,0,0 it hid; lowering it with that
+block explains 8 sampled rays more.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import pytest
+
+import vision.free_rules as free_rules
+from benchmarks.ctrl_scenes import load_scene
+from engine.ctrl import DEFAULT_STARTS
+from vision.free_rules import lower_blocks
+from vision.pipeline import score_images
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "ctrl"
+Cell = tuple[int, int, int]
+
+
+def _wrong(a: Mapping[Cell, str], b: Mapping[Cell, str]) -> int:
+    return sum(1 for c in set(a) | set(b) if a.get(c) != b.get(c))
+
+
+def test_a_block_read_one_level_up_is_lowered_with_the_block_it_hid(monkeypatch: pytest.MonkeyPatch) -> None:
+    scene = load_scene(FIXTURES / "scene_017", with_camera=True)
+    truth = dict(scene.truth.blocks)
+    res = score_images(scene.pics, scene.spec, scene.camera, None)
+    lowered = [p for p in res.problems if p.code == "lowered"]
+    assert len(lowered) == 1 and lowered[0].where == "cell 4,0,0" and lowered[0].severity == "warning"
+    assert "read at 4,0,1" in lowered[0].message and "hid at 3,0,0" in lowered[0].message
+    got = dict(res.state.blocks)
+    for cell in ((4, 0, 0), (3, 0, 0)):
+        assert got[cell] == truth[cell] == "pink"
+    assert (4, 0, 1) not in got and (4, 0, 1) not in truth
+    # without the step the block stays up, its hidden neighbour empty: more cells and one more side wrong
+    monkeypatch.setattr(free_rules, "LOWER_BLOCKS", False)
+    off = score_images(scene.pics, scene.spec, scene.camera, None)
+    assert off.state.blocks.get((4, 0, 1)) == "pink" and (4, 0, 0) not in off.state.blocks
+    assert _wrong(truth, got) == _wrong(truth, dict(off.state.blocks)) - 3
+    ts = scene.truth.side_scores()
+    wrong_on = {s for s, v in res.state.side_scores().items() if v != ts[s]}
+    wrong_off = {s for s, v in off.state.side_scores().items() if v != ts[s]}
+    assert wrong_on < wrong_off
+    assert not [p for p in off.problems if p.code == "lowered"]
+
+
+class _TableScorer:
+    """Prices sets of blocks from a table (frozen set of (cell, colour) -> cost); any other set costs
+    ``other``."""
+
+    def __init__(self, costs: Mapping[frozenset[tuple[Cell, str]], int], other: int = 1000) -> None:
+        self.costs = costs
+        self.other = other
+        self.base: dict[Cell, str] = {}
+
+    def _cost(self, blocks: Mapping[Cell, str]) -> int:
+        return self.costs.get(frozenset(blocks.items()), self.other)
+
+    def set_base(self, blocks: Mapping[Cell, str]) -> int:
+        self.base = dict(blocks)
+        return self._cost(blocks)
+
+    def in_volume(self, cell: Cell) -> bool:
+        return True
+
+    def deltas(self, placements: Sequence[Sequence[Cell]], colour: str) -> list[int]:
+        here = self._cost(self.base)
+        return [self._cost({**self.base, **{c: colour for c in cells}}) - here for cells in placements]
+
+
+START = (1, -1, 0)  # blue's start cell; the Central Cube fills 0..2 on each axis
+
+
+def _stub(read: dict[Cell, str], lowered: dict[Cell, str], with_hidden: dict[Cell, str],
+          costs: tuple[int, int, int]) -> _TableScorer:
+    return _TableScorer({frozenset(read.items()): costs[0], frozenset(lowered.items()): costs[1],
+                         frozenset(with_hidden.items()): costs[2]})
+
+
+def test_lowered_only_when_the_pictures_show_it_better_and_the_cell_below_is_hidden() -> None:
+    # blue read at 1,-2,1 (hanging beside its start block 1,-1,0, held by nothing below); the truth 1,-2,0 and
+    # 1,-3,0 (hidden by the block read above)
+    read = {START: "blue", (1, -2, 1): "blue"}
+    lowered = {START: "blue", (1, -2, 0): "blue"}
+    with_hidden = {**lowered, (1, -3, 0): "blue"}
+    blocks = dict(read)
+    scorer = _stub(read, lowered, with_hidden, (100, 130, 80))
+    done = lower_blocks(blocks, scorer, DEFAULT_STARTS, [(1, -2, 0)])  # type: ignore[arg-type]
+    assert done == [((1, -2, 1), (1, -2, 0), [(1, -3, 0)], 20)]
+    assert blocks == with_hidden
+    # the cell below seen (not hidden): nothing
+    blocks = dict(read)
+    assert lower_blocks(blocks, scorer, DEFAULT_STARTS, []) == []  # type: ignore[arg-type]
+    assert blocks == read
+    # 5 rays better in all (under the 6-ray tolerance): nothing
+    blocks = dict(read)
+    scorer = _stub(read, lowered, with_hidden, (100, 130, 95))
+    assert lower_blocks(blocks, scorer, DEFAULT_STARTS, [(1, -2, 0)]) == []  # type: ignore[arg-type]
+    # the hidden neighbour explains fewer than 6 rays more than the lowered block alone: not added, and
+    # the lowered block alone is worse than the reading
+    scorer = _stub(read, lowered, with_hidden, (100, 130, 125))
+    assert lower_blocks(blocks, scorer, DEFAULT_STARTS, [(1, -2, 0)]) == []  # type: ignore[arg-type]
+    assert blocks == read
+
+
+def test_start_blocks_stay_and_no_block_enters_another_colours_start_cell() -> None:
+    # a blue start block read one level up (at 1,-1,1, its cell 1,-1,0 hidden): start blocks are fixed by
+    # the rules ("Setup" 3), lowering is for the other blocks
+    read = {(1, -1, 1): "blue", (3, 1, 0): "pink"}
+    scorer = _stub(read, {(1, -1, 0): "blue", (3, 1, 0): "pink"}, {}, (100, 0, 0))
+    blocks = dict(read)
+    starts = {"blue": (1, -1, 1), "pink": (3, 1, 0)}
+    assert lower_blocks(blocks, scorer, starts, [(1, -1, 0)]) == []  # type: ignore[arg-type]
+    # a pink block above blue's empty start cell never moves into it (blue in play: a blue block beside)
+    read = {(1, -1, 1): "pink", (3, 1, 0): "pink", (1, -2, 0): "blue"}
+    scorer = _stub(read, {(1, -1, 0): "pink", (3, 1, 0): "pink", (1, -2, 0): "blue"}, {}, (100, 0, 0))
+    blocks = dict(read)
+    assert lower_blocks(blocks, scorer, DEFAULT_STARTS, [(1, -1, 0)]) == []  # type: ignore[arg-type]
+    assert blocks == read
+
+
+def test_switched_off_nothing_is_lowered(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(free_rules, "LOWER_BLOCKS", False)
+    read = {START: "blue", (1, -2, 1): "blue"}
+    scorer = _stub(read, {START: "blue", (1, -2, 0): "blue"}, {}, (100, 0, 0))
+    blocks = dict(read)
+    assert lower_blocks(blocks, scorer, DEFAULT_STARTS, [(1, -2, 0)]) == []  # type: ignore[arg-type]

@@ -195,6 +195,8 @@ class ClassifyBoardConfig:
     piece_min_score: float = 0.0  # a piece hypothesis explaining less than this share of the probes is not read
     piece_min_single: bool = False  # ... only a single cube
     socket_top: float = 0.0  # Bandera (> 0: on): a cube's socket seen on its top face (L* darker than the face) ...
+    socket_all: bool = False  # Bandera: every site is looked at for sockets, not only those where some probe saw a
+    # piece (a black cube in light whose grey is no darker than a shadow, an ivory cube on the paper)
     socket_side: float = 10.0  # ... or on a side face by this much: two faces showing one make a cube
     socket_faces: int = 2
     socket_ring: float = 12.0  # ... on a face of even lightness: the ring's interquartile range of L* below this
@@ -395,7 +397,7 @@ def config_for(game: str) -> ClassifyBoardConfig:
                                    cover_socket_top=1, character_once_mm=5.0, cover_flag=True,
                                    beside_tall=1, tower_min_conf=0.3, character_flag_twin=True,
                                    character_own_royal=True, royal_missing=0.05, flag_once=True, hand_shade=0.2,
-                                   cast_shadow=0.5)
+                                   cast_shadow=0.5, socket_all=True)
     if game == "quirky":
         return ClassifyBoardConfig(token_dark_l=60.0, skin_chroma=(4.0, 42.0), token_past_hand=0.2,
                                    token_dot_local=10.0, token_dot_owner=0.5,
@@ -851,6 +853,8 @@ def classify_sites(
             # shaded faces match the print in the shadows' light, its dark sockets do not)
             shaded = ((shaded_f[0].reshape(n_s, n_p) | (piece > 0.5)) & valid).any(axis=1)
             look_s = np.union1d(cand, np.nonzero(shaded)[0]).astype(np.int64)
+        if cfg.socket_all:
+            look_s = np.arange(n_s, dtype=np.int64)
         socketed = _socket_counts(sc, sites, hyps, choice, look_s, cfg)
     cand_set = {int(i) for i in cand}
     used = weight.sum(axis=1) / n_p

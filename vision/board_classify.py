@@ -374,7 +374,9 @@ def config_for(game: str) -> ClassifyBoardConfig:
     a flag seen over a single cube no longer needs a character of its colour read (round 6's rule, which the flag
     rails have made redundant, dropped only true royal towers' flags on development).  With a hand found,
     Bandera declines a plain stack whose board round it shows its colour on 20 % or more of the ring's points
-    (a hand's soft shadow; session 8, hands).
+    (a hand's soft shadow; session 8, hands).  Session 9: Bandera finds a hard lamp from the stacks' shadows (no
+    hand found) and reads a plain stack again without its probes in another stack's shadow (empty only if it then
+    reads empty and shows no socket); it looks for a cube's sockets on every site.
     Gridopolis reads a site seen on only 4-15 % of its probes when they show a piece of a player's
     colour unanimously and its shape clearly (Gridopolis round 7)."""
     if game == "gridopolis":

@@ -141,6 +141,13 @@ class ClassifyBoardConfig:
     shadow_min_samples: int = 30  # ... and this many of them agreeing on one colour give the shadows' light ...
     shadow_tint_min: float = 0.06  # ... if it is tinted (a channel this far, log, from their mean: a grey shade is
     # undone by the shading factor already)
+    cast_shadow: float = 0.0  # Bandera (> 0: on): a hard lamp's shadows are no piece. The lamp is found from the
+    # stacks read (the direction whose shadows of them agree with the dark print round them, F1 score at least
+    # this; no hand found), and a plain stack read by its probes is decided again without those whose rays end
+    # in another stack's shadow: one that then reads empty (and shows no socket) is empty
+    cast_shadow_dark: float = 0.55  # ... the print darker than this x the fit is dark
+    cast_shadow_sockets: bool = True  # ... a stack showing a cube's socket is kept
+    cast_shadow_points: int = 450  # ... the lamp fitted on at most about this many points round the stacks
     character_once_mm: float = 0.0  # Bandera (> 0: on): a character read on its own royal tower (behind the banner
     # of its colour) and on one other stack, next to it, standing within this of that stack's middle, is the
     # other's: each player has one character (rules, section 1)
@@ -189,6 +196,8 @@ class ClassifyBoardConfig:
     piece_min_score: float = 0.0  # a piece hypothesis explaining less than this share of the probes is not read
     piece_min_single: bool = False  # ... only a single cube
     socket_top: float = 0.0  # Bandera (> 0: on): a cube's socket seen on its top face (L* darker than the face) ...
+    socket_all: bool = False  # Bandera: every site is looked at for sockets, not only those where some probe saw a
+    # piece (a black cube in light whose grey is no darker than a shadow, an ivory cube on the paper)
     socket_side: float = 10.0  # ... or on a side face by this much: two faces showing one make a cube
     socket_faces: int = 2
     socket_ring: float = 12.0  # ... on a face of even lightness: the ring's interquartile range of L* below this
@@ -376,7 +385,9 @@ def config_for(game: str) -> ClassifyBoardConfig:
     a flag seen over a single cube no longer needs a character of its colour read (round 6's rule, which the flag
     rails have made redundant, dropped only true royal towers' flags on development).  With a hand found,
     Bandera declines a plain stack whose board round it shows its colour on 20 % or more of the ring's points
-    (a hand's soft shadow; session 8, hands).
+    (a hand's soft shadow; session 8, hands).  Session 9: Bandera finds a hard lamp from the stacks' shadows (no
+    hand found) and reads a plain stack again without its probes in another stack's shadow (empty only if it then
+    reads empty and shows no socket); it looks for a cube's sockets on every site.
     Gridopolis reads a site seen on only 4-15 % of its probes when they show a piece of a player's
     colour unanimously and its shape clearly (Gridopolis round 7)."""
     if game == "gridopolis":
@@ -400,7 +411,8 @@ def config_for(game: str) -> ClassifyBoardConfig:
                                    character_by_flag=True, shadow_sockets=True, tint_sockets=1, tint_flags=True,
                                    cover_socket_top=1, character_once_mm=5.0, cover_flag=True,
                                    beside_tall=1, tower_min_conf=0.3, character_flag_twin=True,
-                                   character_own_royal=True, royal_missing=0.05, flag_once=True, hand_shade=0.2)
+                                   character_own_royal=True, royal_missing=0.05, flag_once=True, hand_shade=0.2,
+                                   cast_shadow=0.5, socket_all=True)
     if game == "quirky":
         return ClassifyBoardConfig(token_dark_l=60.0, skin_chroma=(4.0, 42.0), token_past_hand=0.2,
                                    token_dot_local=10.0, token_dot_owner=0.5,
@@ -875,6 +887,8 @@ def classify_sites(
             # shaded faces match the print in the shadows' light, its dark sockets do not)
             shaded = ((shaded_f[0].reshape(n_s, n_p) | (piece > 0.5)) & valid).any(axis=1)
             look_s = np.union1d(cand, np.nonzero(shaded)[0]).astype(np.int64)
+        if cfg.socket_all:
+            look_s = np.arange(n_s, dtype=np.int64)
         socketed = _socket_counts(sc, sites, hyps, choice, look_s, cfg)
     cand_set = {int(i) for i in cand}
     used = weight.sum(axis=1) / n_p
@@ -941,6 +955,10 @@ def classify_sites(
                 choice = choice.copy()
                 choice[look_t[tinted]] = 0
                 solids_now = [_solid_rows(hyps[c], s) for c, s in zip(choice, sites, strict=True)]
+    # (before the characters and flags are looked for: a stack erased here is looked at for neither)
+    if cfg.cast_shadow > 0 and game == "bandera" \
+            and _cast_shadows(sc, sites, hyps, choice, scores, weight, pred, piece, ends_s, covered, cfg):
+        solids_now = [_solid_rows(hyps[c], s) for c, s in zip(choice, sites, strict=True)]
     char_of: dict[int, tuple[str | None, float, float] | None] = {}
     flag_of: dict[int, str | None] = {}
     off_rail: dict[int, str] = {}  # Bandera: a banner's first-impression colour that may not stand there
@@ -1297,6 +1315,115 @@ def classify_sites(
         timings["classify.occlusion_s"] = t3 - t2
         timings["classify.decide_s"] = t4 - t3
     return out
+
+
+
+
+def _lamp(sc: _Scene, sites: Sequence[Site], stacks: list[int], rows: F64, cfg: ClassifyBoardConfig) -> F64 | None:
+    """Bandera: where a lamp casting hard shadows stands (a point 1.2 m from the board's middle), or None.  On
+    rings round each stack read (22-70 mm from its middle; points of the light print the camera sees past the
+    stacks), the points darker than ``cast_shadow_dark`` x the white-balance fit are set against the shadows the
+    stacks (``rows``) would cast from each direction tried (every 30 degrees round and 15 up from 35 degrees, then
+    about the best three every 15 and 7.5): the direction whose shadow points are at least half dark and agree
+    best with the dark ones (F1 score, at least ``cast_shadow``) is the lamp's."""
+    cam = sc.pose.camera_position
+    w, h = sc.pose.image_size
+    ang = np.radians(np.arange(0.0, 360.0, 24.0))
+    rad = np.array([22.0, 38.0, 54.0, 70.0])
+    ring = (rad[:, None, None] * np.stack([np.cos(ang), np.sin(ang)], axis=1)[None]).reshape(-1, 2)
+    ctr = np.array([[sites[i].x_mm, sites[i].y_mm] for i in stacks])
+    q = (ctr[:, None, :] + ring[None]).reshape(-1, 2)
+    x0, y0, x1, y1 = sc.pose.spec.extent_mm
+    q = q[(q[:, 0] > x0 + 2) & (q[:, 0] < x1 - 2) & (q[:, 1] > y0 + 2) & (q[:, 1] < y1 - 2)]
+    if len(q) < 20:
+        return None
+    q3 = np.column_stack([q, np.zeros(len(q))])
+    px = sc.pose.project(q3)
+    ok = (px[:, 0] > 2) & (px[:, 0] < w - 3) & (px[:, 1] > 2) & (px[:, 1] < h - 3)
+    ok &= ~np.asarray(hits(cam, q3, rows[None, :, :]), bool).any(axis=1)  # (no stack in front of it)
+    exp, on_board = _expected(sc.app, q)
+    ok &= on_board & (exp.min(axis=1) > 0.3)  # (the light print: paper and pale zones)
+    if ok.sum() < 20:
+        return None
+    j = np.nonzero(ok)[0]
+    j = j[:: max(1, -(-len(j) // cfg.cast_shadow_points))]  # (evenly thinned to a few hundred: speed)
+    q3 = q3[j]
+    r = np.log(np.maximum(_sample(sc.image, px[j]), 1e-4) / np.maximum(exp[j], 1e-4)) - np.log(sc.gain.at(q[j]))
+    dark = r.mean(axis=1) < math.log(cfg.cast_shadow_dark)
+    if dark.sum() < 6:
+        return None
+    mid = np.array([(x0 + x1) / 2, (y0 + y1) / 2, 0.0])
+    n_dark = int(dark.sum())
+
+    def fit(az: float, el: float) -> tuple[float, F64]:
+        lamp = mid + 1200.0 * np.array([math.cos(el) * math.cos(az), math.cos(el) * math.sin(az), math.sin(el)])
+        shade = np.asarray(hits(lamp, q3, rows[None, :, :]), bool).any(axis=1)
+        n_s = int(shade.sum())
+        both = int((shade & dark).sum())
+        ok = n_s >= 6 and both >= 0.5 * n_s
+        return (2 * both / (n_s + n_dark) if ok else 0.0), lamp
+
+    # every 30 degrees round and 15 up, then about the best three every 15 and 7.5
+    tried = {(float(a), float(e)): fit(math.radians(a), math.radians(e))
+             for a in range(0, 360, 30) for e in (35.0, 50.0, 65.0, 80.0)}
+    for a0, e0 in sorted(tried, key=lambda k: -tried[k][0])[:3]:
+        for da in (-15.0, 0.0, 15.0):
+            for de in (-7.5, 0.0, 7.5):
+                k = ((a0 + da) % 360.0, min(e0 + de, 85.0))
+                if k not in tried:
+                    tried[k] = fit(math.radians(k[0]), math.radians(k[1]))
+    f_best, lamp_best = max(tried.values(), key=lambda t: t[0])
+    return lamp_best if f_best >= cfg.cast_shadow else None
+
+
+def _cast_shadows(sc: _Scene, sites: Sequence[Site], hyps: Sequence[Hypothesis], choice: npt.NDArray[np.int64],
+                  scores: F64, weight: F64, pred: npt.NDArray[np.bool_], piece: F64, ends: F64,
+                  covered: F64, cfg: ClassifyBoardConfig) -> list[int]:
+    """Bandera: a hard lamp's shadow of a stack lies on the next squares, as dark as a black cube and tinted by
+    the room's other light: a plain stack read there is decided again without the probes whose rays end in the
+    shadow of the other stacks read (the lamp from :func:`_lamp`), when enough remain.  ``choice`` and ``scores``
+    are updated in place; returns the sites changed."""
+    stacks = [i for i in range(len(sites)) if hyps[int(choice[i])].cubes > 0 and not covered[i]]
+    if len(stacks) < 2 or covered.any():  # (a hand's shadow, not modelled, would mislead the lamp's search)
+        return []
+    per = [_solid_rows(hyps[int(choice[i])], sites[i]) for i in stacks]
+    rows = np.concatenate(per)
+    owner = np.concatenate([np.full(len(r), i) for r, i in zip(per, stacks, strict=True)])
+    lamp = _lamp(sc, sites, stacks, rows, cfg)
+    if lamp is None:
+        return []
+    changed: list[int] = []
+    cands: list[tuple[int, int, F64]] = []
+    for i in stacks:
+        k = int(choice[i])
+        if scores[k, i] < scores[:, i].max():
+            continue  # (read so by its sockets or outline, not its probes: left alone)
+        use = weight[i] > 0
+        if not use.any():
+            continue
+        others = rows[owner != i]
+        hit = np.asarray(hits(lamp, ends[i][use], others[None, :, :]), bool).any(axis=1)
+        if not hit.any():
+            continue
+        w = weight[i].copy()
+        w[np.nonzero(use)[0][hit]] = 0.0
+        if w.sum() < cfg.min_weight * len(w):
+            continue
+        sc_i = _scores(pred[:, i:i + 1], piece[i:i + 1], w[None, :], cfg.empty_bias)[:, 0]
+        new = int(np.argmax(sc_i))
+        if hyps[new].cubes == 0:  # (only a stack that vanishes: fewer probes tell a cube count worse)
+            cands.append((i, new, sc_i))
+    if cands and cfg.cast_shadow_sockets:
+        # a cube's socket seen on one of its faces: a cube stands there, in the shadow or not
+        idx = np.array([i for i, _, _ in cands], np.int64)
+        r_c, o_c = _chosen_solids(hyps, choice, sites, idx.tolist())
+        shows = np.asarray(_sockets(sc, sites, idx, r_c, o_c, cfg).any(axis=1), bool).tolist()
+        cands = [c for c, sh in zip(cands, shows, strict=True) if not sh]
+    for i, new, sc_i in cands:
+        choice[i] = new
+        scores[:, i] = sc_i
+        changed.append(i)
+    return changed
 
 
 def _beside_tall(sites: Sequence[Site], hyps: Sequence[Hypothesis], choice: npt.NDArray[np.int64], scores: F64,

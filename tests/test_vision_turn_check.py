@@ -82,7 +82,7 @@ def test_a_turn_the_pictures_contradict_is_reported_and_not_trusted(monkeypatch:
     # with the check turned off the shadow turn was taken and trusted, its wrong sides silent
     monkeypatch.setattr(turn_check, "LEAVE_OUT_DOUBTFUL_LAST_TURN", False)
     monkeypatch.setattr(pipeline, "explain_checked",
-                        lambda *a, cfg=None, flag_scorer=None: (explain_turns(*a, cfg, flag_scorer=flag_scorer), []))
+                        lambda *a, cfg=None, **k: (explain_turns(*a, cfg, **k), []))
     monkeypatch.setattr(pipeline, "_doubtful_turn_problems", lambda *a: ({}, []))
     _, off = _read("scene_028", 1)
     assert off.trusted and any(s not in off.uncertain_sides for s in _wrong_sides(scene, off))

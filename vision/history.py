@@ -59,9 +59,15 @@ def explain_turns(
     cfg: HistoryConfig | None = None,
     progress: Callable[[int, int], None] | None = None,
     flag_scorer: RayScorer | None = None,
+    tie_scorer: RayScorer | None = None,
+    tie_margin: int = 0,
 ) -> Explanation:
     """The legal continuation of ``previous`` (0 or more whole turns) that best explains the rays.
-    ``flag_scorer`` (default ``scorer``) weighs the flags' banner evidence once the blocks are chosen."""
+    ``flag_scorer`` (default ``scorer``) weighs the flags' banner evidence once the blocks are chosen.
+    ``tie_scorer``: among the continuations the search kept at the depth chosen that ``scorer`` prices
+    within ``tie_margin`` rays of the best (the pictures, as ``scorer`` counts them, cannot tell them
+    apart), the one ``tie_scorer`` prices lowest is taken (the ``rival`` is then the best by ``scorer``
+    with other blocks, so the choice stays reported as doubtful)."""
     cfg = cfg or HistoryConfig()
     free_cost = scorer.cost(free_blocks)  # type: ignore[arg-type]
     # the blocks seen suggest how many turns were played; hidden placements make that an
@@ -114,6 +120,12 @@ def explain_turns(
     depth = (len(best_per_depth) - 1 if cfg.turns is not None else
              next(d for d, b in enumerate(best_per_depth) if b[0] <= lowest + cfg.tolerance))
     cost, state, turns, notes = best_per_depth[depth]
+    if tie_scorer is not None and tie_margin > 0:
+        close = [b for b in beams[depth] if b[0] < cost + tie_margin]
+        if len({frozenset(b[1].blocks.items()) for b in close}) > 1:
+            # the first of the cheapest by ``tie_scorer`` (a stable choice: ties keep ``scorer``'s order)
+            tie_costs = [tie_scorer.cost(b[1].blocks) for b in close]
+            cost, state, turns, notes = close[tie_costs.index(min(tie_costs))]
     rival = next(((c, s, t) for c, s, t, _ in beams[depth] if s.blocks != state.blocks), None)
     weak: set[str] = set()
     state, notes, alternatives = _refit_flags(state, turns, flag_scorer or scorer, notes, weak)

@@ -85,6 +85,10 @@ SAME_CELL_WEAK_FLAG_CHECK = False
 # have been played); three blocks any picture shows explain hundreds
 # (docs/vision.md, "Session 8: following a game under hard shadows")
 WEAK_LAST_TURN_GAIN = 100
+# ... and the sides changed by every one of the last turns that together explain fewer than that many rays
+# (not only the last one's) are reported uncertain: a turn explaining nothing before it (a hidden placement)
+# is as much in doubt (docs/vision.md, "Session 9: reading a round back"); the error itself is unchanged
+WEAK_TAIL_SIDES = True
 # with history: other legal turns (other blocks) the search kept that explain the pictures within this many
 # sampled rays of the turns read make them ``doubtful-turn`` (an error)
 TURN_TIE_MARGIN = 20
@@ -93,6 +97,16 @@ TURN_TIE_MARGIN = 20
 # (or placed by its pole alone), is ``flag-ambiguous`` (the player says where it stands); a banner standing
 # sideways in a cell on the mat (where the pile's shadows fall) needs HISTORY_MIN_GROUND_FLAG_RAYS.  On
 # every reading (not only shadowed ones) it cost too much trust: fixtures a round back, trusted 42.5 -> 20 %
+# with history: states the history search keeps per depth (``HistoryConfig.beam``; the free reading's
+# opening step keeps its own).  A round back, the first turns' blocks are priced before the later turns that
+# hide them, so the true first turn can rank below 4 (fixture scene_012); 6 and 8 read the same on the 116
+# scenes measured (docs/vision.md, "Session 9: reading a round back")
+HISTORY_BEAM = 6
+# with history and the weakly coloured pixels left out of the search: continuations it cannot tell apart
+# (the search kept them within TURN_TIE_MARGIN rays) are told apart with those pixels counted; the choice
+# stays ``doubtful-turn`` (the rival is within the margin).  The blue turns of shaded blocks
+# (docs/vision.md, "Session 9: reading a round back")
+WEAK_TIE_BREAK = True
 HISTORY_MIN_MOVER_FLAG_RAYS = 8
 HISTORY_MIN_GROUND_FLAG_RAYS = 20
 
@@ -249,8 +263,10 @@ def score_images(
         # the pictures must show legal turns played from the previous state (issue 5, item 1)
         hist_scorer = recon.scorer.without_weak()  # the same scorer when no weak colour was marked
         expl, dropped = explain_checked(previous, hist_scorer, recon.flags, recon.blocks,
-                                        cfg=HistoryConfig(turns=turns_played) if turns_played is not None else None,
-                                        flag_scorer=recon.scorer)
+                                        cfg=HistoryConfig(beam=HISTORY_BEAM, turns=turns_played),
+                                        flag_scorer=recon.scorer,
+                                        tie_scorer=recon.scorer if WEAK_TIE_BREAK and hist_scorer is not recon.scorer
+                                        else None, tie_margin=TURN_TIE_MARGIN)
         state = expl.state
         blocks = dict(state.blocks)
         turns = [str(t) for t in expl.turns]
@@ -295,8 +311,11 @@ def score_images(
                 f"than stopping one turn earlier (fewer than {WEAK_LAST_TURN_GAIN}): it may not have been played "
                 "(shadows or a few misread pixels), or played where no picture shows it", "turns since the previous "
                 "state", 'CTRL rulebook, "Game Turn"'))
-            inferred += _guessed_turn_sides(state, expl.turns[-1:], doubt_sides, "the last turn read rests on "
-                                            "few pixels, and its blocks change these counts")
+            tail = _weak_tail(expl.depth_costs, len(expl.turns)) if WEAK_TAIL_SIDES else 1
+            inferred += _guessed_turn_sides(state, expl.turns[-tail:], doubt_sides, (
+                "the last turn read rests on few pixels, and its blocks change these counts" if tail == 1 else
+                f"the last {tail} turns read together explain fewer than {WEAK_LAST_TURN_GAIN} more sampled pixels "
+                "than stopping before them, and their blocks change these counts"))
         movers = {state.blocks[t.placement.cells[0]] for t in expl.turns
                   if t.placement is not None and t.placement.cells[0] in state.blocks}
         if expl.rival is not None and expl.rival[0] - expl.cost < TURN_TIE_MARGIN:
@@ -864,6 +883,18 @@ def _last_turn_gain(depth_costs: Sequence[int], n_turns: int) -> int | None:
     if n_turns < 1 or len(depth_costs) <= n_turns:
         return None
     return int(depth_costs[n_turns - 1]) - int(depth_costs[n_turns])
+
+
+def _weak_tail(depth_costs: Sequence[int], n_turns: int) -> int:
+    """How many of the last of ``n_turns`` turns read together explain fewer than ``WEAK_LAST_TURN_GAIN``
+    sampled rays more than the best continuation without them (``Explanation.depth_costs``): 0 when the
+    last turn alone explains that many."""
+    if n_turns < 1 or len(depth_costs) <= n_turns:
+        return 0
+    k = 0
+    while k < n_turns and int(depth_costs[n_turns - 1 - k]) - int(depth_costs[n_turns]) < WEAK_LAST_TURN_GAIN:
+        k += 1
+    return k
 
 
 def _guessed_turn_sides(state: State, turns: Sequence[Turn], sides: dict[str, int],

@@ -82,15 +82,18 @@ def doubtful_turns(state: State, turns: Sequence[Turn], scorer: RayScorer,
 def explain_checked(previous: State, scorer: RayScorer, seen_flags: Mapping[str, FlagSpot],
                     free_blocks: Mapping[Cell, str], min_support: int = MIN_BLOCK_SUPPORT,
                     leave_out: bool | None = None, cfg: HistoryConfig | None = None,
-                    flag_scorer: RayScorer | None = None,
+                    flag_scorer: RayScorer | None = None, tie_scorer: RayScorer | None = None,
+                    tie_margin: int = 0,
                     ) -> tuple[Explanation, list[DoubtfulTurn]]:
     """:func:`vision.history.explain_turns`, then, when ``leave_out`` (default
     :data:`LEAVE_OUT_DOUBTFUL_LAST_TURN`, off): while the LAST chosen turn has a block the pictures
     contradict, the best explanation with fewer turns is taken instead (a later turn is only needed for
     what it explains; a block no real placement would leave is not evidence that it was played).  The
     turns left out are returned (the caller reports them, and the sides they would change, as doubtful:
-    the result is not trusted either way)."""
-    expl = explain_turns(previous, scorer, seen_flags, free_blocks, cfg, flag_scorer=flag_scorer)
+    the result is not trusted either way).  ``tie_scorer``, ``tie_margin``: as
+    :func:`vision.history.explain_turns` (the first search only)."""
+    expl = explain_turns(previous, scorer, seen_flags, free_blocks, cfg, flag_scorer=flag_scorer,
+                         tie_scorer=tie_scorer, tie_margin=tie_margin)
     dropped: list[DoubtfulTurn] = []
     if not (LEAVE_OUT_DOUBTFUL_LAST_TURN if leave_out is None else leave_out) or (cfg and cfg.turns is not None):
         return expl, dropped

@@ -30,7 +30,7 @@ A rival in the same cell as the spot read (the same block, the pole out of anoth
 some picture shows the pole read and none shows the rival's (``SAME_CELL_POLE_DECIDES``): the two banners
 hang nearly in the same place, so their banner rays cannot tell them apart, and only the poles can.  Over
 the SIMULATED development renders (followed games and scenes a turn and a round back, session 9), of the
-same-cell rivals with no pole shown while the spot read showed one, 1 in about 100 was the flag's true spot.
+same-cell rivals with no pole shown while the spot read showed one, 2 of 149 were the flag's true spot.
 
 The pole test here (``POLE_TEST``, session 7) counts a picture only when the line along the pole's
 axis is *lighter* than the picture on both sides (the pole is a thin light rod; a dark line between

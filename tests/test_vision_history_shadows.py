@@ -35,13 +35,13 @@ ROOT = Path(__file__).resolve().parents[1] / "fixtures" / "ctrl_shadows"
 VIEWS = ("px", "mx", "py", "my", "top")
 
 
-def _read(name: str) -> tuple[SceneResult, dict[str, Any]]:
+def _read(name: str, turns_played: int | None = None) -> tuple[SceneResult, dict[str, Any]]:
     case = json.loads((ROOT / "cases.json").read_text())["cases"][name]
     scene = ROOT / name
     pics = [(f"{name}/{v}.jpg", read_image(scene / f"{v}.jpg")) for v in VIEWS]
     cam = truth_calibration(json.loads((scene / "px.json").read_text())["camera"])
     spec = MatSpec.from_json(json.loads((scene / "scene.json").read_text())["mat"])
-    return score_images(pics, spec, cam, State.from_json(case["previous"])), case
+    return score_images(pics, spec, cam, State.from_json(case["previous"]), turns_played=turns_played), case
 
 
 def _errors(res: SceneResult) -> set[str]:
@@ -66,6 +66,26 @@ def test_a_flag_read_in_the_shadow_is_left_to_the_player() -> None:
         # never trusted with a wrong flag: only the flag is unsettled, so the player says where it stands
         assert not res.trusted
         assert unsettled_flags(res.problems) == ["blue"]
+
+
+@pytest.mark.parametrize("keep_recorded", [True, False])
+def test_a_recorded_block_in_deep_shadow_is_no_reason_to_doubt_the_turn(
+        keep_recorded: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """g016_scene_002 (another followed game, 3146 K key, hard shadows; docs/vision.md, "Session 9: flag
+    questions"): the blue start block at 0,-1,0 stands in the pile's shadow and its rays read as the mat,
+    so the unconstrained reading leaves it out and explains 97 sampled rays more than any legal reading
+    can.  Compared with the unconstrained reading given the blocks already recorded, the turn played
+    is read exactly and trusted; compared with the unconstrained reading alone it was
+    ``not-a-legal-continuation`` (the player had to type the turn)."""
+    import vision.pipeline as pipeline
+
+    monkeypatch.setattr(pipeline, "NOT_LEGAL_KEEPS_RECORDED", keep_recorded)
+    res, case = _read("g016_scene_002", turns_played=1)
+    truth = State.from_json(case["truth"])
+    assert res.state.blocks == truth.blocks and dict(res.state.flags) == dict(truth.flags)
+    assert res.turns == case["turns"]
+    assert ("not-a-legal-continuation" in _errors(res)) is not keep_recorded
+    assert res.trusted is keep_recorded
 
 
 @pytest.mark.parametrize(("bgr", "weak"), [

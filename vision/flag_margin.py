@@ -26,6 +26,12 @@ trusted), with the sides the rival would change.  So is a flag read at a spot wi
 pictures do not, and it is a guess (session 7: 4 of 4 such reads on the fixtures, none on the
 development renders, were wrong).
 
+A rival in the same cell as the spot read (the same block, the pole out of another face) is left out when
+some picture shows the pole read and none shows the rival's (``SAME_CELL_POLE_DECIDES``): the two banners
+hang nearly in the same place, so their banner rays cannot tell them apart, and only the poles can.  Over
+the SIMULATED development renders (followed games and scenes a turn and a round back, session 9), of the
+same-cell rivals with no pole shown while the spot read showed one, 2 of 149 were the flag's true spot.
+
 The pole test here (``POLE_TEST``, session 7) counts a picture only when the line along the pole's
 axis is *lighter* than the picture on both sides (the pole is a thin light rod; a dark line between
 lighter areas is a shadow or the gap between two blocks), or darker than both sides but light itself
@@ -60,6 +66,11 @@ MARGIN = 10.0
 # the pole test of the spots compared: a line lighter than both sides, or darker than both but light
 # itself (docs/vision.md, "Session 7"; 115-160 grey gave the same trust on every set measured)
 POLE_TEST = PoleConfig(light_only=True, dark_min_grey=130.0)
+# a rival in the SAME cell as the spot read (the flag in the same block, its pole out of another face) is no
+# rival when some picture shows the pole read and none shows the rival's: the two banners hang in nearly the
+# same place, so the banner rays cannot tell them apart and only the poles can (docs/vision.md, "Session 9:
+# flag questions")
+SAME_CELL_POLE_DECIDES = True
 
 
 @dataclass(frozen=True)
@@ -89,7 +100,8 @@ def is_ambiguous(e_read: float, e_rival: float, margin: float = MARGIN) -> bool:
 def ambiguous_flags(state: State, colors: Iterable[str], scorer: RayScorer,
                     greys: Sequence[npt.NDArray[np.float32]], cameras: Sequence[ViewCamera],
                     pole_weight: float = POLE_WEIGHT, margin: float = MARGIN, contradiction: float = 0.5,
-                    min_judged: int = 4, pole_cfg: PoleConfig | None = None) -> list[AmbiguousFlag]:
+                    min_judged: int = 4, pole_cfg: PoleConfig | None = None,
+                    same_cell_poles: bool | None = None) -> list[AmbiguousFlag]:
     """For each of ``colors`` with a flag in ``state``: its best rival spot (see the module docstring)
     when that rival comes within ``margin`` of the spot read; colours without such a rival are left out.
     ``greys``: the pictures in grey (float), as :mod:`vision.poles` samples them; ``pole_cfg``: the
@@ -104,6 +116,7 @@ def ambiguous_flags(state: State, colors: Iterable[str], scorer: RayScorer,
     ambiguous with any rival the pictures allow: then every rival is looked at."""
     from vision.pipeline import FlagSideCheck
 
+    same_cell_poles = SAME_CELL_POLE_DECIDES if same_cell_poles is None else same_cell_poles
     sides_check = FlagSideCheck(state.blocks, state.flags, state.colors)
     # a pole these blocks hide cannot show (a line there is something else)
     judge = PoleJudge(greys, cameras, cfg=pole_cfg or POLE_TEST, occupied=set(state.blocks))
@@ -123,19 +136,20 @@ def ambiguous_flags(state: State, colors: Iterable[str], scorer: RayScorer,
     reads = judge.evidence([t[1] for t in todo])
     # the rivals that may come within the margin: the most a rival's evidence can be is its banner and
     # every picture showing its pole
-    left: list[tuple[str, FlagSpot, dict[FlagSpot, tuple[str, ...]], float, list[tuple[FlagSpot, float]]]] = []
+    left: list[tuple[str, FlagSpot, dict[FlagSpot, tuple[str, ...]], float, int, list[tuple[FlagSpot, float]]]] = []
     for (color, read, changed, rivals, banner), ev_read in zip(todo, reads, strict=True):
         e_read = flag_evidence(banner[0], len(ev_read.views_seen), pole_weight)
         reach = [(sp, b) for sp, b in zip(rivals, banner[1:], strict=True)
                  if e_read <= 0 or 0 < flag_evidence(b, len(greys), pole_weight) >= e_read - margin]
         if reach:
-            left.append((color, read, changed, e_read, reach))
+            left.append((color, read, changed, e_read, len(ev_read.views_seen), reach))
     judge.evidence([sp for *_, reach in left for sp, _ in reach])  # all at once; then from the judge's store
     out: list[AmbiguousFlag] = []
-    for color, read, changed, e_read, reach in left:
-        scored = [(flag_evidence(b, len(ev.views_seen), pole_weight), sp)
+    for color, read, changed, e_read, read_poles, reach in left:
+        scored = [(flag_evidence(b, len(ev.views_seen), pole_weight), sp, len(ev.views_seen))
                   for (sp, b), ev in zip(reach, judge.evidence([sp for sp, _ in reach]), strict=True)]
-        close = [(e, sp) for e, sp in scored if is_ambiguous(e_read, e, margin)]
+        close = [(e, sp) for e, sp, poles in scored if is_ambiguous(e_read, e, margin)
+                 and not (same_cell_poles and e_read > 0 and sp.cell == read.cell and poles == 0 < read_poles)]
         if not close:
             continue
         against = scorer.banner_seen_against(state.blocks, color, [sp for _, sp in close])

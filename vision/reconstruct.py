@@ -48,6 +48,11 @@ I64 = npt.NDArray[np.int64]
 U8 = npt.NDArray[np.uint8]
 
 
+# the scorer without the weakly coloured pixels (``RayScorer.without_weak``) keeps the banner rays beyond the
+# mat (their weak ones left out too); before session 9 it dropped them, so a banner seen against the table lost
+# all its evidence there whatever its colour (docs/vision.md, "Session 9: flag questions")
+WEAK_FREE_KEEPS_FAR = True
+
 # flags: the piece-coloured rays that reach the table beyond the mat are banner evidence (they are no
 # evidence of a block; :func:`_trace_both`; docs/vision.md, "Session 8: flags")
 BANNER_RAYS_BEYOND_MAT = True
@@ -589,12 +594,17 @@ class RayScorer:
     def without_weak(self) -> RayScorer:
         """The same pictures with the rays of weakly coloured pixels (``ViewEvidence.weak``) left out of
         every count (weight 0, as a flag pole's); ``self`` when there are none."""
-        m = self._model
-        if not m.weak.any():
+        m, far = self._model, self._far
+        if not m.weak.any() and (far is None or not far.weak.any()):
             return self
         model = copy.copy(m)
         model.weight = np.where(m.weak, 0, m.weight).astype(np.int64)
-        return RayScorer(model, self._vol, self._geom, self._flag_min_rays, self._seed)
+        if not WEAK_FREE_KEEPS_FAR:
+            far = None
+        elif far is not None and far.weak.any():
+            far = copy.copy(far)
+            far.weight = np.where(far.weak, 0, far.weight).astype(np.int64)
+        return RayScorer(model, self._vol, self._geom, self._flag_min_rays, self._seed, far=far)
 
     def _index(self, cell: Cell) -> int:
         return self._vol.index1(cell)

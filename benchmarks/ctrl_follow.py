@@ -8,7 +8,9 @@ part of a player using ``boardside ctrl follow``:
   problems is not started from: the player starts from the set-up written down (``--state``);
 * then each later position's five pictures are read against the RECORDED position (not the truth:
   a wrong reading recorded stays wrong for the readings after it, as it would at the table); a
-  trusted reading's turns are recorded (``turns_read``); a reading not trusted only because of where
+  trusted reading's turns are recorded (``turns_read``) -- once the player confirmed the flags it
+  could not make out for sure (``flags_to_confirm``; here: the truth's spots, so a confirmation can
+  correct a flag: counted apart); a reading not trusted only because of where
   some flags stand is recorded once the player says where (``follow turn`` asks; here: the truth's
   spots); any other reading not trusted is not recorded, and the player types the turns instead
   (``follow play``; here: the truth's turns, possible only while the record is right).
@@ -32,7 +34,14 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from boardside.ctrl_follow import judge, read_setup, settle_flags, setup_position, unsettled_flags
+from boardside.ctrl_follow import (
+    flags_to_confirm,
+    judge,
+    read_setup,
+    settle_flags,
+    setup_position,
+    unsettled_flags,
+)
 from boardside.fixtures_render.camera import truth_calibration
 from calibration.camera import read_image
 from calibration.mat import MatSpec
@@ -89,12 +98,16 @@ def follow_game(game_dir: Path, args_turns: bool = True) -> dict[str, Any]:
         right = _same(res.state, truth)
         read, answered = res.state, []
         unsettled = None if res.trusted else unsettled_flags(res.problems, res.uncertain_flags)
-        if unsettled:  # the player says where those flags stand (follow turn asks; here: the truth's spots)
+        # a trusted reading's flags it could not make out for sure: the player confirms them (or corrects them)
+        confirm = flags_to_confirm(res.trusted, res.uncertain_flags, previous, res.state)
+        if unsettled or confirm:  # the player says where those flags stand (follow turn asks; here: the truth's)
             # (not when the truth's spot is no legal spot in the position read: its blocks are wrong)
             with contextlib.suppress(BoardsideInputError):
-                read, answered = settle_flags(res.state, {c: truth.flags.get(c) for c in unsettled}), unsettled
+                said = unsettled or confirm
+                read, answered = settle_flags(res.state, {c: truth.flags.get(c) for c in said}), said
         # the player said how often the pictures are taken (follow start --every): the turns since
-        verdict = judge(previous, res.turns, read, res.trusted, unsettled, answered, n - shots[k - 1])
+        verdict = judge(previous, res.turns, read, res.trusted, unsettled, answered, n - shots[k - 1],
+                        confirm=confirm)
         turns, miscount, ok, settled = verdict.turns, verdict.miscount, verdict.recordable, verdict.settled
         typed = False
         if ok:
@@ -114,6 +127,10 @@ def follow_game(game_dir: Path, args_turns: bool = True) -> dict[str, Any]:
                          "flags_asked": unsettled or [],
                          "asked_but_read_right": [c for c in unsettled or []
                                                   if res.state.flags.get(c) == truth.flags.get(c)],
+                         # a trusted reading's flags the player confirmed, and those the reading had wrong
+                         "flags_confirmed": confirm if ok else [],
+                         "confirmed_but_read_wrong": [c for c in confirm if ok
+                                                      and res.state.flags.get(c) != truth.flags.get(c)],
                          "cpu_s": round(time.process_time() - t0, 3)})
     final_right = recorded is not None and len(readings) == len(shots) and _same(recorded, truth_states[-1])
     return {"game": game_dir.name, "players": truth_doc["players"], "every": truth_doc["every"],
@@ -159,6 +176,12 @@ def main() -> None:
         "flag_questions": sum(len(x.get("flags_asked", [])) for x in later if x["flags_settled"]),
         "flag_questions_read_right": sum(len(x.get("asked_but_read_right", [])) for x in later
                                          if x["flags_settled"]),
+        "trusted_readings_with_flags_to_confirm": sum(bool(x.get("flags_confirmed")) for x in later),
+        "flag_confirmations": sum(len(x.get("flags_confirmed", [])) for x in later),
+        "confirmations_that_corrected_a_flag": sum(len(x.get("confirmed_but_read_wrong", [])) for x in later),
+        "recorded_without_a_question_share": round(sum(x["trusted"] and not x.get("flags_confirmed")
+                                                       and not x["typed"] and x["recorded_right"]
+                                                       for x in later) / n, 3),
         "typed_by_the_player": sum(x["typed"] for x in later),
         "pictures_rejected": sum("rejected" in x for x in later),
         "read_right_share": round(sum(x["right"] for x in later) / n, 3),

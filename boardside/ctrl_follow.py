@@ -217,6 +217,27 @@ def unsettled_flags(problems: Sequence[Any], uncertain: Sequence[str] = ()) -> l
     return sorted({p.where.split()[0] for p in errors} | set(uncertain))
 
 
+def flags_to_confirm(trusted: bool, uncertain: Sequence[str], previous: State, read: State) -> list[str]:
+    """The flags a TRUSTED reading still needs the player to confirm before it is recorded: those the
+    reading says may stand elsewhere (``uncertain``: ``SceneResult.uncertain_flags``, reported as
+    ``side-uncertain`` warnings, so the sheet depends on them) of the colours that played since the
+    recorded position (more blocks now) or whose flag is read elsewhere than recorded.  A flag that
+    stays where the record has it was settled at an earlier reading.
+
+    Why (session 9): on a held-out followed game a trusted reading was recorded with the mover's flag in
+    the right cell but its pole turned (+x read, +z true), the sides it changes only warned about; on the
+    development games 25 of 124 trusted readings had such flags, all read right -- a confirmation is
+    cheap, a wrong flag in the record spoils every later sheet."""
+    if not trusted or not uncertain:
+        return []
+
+    def count(state: State, color: str) -> int:
+        return sum(1 for c in state.blocks.values() if c == color)
+
+    return sorted(c for c in set(uncertain) if count(read, c) > count(previous, c)
+                  or read.flags.get(c) != previous.flags.get(c))
+
+
 def parse_flag_answer(text: str) -> tuple[str, FlagSpot | None]:
     """``'pink=3,2,1 +y'`` (or ``'pink=none'``): where a player says a colour's flag stands."""
     from engine.core import InvalidMoveError
@@ -292,17 +313,23 @@ class Verdict:
     miscount: str | None  # more or fewer turns than the players said were played (:func:`turns_count_problem`)
     settled: bool  # the player said where every unsettled flag stands
     recordable: bool  # trusted, settled by the player or accepted; turns read; none of the reasons above
+    unconfirmed: tuple[str, ...] = ()  # trusted, but these flags (:func:`flags_to_confirm`) were not confirmed
 
 
 def judge(previous: State, turn_texts: Sequence[str], read: State, trusted: bool, unsettled: Sequence[str] | None,
-          answered: Sequence[str], expected: int | None, accept: bool = False) -> Verdict:
+          answered: Sequence[str], expected: int | None, accept: bool = False,
+          confirm: Sequence[str] = ()) -> Verdict:
     """Whether a reading with history is recorded: ``read`` is the position read with the player's flag
-    answers (for the colours ``answered``) put in; ``unsettled`` is :func:`unsettled_flags` of it."""
+    answers (for the colours ``answered``) put in; ``unsettled`` is :func:`unsettled_flags` of it, and
+    ``confirm`` :func:`flags_to_confirm` (a trusted reading is recorded once the player confirmed those
+    flags, or with ``accept``)."""
     settled = unsettled is not None and all(c in answered for c in unsettled)
+    unconfirmed = () if accept else tuple(c for c in confirm if c not in answered)
     turns, why = turns_read(previous, turn_texts, read)
     miscount = turns_count_problem(turns, expected, previous) if why is None else None
-    recordable = (trusted or accept or settled) and why is None and bool(turns) and (miscount is None or accept)
-    return Verdict(turns, why, miscount, settled, recordable)
+    recordable = ((trusted and not unconfirmed) or accept or settled) and why is None and bool(turns) and (
+        miscount is None or accept)
+    return Verdict(turns, why, miscount, settled, recordable, unconfirmed)
 
 
 def start(path: Path, initial: State, reading: Reading, calibration: Path | None, mat: Path | None,
@@ -327,6 +354,7 @@ __all__ = [
     "FollowedGame",
     "Reading",
     "Verdict",
+    "flags_to_confirm",
     "judge",
     "parse_flag_answer",
     "read_setup",

@@ -249,7 +249,13 @@ def test_a_reading_is_as_many_turns_as_were_played(tmp_path: Path,
     assert main(["ctrl", "score-images", *_pics("scene_003"), "--previous", str(tmp_path / "prev.json"),
                  "-c", str(tmp_path / "cam.json"), "--json"]) == 0
     assert len(json.loads(capsys.readouterr().out)["turns"]) == 2
-    assert main(["ctrl", "follow", "turn", str(game), *_pics("scene_003"), "--turns", "2"]) == 0
+    code = main(["ctrl", "follow", "turn", str(game), *_pics("scene_003"), "--turns", "2", "--json"])
+    doc = json.loads(capsys.readouterr().out)
+    if not doc["recorded"]:  # trusted, with a flag to confirm first (the player looks: the truth's spot)
+        assert code == 1 and doc["trusted"] and doc["flags_unconfirmed"]
+        said = [a for c in doc["flags_unconfirmed"] for a in ("--flag", f"{c}={_flag_text(truth, c)}")]
+        code = main(["ctrl", "follow", "turn", str(game), *_pics("scene_003"), "--turns", "2", *said])
+    assert code == 0
     assert _same_position(FollowedGame.load(game).state, truth)
     assert main(["ctrl", "follow", "start", str(tmp_path / "g2.json"), "--state", str(tmp_path / "prev.json"),
                  "--every", "week"]) == 2
@@ -267,3 +273,42 @@ def test_fewer_turns_than_a_round_only_when_the_game_ended() -> None:
     turn = Turn(move, s.apply(move).legal_moves()[0])  # type: ignore[arg-type]
     assert turns_count_problem([turn], 4, s) is not None and turns_count_problem([turn], 1, s) is None
     assert turns_count_problem([turn], None, s) is None
+
+
+def _flag_text(state: State, color: str) -> str:
+    f = state.flags[color]
+    return f"{f.cell[0]},{f.cell[1]},{f.cell[2]} {f.points}"
+
+
+def test_a_trusted_reading_waits_for_the_player_to_confirm_a_flag_it_could_not_make_out(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    # scene_007 one turn back: trusted, every block right, but the yellow flag (the mover's) was not made
+    # out for sure and the sides depend on it (side-uncertain warnings): the player confirms it first
+    game = _started(tmp_path, "scene_007")
+    before = game.read_bytes()
+    capsys.readouterr()
+    assert main(["ctrl", "follow", "turn", str(game), *_pics("scene_007"), "--json"]) == 1
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["trusted"] and not doc["recorded"] and doc["flags_unconfirmed"] == ["yellow"]
+    assert game.read_bytes() == before
+    assert main(["ctrl", "follow", "turn", str(game), *_pics("scene_007")]) == 1
+    assert "confirm the reading's choice (--flag yellow=" in " ".join(capsys.readouterr().out.split())
+    # in a terminal: 'y' confirms the reading's choice
+    monkeypatch.setattr("sys.stdin", _Terminal("y\n"))
+    assert main(["ctrl", "follow", "turn", str(game), *_pics("scene_007")]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "the reading put the yellow flag at" in out and "recorded 1 turn(s)" in out
+    followed = FollowedGame.load(game)
+    assert _same_position(followed.state, _truth("scene_007"))
+    assert followed.readings[-1].accepted == "trusted, flags confirmed by the player"
+
+
+def test_a_confirmation_given_with_flag_records_the_reading(tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    game = _started(tmp_path, "scene_007")
+    spot = _flag_text(_truth("scene_007"), "yellow")
+    capsys.readouterr()
+    assert main(["ctrl", "follow", "turn", str(game), *_pics("scene_007"), "--json", "--flag", f"yellow={spot}"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["recorded"] and doc["flags_to_confirm"] == ["yellow"] and doc["flags_unconfirmed"] == []
+    assert _same_position(FollowedGame.load(game).state, _truth("scene_007"))

@@ -13,6 +13,7 @@ from boardside.ctrl_follow import (
     FollowedGame,
     FollowFileError,
     Reading,
+    flags_to_confirm,
     judge,
     parse_flag_answer,
     settle_flags,
@@ -156,7 +157,8 @@ def turn_cmd(
     annotate: Path | None = typer.Option(None, "--annotate", help="Write annotated pictures and a 3D preview here."),
     flag: list[str] = typer.Option(None, "--flag", help="Where a flag stands, said by the player: 'pink=3,2,1 +y' "
                                    "(repeat for more colours; COLOUR=none for no flag). Settles a reading NOT "
-                                   "TRUSTED only because of its flags; in a terminal you are asked instead.",
+                                   "TRUSTED only because of its flags, or confirms a flag a trusted reading could "
+                                   "not make out for sure; in a terminal you are asked instead.",
                                    show_default=False),
     turns_played: int | None = typer.Option(None, "--turns", min=0, help="How many turns were played since the "
                                             "last reading (default: as 'follow start --every' said)."),
@@ -166,7 +168,9 @@ def turn_cmd(
     """Read the turns played since the last recorded position from new pictures and record them.
 
     The pictures must show legal turns played from the recorded position (as 'score-images
-    --previous').  A trusted reading is recorded (exit 0).  A reading NOT TRUSTED only because the
+    --previous').  A trusted reading is recorded (exit 0); when it could not make out for sure where a
+    flag of a colour that played stands, and the sheet depends on it, the player confirms that flag
+    first (asked in a terminal, or --flag).  A reading NOT TRUSTED only because the
     camera could not settle where some flags stand is recorded once the player says where they are
     (asked in a terminal, or --flag).  Any other reading NOT TRUSTED is printed with its problems and not
     recorded (exit 1) unless --accept.  The file is replaced only after a reading is recorded, so
@@ -191,21 +195,22 @@ def turn_cmd(
     with err.status(f"reading {len(pics)} picture(s) against the recorded position ..."):
         res = score_images(pics, spec, cam, previous, turns_played=expected)
     unsettled = None if res.trusted else unsettled_flags(res.problems, res.uncertain_flags)
+    confirm = flags_to_confirm(res.trusted, res.uncertain_flags, previous, res.state)
     read = settle_flags(res.state, answers) if answers else res.state
     if not json_out:
         report_scene(res, pics, annotate, json_out, previous)
     interactive = not json_out and not accept and sys.stdin.isatty()
-    ask = [c for c in unsettled or [] if c not in answers] if interactive else []
+    ask = [c for c in unsettled or confirm if c not in answers] if interactive else []
     for color in ask:
-        answer = _ask_flag(read, color)
+        answer = _ask_flag(read, color, confirming=color in confirm)
         if answer is None:
             break
         answers[color] = answer[0]
         read = settle_flags(read, {color: answer[0]})
-    verdict = judge(previous, res.turns, read, res.trusted, unsettled, list(answers), expected, accept)
+    verdict = judge(previous, res.turns, read, res.trusted, unsettled, list(answers), expected, accept, confirm)
     turns, why, miscount, record = verdict.turns, verdict.why, verdict.miscount, verdict.recordable
-    how = ("trusted" if res.trusted and not answers else "flags settled by the player" if answers
-           else "by the player (--accept)")
+    how = ("trusted" if res.trusted and not answers else "trusted, flags confirmed by the player" if res.trusted
+           else "flags settled by the player" if answers else "by the player (--accept)")
     if record:
         after = followed.add(turns, Reading(len(turns), tuple(name for name, _ in pics), res.trusted, how,
                                             tuple(sorted({p.code for p in res.problems if p.severity == "error"}))))
@@ -215,7 +220,9 @@ def turn_cmd(
         report_scene(res, pics, annotate, json_out, previous, {
             "recorded": record, "game": str(game), "turns_recorded": [str(t) for t in turns] if record else [],
             "turns_in_record": len(followed.record.turns), "flags_settled_by_player": sorted(answers),
-            "unsettled_flags": unsettled or [], "turns_expected": expected, "turns_count_problem": miscount})
+            "unsettled_flags": unsettled or [], "flags_to_confirm": confirm,
+            "flags_unconfirmed": list(verdict.unconfirmed), "turns_expected": expected,
+            "turns_count_problem": miscount})
         raise typer.Exit(code)
     if record:
         if answers:
@@ -231,6 +238,12 @@ def turn_cmd(
     elif miscount is not None:
         out.print(f"[red]not recorded:[/] {miscount}. Take the pictures again, or type the turns with 'ctrl follow "
                   "play'")
+    elif verdict.unconfirmed:
+        said = " ".join(f"--flag {c}='{str(read.flags[c])[5:]}'" for c in verdict.unconfirmed if c in read.flags)
+        out.print(f"[red]not recorded:[/] the reading is trusted, but where the {', '.join(verdict.unconfirmed)} "
+                  "flag(s) stand was not made out for sure, and the score sheet depends on it: confirm the "
+                  f"reading's choice ({said}) or give the spot with --flag COLOUR='X,Y,Z DIR' (or run this in a "
+                  "terminal to be asked)")
     elif unsettled:
         out.print(f"[red]not recorded:[/] only the flags ({', '.join(unsettled)}) are unsettled: say where each "
                   "stands with --flag COLOUR='X,Y,Z DIR' (or run this in a terminal to be asked)")
@@ -240,24 +253,35 @@ def turn_cmd(
     raise typer.Exit(code)
 
 
-def _ask_flag(state: Any, color: str) -> tuple[Any] | None:
-    """Ask the player where ``color``'s flag stands among its legal spots (``None``: no answer)."""
+def _ask_flag(state: Any, color: str, confirming: bool = False) -> tuple[Any] | None:
+    """Ask the player where ``color``'s flag stands among its legal spots (``None``: no answer);
+    ``confirming``: the reading is trusted and put it somewhere, but not for sure."""
     from boardside.commands.ctrl import out
 
     spots = state.flag_spots(color)
     current = state.flags.get(color)
     spots.sort(key=lambda s: s != current)
-    out.print(f"the camera could not settle where the {color} flag stands; its legal spots:")
+    if confirming and current is not None:
+        out.print(f"the reading put the {color} flag at {str(current)[5:]} but could not make it out for sure, and "
+                  "the score sheet depends on it; please check the table. Its legal spots:")
+    else:
+        out.print(f"the camera could not settle where the {color} flag stands; its legal spots:")
     for i, spot in enumerate(spots, 1):
         out.print(f"  {i:2d}. {str(spot)[5:]}" + ("   (the reading's choice)" if spot == current else ""))
+    yes = confirming and current is not None
+    prompt = (f"{color} flag: 'y' if it stands there, else a number or 'X,Y,Z DIR'; Enter to leave the reading "
+              "unrecorded: " if yes else
+              f"{color} flag: a number, 'X,Y,Z DIR', or Enter to leave the reading unrecorded: ")
     while True:
         try:
-            text = out.input(f"{color} flag: a number, 'X,Y,Z DIR', or Enter to leave the reading unrecorded: ")
+            text = out.input(prompt)
         except EOFError:
             return None
         text = text.strip()
         if not text:
             return None
+        if yes and text.lower() in ("y", "yes"):
+            return (current,)
         if text.isdigit() and 1 <= int(text) <= len(spots):
             return (spots[int(text) - 1],)
         try:

@@ -211,6 +211,11 @@ class ClassifyBoardConfig:
     pad_ring: float = 0.85  # a pad's own colour is read on a ring this far out (x its half-size)
     box_own_pad: bool = True  # a box face point must differ from the site's own pad too (session 7)
     ring_clear_of_piece: bool = True  # a pad's own colour is read only where a piece on it would not hide it
+    ring_short_neighbours: int = 0  # (> 0: on) a pad a site stands on whose ring shows fewer than 3 points clear of a
+    # piece there takes the colour of the nearest (up to this many) pads of its level (plain pads) or its group's
+    # whose rings are clear, not that of its ring's points a piece may cover (session 9: a box read on the pad's
+    # ring made the box the pad's colour, and the site "empty") ...
+    ring_short_chroma: float = 8.0  # ... when its ring's colour is more colourful than theirs by this (a piece's)
     group_pool: bool = True  # ... and the solids of a group on one level share their ring points' median
     group_own_points: int = 3  # a structure solid of a group (``structure_groups``) whose ring is seen on fewer
     # points than this takes the colour seen on the others of its group
@@ -383,11 +388,12 @@ def config_for(game: str) -> ClassifyBoardConfig:
         # (box_fit_share 0.01 / box_fit_margin 0.05, session 9: a box's faces clear of a marker lie on its rounded
         # rims, which dim or cold light shows grey; where any of them shows the box's colour and the probes' fit
         # prefers a box by 0.05, a box. 204 + 36 development scenes: boxes read as pawns 24 -> 20 (6 right, 2 pawns
-        # made boxes); fixtures unchanged)
+        # made boxes); fixtures unchanged. ring_short_neighbours 3, session 9: dev 163 -> 158 wrong, fixtures 8 -> 7)
         return ClassifyBoardConfig(black_lightness=0.0, dab_lo=6.0, dab_hi=18.0, box_margin_mm=1.5,
                                    min_lightness=4.0, marker_saturation=MARKER_SATURATION, sure_min_weight=0.04,
                                    local_light_mm=LOCAL_LIGHT_MM, pad_hue_split=PLASTIC_HUES, part_rules=True,
                                    box_fit_share=0.01, box_fit_margin=0.05, colour_below_crown=True,
+                                   ring_short_neighbours=3,
                                    yellow_crown=YELLOW_CROWN_BLUE,
                                    yellow_crown_unsure=YELLOW_CROWN_UNSURE,
                                    yellow_crown_relief=YELLOW_CROWN_RELIEF, empty_min_inside=2)
@@ -1708,6 +1714,8 @@ def _structure_colours(sc: _Scene, cfg: ClassifyBoardConfig, groups: npt.NDArray
         hid_any = np.asarray(hid.any(axis=2), bool)
     seen = ok & ~hid_any
     clear = seen.sum(axis=1) >= 3
+    short = np.zeros(len(rows), bool)
+    free = np.zeros((len(rows), len(ang)), bool)
     if cfg.ring_clear_of_piece and len(sites):
         on = np.zeros(len(rows), bool)
         at = _solid_under(rows, np.array([[st.x_mm, st.y_mm, st.floor_mm] for st in sites]))
@@ -1720,11 +1728,30 @@ def _structure_colours(sc: _Scene, cfg: ClassifyBoardConfig, groups: npt.NDArray
         behind[near] = np.asarray(hits(cam, pts[near], np.repeat(room, len(ang), axis=0)[near][:, None, :],
                                        t_max=1.0 - 1e-6), bool)[:, 0]
         free = seen & ~behind.reshape(len(rows), len(ang))
-        seen = np.where((free.sum(axis=1) >= 3)[:, None], free, seen)
+        short = on & (free.sum(axis=1) < 3)
+        seen = np.where(~short[:, None], free, seen)
     ok = np.asarray(np.where(clear[:, None], seen, ok), bool)
     med = _masked_median(lab, ok) if len(rows) else out
     has = np.asarray(ok.any(axis=1), bool)
     out[:] = np.where(has[:, None], med, np.array([60.0, 0.0, 0.0])[None, :])
+    if cfg.ring_short_neighbours > 0 and short.any():
+        # (its ring points clear of the piece only count: too few for its own colour, it takes its neighbours')
+        plain = ~short & (seen.sum(axis=1) >= 3)
+        if groups is not None:
+            plain &= groups < 0
+        for i in np.nonzero(short & (groups < 0 if groups is not None else True))[0]:
+            cand = np.nonzero(plain & (np.abs(rows[:, 5] - rows[i, 5]) < 1e-3))[0]
+            if len(cand):
+                d = np.hypot(rows[cand, 1] - rows[i, 1], rows[cand, 2] - rows[i, 2])
+                pick = cand[np.argsort(d, kind="stable")[: cfg.ring_short_neighbours]]
+                mate = _median_rows(out[pick])
+                c_mate = math.hypot(mate[1], mate[2]) + cfg.ring_short_chroma
+                if free[i].any() and math.hypot(out[i, 1], out[i, 2]) >= c_mate:
+                    # (only where its ring shows a colour its neighbours do not, on the points a piece may cover
+                    # only: the points clear of it look plain -- not a pad's own tint, nor the print of an arm)
+                    clear_lab = _median_rows(lab[i][free[i]])
+                    if math.hypot(clear_lab[1], clear_lab[2]) < c_mate:
+                        out[i] = mate
     if own_out is not None:
         own_out.append(out.copy())
     if seen_out is not None:

@@ -239,6 +239,8 @@ class ClassifyBoardConfig:
     # on 3 points or more; the sides have three times the points and lie in shade more often)
     marker_saturation: tuple[tuple[str, float], ...] = ()  # Gridopolis: a marker's colour needs chroma / L*
     # at least this (per player colour), else it is no player's
+    marker_saturation_under: tuple[tuple[str, float], ...] = ()  # ... and this on a site with a pad above it (its
+    # shade is lit by the sky's fill light: a plain pad there looks bluish; session 9)
     flag_margin: float = 2.5  # rays this close to the tower (bevels, a cube set slightly askew) are left out
     flag_chroma: float = 15.0  # a flag's banner seen on camera (thin: mixed with what is behind it)
     blur_px: int = 3
@@ -273,6 +275,10 @@ class ClassifyBoardConfig:
 #: shows in the open on the development renders (blue 0.9, red 0.75, green 0.56, yellow 0.65); the
 #: bluish shade under an upper level shows 0.3-0.5 (docs/boards_vision.md, "Accuracy round 4")
 MARKER_SATURATION: tuple[tuple[str, float], ...] = (("blue", 0.45), ("red", 0.375), ("green", 0.28), ("yellow", 0.325))
+#: Gridopolis, session 9: a blue marker on a site with a pad above it (in that pad's shade) needs chroma / L* of 0.6,
+#: else it is declined: the shade, lit by the sky's fill light, made plain pads there look blue up to 0.74 (median
+#: 0.46, 10 false pieces on 240 development scenes); the blue pieces there read 0.46-3.2 (median 1.3, 2 of 38 under 0.6)
+SAT_UNDER: tuple[tuple[str, float], ...] = (("blue", 0.6),)
 
 
 #: Gridopolis: how far (mm, on one level) the plain pads whose light a piece's colour is named in may lie: one
@@ -393,7 +399,7 @@ def config_for(game: str) -> ClassifyBoardConfig:
                                    min_lightness=4.0, marker_saturation=MARKER_SATURATION, sure_min_weight=0.04,
                                    local_light_mm=LOCAL_LIGHT_MM, pad_hue_split=PLASTIC_HUES, part_rules=True,
                                    box_fit_share=0.01, box_fit_margin=0.05, colour_below_crown=True,
-                                   ring_short_neighbours=3,
+                                   ring_short_neighbours=3, marker_saturation_under=SAT_UNDER,
                                    yellow_crown=YELLOW_CROWN_BLUE,
                                    yellow_crown_unsure=YELLOW_CROWN_UNSURE,
                                    yellow_crown_relief=YELLOW_CROWN_RELIEF, empty_min_inside=2)
@@ -1131,11 +1137,19 @@ def classify_sites(
         for j in range(rows_small.shape[1]):
             inside |= _inside(probes_s, rows_small[:, j, :])
         low_inside = (inside & (weight > 0)).sum(axis=1) < cfg.empty_min_inside
+    under = np.zeros(n_s, bool)  # (``marker_saturation_under``) Gridopolis sites with a pad above them (in its shade)
+    if cfg.marker_saturation_under and sc.structure is not None and len(sc.structure):
+        xyz = np.array([[st.x_mm, st.y_mm, st.floor_mm] for st in sites], np.float64).reshape(-1, 3)
+        st_rows = sc.structure
+        under = ((np.abs(st_rows[None, :, 1] - xyz[:, None, 0]) < 1.0)
+                 & (np.abs(st_rows[None, :, 2] - xyz[:, None, 1]) < 1.0)
+                 & (st_rows[None, :, 4] > xyz[:, None, 2] + 1.0)).any(axis=1)
     for i, site in enumerate(sites):
         k = int(choice[i])
         hyp = hyps[k]
         conf = float(confs[i]) if i in cand_set and i not in socketed else float(seens[i])
         kind = hyp.kind
+        shade_hue: str | None = None  # (``marker_saturation_under``) the hue the shade under a pad may fake here
         few = bool(used[i] < cfg.min_weight) and i not in past_hand  # too few probes usable: declined, unless
         # they are unanimous
         if few and not (cfg.sure_min_weight > 0 and used[i] >= cfg.sure_min_weight and hyp.solids
@@ -1189,6 +1203,12 @@ def classify_sites(
                 floor = dict(cfg.marker_saturation).get(name or "") if role == "marker" else None
                 if floor is not None and math.hypot(float(med[1]), float(med[2])) < floor * max(float(med[0]), 1.0):
                     name = "grey"  # a player's plastic is saturated: a paler tint of its hue is shade
+                under_floor = dict(cfg.marker_saturation_under).get(name or "") if role == "marker" and under[i] \
+                    else None
+                if under_floor is not None and math.hypot(float(med[1]), float(med[2])) < under_floor * max(
+                        float(med[0]), 1.0):
+                    # (in the shade under a pad, lit by the sky's fill light, a plain pad looks as bluish as this)
+                    shade_hue = name
                 plastic = dict(cfg.pad_hue_split).get(name or "") if role == "marker" else None
                 if plastic is not None and sc.pad_hue is not None:
                     hue = math.degrees(math.atan2(float(med[2]), float(med[1])))
@@ -1204,6 +1224,11 @@ def classify_sites(
                 if flag_of.get(i) is not None:
                     kind, colour = "royal_tower", flag_of[i]
                     cubes_read = 2  # a royal tower is two cubes (section 3), even where one was read
+        if shade_hue is not None and kind in ("pawn", "king", "blocker") and colour == shade_hue:
+            kind, colour, conf = "unseen", None, 0.0
+            unsure = (f"a {shade_hue} {hyp.kind} may stand on {tuple(site.key)}, but under the pad above it the shade "
+                      f"looks that {shade_hue} too (chroma under "
+                      f"{dict(cfg.marker_saturation_under)[shade_hue]:g} x L*): not read")
         if game == "gridopolis" and kind in ("pawn", "king", "blocker") and colour not in (colours or HUES):
             kind, colour, conf = "empty", None, 0.0  # markers and blockers are a player's colour: not these
             if few:  # (a site seen on too few probes is read only as a piece of a player's colour)

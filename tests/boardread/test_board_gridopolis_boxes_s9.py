@@ -48,3 +48,20 @@ def test_a_box_whose_rims_show_its_colour_little_is_a_box_when_the_probes_prefer
     old = replace(config_for("gridopolis"), box_fit_share=0.2, box_fit_margin=0.1)
     assert _read(img, cam, pose)[key] == ("blocker", "red")
     assert _read(img, cam, pose, old)[key] == ("pawn", "red")
+
+
+def test_a_blue_no_more_saturated_than_the_shade_under_a_pad_is_declined() -> None:
+    """dev_s9_bp000: the empty core pads (3, 4, 0) and (4, 4, 0), under level 1, in its shade lit by the sky's fill
+    light, looked blue (chroma / L* about 0.5: above the 0.45 a blue marker needs in the open) and read as a blue box
+    and a blue pawn.  On a site with a pad above it a blue marker needs 0.6 (``marker_saturation_under``): they are
+    declined with the reason (off: blue pieces)."""
+    img, cam, doc, pose = scene_with_pose(DEV / "dev_s9_bp000", "development render truth (simulated camera)")
+    keys = ((3, 4, 0), (4, 4, 0))
+    truth = {(e["x"], e["y"], e.get("level", 0)) for e in doc["cells"]}
+    assert not any(k in truth for k in keys)
+    off = replace(config_for("gridopolis"), marker_saturation_under=())
+    before = _read(img, cam, pose, off)
+    assert all(before[k][1] == "blue" and before[k][0] in ("pawn", "blocker") for k in keys)
+    cells = {c.key: c for c in read_board([("s", img)], "gridopolis", spec=pose.spec, camera=cam).cells}
+    for k in keys:
+        assert cells[k].kind == "unseen" and "under the pad above it the shade" in cells[k].notes[0]

@@ -49,7 +49,7 @@ def test_the_hyper_pad_under_level_2_takes_the_hyper_pads_colour() -> None:
     ``local_light_mm``): they keep these two empty by themselves (fixture 6 either, fixture 9 the hue test), and
     session 8's rule that no box stands on a hyper-pad (``part_rules``) is off."""
     off = replace(config_for("gridopolis"), group_own_points=0, group_pool=False, pad_hue_split=(),
-                  local_light_mm=0.0, part_rules=False)
+                  local_light_mm=0.0, part_rules=False, marker_saturation_under=())  # (session 9's floor under a pad)
     for n in (6, 9):
         _, _, doc, _ = _fixture(n)
         assert not any((e["x"], e["y"], e.get("level", 0)) == (3, 3, 1) for e in doc["cells"])

@@ -65,3 +65,22 @@ def test_a_blue_no_more_saturated_than_the_shade_under_a_pad_is_declined() -> No
     cells = {c.key: c for c in read_board([("s", img)], "gridopolis", spec=pose.spec, camera=cam).cells}
     for k in keys:
         assert cells[k].kind == "unseen" and "under the pad above it the shade" in cells[k].notes[0]
+
+
+def test_a_pad_added_above_the_table_needs_clearer_votes_and_outline() -> None:
+    """dev_s9_gc013 (dim light): a pad at (5, 4, 2), not on the table, was found with ring votes and outline both just
+    over 0.5, and the yellow pawn on the kingerizer (6, 3, 0) behind it was declined (its probes hidden).  A pad
+    added above the table (level 1 up, not the core) needs 0.55 of both (``present_up``, ``edge_min_up``): the pad is
+    not found and the pawn reads (with both 0: the pad and the decline again)."""
+    from vision.board_pads import PadDetectConfig, detect_pads
+
+    img, cam, doc, pose = scene_with_pose(DEV / "dev_s9_gc013", "development render truth (simulated camera)")
+    assert [5, 4, 2] not in doc["state"]["pads"]
+    off = PadDetectConfig(present_up=0.0, edge_min_up=0.0)
+    assert (5, 4, 2) in detect_pads(img, pose, off).pads
+    assert (5, 4, 2) not in detect_pads(img, pose).pads
+    on = {c.key: (c.kind, c.colour) for c in read_board([("s", img)], "gridopolis", spec=pose.spec, camera=cam).cells}
+    before = {c.key: (c.kind, c.colour) for c in read_board([("s", img)], "gridopolis", spec=pose.spec, camera=cam,
+                                                           pad_config=off).cells}
+    assert on[(6, 3, 0)] == ("pawn", "yellow")
+    assert before[(6, 3, 0)][0] == "unseen"

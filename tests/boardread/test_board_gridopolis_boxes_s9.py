@@ -84,3 +84,20 @@ def test_a_pad_added_above_the_table_needs_clearer_votes_and_outline() -> None:
                                                            pad_config=off).cells}
     assert on[(6, 3, 0)] == ("pawn", "yellow")
     assert before[(6, 3, 0)][0] == "unseen"
+
+
+def test_a_piece_beating_empty_by_0_4_on_a_place_shows_its_pad() -> None:
+    """dev_s9_h004 (dim light): the red pawn on the pad on a post above the core's corner (4, 3, 3), whose ring votes
+    missed it, reads as a red pawn where no pad was found, beating "empty" by 0.44; the place reading needed 0.5 and
+    the piece had no site.  With ``piece_pad_margin`` 0.4 its pad is added and it reads (0.5: no site)."""
+    from vision.board_pads import PadDetectConfig
+
+    img, cam, doc, pose = scene_with_pose(DEV / "dev_s9_h004", "development render truth (simulated camera)")
+    key = (4, 3, 3)
+    assert list(key) in doc["state"]["pads"]
+    assert any((e["x"], e["y"], e.get("level", 0), e["piece"], e["colour"]) == (*key, "pawn", "red")
+               for e in doc["cells"])
+    assert _read(img, cam, pose)[key] == ("pawn", "red")
+    before = {c.key: (c.kind, c.colour) for c in read_board([("s", img)], "gridopolis", spec=pose.spec, camera=cam,
+                                                           pad_config=PadDetectConfig(piece_pad_margin=0.5)).cells}
+    assert key not in before

@@ -220,6 +220,11 @@ class ClassifyBoardConfig:
     pad_ring: float = 0.85  # a pad's own colour is read on a ring this far out (x its half-size)
     box_own_pad: bool = True  # a box face point must differ from the site's own pad too (session 7)
     ring_clear_of_piece: bool = True  # a pad's own colour is read only where a piece on it would not hide it
+    ring_short_neighbours: int = 0  # (> 0: on) a pad a site stands on whose ring shows fewer than 3 points clear of a
+    # piece there takes the colour of the nearest (up to this many) pads of its level (plain pads) or its group's
+    # whose rings are clear, not that of its ring's points a piece may cover (session 9: a box read on the pad's
+    # ring made the box the pad's colour, and the site "empty") ...
+    ring_short_chroma: float = 8.0  # ... when its ring's colour is more colourful than theirs by this (a piece's)
     group_pool: bool = True  # ... and the solids of a group on one level share their ring points' median
     group_own_points: int = 3  # a structure solid of a group (``structure_groups``) whose ring is seen on fewer
     # points than this takes the colour seen on the others of its group
@@ -243,6 +248,8 @@ class ClassifyBoardConfig:
     # on 3 points or more; the sides have three times the points and lie in shade more often)
     marker_saturation: tuple[tuple[str, float], ...] = ()  # Gridopolis: a marker's colour needs chroma / L*
     # at least this (per player colour), else it is no player's
+    marker_saturation_under: tuple[tuple[str, float], ...] = ()  # ... and this on a site with a pad above it (its
+    # shade is lit by the sky's fill light: a plain pad there looks bluish; session 9)
     flag_margin: float = 2.5  # rays this close to the tower (bevels, a cube set slightly askew) are left out
     flag_chroma: float = 15.0  # a flag's banner seen on camera (thin: mixed with what is behind it)
     blur_px: int = 3
@@ -277,6 +284,10 @@ class ClassifyBoardConfig:
 #: shows in the open on the development renders (blue 0.9, red 0.75, green 0.56, yellow 0.65); the
 #: bluish shade under an upper level shows 0.3-0.5 (docs/boards_vision.md, "Accuracy round 4")
 MARKER_SATURATION: tuple[tuple[str, float], ...] = (("blue", 0.45), ("red", 0.375), ("green", 0.28), ("yellow", 0.325))
+#: Gridopolis, session 9: a blue marker on a site with a pad above it (in that pad's shade) needs chroma / L* of 0.6,
+#: else it is declined: the shade, lit by the sky's fill light, made plain pads there look blue up to 0.74 (median
+#: 0.46, 10 false pieces on 240 development scenes); the blue pieces there read 0.46-3.2 (median 1.3, 2 of 38 under 0.6)
+SAT_UNDER: tuple[tuple[str, float], ...] = (("blue", 0.6),)
 
 
 #: Gridopolis: how far (mm, on one level) the plain pads whose light a piece's colour is named in may lie: one
@@ -391,10 +402,16 @@ def config_for(game: str) -> ClassifyBoardConfig:
     Gridopolis reads a site seen on only 4-15 % of its probes when they show a piece of a player's
     colour unanimously and its shape clearly (Gridopolis round 7)."""
     if game == "gridopolis":
+        # (box_fit_share 0.01 / box_fit_margin 0.05, session 9: a box's faces clear of a marker lie on its rounded
+        # rims, which dim or cold light shows grey; where any of them shows the box's colour and the probes' fit
+        # prefers a box by 0.05, a box. 204 + 36 development scenes: boxes read as pawns 24 -> 20 (6 right, 2 pawns
+        # made boxes); fixtures unchanged. ring_short_neighbours 3, session 9: dev 163 -> 158 wrong, fixtures 8 -> 7)
         return ClassifyBoardConfig(black_lightness=0.0, dab_lo=6.0, dab_hi=18.0, box_margin_mm=1.5,
                                    min_lightness=4.0, marker_saturation=MARKER_SATURATION, sure_min_weight=0.04,
                                    local_light_mm=LOCAL_LIGHT_MM, pad_hue_split=PLASTIC_HUES, part_rules=True,
-                                   box_fit_share=0.2, colour_below_crown=True, yellow_crown=YELLOW_CROWN_BLUE,
+                                   box_fit_share=0.01, box_fit_margin=0.05, colour_below_crown=True,
+                                   ring_short_neighbours=3, marker_saturation_under=SAT_UNDER,
+                                   yellow_crown=YELLOW_CROWN_BLUE,
                                    yellow_crown_unsure=YELLOW_CROWN_UNSURE,
                                    yellow_crown_relief=YELLOW_CROWN_RELIEF, empty_min_inside=2)
     if game == "bandera":
@@ -1138,11 +1155,19 @@ def classify_sites(
         for j in range(rows_small.shape[1]):
             inside |= _inside(probes_s, rows_small[:, j, :])
         low_inside = (inside & (weight > 0)).sum(axis=1) < cfg.empty_min_inside
+    under = np.zeros(n_s, bool)  # (``marker_saturation_under``) Gridopolis sites with a pad above them (in its shade)
+    if cfg.marker_saturation_under and sc.structure is not None and len(sc.structure):
+        xyz = np.array([[st.x_mm, st.y_mm, st.floor_mm] for st in sites], np.float64).reshape(-1, 3)
+        st_rows = sc.structure
+        under = ((np.abs(st_rows[None, :, 1] - xyz[:, None, 0]) < 1.0)
+                 & (np.abs(st_rows[None, :, 2] - xyz[:, None, 1]) < 1.0)
+                 & (st_rows[None, :, 4] > xyz[:, None, 2] + 1.0)).any(axis=1)
     for i, site in enumerate(sites):
         k = int(choice[i])
         hyp = hyps[k]
         conf = float(confs[i]) if i in cand_set and i not in socketed else float(seens[i])
         kind = hyp.kind
+        shade_hue: str | None = None  # (``marker_saturation_under``) the hue the shade under a pad may fake here
         few = bool(used[i] < cfg.min_weight) and i not in past_hand  # too few probes usable: declined, unless
         # they are unanimous
         if few and not (cfg.sure_min_weight > 0 and used[i] >= cfg.sure_min_weight and hyp.solids
@@ -1196,6 +1221,12 @@ def classify_sites(
                 floor = dict(cfg.marker_saturation).get(name or "") if role == "marker" else None
                 if floor is not None and math.hypot(float(med[1]), float(med[2])) < floor * max(float(med[0]), 1.0):
                     name = "grey"  # a player's plastic is saturated: a paler tint of its hue is shade
+                under_floor = dict(cfg.marker_saturation_under).get(name or "") if role == "marker" and under[i] \
+                    else None
+                if under_floor is not None and math.hypot(float(med[1]), float(med[2])) < under_floor * max(
+                        float(med[0]), 1.0):
+                    # (in the shade under a pad, lit by the sky's fill light, a plain pad looks as bluish as this)
+                    shade_hue = name
                 plastic = dict(cfg.pad_hue_split).get(name or "") if role == "marker" else None
                 if plastic is not None and sc.pad_hue is not None:
                     hue = math.degrees(math.atan2(float(med[2]), float(med[1])))
@@ -1211,6 +1242,11 @@ def classify_sites(
                 if flag_of.get(i) is not None:
                     kind, colour = "royal_tower", flag_of[i]
                     cubes_read = 2  # a royal tower is two cubes (section 3), even where one was read
+        if shade_hue is not None and kind in ("pawn", "king", "blocker") and colour == shade_hue:
+            kind, colour, conf = "unseen", None, 0.0
+            unsure = (f"a {shade_hue} {hyp.kind} may stand on {tuple(site.key)}, but under the pad above it the shade "
+                      f"looks that {shade_hue} too (chroma under "
+                      f"{dict(cfg.marker_saturation_under)[shade_hue]:g} x L*): not read")
         if game == "gridopolis" and kind in ("pawn", "king", "blocker") and colour not in (colours or HUES):
             kind, colour, conf = "empty", None, 0.0  # markers and blockers are a player's colour: not these
             if few:  # (a site seen on too few probes is read only as a piece of a player's colour)
@@ -1830,6 +1866,8 @@ def _structure_colours(sc: _Scene, cfg: ClassifyBoardConfig, groups: npt.NDArray
         hid_any = np.asarray(hid.any(axis=2), bool)
     seen = ok & ~hid_any
     clear = seen.sum(axis=1) >= 3
+    short = np.zeros(len(rows), bool)
+    free = np.zeros((len(rows), len(ang)), bool)
     if cfg.ring_clear_of_piece and len(sites):
         on = np.zeros(len(rows), bool)
         at = _solid_under(rows, np.array([[st.x_mm, st.y_mm, st.floor_mm] for st in sites]))
@@ -1842,11 +1880,30 @@ def _structure_colours(sc: _Scene, cfg: ClassifyBoardConfig, groups: npt.NDArray
         behind[near] = np.asarray(hits(cam, pts[near], np.repeat(room, len(ang), axis=0)[near][:, None, :],
                                        t_max=1.0 - 1e-6), bool)[:, 0]
         free = seen & ~behind.reshape(len(rows), len(ang))
-        seen = np.where((free.sum(axis=1) >= 3)[:, None], free, seen)
+        short = on & (free.sum(axis=1) < 3)
+        seen = np.where(~short[:, None], free, seen)
     ok = np.asarray(np.where(clear[:, None], seen, ok), bool)
     med = _masked_median(lab, ok) if len(rows) else out
     has = np.asarray(ok.any(axis=1), bool)
     out[:] = np.where(has[:, None], med, np.array([60.0, 0.0, 0.0])[None, :])
+    if cfg.ring_short_neighbours > 0 and short.any():
+        # (its ring points clear of the piece only count: too few for its own colour, it takes its neighbours')
+        plain = ~short & (seen.sum(axis=1) >= 3)
+        if groups is not None:
+            plain &= groups < 0
+        for i in np.nonzero(short & (groups < 0 if groups is not None else True))[0]:
+            cand = np.nonzero(plain & (np.abs(rows[:, 5] - rows[i, 5]) < 1e-3))[0]
+            if len(cand):
+                d = np.hypot(rows[cand, 1] - rows[i, 1], rows[cand, 2] - rows[i, 2])
+                pick = cand[np.argsort(d, kind="stable")[: cfg.ring_short_neighbours]]
+                mate = _median_rows(out[pick])
+                c_mate = math.hypot(mate[1], mate[2]) + cfg.ring_short_chroma
+                if free[i].any() and math.hypot(out[i, 1], out[i, 2]) >= c_mate:
+                    # (only where its ring shows a colour its neighbours do not, on the points a piece may cover
+                    # only: the points clear of it look plain -- not a pad's own tint, nor the print of an arm)
+                    clear_lab = _median_rows(lab[i][free[i]])
+                    if math.hypot(clear_lab[1], clear_lab[2]) < c_mate:
+                        out[i] = mate
     if own_out is not None:
         own_out.append(out.copy())
     if seen_out is not None:

@@ -83,6 +83,8 @@ class PadDetectConfig:
     # shadow on the paper can take a pad's grey, but it has no pad's outline; above, the colours behind
     # a candidate are mostly pads, which say little) need ...
     edge_min: float = 0.5  # ... this share of differing pairs with their colour votes,
+    present_up: float = 0.55  # ... and these two (at least) for a pad added above the table (level >= 1, not the
+    edge_min_up: float = 0.55  # core): 0.5 found 175 such pads not there on 232 development scenes (session 9)
     edge_alone: float = 1.01  # ... or this share where the colours cannot say (> 1: never)
     edge_alone_up: float = 0.8  # the same for candidates above a pad (level >= 1, a pad right below), ...
     edge_clean: bool = True  # ... counting only the point pairs whose rays would end on one surface
@@ -109,7 +111,8 @@ class PadDetectConfig:
     piece_pads: bool = True  # the places tested and not found (above a pad found, or beside one on its level) are
     # read for a piece by the classify stage too: a player's piece seen standing there stands on a pad (pieces
     # stand on pads only), which the ring votes missed -- the piece hides most of a pad's top (session 9) ...
-    piece_pad_margin: float = 0.5  # ... when the piece beats "empty" by this on the site's probes ...
+    piece_pad_margin: float = 0.4  # ... when the piece beats "empty" by this on the site's probes (0.5 until session 9
+    # helper gridboxes: 0.4 read 2 more pieces on 240 development scenes and made none wrong) ...
     piece_pad_from_level: int = 1  # ... at places from this level up; the pieces read on the pads hide what is
     # behind them (a ray meeting one says nothing about such a place) ...
     piece_pad_room_mm: float = 3.0  # ... within this much round each (a blurred edge); only the places where a
@@ -486,6 +489,7 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
         return [v if n >= cfg.min_points else None for v, n in zip(share, n_inf.tolist(), strict=True)]
 
     core_keys = [(p.x, p.y, p.level) for p in CORE]
+    core_set = set(core_keys)
     standard_arms = {(p.x, p.y, p.level) for s in SEATS.values() for p in s.arm}
     start_rows = {(p.x, p.y, p.level) for s in SEATS.values() for p in s.start_row}
     scores: dict[Key, float | None] = {}
@@ -557,14 +561,16 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
         return [v if c >= cfg.min_points else None for v, c in zip(share, n.tolist(), strict=True)]
 
     def decide(k: Key, s: float | None, e: float | None = None) -> bool:
+        up = k[2] > 0 and k not in core_set  # (a pad added above the table: ``present_up``, ``edge_min_up``)
+        present = max(cfg.present, cfg.present_up) if up else cfg.present
         if cfg.edge_contrast > 0 and k[2] >= cfg.edge_from_level and e is not None:
             if s is None:  # the colours cannot say: the outline decides (a standard pad is assumed)
                 alone = cfg.edge_alone_up if k[2] > 0 and (k[0], k[1], k[2] - 1) in found else cfg.edge_alone
                 return e > alone or k in standard_arms
-            return s > cfg.present and e > cfg.edge_min
+            return s > present and e > (max(cfg.edge_min, cfg.edge_min_up) if up else cfg.edge_min)
         if s is None:  # the picture cannot say: the standard grid-set's pads are assumed
             return k in standard_arms
-        return s > cfg.present
+        return s > present
 
     def left_out(seat: Any) -> bool:
         """Is the arm of ``seat`` left out: its inner pads' mean vote (those the picture can say) is low."""

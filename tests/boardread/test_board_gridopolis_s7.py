@@ -49,7 +49,7 @@ def test_the_hyper_pad_under_level_2_takes_the_hyper_pads_colour() -> None:
     ``local_light_mm``): they keep these two empty by themselves (fixture 6 either, fixture 9 the hue test), and
     session 8's rule that no box stands on a hyper-pad (``part_rules``) is off."""
     off = replace(config_for("gridopolis"), group_own_points=0, group_pool=False, pad_hue_split=(),
-                  local_light_mm=0.0, part_rules=False)
+                  local_light_mm=0.0, part_rules=False, marker_saturation_under=())  # (session 9's floor under a pad)
     for n in (6, 9):
         _, _, doc, _ = _fixture(n)
         assert not any((e["x"], e["y"], e.get("level", 0)) == (3, 3, 1) for e in doc["cells"])
@@ -62,7 +62,8 @@ def test_a_pads_colour_is_read_where_a_piece_on_it_would_not_hide_its_ring() -> 
     pad's ring points behind the box, from the camera, show the box's colour, which then counted as the
     pad's own; the box's faces looked like the pad and the boxes read as pawns (or the site as empty).  With
     those points left out (``ring_clear_of_piece``) they read as boxes; with it off they do not."""
-    off = replace(config_for("gridopolis"), ring_clear_of_piece=False)
+    # (the session-9 box fit rule off too: with it the boxes read as boxes either way)
+    off = replace(config_for("gridopolis"), ring_clear_of_piece=False, box_fit_share=0.2, box_fit_margin=0.1)
     for n, key, colour in ((8, (1, 3, 0), "green"), (8, (5, 3, 0), "green"), (3, (3, 2, 0), "blue")):
         _, _, doc, _ = _fixture(n)
         assert any((e["x"], e["y"], e.get("level", 0), e["piece"]) == (*key, "blocker") for e in doc["cells"])

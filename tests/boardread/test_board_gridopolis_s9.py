@@ -80,7 +80,7 @@ def test_a_piece_on_a_pad_found_added_seen_only_through_other_pieces_is_not_read
     """dev_s9_h007: pad detection finds a pad at (3, 5, 1) that is not on the table (above the yellow box on
     (3, 5, 0)), and a yellow pawn was read on it: the yellow box below, seen through it.  Read again as a place with
     the other pieces as obstacles (``check_added``), nothing of its own shows there: declined with the reason (a
-    yellow pawn with it off).  Fixture 3's blue box on the pad added at (5, 2, 1), seen on few rays clear of the
+    yellow piece with it off).  Fixture 3's blue box on the pad added at (5, 2, 1), seen on few rays clear of the
     others but clearly a box on those, is still read."""
     from tests.boardread.test_board_round5 import _fixture
 
@@ -90,7 +90,8 @@ def test_a_piece_on_a_pad_found_added_seen_only_through_other_pieces_is_not_read
     assert on.kind == "unseen" and "another piece stands behind it" in on.notes[0]
     off = {c.key: c for c in read_board([("s", img)], "gridopolis", spec=pose.spec, camera=cam,
                                         pad_config=PadDetectConfig(check_added=False)).cells}[(3, 5, 1)]
-    assert (off.kind, off.colour) == ("pawn", "yellow")
+    # (a yellow piece read there: a pawn until the box fit rule of session 9 (gridboxes), a box since)
+    assert off.kind in ("pawn", "blocker") and off.colour == "yellow"
     img, cam, doc, pose = _fixture(3)
     cells = {c.key: (c.kind, c.colour) for c in read_board([("s", img)], "gridopolis", spec=pose.spec,
                                                             camera=cam).cells}

@@ -198,6 +198,16 @@ class ClassifyBoardConfig:
     socket_top: float = 0.0  # Bandera (> 0: on): a cube's socket seen on its top face (L* darker than the face) ...
     socket_all: bool = False  # Bandera: every site is looked at for sockets, not only those where some probe saw a
     # piece (a black cube in light whose grey is no darker than a shadow, an ivory cube on the paper)
+    count_outline: float = 0.0  # Bandera (> 0: on): a stack read as one cube where no usable probe tells one cube
+    # from two (those probes all out of the picture, hidden by neighbours, or the view straight down: the count was
+    # a tie) is declined when its top's far edges, the outline against what is behind, show more contrast (CIELAB
+    # difference across the edge, mean of the far edges) at two cubes' height than at one's by at least this much
+    count_outline_mm: float = 2.5  # ... each side of an edge this far (on the top's plane) from it
+    socket_two_seen: bool = False  # Bandera: a stack read as one cube whose upper cube (were it two) shows sockets on
+    # ``socket_faces`` faces while one cube's top shows none is two cubes (as on an empty site); and the socket
+    # height's "two cubes" (``socket_height``) is taken at any view angle, also on a cube the sockets have just
+    # found: near 45 degrees a tower's side socket may look like one cube's top socket, never the reverse (an upper
+    # cube of ivory or grey-black against the paper or the table gives the probes no piece)
     socket_side: float = 10.0  # ... or on a side face by this much: two faces showing one make a cube
     socket_faces: int = 2
     socket_ring: float = 12.0  # ... on a face of even lightness: the ring's interquartile range of L* below this
@@ -429,7 +439,8 @@ def config_for(game: str) -> ClassifyBoardConfig:
                                    cover_socket_top=1, character_once_mm=5.0, cover_flag=True,
                                    beside_tall=1, tower_min_conf=0.3, character_flag_twin=True,
                                    character_own_royal=True, royal_missing=0.05, flag_once=True, hand_shade=0.2,
-                                   cast_shadow=0.5, socket_all=True)
+                                   cast_shadow=0.5, socket_all=True, count_outline=5.0,
+                                   socket_two_seen=True)
     if game == "quirky":
         return ClassifyBoardConfig(token_dark_l=60.0, skin_chroma=(4.0, 42.0), token_past_hand=0.2,
                                    token_dot_local=10.0, token_dot_owner=0.5,
@@ -1162,6 +1173,16 @@ def classify_sites(
         under = ((np.abs(st_rows[None, :, 1] - xyz[:, None, 0]) < 1.0)
                  & (np.abs(st_rows[None, :, 2] - xyz[:, None, 1]) < 1.0)
                  & (st_rows[None, :, 4] > xyz[:, None, 2] + 1.0)).any(axis=1)
+    count_tie: dict[int, float] = {}  # Bandera: single cubes whose count no probe tells, their outline two cubes high
+    if cfg.count_outline > 0 and game == "bandera":
+        one_k = next(j for j, h in enumerate(hyps) if h.cubes == 1)
+        two_k = next(j for j, h in enumerate(hyps) if h.cubes == 2)
+        telling = ((pred[one_k] != pred[two_k]) & (weight > 0)).sum(axis=1)
+        ties = [i for i in range(n_s) if choice[i] == one_k and telling[i] == 0 and i not in socketed
+                and not covered[i] and flag_of.get(i) is None]
+        for i, d in zip(ties, _count_outline(sc, sites, ties, cfg), strict=True):
+            if d >= cfg.count_outline:
+                count_tie[i] = d
     for i, site in enumerate(sites):
         k = int(choice[i])
         hyp = hyps[k]
@@ -1188,6 +1209,11 @@ def classify_sites(
                          key=lambda h_k: float(scores[kind_index[h_k], i]))
             unsure = (f"({x},{y}) looks like a two-cube stack, but hardly more than "
                       f"{'nothing' if runner == 'empty' else 'one cube'} (confidence {conf:.2f}): not read")
+            kind, conf = "unseen", 0.0
+        if i in count_tie and kind == "cube" and flag_of.get(i) is None:
+            x, y = site.key[0], site.key[1]
+            unsure = (f"({x},{y}) is read as one cube, but no part of it that is seen tells one cube from two, and "
+                      f"its top's outline is sharper at two cubes' height (by {count_tie[i]:.0f}): not read")
             kind, conf = "unseen", 0.0
         if i in hand_shade and kind in ("cube", "tower2") and flag_of.get(i) is None:
             unsure = hand_shade[i]
@@ -2193,6 +2219,41 @@ def _tinted(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], med_l
     return out
 
 
+def _count_outline(sc: _Scene, sites: Sequence[Site], idx: Sequence[int], cfg: ClassifyBoardConfig) -> list[float]:
+    """Bandera: for each site of ``idx``, how much sharper the outline of a two-cube stack's top is than a single
+    cube's (NaN where not seen): across each far edge of the top face (its outward side away from the camera: the
+    stack's outline against what is behind it) the CIELAB difference of the points ``count_outline_mm`` inside and
+    outside it (median of 9 points along the edge), at 44 mm less at 22 mm, the mean over the far edges seen."""
+    g = cfg.geometry
+    c, half, d = g.cube_mm, g.cube_mm / 2, cfg.count_outline_mm
+    cam = sc.pose.camera_position
+    w, h = sc.pose.image_size
+    t = np.linspace(-0.7, 0.7, 9) * half
+    out: list[float] = []
+    for i in idx:
+        st = sites[i]
+        diffs: list[float] = []
+        for nx, ny in ((1.0, 0.0), (-1.0, 0.0), (0.0, 1.0), (0.0, -1.0)):
+            if (st.x_mm - cam[0]) * nx + (st.y_mm - cam[1]) * ny <= 0:
+                continue  # (a near edge: between the top and a side face, not against the background)
+            edge = np.column_stack([st.x_mm + nx * half + ny * t, st.y_mm + ny * half + nx * t])
+            sharp: list[float] = []
+            for z in (c, 2 * c):
+                pts = np.concatenate([np.column_stack([edge[:, 0] - s * nx * d, edge[:, 1] - s * ny * d,
+                                                       np.full(len(t), st.floor_mm + z)]) for s in (1.0, -1.0)])
+                px = sc.pose.project(pts)
+                in_img = (px[:, 0] > 2) & (px[:, 0] < w - 3) & (px[:, 1] > 2) & (px[:, 1] < h - 3)
+                ok = np.asarray(in_img.reshape(2, -1).all(axis=0), bool)
+                if ok.sum() < 5:
+                    break
+                lab = linear_to_lab(_sample(sc.image, px)).reshape(2, len(t), 3)
+                sharp.append(float(np.median(np.linalg.norm(lab[0, ok] - lab[1, ok], axis=1))))
+            if len(sharp) == 2:
+                diffs.append(sharp[1] - sharp[0])
+        out.append(float(np.mean(diffs)) if diffs else float("nan"))
+    return out
+
+
 def _socket_counts(sc: _Scene, sites: Sequence[Site], hyps: Sequence[Hypothesis], choice: npt.NDArray[np.int64],
                    cand: npt.NDArray[np.int64], cfg: ClassifyBoardConfig) -> set[int]:
     """Bandera: correct the cube count of sites by the sockets their stacks' faces show
@@ -2216,7 +2277,7 @@ def _socket_counts(sc: _Scene, sites: Sequence[Site], hyps: Sequence[Hypothesis]
     upper = s[:, 1].astype(np.int64) + s[:, 6:].sum(axis=1)
     top1 = s[:, 0]
     was = choice[look]
-    new = np.where((was == 0) & (upper >= cfg.socket_faces) & ~top1, two,
+    new = np.where(((was == 0) | ((was == one) & cfg.socket_two_seen)) & (upper >= cfg.socket_faces) & ~top1, two,
                    np.where((was == 0) & ((s1.sum(axis=1) >= cfg.socket_faces) | clear), one,
                             np.where((was == two) & top1 & (upper == 0), one, was)))
     if cfg.socket_height:
@@ -2262,7 +2323,10 @@ def _socket_height(sc: _Scene, sites: Sequence[Site], look: npt.NDArray[np.int64
     is_one = clear[:, 0] & (b[:, 0] - other[:, 1] > cfg.socket_height_margin)
     is_two = clear[:, 1] & (b[:, 1] - other[:, 0] > cfg.socket_height_margin)
     stack = (was == one) | (was == two)
-    out = np.where(stack & apart & is_one & ~is_two, one, np.where(stack & apart & is_two & ~is_one, two, new))
+    if cfg.socket_two_seen:
+        stack = stack | (new == one)  # (a cube the sockets have just found on a site the probes left empty)
+    out = np.where(stack & apart & is_one & ~is_two, one,
+                   np.where(stack & (apart | cfg.socket_two_seen) & is_two & ~is_one, two, new))
     return np.asarray(out, np.int64)
 
 

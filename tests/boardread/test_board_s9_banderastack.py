@@ -44,7 +44,8 @@ def test_a_cube_no_probe_saw_is_found_by_its_sockets() -> None:
     """Render s9s_gdev_003 (2, 4): a cube whose faces differ too little from the print round it for any probe to
     see a piece there (so the socket test, which looked only where some probe did, never looked at it): read empty
     with confidence 1.0. Its faces' sockets show: looked for on every site (``socket_all``), it reads as a cube.
-    The two-cube tower at (3, 5), read empty alike, now reads as one cube (its lower cube's sockets: still wrong).
+    The two-cube tower at (3, 5), read empty alike, now reads as a stack (as one cube by its lower cube's sockets;
+    as two since ``socket_two_seen``, session 9 banderatower).
     Nothing else changes."""
     cfg = config_for("bandera")
     assert cfg.socket_all
@@ -53,6 +54,6 @@ def test_a_cube_no_probe_saw_is_found_by_its_sockets() -> None:
     assert (2, 4) in _stacks("s9s_gdev_003")
     assert off[(2, 4)].kind == "empty", off[(2, 4)]
     assert on[(2, 4)].kind == "cube" and on[(2, 4)].cubes == 1, on[(2, 4)]
-    assert off[(3, 5)].kind == "empty" and on[(3, 5)].kind == "cube", (off[(3, 5)], on[(3, 5)])
+    assert off[(3, 5)].kind == "empty" and on[(3, 5)].kind in ("cube", "tower2"), (off[(3, 5)], on[(3, 5)])
     assert {k: (r.kind, r.cubes) for k, r in on.items() if k not in ((2, 4), (3, 5))} \
         == {k: (r.kind, r.cubes) for k, r in off.items() if k not in ((2, 4), (3, 5))}

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.core import IllegalMoveError, InvalidMoveError, InvalidStateError
+from engine.ctrl.geometry import Cell
 from engine.ctrl.moves import FlagSpot, Turn
 from engine.ctrl.state import State
 
@@ -69,55 +70,93 @@ class GameRecord:
         return cls(State.from_json(doc["initial"]), turns)
 
 
-def one_turn_back(state: State) -> State | None:
-    """A state one placement earlier: the position before the last colour to play placed its last
-    three blocks, with that colour to move and its flag not yet re-plugged (the flag's earlier spot
-    is not recorded in a position, so it is left out).  ``None`` when no colour's blocks can be taken
-    back as one legal placement.  Used to test ``score-images --previous`` on recorded positions.
+def _taken_back(state: State, color: str, cells: tuple[Cell, ...]) -> State | None:
+    """``state`` with ``cells`` (some of ``color``'s blocks, possibly none: a pass) and ``color``'s flag
+    removed, ``color`` to place, when that is a well-formed position (``None`` otherwise)."""
+    doc = state.to_json()
+    doc["blocks"] = [b for b in doc["blocks"] if tuple(b["cell"]) not in cells]
+    doc["flags"] = [f for f in doc["flags"] if f["color"] != color]
+    doc["to_move"] = color
+    doc["terminal"] = False
+    doc["phase"] = "place"
+    # a pass added one to the passes in a row; a placement reset them (their earlier count is unknown)
+    doc["passes_in_row"] = max(0, state.passes_in_row - 1) if not cells else 0
+    pending = set(state.first_turn_pending)
+    if not any(col == color and c != state.starts.get(color) for c, col in state.blocks.items()
+               if c not in cells):
+        pending.add(color)  # rulebook "First Turn Rule": it has not placed a block yet
+    doc["first_turn_pending"] = [c for c in state.colors if c in pending]
+    doc.pop("first_turn", None)
+    try:
+        return State.from_json(doc)
+    except ValueError:
+        return None
 
-    Rulebook "Game Turn": a turn places three blocks along one path, then re-plugs the flag; the
-    position before it is the one in which those three cells were one of the mover's legal placements.
-    """
+
+def _placement_back(state: State, color: str) -> State | None:
+    """The position before ``color``'s last placement, when three of its blocks (never its start
+    block) were one of its legal placements there; the first such set in sorted order."""
     from itertools import combinations
 
     from engine.ctrl.moves import Placement
 
-    doc = state.to_json()
+    mine = sorted(c for c, col in state.blocks.items() if col == color and c != state.starts.get(color))
+    for cells in combinations(mine, 3):
+        before = _taken_back(state, color, cells)
+        if before is not None and Placement.of(cells) in set(before.legal_moves()):
+            return before
+    return None
+
+
+def one_turn_back(state: State) -> State | None:
+    """The position one turn earlier, in turn order: the colour that played last -- the nearest colour
+    before the one to move, going over those that have no block left (they are skipped, rulebook
+    "Game Turn" / docs/rules/ctrl.md "First turn, passing, end of game") -- is to move again, with the
+    three blocks of its last placement taken off and its flag not yet re-plugged (the flag's earlier
+    spot is not recorded in a position, so it is left out).  When none of its block sets can have been
+    its last placement, its last turn was a pass if it had no legal placement then (the result has
+    the same blocks, that colour to move and its flag left out); otherwise the position cannot have
+    been reached in turn order and the result is ``None`` -- as it is for a set-up.
+
+    A placement is preferred to a pass when both could have been the last turn.  From the result, the
+    turn taken back (the placement, or a pass, then the flag plug) leads to ``state`` again; in a
+    terminal ``state`` the last colour to play is unknown, so the nearest colour before the first in
+    the order whose placement can be taken back is taken.  Used to test ``score-images --previous``.
+    """
     order = list(state.colors)
-    if state.to_move in order:
-        i = order.index(state.to_move)
-        candidates = [order[(i - k) % len(order)] for k in range(1, len(order) + 1)]
-    else:
-        candidates = list(reversed(order))
-    for color in candidates:
-        mine = sorted(c for c, col in state.blocks.items() if col == color and c != state.starts.get(color))
-        for cells in combinations(mine, 3):
-            d = dict(doc)
-            d["blocks"] = [b for b in doc["blocks"] if tuple(b["cell"]) not in cells]
-            d["flags"] = [f for f in doc["flags"] if f["color"] != color]
-            d["to_move"] = color
-            d["terminal"] = False
-            d["phase"] = "place"
-            d["passes_in_row"] = 0
-            try:
-                before = State.from_json(d)
-            except ValueError:
-                continue
-            if Placement.of(cells) in set(before.legal_moves()):
+    if state.to_move is None or state.terminal:
+        for color in reversed(order):
+            before = _placement_back(state, color)
+            if before is not None:
                 return before
+        return None
+    i = order.index(state.to_move)
+    for k in range(1, len(order) + 1):
+        color = order[(i - k) % len(order)]
+        before = _placement_back(state, color)
+        if before is not None:
+            return before
+        if state.remaining(color) == 0:
+            continue  # no block left: the turn order goes over it (and it did not play last)
+        if color == state.to_move:
+            return None
+        before = _taken_back(state, color, ())
+        if before is not None and not before.placements():
+            return before  # it had no legal path: its last turn was a pass (with its flag re-plugged)
+        return None
     return None
 
 
 def turns_back(state: State, n: int) -> State:
-    """The position ``n`` turns before ``state`` by :func:`one_turn_back`, stopping early (and
-    returning ``state`` itself when no turn can be taken back) where the record cannot go further."""
+    """The position ``n`` turns before ``state`` by :func:`one_turn_back` (each turn a placement or a
+    pass, in turn order), stopping early -- and returning ``state`` itself when no turn can be taken
+    back -- where the turn order cannot go further back (count the steps with ``turns_back(s, 1)``)."""
     for _ in range(n):
         step = one_turn_back(state)
         if step is None:
             break
         state = step
     return state
-
 
 
 def random_turn(state: State, rng: Any) -> tuple[Turn, State]:

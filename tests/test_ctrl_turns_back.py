@@ -4,7 +4,8 @@ from which the position they started from is reached again by legal turns, playe
 
 (Before session 9 they took back the last placement of the first colour before the one to move whose
 blocks they could remove, going on to earlier colours, so a round back from fixtures scene_028 and
-scene_033 gave a position the truth could not follow from.)"""
+scene_033 gave a position the truth could not follow from.  Taking the first choice at each step stops
+early on those two; ``turns_back_chain`` tries the other choices and takes a whole round back.)"""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from hypothesis import strategies as st
 from engine.core import IllegalMoveError
 from engine.ctrl import State
 from engine.ctrl.moves import CtrlMove, NoFlag, Pass, Placement
-from engine.ctrl.record import one_turn_back, random_turn, turns_back
+from engine.ctrl.record import one_turn_back, random_turn, turns_back, turns_back_chain
 from engine.ctrl.state import new_state
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "ctrl"
@@ -79,10 +80,10 @@ def _replays(chain: list[State]) -> bool:
     return go(0, states[0])
 
 
-def test_a_round_back_stops_where_a_colour_could_not_have_passed() -> None:
-    # scene_028: blue to move, every colour 6 blocks placed.  Green's and yellow's last placements come
-    # off; pink, before yellow, has none that can (its flag or the others' blocks stand in the way), and
-    # it had legal paths, so it did not pass: its turn cannot be skipped to take back blue's (as the old
+def test_the_first_choices_stop_where_a_colour_could_not_have_passed() -> None:
+    # scene_028: blue to move, every colour 6 blocks placed.  Green's and yellow's first sets of three
+    # blocks (in sorted order) come off; then none of pink's can have been its last placement, and pink
+    # had legal paths, so it did not pass: its turn cannot be skipped to take back blue's (as the old
     # code did, giving a position from which the truth does not follow).
     truth = _truth("scene_028")
     chain = _chain(truth, len(truth.colors))
@@ -90,22 +91,37 @@ def test_a_round_back_stops_where_a_colour_could_not_have_passed() -> None:
     assert one_turn_back(chain[-1]) is None
     pink_to_move = State.from_json({**chain[-1].to_json(), "to_move": "pink", "first_turn_pending": []})
     assert pink_to_move.placements(), "pink had a legal path: it cannot have passed"
-    assert turns_back(truth, 4).to_json() == chain[-1].to_json()
     assert _replays(chain)
 
 
-def test_scene_033_a_round_back_takes_three_turns() -> None:
-    truth = _truth("scene_033")  # pink to move
-    chain = _chain(truth, len(truth.colors))
-    assert [s.to_move for s in chain] == ["pink", "blue", "green", "yellow"]
+@pytest.mark.parametrize(("scene", "movers"), [("scene_028", ["blue", "green", "yellow", "pink", "blue"]),
+                                               ("scene_033", ["pink", "blue", "green", "yellow", "pink"])])
+def test_other_choices_take_a_whole_round_back_in_turn_order(scene: str, movers: list[str]) -> None:
+    # another set of three blocks can have been green's or yellow's last placement; with it, pink's
+    # last placement comes off too (the first choices stop after 2 turns on scene_028, 3 on scene_033)
+    truth = _truth(scene)
+    chain = turns_back_chain(truth, len(truth.colors))
+    assert [s.to_move for s in chain] == movers
+    assert len(_chain(truth, len(truth.colors))) < len(chain)
+    assert turns_back(truth, len(truth.colors)).to_json() == chain[-1].to_json()
     assert _replays(chain)
+
+
+def test_turns_back_chain_keeps_the_longest_chain_within_its_budget() -> None:
+    truth = _truth("scene_033")
+    short = turns_back_chain(truth, len(truth.colors), budget=0)
+    assert [s.to_move for s in short] == ["pink"]
+    assert [s.to_move for s in turns_back_chain(truth, 2)] == ["pink", "blue", "green"]
+    with pytest.raises(ValueError, match="-1"):
+        turns_back_chain(truth, -1)
 
 
 @pytest.mark.parametrize("scene", SCENES)
 def test_the_truth_follows_from_every_fixture_state_a_round_back(scene: str) -> None:
     truth = _truth(scene)
-    chain = _chain(truth, len(truth.colors))
+    chain = turns_back_chain(truth, len(truth.colors))
     assert _replays(chain), [s.to_move for s in chain]
+    assert _replays(_chain(truth, len(truth.colors)))
     assert _replays(_chain(truth, 1))
 
 
@@ -158,8 +174,9 @@ def _random_position(seed: int, players: int, length: int) -> State:
 
 
 def _check_turns_back(state: State, back: int) -> None:
-    chain = _chain(state, back)
+    chain = turns_back_chain(state, back)
     assert _replays(chain), [s.to_move for s in chain]
+    assert _replays(_chain(state, back))
     if not state.is_terminal() and any(len(state.blocks_of(c)) > 1 for c in state.colors):
         assert len(chain) > 1, "a position reached by a turn has a turn back"
 

@@ -93,9 +93,9 @@ def _taken_back(state: State, color: str, cells: tuple[Cell, ...]) -> State | No
         return None
 
 
-def _placement_back(state: State, color: str) -> State | None:
-    """The position before ``color``'s last placement, when three of its blocks (never its start
-    block) were one of its legal placements there; the first such set in sorted order."""
+def _placements_back(state: State, color: str) -> Iterator[State]:
+    """The positions before ``color``'s last placement: each set of three of its blocks (never its
+    start block) that was one of its legal placements there, in sorted order."""
     from itertools import combinations
 
     from engine.ctrl.moves import Placement
@@ -104,8 +104,33 @@ def _placement_back(state: State, color: str) -> State | None:
     for cells in combinations(mine, 3):
         before = _taken_back(state, color, cells)
         if before is not None and Placement.of(cells) in set(before.legal_moves()):
-            return before
-    return None
+            yield before
+
+
+def turns_back_options(state: State) -> Iterator[State]:
+    """Every position one turn before ``state`` in turn order, most likely first (see
+    :func:`one_turn_back`, which takes the first): the last placements of the colour that played last
+    that can be taken back, then -- when that colour has no block left, so the turn order may have gone
+    over it -- those of the colour before it, and so on; and the colour's pass when it had no legal path
+    (rulebook "Game Turn": a player passes only then).  Nothing for a set-up, or where the colour before
+    the one to move has blocks left, a legal path and no placement that can be taken back."""
+    order = list(state.colors)
+    if state.to_move is None or state.terminal:
+        for color in reversed(order):
+            yield from _placements_back(state, color)
+        return
+    i = order.index(state.to_move)
+    for k in range(1, len(order) + 1):
+        color = order[(i - k) % len(order)]
+        yield from _placements_back(state, color)
+        if state.remaining(color) == 0:
+            continue  # no block left: the turn order may have gone over it
+        if color == state.to_move:
+            return
+        before = _taken_back(state, color, ())
+        if before is not None and not before.placements():
+            yield before  # it had no legal path: its last turn was a pass (with its flag re-plugged)
+        return
 
 
 def one_turn_back(state: State) -> State | None:
@@ -118,45 +143,50 @@ def one_turn_back(state: State) -> State | None:
     the same blocks, that colour to move and its flag left out); otherwise the position cannot have
     been reached in turn order and the result is ``None`` -- as it is for a set-up.
 
-    A placement is preferred to a pass when both could have been the last turn.  From the result, the
-    turn taken back (the placement, or a pass, then the flag plug) leads to ``state`` again; in a
-    terminal ``state`` the last colour to play is unknown, so the nearest colour before the first in
-    the order whose placement can be taken back is taken.  Used to test ``score-images --previous``.
+    A placement is preferred to a pass when both could have been the last turn, and the first set of
+    blocks in sorted order to a later one.  From the result, the turn taken back (the placement, or a
+    pass, then the flag plug) leads to ``state`` again; in a terminal ``state`` the last colour to play
+    is unknown, so the nearest colour before the first in the order whose placement can be taken back
+    is taken.  Used to test ``score-images --previous``.
     """
-    order = list(state.colors)
-    if state.to_move is None or state.terminal:
-        for color in reversed(order):
-            before = _placement_back(state, color)
-            if before is not None:
-                return before
-        return None
-    i = order.index(state.to_move)
-    for k in range(1, len(order) + 1):
-        color = order[(i - k) % len(order)]
-        before = _placement_back(state, color)
-        if before is not None:
-            return before
-        if state.remaining(color) == 0:
-            continue  # no block left: the turn order goes over it (and it did not play last)
-        if color == state.to_move:
-            return None
-        before = _taken_back(state, color, ())
-        if before is not None and not before.placements():
-            return before  # it had no legal path: its last turn was a pass (with its flag re-plugged)
-        return None
-    return None
+    return next(turns_back_options(state), None)
+
+
+def turns_back_chain(state: State, n: int, budget: int = 200) -> list[State]:
+    """``state`` and the positions 1, 2, ... turns before it, in turn order, as long as the order lets
+    (at most ``n`` turns).  When the first choice at each step (:func:`one_turn_back`) comes to a
+    position that cannot go further back in turn order, the other choices (:func:`turns_back_options`:
+    another set of three blocks can have been the same colour's last placement) are tried depth first,
+    at most ``budget`` positions in all; the longest chain found is returned (the first choices' chain
+    when none is longer)."""
+    if n < 0:
+        raise ValueError(f"cannot take back a negative number of turns: {n!r}")
+    best = [state]
+    tried = 0
+
+    def go(chain: list[State]) -> bool:
+        nonlocal best, tried
+        if len(chain) > len(best):
+            best = list(chain)
+        if len(chain) > n:
+            return True
+        for before in turns_back_options(chain[-1]):
+            tried += 1
+            if tried > budget:
+                return True  # give up: keep the longest chain so far
+            if go([*chain, before]):
+                return True
+        return False
+
+    go([state])
+    return best
 
 
 def turns_back(state: State, n: int) -> State:
-    """The position ``n`` turns before ``state`` by :func:`one_turn_back` (each turn a placement or a
-    pass, in turn order), stopping early -- and returning ``state`` itself when no turn can be taken
-    back -- where the turn order cannot go further back (count the steps with ``turns_back(s, 1)``)."""
-    for _ in range(n):
-        step = one_turn_back(state)
-        if step is None:
-            break
-        state = step
-    return state
+    """The position ``n`` turns before ``state`` in turn order (:func:`turns_back_chain`), or as far
+    back as the turn order lets -- ``state`` itself when no turn can be taken back; count the turns
+    taken with ``len(turns_back_chain(state, n)) - 1``."""
+    return turns_back_chain(state, n)[-1]
 
 
 def random_turn(state: State, rng: Any) -> tuple[Turn, State]:

@@ -82,6 +82,7 @@ def main() -> None:
                 chain = turns_back_chain(truth, back)  # as far back as the turn order lets
                 prev, played = chain[-1], len(chain) - 1
                 prev = None if prev is truth else prev
+                t0 = time.perf_counter()  # the reading's time, not the taking back's
             res = score_images(pics, spec, cam, prev, turns_played=played if args.known_turns and prev else None)
         except Exception as exc:  # a rejected scene counts as wrong, with its reason
             rows.append({"scene": sc.name, "error": str(exc)[:200]})

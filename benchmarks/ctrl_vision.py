@@ -12,9 +12,11 @@ For every scene under fixtures/ctrl/ (five views each), runs the whole pipeline
 By default each view's camera intrinsics come from its truth file (as a user with a calibration
 file); ``--self-calibrate`` estimates them from the pictures instead.  ``--previous`` gives the
 pipeline the state one turn earlier (``engine.ctrl.record.one_turn_back`` of the truth: the position
-before the last colour's last placement), as ``score-images --previous`` would get it from a game
-being followed turn by turn; set-ups have no earlier state and are scored without.  Last line: one
-JSON object.
+before the last colour's last turn, in turn order), as ``score-images --previous`` would get it from a
+game being followed turn by turn; set-ups have no earlier state and are scored without.
+``--turns-back N|round`` goes further back, stopping where the turn order cannot go on (a colour that
+had a legal path cannot be skipped), so fewer turns may be taken back (``--known-turns`` passes the
+number really taken back).  Last line: one JSON object.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import numpy as np
 
 from benchmarks.ctrl_scenes import load_scene
-from engine.ctrl.record import turns_back
+from engine.ctrl.record import turns_back_chain
 from vision.pipeline import score_images
 from vision.reconstruct import ReconstructConfig
 
@@ -77,13 +79,10 @@ def main() -> None:
             prev, played = None, None
             if args.previous:
                 back = len(truth.colors) if args.turns_back == "round" else int(args.turns_back)
-                prev, played = truth, 0
-                for _ in range(back):  # turns_back, counting the turns it could take back
-                    step = turns_back(prev, 1)
-                    if step is prev:
-                        break
-                    prev, played = step, played + 1
+                chain = turns_back_chain(truth, back)  # as far back as the turn order lets
+                prev, played = chain[-1], len(chain) - 1
                 prev = None if prev is truth else prev
+                t0 = time.perf_counter()  # the reading's time, not the taking back's
             res = score_images(pics, spec, cam, prev, turns_played=played if args.known_turns and prev else None)
         except Exception as exc:  # a rejected scene counts as wrong, with its reason
             rows.append({"scene": sc.name, "error": str(exc)[:200]})

@@ -124,12 +124,6 @@ HISTORY_MIN_GROUND_FLAG_RAYS = 20
 SAME_CELL_POLE_MOVES = True
 # ... and without history (every flag read), the move reported the same way
 FREE_SAME_CELL_POLE_MOVES = True
-# with history: a flag placed by its pole alone (``flags_by_pole``, a line of either polarity in two or more
-# pictures) must show a LIGHTER line (``flag_margin.POLE_TEST``, the blocks' occlusion counted) in this many
-# pictures too, else it is left not found (0: no such check).  Development renders a round back: the flags it
-# placed right showed one in 2+ pictures 6 of 6 times, the wrong ones 1 of 12 (docs/vision.md, "Session 9: flag
-# poles")
-FLAGS_BY_POLE_MIN_LIGHT = 2
 
 
 @dataclass
@@ -715,11 +709,6 @@ def flags_by_pole(state: State, scorer: RayScorer, images: Sequence[tuple[str, U
         top = ranked[0]
         if len(views[top]) < min_views or (len(ranked) > 1 and len(views[ranked[1]]) >= len(views[top])):
             continue
-        if FLAGS_BY_POLE_MIN_LIGHT > 0:
-            from vision.flag_margin import POLE_TEST
-            light = PoleJudge(greys, cameras, cfg=POLE_TEST, occupied=set(state.blocks)).evidence([top])[0]
-            if len(light.views_seen) < FLAGS_BY_POLE_MIN_LIGHT:
-                continue
         flags[color] = top
         placed[color] = (top, views[top])
     return (replace(state, flags=flags) if placed else state), placed

@@ -198,7 +198,10 @@ def same_cell_pole_moves(state: State, colors: Iterable[str], scorer: RayScorer,
     picture shows the pole of, whose banner rays are positive and within ``margin`` of the spot read's, and
     where the flag would change some side's count (else :func:`ambiguous_flags` has no rival there either: the
     move would only make the reading untrusted).
-    The one whose pole the most pictures show -- strictly more than any other such spot -- takes the flag.
+    The one whose pole the most pictures show -- strictly more than any other such spot -- takes the flag.  A
+    flag read pointing up (``+z``) is left where it is: an upright pole shows no lighter line more often than a
+    level one (see ``SAME_CELL_UPRIGHT_MIN_POLES``; fixture scene_011 a round back, where the green flag's +z
+    spot shows no line and the same cell's -x spot one, is right at +z).
     Returns the new state and the moves made."""
     from vision.pipeline import FlagSideCheck
 
@@ -209,7 +212,7 @@ def same_cell_pole_moves(state: State, colors: Iterable[str], scorer: RayScorer,
     todo: list[tuple[str, FlagSpot, list[FlagSpot]]] = []
     for color in sorted(set(colors)):
         read = flags.get(color)
-        if read is None:
+        if read is None or read.points == "+z":  # an upright pole often shows no line (SAME_CELL_UPRIGHT_MIN_POLES)
             continue
         spots = spots_for_flag(state, color)
         same = [sp for sp in spots if sp != read and sp.cell == read.cell and sides_check.changed_sides(color, sp)]

@@ -60,22 +60,27 @@ def _fake_poles(poles: Mapping[str, int]) -> type:
     return _FakeJudge
 
 
-@pytest.mark.parametrize(("rival", "rival_poles", "same_cell_rule", "asked"), [
-    ("flag 3,2,1 +z", 0, True, False),  # same cell, its pole in no picture: the pole read settles it
-    ("flag 3,2,1 +z", 0, False, True),  # (before session 9: the banners alone, 20 against 18)
-    ("flag 3,2,1 +z", 1, True, True),  # same cell, but a picture shows its pole too
-    ("flag 3,-1,0 -y", 0, True, True),  # another cell: the banner rays still decide
+@pytest.mark.parametrize(("rival", "rival_poles", "same_cell_rule", "asked", "read_poles"), [
+    ("flag 3,2,1 +z", 0, True, False, 3),  # same cell, its pole in no picture: the pole read settles it
+    ("flag 3,2,1 +z", 0, False, True, 3),  # (before session 9: the banners alone, 20 against 18)
+    ("flag 3,2,1 +z", 1, True, True, 3),  # same cell, but a picture shows its pole too
+    ("flag 3,-1,0 -y", 0, True, True, 3),  # another cell: the banner rays still decide
+    # an upright rival (+z) is settled by the poles only when 3 pictures show the pole read
+    # (SAME_CELL_UPRIGHT_MIN_POLES, session 9 "flag poles")
+    ("flag 3,2,1 +z", 0, True, True, 2),
+    ("flag 3,2,1 +z", 0, True, True, 1),
 ])
 def test_same_cell_rival_is_settled_by_the_poles(rival: str, rival_poles: int, same_cell_rule: bool, asked: bool,
-                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+                                                 read_poles: int, monkeypatch: pytest.MonkeyPatch) -> None:
     import vision.flag_margin as fm
 
     state = _pink_position()
     read = state.flags["pink"]
     assert str(read) == "flag 3,2,1 +y"
-    monkeypatch.setattr(fm, "PoleJudge", _fake_poles({str(read): 1, rival: rival_poles}))
+    monkeypatch.setattr(fm, "PoleJudge", _fake_poles({str(read): read_poles, rival: rival_poles}))
     monkeypatch.setattr(fm, "SAME_CELL_POLE_DECIDES", same_cell_rule)
-    scorer = _FakeScorer({str(read): 20.0, rival: 18.0})
+    # the rival 2 rays short of the evidence read (banner, and 10 per picture showing its pole beyond the first)
+    scorer = _FakeScorer({str(read): 20.0, rival: 18.0 + 10.0 * (read_poles - 1)})
     out = fm.ambiguous_flags(state, ["pink"], scorer, [], [])  # type: ignore[arg-type]
     assert [(a.color, str(a.rival)) for a in out] == ([("pink", rival)] if asked else [])
 

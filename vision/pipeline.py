@@ -118,6 +118,12 @@ SHADOW_ONLY_FLAG_CHECK = True
 # blocks already recorded (True), not the unconstrained one alone (False)
 NOT_LEGAL_KEEPS_RECORDED = True
 HISTORY_MIN_GROUND_FLAG_RAYS = 20
+# with history: a mover's flag read where no picture shows its pole is moved to the spot of the same cell whose
+# pole a picture shows, when its banner comes as near (vision/flag_margin.py ``SAME_CELL_POLE_MOVES``); the
+# move is reported ``flag-ambiguous`` (docs/vision.md, "Session 9: flag poles")
+SAME_CELL_POLE_MOVES = True
+# ... and without history (every flag read), the move reported the same way
+FREE_SAME_CELL_POLE_MOVES = True
 
 
 @dataclass
@@ -380,6 +386,12 @@ def score_images(
                                                    [e.camera for e in evidence], weak_flags, inferred)
                 for color in overruled:
                     flag_alternatives.pop(color, None)
+            else:
+                overruled = {}
+            if FREE_SAME_CELL_POLE_MOVES:
+                state, same_notes = _same_cell_pole_moves(state, set(state.flags) - set(overruled), recon.scorer,
+                                                          images, [e.camera for e in evidence], weak_flags, doubt_sides)
+                inferred += same_notes
             opening = read_opening(state, recon.scorer)  # a broken opening: the legal one instead
             if opening is not None:
                 state, blocks, flag_alternatives = opening.state, dict(opening.state.blocks), {}
@@ -431,10 +443,15 @@ def score_images(
                                                weak_flags, inferred)
             moved.update({c: (old, new, views) for c, (old, new, views) in overruled.items() if old is not None})
             by_pole.update({c: (new, views) for c, (old, new, views) in overruled.items() if old is None})
+        same_cell_notes: list[Problem] = []
+        if SAME_CELL_POLE_MOVES:
+            state, same_cell_notes = _same_cell_pole_moves(state, movers - set(by_pole) - set(moved), recon.scorer,
+                                                           images, [e.camera for e in evidence], weak_flags,
+                                                           doubt_sides)
         # a flag read (or placed) this reading with another legal spot nearly as well supported that
         # would change a side: the score sheet is not settled (vision/flag_margin.py)
-        amb_notes = _ambiguous_flag_problems(state, movers | set(by_pole) | set(moved), recon.scorer, images,
-                                             [e.camera for e in evidence], doubt_sides)
+        amb_notes = same_cell_notes + _ambiguous_flag_problems(
+            state, movers | set(by_pole) | set(moved), recon.scorer, images, [e.camera for e in evidence], doubt_sides)
         inferred += amb_notes
         if SHADOW_ONLY_FLAG_CHECK and weak_free is not None and weak_free is not recon.scorer:
             shade = _shadow_only_flags(state, movers - {p.where.removesuffix(" flag") for p in amb_notes},
@@ -980,6 +997,34 @@ def _guessed_turn_sides(state: State, turns: Sequence[Turn], sides: dict[str, in
     return [Problem("side-uncertain", f"{head}: {why}",
                     f"side{'s' if len(names) > 1 else ''} {', '.join(names)}", 'CTRL rulebook, "Game Turn"',
                     "warning")]
+
+
+def _same_cell_pole_moves(state: State, colors: set[str], scorer: RayScorer, images: Sequence[tuple[str, U8]],
+                          cameras: Sequence[ViewCamera], weak: set[str], sides: dict[str, int],
+                          ) -> tuple[State, list[Problem]]:
+    """:func:`vision.flag_margin.same_cell_pole_moves` on ``colors``: each move is reported ``flag-ambiguous``
+    (an error: the pole of one or two pictures against nearly equal banners is no proof), the sides the spot
+    read would change are added to ``sides`` (reported uncertain) and the colour to ``weak``."""
+    from vision.flag_margin import same_cell_pole_moves
+
+    if not colors:
+        return state, []
+    new, moves = same_cell_pole_moves(state, colors, scorer, _greys(images), cameras)
+    out: list[Problem] = []
+    check = FlagSideCheck(new.blocks, new.flags, new.colors)
+    for m in moves:
+        changed = sorted(check.changed_sides(m.color, m.read))
+        for side in changed:
+            sides[side] = sides.get(side, 0) + 1
+        weak.add(m.color)
+        where = ", ".join(images[k][0] for k in m.views)
+        out.append(Problem(
+            "flag-ambiguous", f"the {m.color} flag's banner fits {m.read} and {m.moved} nearly as well "
+            f"({m.banner_read:.0f} against {m.banner_moved:.0f} rays: the same place, the pole pointing another "
+            "way); no picture shows a "
+            f"pole at {m.read}, {where} show(s) one at {m.moved}, so it is read there; at {m.read} it would change the "
+            f"side(s) {', '.join(changed) or 'none'}", f"{m.color} flag", 'CTRL rulebook, "Flags"'))
+    return new, out
 
 
 def _ambiguous_flag_problems(state: State, colors: set[str], scorer: RayScorer, images: Sequence[tuple[str, U8]],

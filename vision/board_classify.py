@@ -1460,18 +1460,9 @@ def _cast_shadows(sc: _Scene, sites: Sequence[Site], hyps: Sequence[Hypothesis],
         k = int(choice[i])
         if scores[k, i] < scores[:, i].max():
             continue  # (read so by its sockets or outline, not its probes: left alone)
-        use = weight[i] > 0
-        if not use.any():
+        sc_i = _rescore_without(i, lamp, rows[owner != i], weight, pred, piece, ends, cfg)
+        if sc_i is None:
             continue
-        others = rows[owner != i]
-        hit = np.asarray(hits(lamp, ends[i][use], others[None, :, :]), bool).any(axis=1)
-        if not hit.any():
-            continue
-        w = weight[i].copy()
-        w[np.nonzero(use)[0][hit]] = 0.0
-        if w.sum() < cfg.min_weight * len(w):
-            continue
-        sc_i = _scores(pred[:, i:i + 1], piece[i:i + 1], w[None, :], cfg.empty_bias)[:, 0]
         new = int(np.argmax(sc_i))
         if hyps[new].cubes == 0:  # (only a stack that vanishes: fewer probes tell a cube count worse)
             cands.append((i, new, sc_i))
@@ -1486,6 +1477,24 @@ def _cast_shadows(sc: _Scene, sites: Sequence[Site], hyps: Sequence[Hypothesis],
         scores[:, i] = sc_i
         changed.append(i)
     return changed
+
+
+def _rescore_without(i: int, source: F64, rows: F64, weight: F64, pred: npt.NDArray[np.bool_], piece: F64,
+                     ends: F64, cfg: ClassifyBoardConfig) -> F64 | None:
+    """Site ``i``'s hypothesis scores again without its probes whose rays from ``source`` (the camera, or a
+    lamp) meet one of the solids ``rows`` (``hits``' layout); ``None`` when no probe is left out, or too few
+    are left to read it (``cfg.min_weight``)."""
+    use = weight[i] > 0
+    if not use.any():
+        return None
+    hit = np.asarray(hits(source, ends[i][use], rows[None, :, :]), bool).any(axis=1)
+    if not hit.any():
+        return None
+    w = weight[i].copy()
+    w[np.nonzero(use)[0][hit]] = 0.0
+    if w.sum() < cfg.min_weight * len(w):
+        return None
+    return np.asarray(_scores(pred[:, i:i + 1], piece[i:i + 1], w[None, :], cfg.empty_bias)[:, 0], np.float64)
 
 
 def _beside_tall(sites: Sequence[Site], hyps: Sequence[Hypothesis], choice: npt.NDArray[np.int64], scores: F64,
@@ -1528,17 +1537,9 @@ def _beside_tall(sites: Sequence[Site], hyps: Sequence[Hypothesis], choice: npt.
         rows_n = [r for j in nbr if j in tall for r in tall[j]]
         if not rows_n:
             continue
-        use = weight[i] > 0
-        if not use.any():
+        sc_i = _rescore_without(i, cam, np.array(rows_n), weight, pred, piece, ends, cfg)
+        if sc_i is None:
             continue
-        hit = np.asarray(hits(cam, ends[i][use], np.array(rows_n)[None, :, :]), bool).any(axis=1)
-        if not hit.any():
-            continue
-        w = weight[i].copy()
-        w[np.nonzero(use)[0][hit]] = 0.0
-        if w.sum() < cfg.min_weight * len(w):
-            continue
-        sc_i = _scores(pred[:, i:i + 1], piece[i:i + 1], w[None, :], cfg.empty_bias)[:, 0]
         new = int(np.argmax(sc_i))
         if new != k:
             choice[i] = new

@@ -40,8 +40,8 @@ CALIB_OPT = typer.Option(None, "--calibration", "-c", help="Camera calibration (
                          "given to 'follow start', else estimated from the pictures.")
 MAT_OPT = typer.Option(None, "--mat", help="Mat specification (mat.json); default: the one given to 'follow "
                        "start', else the A3 CTRL mat with 22 mm blocks.")
-ACCEPT_OPT = typer.Option(False, "--accept", help="Record the reading even when it is NOT TRUSTED (after checking "
-                          "the annotated pictures yourself).")
+ACCEPT_OPT = typer.Option(False, "--accept", help="Record the reading even when it is NOT TRUSTED, or without "
+                          "confirming its unsure flags (after checking the annotated pictures yourself).")
 
 
 def _camera_and_mat(game: FollowedGame | None, calibration: Path | None, mat: Path | None) -> tuple[Any, Any]:

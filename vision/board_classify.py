@@ -2605,10 +2605,7 @@ def _crown_blueness(sc: _Scene, sites: Sequence[Site], cfg: ClassifyBoardConfig,
     rim = [(r * math.cos(t), r * math.sin(t), g.pawn_height - 0.3) for r in (8.5, 9.5) for t in ang]
     local = np.array(crown + rim)
     n_c = len(crown)
-    base = np.array([[s.x_mm, s.y_mm, s.floor_mm] for s in sites], np.float64)
-    _, lab, ok, _ = _observe(sc, (base[:, None, :] + local[None, :, :]).reshape(-1, 3), cfg)
-    lab = lab.reshape(len(sites), len(local), 3)
-    ok = ok.reshape(len(sites), len(local))
+    lab, ok = _observe_at_sites(sc, sites, local, cfg)
     out: list[float | None] = []
     for t in range(len(sites)):
         parts = []
@@ -2632,10 +2629,7 @@ def _crown_relief(sc: _Scene, sites: Sequence[Site], cfg: ClassifyBoardConfig, m
     local = np.array([(0.0, 0.0, g.pawn_height + dz) for dz in (0.5, 2.0, 4.0)]
                      + [(r * math.cos(t), r * math.sin(t), g.pawn_height + dz)
                         for r in (1.5, 3.0, 4.5, 6.0) for t in ang for dz in (0.5, 2.0, 4.0)])
-    base = np.array([[s.x_mm, s.y_mm, s.floor_mm] for s in sites], np.float64)
-    _, lab, ok, _ = _observe(sc, (base[:, None, :] + local[None, :, :]).reshape(-1, 3), cfg)
-    lab = lab.reshape(len(sites), len(local), 3)
-    ok = ok.reshape(len(sites), len(local))
+    lab, ok = _observe_at_sites(sc, sites, local, cfg)
     out: list[float | None] = []
     for t in range(len(sites)):
         light = lab[t, ok[t], 0]
@@ -2660,6 +2654,15 @@ def _part_rules(hyps: Sequence[Hypothesis], groups: npt.NDArray[np.int64]
     return allowed, start_of
 
 
+def _observe_at_sites(sc: _Scene, sites: Sequence[Site], local: F64, cfg: ClassifyBoardConfig
+                      ) -> tuple[F64, npt.NDArray[np.bool_]]:
+    """The pictures' L*a*b* (T, P, 3) and whether each is seen (T, P) at the points ``local`` (P, 3: mm
+    from each site's floor point) around every one of the T ``sites``."""
+    base = np.array([[s.x_mm, s.y_mm, s.floor_mm] for s in sites], np.float64)
+    _, lab, ok, _ = _observe(sc, (base[:, None, :] + local[None, :, :]).reshape(-1, 3), cfg)
+    return lab.reshape(len(sites), len(local), 3), ok.reshape(len(sites), len(local))
+
+
 def _crowned(sc: _Scene, sites: Sequence[Site], cfg: ClassifyBoardConfig) -> list[bool]:
     """Is the marker on each of ``sites`` a king (flipped: its gold crown up)?  Probes just above
     the pawn's top that show gold -- a yellow hue unlike the marker's own colour -- are the crown.
@@ -2668,9 +2671,8 @@ def _crowned(sc: _Scene, sites: Sequence[Site], cfg: ClassifyBoardConfig) -> lis
     r = 0.8 * g.crown_radius
     gx = np.linspace(-r, r, 4)
     local = np.array([(a, b, g.pawn_height + z) for a in gx for b in gx for z in (1.5, 3.0, 4.5)])
-    base = np.array([[s.x_mm, s.y_mm, s.floor_mm] for s in sites], np.float64)
-    pts = (base[:, None, :] + local[None, :, :]).reshape(-1, 3)
-    _, lab, ok, _ = _observe(sc, pts, cfg)
+    lab_t, ok_t = _observe_at_sites(sc, sites, local, cfg)
+    lab, ok = lab_t.reshape(-1, 3), ok_t.reshape(-1)
     chroma = np.hypot(lab[:, 1], lab[:, 2])
     hue = np.degrees(np.arctan2(lab[:, 2], lab[:, 1]))
     gold = (ok & (chroma > cfg.player_chroma) & (np.abs((hue - HUES["yellow"] + 180) % 360 - 180) < 25.0))

@@ -1,9 +1,9 @@
 """Reconstruct stage: fit the voxel state that explains every view together.
 
-STATUS: work in progress (issue "Auto-score a physical CTRL game from camera images").  On
-synthetic label maps of finished games it recovers most visible cells but the local search still
-ends in local minima (a few wrong cells per scene) and the flag fitting is not discriminative yet;
-it is not wired to the CLI and makes no accuracy claim.
+Used by ``boardside ctrl score-images`` (:func:`vision.pipeline.score_images`), which adds the rules,
+the history search and the flag checks on top; :class:`RayScorer` is also the history search's cost.
+Accuracy is below issue 5's targets (docs/vision.md, "Current state"): near ties between two depths
+that show the same colour, and cells no ray reaches, are the limit.
 
 Input: for each view, a calibrated camera (pose in battlefield coordinates) and a per-pixel label
 map from the classify stage.  Output: every block's cell and colour, every flag's cell and

@@ -191,3 +191,38 @@ def test_image_check_figures_are_the_plain_means() -> None:
         assert got["mean"] == float(grey.mean())
         checked += 1
     assert checked >= 10
+
+
+def test_annotated_pictures_mark_the_reported_hidden_cells_and_flag_covered_faces(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The red cells drawn are the cells the reading reports (the JSON's ``unobserved``), not the raw
+    reconstruction's hidden cells far from every block (which had drawn red cubes on the table), and a
+    face of the picture's side under a flag is crossed out and named in the legend."""
+    import json
+
+    import vision.annotate as annotate
+
+    drawn: list[tuple[str, list[tuple[int, int, int]]]] = []
+    legends: dict[str, list[str]] = {}
+    real_view, real_legend = annotate.annotate_view, annotate.legend_lines
+
+    def spy_view(image, camera, blocks, faces, side, unobserved, counts):  # type: ignore[no-untyped-def]
+        drawn.append((side, list(unobserved)))
+        return real_view(image, camera, blocks, faces, side, unobserved, counts)
+
+    def spy_legend(side: str, n_unobserved: int, n_flag: int) -> list[tuple[str, tuple[int, int, int]]]:
+        lines = real_legend(side, n_unobserved, n_flag)
+        legends[side] = [t for t, _ in lines]
+        return lines
+
+    monkeypatch.setattr(annotate, "annotate_view", spy_view)
+    monkeypatch.setattr(annotate, "legend_lines", spy_legend)
+    scene = FIXTURES / "scene_003"
+    main(["ctrl", "score-images", *[str(scene / f"{v}.jpg") for v in ("px", "mx", "py", "my", "top")],
+          "--json", "--annotate", str(tmp_path)])
+    doc = json.loads(capsys.readouterr().out)
+    reported = sorted(tuple(u["cell"]) for u in doc["unobserved"])
+    assert len(drawn) == 5 and all(sorted(cells) == reported for _, cells in drawn)
+    assert all(f"red: {len(reported)} cell(s) no picture shows" in legends[side] for side, _ in drawn)
+    # scene_003's +x picture shows a flag plugged into a +x face: crossed out, not counted
+    assert any(line.startswith("crossed: 1 face(s) of side +x") for line in legends["+x"])

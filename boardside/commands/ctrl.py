@@ -443,7 +443,9 @@ def report_scene(res: SceneResult, pics: list[tuple[str, Any]], annotate: Path |
         faces = state.face_views()
         sides = doc["sides"]
         for (name, img), vc, rep in zip(pics, res.cameras, res.views, strict=True):
-            pic = annotate_view(img, vc, state.blocks, faces, rep.side, res.reconstruction.unobserved,
+            # the cells the reading reports (and the JSON lists), not the raw reconstruction's: that one
+            # also holds hidden cells far from every block, which cannot hold one
+            pic = annotate_view(img, vc, state.blocks, faces, rep.side, [c for c, _ in res.unobserved],
                                 sides.get(rep.side, {}))
             cv2.imwrite(str(annotate / f"{Path(name).stem}_annotated.jpg"), pic)
         t = state.totals()

@@ -13,7 +13,14 @@ What a picture cannot show is taken from the set-up or from options, and said so
   else the scenario's start is kept and a warning says so.  Battery, cards: the set-up's.
 * **Gridopolis**: the standard grid-set of ``players`` players (default: as many seats as colours
   seen on markers and blocker boxes, at least two); markers as read (pawn or king, colour), blocker
-  boxes as read (each player holds two less those placed), pads added as found.
+  boxes as read (each player holds two less those placed), pads added as found.  A table with a pad
+  added or a box placed is a game in progress (or ``setup=False``); there the markers not read are
+  taken as captured (held off the table, ``captures-assumed``) and the first player with a marker on
+  the grid-set is to move.
+
+A rule error that says a piece is missing (a flag, a character, a token, a start-row marker, a
+capture count) becomes a warning naming the cells the picture does not show when one of them could
+hold the piece (:func:`_maybe_hidden`).
 
 Cells the reader could not see (a hand over them) or read with low confidence become warnings, so a
 state with them is never reported as right without saying so.
@@ -31,11 +38,13 @@ from typing import Any
 from calibration.boards import BoardSpec, gridopolis_posts_needed
 from engine.core import Problem
 from engine.errors import BoardsideInputError
-from engine.gridopolis.layout import START_BLOCKERS, START_PADS, START_POSTS
+from engine.gridopolis.layout import MARKERS_PER_PLAYER, START_BLOCKERS, START_PADS, START_POSTS
 from vision.board_classify import CellReading
 
 #: the rulebook passage on the spare pads and posts (docs/rules/gridopolis.md, "Adding a pad")
 R_ADD_PAD = 'Gridopolis rulebook, "Agregar un pad"'
+#: the rulebook passages on captured markers (docs/rules/gridopolis.md)
+R_CAPTURE = 'Gridopolis rulebook, "Capturando", "Kamikaze"'
 
 __all__ = ["BoardReconstruction", "ReconstructOptions", "reconstruct_board"]
 
@@ -46,7 +55,9 @@ class ReconstructOptionError(BoardsideInputError):
 @dataclass(frozen=True)
 class ReconstructOptions:
     level: str = "easy"  # bandera
-    setup: bool | None = None  # bandera: check as the set-up (None: when only royal towers stand)
+    #: check as the set-up (True) or a game in progress (False); None: bandera, a set-up when only royal
+    #: towers stand; gridopolis, a set-up unless a pad was added or a blocker box placed
+    setup: bool | None = None
     players: int | None = None  # bandera, gridopolis, quirky (hand size)
     scenario: Any = None  # quirky: engine.quirky.Scenario
     robot: Any = None  # quirky: an object with ``cell`` (x, y) and ``heading`` (engine.motion.Heading)
@@ -256,13 +267,38 @@ def _gridopolis(cells: Sequence[CellReading], opt: ReconstructOptions) -> tuple[
         placed = Counter(c.colour for c in boxes)
         for pl in doc["players"]:
             pl["blockers"] = max(0, START_BLOCKERS - placed[pl["name"]])
-    if opt.added_pads or boxes:
+    in_play = bool(opt.added_pads or boxes) if opt.setup is None else not opt.setup
+    if in_play:
         # a pad is only ever added, a blocker box only ever placed, as a move: the table shows a game in
         # progress, not the set-up (whose turn it is is not on the table: the first player's, as for Bandera)
         doc["turns"] = max(1, int(doc.get("turns", 0)))
     doc["markers"] = [{"pad": list(c.key), "player": c.colour or "unknown", "king": c.kind == "king"}
                       for c in cells if c.kind in ("pawn", "king")]
+    if in_play:
+        extra += _captures_held(doc, cells)
+        # whose turn it is is not on the table: the first player (turn order) who still has a marker on the
+        # grid-set, since a player left with none is out of the game (rulebook "Fin del juego")
+        on_grid = {m["player"] for m in doc["markers"]}
+        doc["to_move"] = next((pl["name"] for pl in doc["players"] if pl["name"] in on_grid), doc["to_move"])
     return doc, extra
+
+
+def _captures_held(doc: dict[str, Any], cells: Sequence[CellReading]) -> list[Problem]:
+    """In a game in progress every marker that left the grid-set is held by a player as a capture
+    (rulebook "Capturando", "Kamikaze"), off the table: how many each player holds is not in the picture.
+    The markers not read are taken as held (given to the players in turn order; the validator checks
+    only their sum) and reported, with the cells not read that could hold some of them instead."""
+    players = doc["players"]
+    missing = MARKERS_PER_PLAYER * len(players) - len(doc["markers"])
+    if missing <= 0:
+        return []
+    for i in range(missing):
+        players[i % len(players)]["captured"] = int(players[i % len(players)]["captured"]) + 1
+    declined = sum(1 for c in cells if c.kind in ("occluded", "unseen"))
+    also = (f", or they stand on some of the {declined} pad(s) the picture does not show" if declined else "")
+    return [Problem("captures-assumed", f"{missing} marker(s) are not on the grid-set: taken as captured and held "
+                    f"by the players (captures are held off the table, so who holds them is not in the picture)"
+                    f"{also}", "captured markers", R_CAPTURE, "warning")]
 
 
 def _with_added_pads(doc: dict[str, Any], added: Sequence[tuple[int, int, int]]) -> list[Problem]:
@@ -297,6 +333,46 @@ def _with_added_pads(doc: dict[str, Any], added: Sequence[tuple[int, int, int]])
     return out
 
 
+def _maybe_hidden(game: str, doc: dict[str, Any], problems: list[Problem],
+                  cells: Sequence[CellReading]) -> list[Problem]:
+    """Never guess silently, either way: a rule error that says a piece is *missing* from the table
+    (a flag, a character, a token, a start-row marker) is not asserted when a cell the picture does not
+    show (a hand over it, hidden behind a taller piece) could hold that piece.  It is kept, as a
+    warning that names those cells ("take another picture"), so the table is not called wrong for what
+    the picture cannot see."""
+    declined = [c.key for c in cells if c.kind in ("occluded", "unseen")]
+    if not declined:
+        return problems
+
+    def could_hold(p: Problem) -> list[tuple[int, ...]]:
+        if game == "bandera" and p.code == "flag-missing":
+            # a royal tower stands on a paved column (docs/rules/bandera.md, "Paved squares")
+            return [k for k in declined if k[0] in (0, 9)]
+        if game == "bandera" and p.code == "character-missing":
+            return declined
+        if game == "quirky" and p.code == "token-nowhere":
+            return declined
+        if game == "gridopolis" and p.code == "captures":  # fewer markers read than placed and captured
+            return declined
+        if game == "gridopolis" and p.code == "setup-marker" and p.where.endswith("'s markers"):
+            from engine.gridopolis.layout import SEATS
+
+            rows = {seat.colour: {(q.x, q.y, q.level) for q in seat.start_row} for seat in SEATS.values()}
+            return [k for k in declined if k in rows.get(p.where[: -len("'s markers")], set())]
+        return []
+
+    out = []
+    for p in problems:
+        hidden = could_hold(p) if p.severity == "error" else []
+        if hidden:
+            names = ", ".join("(" + ",".join(str(v) for v in k) + ")" for k in hidden[:6])
+            more = f" and {len(hidden) - 6} more" if len(hidden) > 6 else ""
+            p = Problem(p.code, f"{p.message} -- unless it stands on a cell the picture does not show: {names}"
+                        f"{more}; take another picture that shows them", p.where, p.rule, "warning")
+        out.append(p)
+    return out
+
+
 def reconstruct_board(
     game: str, spec: BoardSpec, cells: Sequence[CellReading], options: ReconstructOptions | None = None
 ) -> BoardReconstruction:
@@ -321,5 +397,5 @@ def reconstruct_board(
         problems = vg(doc)
     else:
         raise ReconstructOptionError(f"no board reading for game {game!r} (bandera, quirky, gridopolis)")
-    problems = problems + extra + _reader_problems(cells, opt.min_confidence)
+    problems = _maybe_hidden(game, doc, problems, cells) + extra + _reader_problems(cells, opt.min_confidence)
     return BoardReconstruction(game, doc, problems, list(cells), [cells_of_problem(p) for p in problems])

@@ -19,6 +19,18 @@ class ValidateUsageError(BoardsideInputError):
     """The validate command was given the wrong mix of arguments."""
 
 
+def checked_as(game: str, doc: dict[str, object]) -> str:
+    """How a board read from pictures was checked: the set-up or a game in progress, and the option that
+    says otherwise ('' for Quirky, whose scenario says it)."""
+    if game == "bandera":
+        return "the set-up (--in-play to check a game in progress)" if doc.get("phase") == "start" else \
+            "a game in progress (--setup to check it as the set-up)"
+    if game == "gridopolis":
+        return "the set-up (--in-play to check a game in progress)" if doc.get("turns") == 0 else \
+            "a game in progress (--setup to check it as the set-up)"
+    return ""
+
+
 def _validate_images(
     game: str, paths: list[Path], calibration: Path | None, annotate: Path | None, json_out: bool,
     scenario: str | None, level: str, players: int | None, setup: bool | None,
@@ -71,6 +83,9 @@ def _validate_images(
         declined = [c for c in recon.cells if c.kind in ("occluded", "unseen")]
         out.print(f"read {len(images)} picture(s) of the {spec.name} board: {len(seen)} occupied cell(s)"
                   + (f", {len(declined)} not visible" if declined else ""))
+        mode = checked_as(game, recon.doc)
+        if mode:
+            out.print(f"checked as {mode}")
         if not recon.problems:
             out.print(f"OK: the {game} set-up follows the rules")
         for p in recon.problems:
@@ -97,8 +112,9 @@ def register(root: typer.Typer) -> None:
         scenario: str = typer.Option(None, "--scenario", help="Quirky: the scenario id or .toml file."),
         level: str = typer.Option("easy", "--level", help="Bandera: easy (22 cubes), medium (18) or hard (14)."),
         players: int = typer.Option(None, "--players", help="Number of players (default: from the colours seen)."),
-        setup: bool = typer.Option(None, "--setup/--in-play", help="Bandera: check the pictures as the set-up, "
-                                   "or as a game in progress (default: a set-up when only royal towers stand)."),
+        setup: bool = typer.Option(None, "--setup/--in-play", help="Bandera, Gridopolis: check the pictures as the "
+                                   "set-up, or as a game in progress (default: Bandera, a set-up when only royal "
+                                   "towers stand; Gridopolis, unless a pad was added or a blocker box placed)."),
         json_out: bool = typer.Option(False, "--json", help="Print machine-readable JSON."),
     ) -> None:
         """Check a table set-up against the rules and list each problem in words.

@@ -10,6 +10,11 @@ reconstruct + the engine's validator) and compares each cell with the recorded t
   grid-set) is not a wrong reading -- it is reported as a warning -- and is counted apart
   (``abstained_cells``, and ``abstained_on_visible_pieces`` when the truth shows a piece there);
 * whole-board exact: scenes where no cell is read wrong and no visible piece is declined;
+* the set-up check (``validate GAME --images``, issue 9 item 3): of the tables whose truth breaks no
+  rule, how many the reading reports a rule *error* on (``legal_tables_called_wrong``), and of the
+  tables made to break a rule, how many get an error (``breaking_tables_with_an_error``; an error of
+  any code: the reading may name the break differently, or -- a weakness of the figure -- find an
+  unrelated one);
 * time per frame (locate + classify of one 1280x720 picture) and per stage, median and 95th
   percentile, per game (each picture is read twice: the first read of a board also draws its
   printed appearance, which later frames reuse; it is reported apart); also the CPU time per
@@ -181,6 +186,7 @@ def main() -> None:
         first: list[float] = []
         stages: dict[str, list[float]] = {}
         cells = wrong = exact = rejected = abstain = missed = 0
+        legal = legal_wrong = breaking = breaking_caught = 0
         confusions: dict[str, int] = {}
         for sj in scenes:
             doc = json.loads(sj.read_text())
@@ -216,6 +222,13 @@ def main() -> None:
                     print(f"{game} {sj.stem}: rejected: {exc}", file=sys.stderr)
                 continue
             records[f"{game}/{sj.stem}"] = readings_record(res)
+            has_error = not res.reconstruction.trusted
+            if doc.get("breaks_rules"):
+                breaking += 1
+                breaking_caught += has_error
+            else:
+                legal += 1
+                legal_wrong += has_error
             r = res.images[0]
             frames.append(r.timings["locate_s"] + r.timings["classify_s"])
             for k, v in r.timings.items():
@@ -268,6 +281,10 @@ def main() -> None:
             "abstained_cells": abstain,
             "abstained_on_visible_pieces": missed,
             "whole_board_exact": round(exact / len(scenes), 4),
+            "legal_tables": legal,
+            "legal_tables_called_wrong": legal_wrong,
+            "breaking_tables": breaking,
+            "breaking_tables_with_an_error": breaking_caught,
             "frame_ms_median": round(1000 * statistics.median(frames), 1) if frames else None,
             "frame_ms_p95": round(1000 * float(np.percentile(frames, 95)), 1) if frames else None,
             "frame_cpu_ms_median": round(1000 * statistics.median(cpu), 1) if cpu else None,
@@ -289,6 +306,8 @@ def main() -> None:
         "scenes": tot_scenes,
         "cells": tot_cells,
         "robot_pose": "not measured here (robot-tracking module)",
+        **{k: sum(int(g[k]) for g in per_game.values()) for k in
+           ("legal_tables", "legal_tables_called_wrong", "breaking_tables", "breaking_tables_with_an_error")},
         "per_game": per_game,
     }
     if args.save:

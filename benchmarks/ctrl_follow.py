@@ -168,6 +168,10 @@ def follow_game(game_dir: Path, args_turns: bool = True, defer: str = "none") ->
                         confirm=confirm, deferred=cands)
         turns, miscount, ok, settled_ = verdict.turns, verdict.miscount, verdict.recordable, verdict.settled
         typed = False
+        if not ok and info["pending_settled_by_pictures"]:
+            # a reading not recorded settles nothing: 'follow play' (or the next try) asks for those flags
+            previous = _ask_pending(info["pending_settled_by_pictures"], previous, before, info, history)
+            info["pending_settled_by_pictures"], info["pending_settled_wrong"] = [], []
         if ok:
             recorded = previous
             for t in turns:

@@ -176,8 +176,13 @@ def turn_cmd(
     flag of a colour that played stands, and the sheet depends on it, the player confirms that flag
     first (asked in a terminal, or --flag).  A reading NOT TRUSTED only because the
     camera could not settle where some flags stand is recorded once the player says where they are
-    (asked in a terminal, or --flag).  Any other reading NOT TRUSTED is printed with its problems and not
-    recorded (exit 1) unless --accept.  The file is replaced only after a reading is recorded, so
+    (asked in a terminal, or --flag).  When the game is photographed after every turn and another
+    colour plays next, such a flag read at some spot is instead recorded PROVISIONALLY (unless
+    --ask-now): it cannot move before its owner plays again, so the next reading's pictures check it
+    and the player is asked only if they do not settle it (or contradict it: the record is then
+    corrected); 'follow confirm' settles it without pictures.  A game never ends on a provisional flag.
+    Any other reading NOT TRUSTED is printed with its problems and not recorded (exit 1) unless
+    --accept.  The file is replaced only after a reading is recorded, so
     Ctrl-C or a bad picture (exit 2) never loses a recorded turn.  A reading showing more or fewer turns
     than were played (see --every, --turns) is not recorded either."""
     import sys
@@ -271,10 +276,9 @@ def turn_cmd(
                     deferrable)
     turns, why, miscount, record = verdict.turns, verdict.why, verdict.miscount, verdict.recordable
     said_now = [c for c in answers if c not in pending or c in (unsettled or confirm)]
-    how = ("trusted" if res.trusted and not said_now else "trusted, flags confirmed by the player" if res.trusted
-           else "flags settled by the player" if said_now and not verdict.provisional
-           else "flags recorded provisionally" if verdict.provisional and not said_now
-           else "flags settled by the player and recorded provisionally" if verdict.provisional
+    parts = ([("flags confirmed" if res.trusted else "flags settled") + " by the player"] if said_now else []) + (
+        ["flags recorded provisionally"] if verdict.provisional else [])
+    how = (", ".join(["trusted", *parts]) if res.trusted else " and ".join(parts) if parts
            else "by the player (--accept)")
     if record:
         after = followed.add(turns, Reading(len(turns), tuple(name for name, _ in pics), res.trusted, how,

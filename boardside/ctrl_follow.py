@@ -166,25 +166,28 @@ class FollowedGame:
         return {c: flags[c] for c in self.readings[-1].provisional if c in flags}
 
     def correct_flag(self, color: str, spot: FlagSpot | None) -> None:
-        """Put ``color``'s provisional flag where the player says it stands: the last reading's last turn
-        of that colour plugs it there instead (checked: the turns must stay legal)."""
+        """Put ``color``'s provisional flag where the player says it stands: the record's last turn of that
+        colour (the one that plugged it) plugs it there instead (checked: the turns after it must stay legal)."""
         if color not in self.provisional:
             raise FollowFileError(f"the {color} flag is not provisional in this game")
-        n = self.readings[-1].turns
-        kept, last = self.record.turns[:len(self.record.turns) - n], self.record.turns[len(self.record.turns) - n:]
-        base = GameRecord(self.record.initial, list(kept)).final()
+        states = list(self.record.states())
+        last = max((i for i, st in enumerate(states[:-1]) if st.to_move == color), default=None)
+        if last is None:
+            raise FollowFileError(f"no recorded turn of {color} plugged its flag")
         flags: dict[str, FlagSpot] = {k: v for k, v in self.state.flags.items() if k != color}
         if spot is not None:
             flags[color] = spot
         try:
-            self.record.turns[len(kept):] = with_final_flags(base, last, flags)
+            self.record.turns[last:] = with_final_flags(states[last], self.record.turns[last:], flags)
         except IllegalMoveError as exc:
             raise BoardsideInputError(f"the {color} flag cannot stand at {spot}: {exc}") from None
 
     def note_confirmed(self, resolved: dict[str, str]) -> None:
         """Provisional flags the player confirmed or corrected (:meth:`correct_flag`) without a reading being
-        recorded: kept as a reading of no turn, so they are not provisional any more (``undo`` takes it back)."""
-        self.readings.append(Reading(0, (), True, "flags confirmed by the player",
+        recorded: kept as a reading of no turn, so they are not provisional any more (``undo`` takes it back);
+        the other provisional flags stay provisional."""
+        still = tuple(c for c in self.provisional if c not in resolved)
+        self.readings.append(Reading(0, (), True, "flags confirmed by the player", provisional=still,
                                      resolved=tuple(sorted(resolved.items()))))
 
     def undo(self) -> Reading:

@@ -312,3 +312,35 @@ def test_an_unsure_flag_is_recorded_provisionally_unless_asked_now(
     assert main(["ctrl", "follow", "turn", str(game), *_pics(scene), "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["recorded"] and list(doc["flags_provisional"]) == [color]
+
+
+def test_a_partial_confirmation_keeps_the_other_flag_provisional_and_it_can_still_be_corrected() -> None:
+    rng = random.Random(3)
+    state = new_state(3)
+    turns: list[Turn] = []
+    while len(turns) < 2:  # two colours play, each plugging a flag with another legal spot left
+        turn, after = random_turn(state, rng)
+        if turn.placement is None or turn.flag is None or len(after.flag_spots(state.to_move)) < 2:
+            continue
+        turns.append(turn)
+        state = after
+    first = new_state(3).to_move or ""
+    second = new_state(3).apply(turns[0]).to_move or ""
+    game = _game(new_state(3), turns, (first, second))
+    game.note_confirmed({second: "player"})
+    assert game.provisional == {first: state.flags[first]}  # the other one stays provisional
+    other = next(s for s in spots_after(game, first) if s != state.flags[first])
+    game.correct_flag(first, other)  # its turn is in the reading before the confirmation
+    assert game.state.flags[first] == other and game.record.turns[0].flag == other
+    assert game.record.turns[1] == turns[1]
+    assert GameRecord(new_state(3), game.record.turns).final().flags[first] == other
+
+
+def spots_after(game: FollowedGame, color: str) -> list[FlagSpot]:
+    """``color``'s legal flag spots where its last recorded turn plugged it (that turn's placement made)."""
+    states = list(game.record.states())
+    i = max(k for k, st in enumerate(states[:-1]) if st.to_move == color)
+    placement = game.record.turns[i].placement
+    assert placement is not None
+    later = game.state
+    return [s for s in states[i].apply(placement).flag_spots(color) if s in later.flag_spots(color)]

@@ -11,8 +11,10 @@ poles deciding between them, the pole overruling the banner, the same cell with 
 rival within the evidence margin, a banner of weakly coloured pixels only, a thin banner) and says:
 
 * ``settled``: the pictures put the flag at the provisional spot, and no check finds another legal spot
-  nearly as likely that would change a side's count -- the same test a trusted reading's flag passes
-  to be recorded without a question;
+  nearly as likely that would change a side's count -- the test a trusted reading's flag passes to be
+  recorded without a question (the thin-banner check always, not only when shadows were found), except
+  that a rival with half the banner's rays does not count against two readings that agree
+  (``RIVALS_AGREE``);
 * ``contradicted``: the pictures put it at another spot (``spot``): the record must be corrected (the
   player is asked);
 * ``unsure``: still not made out for sure (the player is asked).

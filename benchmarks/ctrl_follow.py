@@ -29,12 +29,14 @@ import json
 import statistics
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from boardside.ctrl_follow import (
+    deferrable_flags,
     flags_to_confirm,
     judge,
     read_setup,
@@ -47,6 +49,7 @@ from calibration.camera import read_image
 from calibration.mat import MatSpec
 from engine.ctrl import GameRecord, State
 from engine.errors import BoardsideInputError
+from vision.flag_recheck import recheck_flags
 from vision.locate import ImageRejectedError
 from vision.pipeline import score_images
 
@@ -57,13 +60,41 @@ def _same(a: State, b: State) -> bool:
     return a.blocks == b.blocks and dict(a.flags) == dict(b.flags)
 
 
-def follow_game(game_dir: Path, args_turns: bool = True) -> dict[str, Any]:
+def _defer_candidates(mode: str, res: Any, unsettled: list[str] | None, confirm: list[str]) -> list[str]:
+    """The flags ``follow turn`` would record provisionally (``--defer``): none; a trusted reading's flags to
+    confirm; or those and the flags of a reading NOT TRUSTED only because of them (:func:`deferrable_flags`)."""
+    if mode == "none":
+        return []
+    if mode == "confirm":
+        return list(confirm)
+    return deferrable_flags(res.problems, unsettled, confirm, res.state)
+
+
+def _ask_pending(colors: list[str], previous: State, before: State, info: dict[str, Any],
+                 history: list[State]) -> State:
+    """The player is asked where each of ``colors``' provisional flags stands (here: the truth's, ``before``);
+    a wrong one is corrected in the record (``history[-1]``, the position recorded last).  Returns it."""
+    for c in colors:
+        info["pending_asked"].append(c)
+        if previous.flags.get(c) != before.flags.get(c):
+            info["pending_corrected"].append(c)
+            flags = {x: f for x, f in previous.flags.items() if x != c}
+            if c in before.flags:
+                flags[c] = before.flags[c]
+            previous = replace(previous, flags=flags)
+            history[-1] = previous
+    return previous
+
+
+def follow_game(game_dir: Path, args_turns: bool = True, defer: str = "none") -> dict[str, Any]:
     truth_doc = json.loads((game_dir / "game.json").read_text())
     record = GameRecord.from_json(truth_doc["record"])
     truth_states = list(record.states())
     shots = [int(n) for n in truth_doc["shots"]]
     readings: list[dict[str, Any]] = []
     recorded: State | None = None
+    history: list[State] = []  # the recorded position after each reading (corrections included)
+    pending: dict[str, Any] = {}  # colour -> the provisional spot the last reading recorded
     for k, n in enumerate(shots):
         scene = game_dir / f"scene_{k:03d}"
         if not all((scene / f"{v}.jpg").exists() for v in VIEWS):
@@ -80,64 +111,117 @@ def follow_game(game_dir: Path, args_turns: bool = True) -> dict[str, Any]:
             state = setup_position(read, truth.owners != {c: c for c in truth.colors}) if trusted else read
             right = state.to_json() == truth.to_json()
             recorded = state if trusted else truth  # else the player starts from the set-up written down
+            history.append(recorded)
             readings.append({"scene": scene.name, "turns": 0, "trusted": trusted, "right": right,
                              "recorded_right": _same(recorded, truth), "typed": not trusted,
                              "cpu_s": round(time.process_time() - t0, 3)})
             continue
+        before = truth_states[shots[k - 1]]
         previous = recorded
+        info: dict[str, Any] = {"pending": sorted(pending), "pending_settled_by_pictures": [],
+                                "pending_asked": [], "pending_corrected": [], "pending_settled_wrong": [],
+                                "pending_checks": {}}
+
         try:
             res = score_images(pics, spec, cam, previous, turns_played=n - shots[k - 1] if args_turns else None)
         except ImageRejectedError as exc:  # the player would take the picture again; here: types the turns
-            if _same(previous, truth_states[shots[k - 1]]):
+            previous = _ask_pending(sorted(pending), previous, before, info, history)  # 'follow play' asks first
+            pending = {}
+            if _same(previous, before):
                 recorded = truth
+            history.append(recorded)
             readings.append({"scene": scene.name, "turns": n - shots[k - 1], "trusted": False, "right": False,
                              "flags_settled": False, "recorded_right": _same(recorded, truth), "typed": True,
                              "recorded_wrong_here": False, "errors": ["rejected"], "rejected": str(exc),
+                             "questions": len(info["pending_asked"]), **info,
                              "cpu_s": round(time.process_time() - t0, 3)})
             continue
+        if pending:
+            # the provisional flags of the last reading, read again from these pictures
+            checks = recheck_flags(res, pics, sorted(pending), previous)
+            # each check's verdict, the test that decided it, and whether the provisional flag was right
+            info["pending_checks"] = {c: [ch.verdict, ch.check, previous.flags.get(c) == before.flags.get(c)]
+                                      for c, ch in checks.items()}
+            settled = [c for c, ch in checks.items() if ch.verdict == "settled"]
+            info["pending_settled_by_pictures"] = settled
+            info["pending_settled_wrong"] = [c for c in settled if previous.flags.get(c) != before.flags.get(c)]
+            previous = _ask_pending([c for c in sorted(pending) if c not in settled], previous, before, info, history)
+            if info["pending_corrected"]:  # the record corrected: the pictures are read again against it
+                res = score_images(pics, spec, cam, previous, turns_played=n - shots[k - 1] if args_turns else None)
+            pending = {}
         right = _same(res.state, truth)
         read, answered = res.state, []
         unsettled = None if res.trusted else unsettled_flags(res.problems, res.uncertain_flags)
         # a trusted reading's flags it could not make out for sure: the player confirms them (or corrects them)
         confirm = flags_to_confirm(res.trusted, res.uncertain_flags, previous, res.state)
-        if unsettled or confirm:  # the player says where those flags stand (follow turn asks; here: the truth's)
+        cands = _defer_candidates(defer, res, unsettled, confirm)
+        expected = n - shots[k - 1]
+        first = judge(previous, res.turns, read, res.trusted, unsettled, [], expected, confirm=confirm,
+                      deferred=cands)
+        said = [c for c in unsettled or confirm if c not in first.provisional]
+        if said:  # the player says where those flags stand (follow turn asks; here: the truth's)
             # (not when the truth's spot is no legal spot in the position read: its blocks are wrong)
             with contextlib.suppress(BoardsideInputError):
-                said = unsettled or confirm
                 read, answered = settle_flags(res.state, {c: truth.flags.get(c) for c in said}), said
         # the player said how often the pictures are taken (follow start --every): the turns since
-        verdict = judge(previous, res.turns, read, res.trusted, unsettled, answered, n - shots[k - 1],
-                        confirm=confirm)
-        turns, miscount, ok, settled = verdict.turns, verdict.miscount, verdict.recordable, verdict.settled
+        verdict = judge(previous, res.turns, read, res.trusted, unsettled, answered, expected,
+                        confirm=confirm, deferred=cands)
+        turns, miscount, ok, settled_ = verdict.turns, verdict.miscount, verdict.recordable, verdict.settled
         typed = False
+        if not ok and info["pending_settled_by_pictures"]:
+            # a reading not recorded settles nothing: 'follow play' (or the next try) asks for those flags
+            previous = _ask_pending(info["pending_settled_by_pictures"], previous, before, info, history)
+            info["pending_settled_by_pictures"], info["pending_settled_wrong"] = [], []
         if ok:
+            recorded = previous
             for t in turns:
                 recorded = recorded.apply(t)
-        elif _same(previous, truth_states[shots[k - 1]]):
+            pending = {c: recorded.flags.get(c) for c in verdict.provisional}
+        elif _same(previous, before):
             recorded, typed = truth, True  # the player types the turns the camera could not settle
+        else:
+            recorded = previous
+        history.append(recorded)
+        questions = len(info["pending_asked"]) + (len(answered) if ok else 0)
         readings.append({"scene": scene.name, "turns": n - shots[k - 1], "trusted": res.trusted, "right": right,
-                         "flags_settled": settled and ok, "recorded_right": _same(recorded, truth), "typed": typed,
+                         "flags_settled": settled_ and ok, "recorded_right": _same(recorded, truth), "typed": typed,
                          "miscounted": miscount is not None,
-                         "recorded_wrong_here": (_same(previous, truth_states[shots[k - 1]])
-                                                 and not _same(recorded, truth)),
+                         "recorded_wrong_here": (_same(previous, before) and not _same(recorded, truth)
+                                                 and not (set(_diff_flags(recorded, truth)) <= set(pending)
+                                                          and recorded.blocks == truth.blocks)),
                          "errors": sorted({p.code for p in res.problems if p.severity == "error"}),
                          "where": sorted({f"{p.code}: {p.where}" for p in res.problems if p.severity == "error"}),
                          "blocks_right": res.state.blocks == truth.blocks,
                          # the flags the player was asked about, and those of them the reading had right
-                         "flags_asked": unsettled or [],
-                         "asked_but_read_right": [c for c in unsettled or []
-                                                  if res.state.flags.get(c) == truth.flags.get(c)],
+                         "flags_asked": [c for c in unsettled or [] if c in answered],
+                         "asked_but_read_right": [c for c in unsettled or [] if c in answered
+                                                  and res.state.flags.get(c) == truth.flags.get(c)],
                          # a trusted reading's flags the player confirmed, and those the reading had wrong
-                         "flags_confirmed": confirm if ok else [],
-                         "confirmed_but_read_wrong": [c for c in confirm if ok
+                         "flags_confirmed": [c for c in confirm if c in answered] if ok else [],
+                         "confirmed_but_read_wrong": [c for c in confirm if ok and c in answered
                                                       and res.state.flags.get(c) != truth.flags.get(c)],
+                         # flags recorded provisionally (checked at the next reading), and those read wrong
+                         "provisional": sorted(pending),
+                         "provisional_wrong": sorted(c for c in pending if pending[c] != truth.flags.get(c)),
+                         "questions": questions + (1 if typed else 0),
+                         **info,
                          "cpu_s": round(time.process_time() - t0, 3)})
-    final_right = recorded is not None and len(readings) == len(shots) and _same(recorded, truth_states[-1])
+    # every position recorded, as it stands once the provisional flags were settled, against the truth's
+    wrong_positions = [readings[i]["scene"] for i, st in enumerate(history[:len(readings)])
+                       if not _same(st, truth_states[shots[i]]) and not readings[i]["typed"]
+                       and not (i + 1 == len(history) and pending)]
+    final_right = (recorded is not None and len(readings) == len(shots) and _same(recorded, truth_states[-1])
+                   and not pending)
     return {"game": game_dir.name, "players": truth_doc["players"], "every": truth_doc["every"],
             "positions": len(shots), "read": len(readings), "readings": readings,
             "final_record_right": final_right,
+            "positions_recorded_wrong": wrong_positions,
             "final_sheet_right": final_right and recorded is not None
             and recorded.side_scores() == truth_states[-1].side_scores()}
+
+
+def _diff_flags(a: State, b: State) -> list[str]:
+    return sorted(c for c in set(a.flags) | set(b.flags) if a.flags.get(c) != b.flags.get(c))
 
 
 def main() -> None:
@@ -146,15 +230,22 @@ def main() -> None:
                     help="directory of followed games (default: the bundled fixtures/ctrl_followed)")
     ap.add_argument("--any-turns", action="store_true", help="read each position as any number of turns (as "
                     "'follow start --every any'), not the number played")
+    ap.add_argument("--defer", choices=("none", "confirm", "all"), default="all",
+                    help="which unsure flags are recorded provisionally and checked at the next reading instead of "
+                    "asked at once (as 'follow turn' does: 'all'; 'confirm': only a trusted reading's flags to "
+                    "confirm; 'none': as before session 10)")
+    ap.add_argument("--only", default="", help="comma-separated game names to follow (default: all)")
     args = ap.parse_args()
     root = Path(args.games)
     games = sorted(d for d in root.iterdir() if (d / "game.json").exists()) if root.is_dir() else []
+    if args.only:
+        games = [g for g in games if g.name in args.only.split(",")]
     if not games:
         raise SystemExit(f"no followed games under {str(root)!r} (render one with 'boardside fixtures "
                          "render-followed')")
     results = []
     for g in games:
-        r = follow_game(g, not args.any_turns)
+        r = follow_game(g, not args.any_turns, args.defer)
         results.append(r)
         for x in r["readings"]:
             print(json.dumps({"game": r["game"], **x}), flush=True)
@@ -179,10 +270,21 @@ def main() -> None:
         "trusted_readings_with_flags_to_confirm": sum(bool(x.get("flags_confirmed")) for x in later),
         "flag_confirmations": sum(len(x.get("flags_confirmed", [])) for x in later),
         "confirmations_that_corrected_a_flag": sum(len(x.get("confirmed_but_read_wrong", [])) for x in later),
-        "recorded_without_a_question_share": round(sum(x["trusted"] and not x.get("flags_confirmed")
-                                                       and not x["typed"] and x["recorded_right"]
-                                                       for x in later) / n, 3),
+        "recorded_without_a_question_share": round(sum(not x.get("questions") and not x["typed"]
+                                                       and x["recorded_right"] for x in later) / n, 3),
         "typed_by_the_player": sum(x["typed"] for x in later),
+        "defer": args.defer,
+        # every question the player answered (flags said, confirmed, provisional flags asked; a typed reading 1)
+        "questions": sum(x.get("questions", 0) for x in later),
+        "questions_per_reading": round(sum(x.get("questions", 0) for x in later) / n, 3),
+        "readings_with_a_question": sum(x.get("questions", 0) > 0 for x in later),
+        "flags_recorded_provisionally": sum(len(x.get("provisional", [])) for x in later),
+        "provisional_flags_read_wrong": sum(len(x.get("provisional_wrong", [])) for x in later),
+        "provisional_settled_by_next_pictures": sum(len(x.get("pending_settled_by_pictures", [])) for x in later),
+        "provisional_asked_at_next_reading": sum(len(x.get("pending_asked", [])) for x in later),
+        "provisional_corrected": sum(len(x.get("pending_corrected", [])) for x in later),
+        "provisional_settled_wrong": sum(len(x.get("pending_settled_wrong", [])) for x in later),
+        "positions_recorded_wrong": sum(len(r["positions_recorded_wrong"]) for r in results),
         "pictures_rejected": sum("rejected" in x for x in later),
         "read_right_share": round(sum(x["right"] for x in later) / n, 3),
         "games_with_final_sheet_right": sum(r["final_sheet_right"] for r in results),

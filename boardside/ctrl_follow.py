@@ -21,6 +21,7 @@ from typing import Any
 from boardside.io import read_json, write_json
 from engine.core import IllegalMoveError, InvalidStateError
 from engine.ctrl import FlagSpot, GameRecord, State, Turn
+from engine.ctrl.record import with_final_flags
 from engine.errors import BoardsideInputError
 
 FOLLOW_FORMAT = 1
@@ -38,7 +39,13 @@ def _now() -> str:
 
 @dataclass(frozen=True)
 class Reading:
-    """One set of pictures read into the record: ``turns`` whole turns (0 for the set-up)."""
+    """One set of pictures read into the record: ``turns`` whole turns (0 for the set-up).
+
+    ``provisional``: the colours whose flag this reading recorded without its being made out for sure
+    or confirmed -- the next reading's pictures check it again (:func:`defer_flags`); ``resolved``: how
+    this reading settled the provisional flags of the reading before it (colour -> "pictures", "player",
+    "corrected by the player (was X,Y,Z DIR)" or "accepted by the player (--accept)").  Both are empty in
+    files written before session 10, which load as they were."""
 
     turns: int
     pictures: tuple[str, ...]
@@ -46,18 +53,30 @@ class Reading:
     accepted: str  # "trusted" or "by the player (--accept)" or "set-up"
     problems: tuple[str, ...] = ()  # the reading's error codes (what made it untrusted)
     at: str = field(default_factory=_now)
+    provisional: tuple[str, ...] = ()
+    resolved: tuple[tuple[str, str], ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        return {"turns": self.turns, "pictures": list(self.pictures), "trusted": self.trusted,
-                "accepted": self.accepted, "problems": list(self.problems), "at": self.at}
+        doc: dict[str, Any] = {"turns": self.turns, "pictures": list(self.pictures), "trusted": self.trusted,
+                               "accepted": self.accepted, "problems": list(self.problems), "at": self.at}
+        if self.provisional:
+            doc["provisional"] = list(self.provisional)
+        if self.resolved:
+            doc["resolved"] = dict(self.resolved)
+        return doc
 
     @classmethod
     def from_json(cls, doc: Any, where: str) -> Reading:
         try:
             turns = int(doc["turns"])
             pictures = tuple(str(p) for p in doc.get("pictures", []))
+            provisional = doc.get("provisional", [])
+            resolved = doc.get("resolved", {})
+            if not isinstance(provisional, list) or not isinstance(resolved, dict):
+                raise TypeError
             return cls(turns, pictures, bool(doc.get("trusted", False)), str(doc.get("accepted", "")),
-                       tuple(str(p) for p in doc.get("problems", [])), str(doc.get("at", "")))
+                       tuple(str(p) for p in doc.get("problems", [])), str(doc.get("at", "")),
+                       tuple(str(c) for c in provisional), tuple((str(k), str(v)) for k, v in resolved.items()))
         except (KeyError, TypeError, ValueError, AttributeError):
             raise FollowFileError(f"{where}: a reading entry is malformed: {doc!r:.80}") from None
 
@@ -137,6 +156,40 @@ class FollowedGame:
         self.readings.append(reading)
         return state
 
+    @property
+    def provisional(self) -> dict[str, FlagSpot]:
+        """The flags recorded provisionally and not yet checked: those the last reading left provisional
+        (the next reading settles each, by its pictures or by the player; a game is never finished on one)."""
+        if not self.readings:
+            return {}
+        flags = self.state.flags
+        return {c: flags[c] for c in self.readings[-1].provisional if c in flags}
+
+    def correct_flag(self, color: str, spot: FlagSpot | None) -> None:
+        """Put ``color``'s provisional flag where the player says it stands: the record's last turn of that
+        colour (the one that plugged it) plugs it there instead (checked: the turns after it must stay legal)."""
+        if color not in self.provisional:
+            raise FollowFileError(f"the {color} flag is not provisional in this game")
+        states = list(self.record.states())
+        last = max((i for i, st in enumerate(states[:-1]) if st.to_move == color), default=None)
+        if last is None:
+            raise FollowFileError(f"no recorded turn of {color} plugged its flag")
+        flags: dict[str, FlagSpot] = {k: v for k, v in self.state.flags.items() if k != color}
+        if spot is not None:
+            flags[color] = spot
+        try:
+            self.record.turns[last:] = with_final_flags(states[last], self.record.turns[last:], flags)
+        except IllegalMoveError as exc:
+            raise BoardsideInputError(f"the {color} flag cannot stand at {spot}: {exc}") from None
+
+    def note_confirmed(self, resolved: dict[str, str]) -> None:
+        """Provisional flags the player confirmed or corrected (:meth:`correct_flag`) without a reading being
+        recorded: kept as a reading of no turn, so they are not provisional any more (``undo`` takes it back);
+        the other provisional flags stay provisional."""
+        still = tuple(c for c in self.provisional if c not in resolved)
+        self.readings.append(Reading(0, (), True, "flags confirmed by the player", provisional=still,
+                                     resolved=tuple(sorted(resolved.items()))))
+
     def undo(self) -> Reading:
         """Take back the last reading (not the set-up); what it removed is kept under ``undone``."""
         if len(self.readings) <= 1:
@@ -191,8 +244,6 @@ def turns_read(previous: State, turn_texts: Sequence[str], state: State) -> tupl
     colour's last flag plug is moved to where the reading put the flag
     (:func:`engine.ctrl.record.with_final_flags`).  Returns the turns and, when that cannot be done
     (a flag the rules would not let that turn plug there), the turns as chosen and the reason."""
-    from engine.ctrl.record import with_final_flags
-
     turns = [Turn.parse(t) for t in turn_texts]
     try:
         return with_final_flags(previous, turns, state.flags), None
@@ -236,6 +287,57 @@ def flags_to_confirm(trusted: bool, uncertain: Sequence[str], previous: State, r
 
     return sorted(c for c in set(uncertain) if count(read, c) > count(previous, c)
                   or read.flags.get(c) != previous.flags.get(c))
+
+
+#: Flags of a reading NOT TRUSTED only because of them (``flag-ambiguous``: read at a spot, but another is
+#: nearly as likely) may be recorded provisionally too, not only a trusted reading's flags to confirm.
+DEFER_UNSETTLED = True
+
+
+def deferrable_flags(problems: Sequence[Any], unsettled: Sequence[str] | None, confirm: Sequence[str],
+                     read: State) -> list[str]:
+    """The flags a reading would rather record provisionally than ask about now (:func:`defer_flags` says
+    whether the game allows it): a trusted reading's flags to confirm (:func:`flags_to_confirm`) and, with
+    ``DEFER_UNSETTLED``, the unsettled flags (:func:`unsettled_flags`) the reading put somewhere -- not a
+    ``flag-missing`` one, which no picture placed."""
+    missing = {p.where.split()[0] for p in problems if p.severity == "error" and p.code == "flag-missing"}
+    more = [c for c in unsettled or () if c in read.flags and c not in missing] if DEFER_UNSETTLED else []
+    return sorted(set(confirm) | set(more))
+
+
+def turn_movers(previous: State, turn_texts: Sequence[str]) -> list[str]:
+    """The colours that play the turns ``turn_texts`` from ``previous`` (whose flags those turns lift and plug
+    again: rulebook "Game Turn" step 3), in turn order; as far as the turns are legal."""
+    colors: list[str] = []
+    state = previous
+    for text in turn_texts:
+        if state.to_move is None:
+            break
+        if state.to_move not in colors:
+            colors.append(state.to_move)
+        try:
+            state = state.apply(Turn.parse(text))
+        except ValueError:  # an illegal or malformed turn: the colours up to it
+            break
+    return colors
+
+
+def defer_flags(previous: State, turns: Sequence[Turn], colors: Sequence[str], expected: int | None) -> list[str]:
+    """Those of ``colors`` whose flag a reading may record *provisionally* -- checked again in the next
+    reading's pictures (:func:`vision.flag_recheck.recheck_flags`) instead of asking the player now: the
+    players take the pictures after every turn (``expected`` 1), the game goes on after ``turns`` (a final
+    score sheet never rests on a provisional flag) and the next turn is another colour's.  A flag is
+    lifted and plugged again only in its owner's turn (CTRL rulebook "Game Turn" step 3, a pass included:
+    docs/rules/ctrl.md "Flags"), so the next pictures show it where it stands now."""
+    if expected != 1 or not colors:
+        return []
+    try:
+        after = GameRecord(previous, list(turns)).final()
+    except IllegalMoveError:
+        return []
+    if after.is_terminal() or after.to_move is None:
+        return []
+    return sorted(c for c in set(colors) if c != after.to_move and c in after.flags)
 
 
 def parse_flag_answer(text: str) -> tuple[str, FlagSpot | None]:
@@ -314,22 +416,28 @@ class Verdict:
     settled: bool  # the player said where every unsettled flag stands
     recordable: bool  # trusted, settled by the player or accepted; turns read; none of the reasons above
     unconfirmed: tuple[str, ...] = ()  # trusted, but these flags (:func:`flags_to_confirm`) were not confirmed
+    provisional: tuple[str, ...] = ()  # recorded provisionally (:func:`defer_flags`), neither said nor confirmed
 
 
 def judge(previous: State, turn_texts: Sequence[str], read: State, trusted: bool, unsettled: Sequence[str] | None,
           answered: Sequence[str], expected: int | None, accept: bool = False,
-          confirm: Sequence[str] = ()) -> Verdict:
+          confirm: Sequence[str] = (), deferred: Sequence[str] = ()) -> Verdict:
     """Whether a reading with history is recorded: ``read`` is the position read with the player's flag
     answers (for the colours ``answered``) put in; ``unsettled`` is :func:`unsettled_flags` of it, and
     ``confirm`` :func:`flags_to_confirm` (a trusted reading is recorded once the player confirmed those
-    flags, or with ``accept``)."""
-    settled = unsettled is not None and all(c in answered for c in unsettled)
-    unconfirmed = () if accept else tuple(c for c in confirm if c not in answered)
+    flags, or with ``accept``).  ``deferred``: flags the caller would record provisionally
+    (:func:`defer_flags` of the turns read); they count as settled only where :func:`defer_flags` agrees."""
     turns, why = turns_read(previous, turn_texts, read)
+    provisional = tuple(c for c in defer_flags(previous, turns, deferred, expected) if c not in answered
+                        and c in read.flags) if why is None and not accept else ()
+    said = set(answered) | set(provisional)
+    settled = unsettled is not None and all(c in said for c in unsettled)
+    unconfirmed = () if accept else tuple(c for c in confirm if c not in said)
     miscount = turns_count_problem(turns, expected, previous) if why is None else None
     recordable = ((trusted and not unconfirmed) or accept or settled) and why is None and bool(turns) and (
         miscount is None or accept)
-    return Verdict(turns, why, miscount, settled, recordable, unconfirmed)
+    return Verdict(turns, why, miscount, settled, recordable, unconfirmed,
+                   tuple(c for c in provisional if c in (*confirm, *(unsettled or ()))))
 
 
 def start(path: Path, initial: State, reading: Reading, calibration: Path | None, mat: Path | None,
@@ -354,6 +462,8 @@ __all__ = [
     "FollowedGame",
     "Reading",
     "Verdict",
+    "defer_flags",
+    "deferrable_flags",
     "flags_to_confirm",
     "judge",
     "parse_flag_answer",
@@ -361,6 +471,7 @@ __all__ = [
     "settle_flags",
     "setup_position",
     "start",
+    "turn_movers",
     "turns_count_problem",
     "turns_read",
     "unsettled_flags",

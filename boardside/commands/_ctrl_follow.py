@@ -13,12 +13,14 @@ from boardside.ctrl_follow import (
     FollowedGame,
     FollowFileError,
     Reading,
+    deferrable_flags,
     flags_to_confirm,
     judge,
     parse_flag_answer,
     settle_flags,
     setup_position,
     start,
+    turn_movers,
     unsettled_flags,
 )
 from boardside.io import read_json
@@ -162,6 +164,8 @@ def turn_cmd(
                                    show_default=False),
     turns_played: int | None = typer.Option(None, "--turns", min=0, help="How many turns were played since the "
                                             "last reading (default: as 'follow start --every' said)."),
+    ask_now: bool = typer.Option(False, "--ask-now", help="Ask about the reading's unsure flags now instead of "
+                                 "recording them provisionally for the next reading's pictures to check."),
     accept: bool = ACCEPT_OPT,
     json_out: bool = JSON_OPT,
 ) -> None:
@@ -172,8 +176,13 @@ def turn_cmd(
     flag of a colour that played stands, and the sheet depends on it, the player confirms that flag
     first (asked in a terminal, or --flag).  A reading NOT TRUSTED only because the
     camera could not settle where some flags stand is recorded once the player says where they are
-    (asked in a terminal, or --flag).  Any other reading NOT TRUSTED is printed with its problems and not
-    recorded (exit 1) unless --accept.  The file is replaced only after a reading is recorded, so
+    (asked in a terminal, or --flag).  When the game is photographed after every turn and another
+    colour plays next, such a flag read at some spot is instead recorded PROVISIONALLY (unless
+    --ask-now): it cannot move before its owner plays again, so the next reading's pictures check it
+    and the player is asked only if they do not settle it (or contradict it: the record is then
+    corrected); 'follow confirm' settles it without pictures.  A game never ends on a provisional flag.
+    Any other reading NOT TRUSTED is printed with its problems and not recorded (exit 1) unless
+    --accept.  The file is replaced only after a reading is recorded, so
     Ctrl-C or a bad picture (exit 2) never loses a recorded turn.  A reading showing more or fewer turns
     than were played (see --every, --turns) is not recorded either."""
     import sys
@@ -194,40 +203,114 @@ def turn_cmd(
     expected = turns_played if turns_played is not None else followed.expected_turns()
     with err.status(f"reading {len(pics)} picture(s) against the recorded position ..."):
         res = score_images(pics, spec, cam, previous, turns_played=expected)
+    interactive = not json_out and not accept and sys.stdin.isatty()
+    # the flags the last reading recorded provisionally: these pictures show them again (unmoved: their
+    # owners have not played since), else the player says where they stand
+    pending = followed.provisional
+    resolved: dict[str, str] = {}
+    checks: dict[str, Any] = {}
+    if pending:
+        from vision.flag_recheck import recheck_flags
+
+        moved = sorted(set(pending) & set(turn_movers(previous, res.turns)))
+        if moved:
+            _stop(json_out, game, f"the {', '.join(moved)} flag(s) recorded provisionally at the last reading "
+                  "were moved by the turns these pictures show before they could be checked: say where they stood "
+                  f"with 'boardside ctrl follow confirm {game}' first, then run this again", res)
+        checks = recheck_flags(res, pics, sorted(pending), previous)
+        resolved = {c: "pictures" for c, ch in checks.items() if ch.verdict == "settled"}
+        left = []
+        for color in sorted(pending):
+            if color in resolved:
+                continue
+            if color in answers:
+                spot = answers[color]
+            elif interactive:
+                got = _ask_flag(previous, color, confirming=True, note=_pending_note(checks.get(color), pending[color]))
+                if got is None:
+                    left.append(color)
+                    continue
+                spot = got[0]
+            elif accept:
+                resolved[color] = "accepted by the player (--accept)"
+                continue
+            else:
+                left.append(color)
+                continue
+            if spot == pending[color]:
+                resolved[color] = "player"
+            else:
+                followed.correct_flag(color, spot)
+                resolved[color] = f"corrected by the player (was {str(pending[color])[5:]})"
+        if left:
+            _keep_resolved(followed, game, resolved)
+            notes = "; ".join(_pending_note(checks.get(c), pending[c]) for c in left)
+            options = " ".join(f"--flag {c}='{str(pending[c])[5:]}'" for c in left)
+            _stop(json_out, game, f"the last reading recorded the {', '.join(left)} flag(s) provisionally, and these "
+                  f"pictures do not settle them ({notes}): confirm ({options}) or give the spot with --flag "
+                  "COLOUR='X,Y,Z DIR' (or run this in a terminal to be asked)", res, {"provisional_unsettled": left})
+        if any(v.startswith("corrected") for v in resolved.values()):
+            previous = followed.state  # the record corrected: the pictures are read again against it
+            with err.status("reading the pictures again against the corrected position ..."):
+                res = score_images(pics, spec, cam, previous, turns_played=expected)
     unsettled = None if res.trusted else unsettled_flags(res.problems, res.uncertain_flags)
     confirm = flags_to_confirm(res.trusted, res.uncertain_flags, previous, res.state)
+    deferrable = [] if ask_now else deferrable_flags(res.problems, unsettled, confirm, res.state)
     read = settle_flags(res.state, answers) if answers else res.state
     if not json_out:
         report_scene(res, pics, annotate, json_out, previous)
-    interactive = not json_out and not accept and sys.stdin.isatty()
-    ask = [c for c in unsettled or confirm if c not in answers] if interactive else []
+        for color, ch in checks.items():
+            out.print(f"the {color} flag recorded provisionally at {str(pending[color])[5:]}: "
+                      + ("these pictures settle it" if ch.verdict == "settled" else _pending_note(ch, pending[color])))
+    first = judge(previous, res.turns, read, res.trusted, unsettled, list(answers), expected, accept, confirm,
+                  deferrable)
+    ask = ([c for c in unsettled or confirm if c not in answers and c not in first.provisional]
+           if interactive else [])
     for color in ask:
         answer = _ask_flag(read, color, confirming=color in confirm)
         if answer is None:
             break
         answers[color] = answer[0]
         read = settle_flags(read, {color: answer[0]})
-    verdict = judge(previous, res.turns, read, res.trusted, unsettled, list(answers), expected, accept, confirm)
+    verdict = judge(previous, res.turns, read, res.trusted, unsettled, list(answers), expected, accept, confirm,
+                    deferrable)
     turns, why, miscount, record = verdict.turns, verdict.why, verdict.miscount, verdict.recordable
-    how = ("trusted" if res.trusted and not answers else "trusted, flags confirmed by the player" if res.trusted
-           else "flags settled by the player" if answers else "by the player (--accept)")
+    said_now = [c for c in answers if c not in pending or c in (unsettled or confirm)]
+    parts = ([("flags confirmed" if res.trusted else "flags settled") + " by the player"] if said_now else []) + (
+        ["flags recorded provisionally"] if verdict.provisional else [])
+    how = (", ".join(["trusted", *parts]) if res.trusted else " and ".join(parts) if parts
+           else "by the player (--accept)")
     if record:
         after = followed.add(turns, Reading(len(turns), tuple(name for name, _ in pics), res.trusted, how,
-                                            tuple(sorted({p.code for p in res.problems if p.severity == "error"}))))
+                                            tuple(sorted({p.code for p in res.problems if p.severity == "error"})),
+                                            provisional=verdict.provisional, resolved=tuple(sorted(resolved.items()))))
         followed.save(game)
+    else:
+        _keep_resolved(followed, game, resolved)
     code = 0 if record or (not turns and res.trusted) else 1
     if json_out:
         report_scene(res, pics, annotate, json_out, previous, {
             "recorded": record, "game": str(game), "turns_recorded": [str(t) for t in turns] if record else [],
-            "turns_in_record": len(followed.record.turns), "flags_settled_by_player": sorted(answers),
+            "turns_in_record": len(followed.record.turns), "flags_settled_by_player": sorted(said_now),
             "unsettled_flags": unsettled or [], "flags_to_confirm": confirm,
             "flags_unconfirmed": list(verdict.unconfirmed), "turns_expected": expected,
-            "turns_count_problem": miscount})
+            "turns_count_problem": miscount,
+            "flags_provisional": {c: str(read.flags[c])[5:] for c in verdict.provisional} if record else {},
+            "provisional_checked": {c: {"verdict": ch.verdict, "recorded": str(ch.recorded)[5:],
+                                        "read": str(ch.spot)[5:] if ch.spot else None, "why": ch.why}
+                                    for c, ch in checks.items()},
+            "provisional_resolved": resolved})
         raise typer.Exit(code)
     if record:
-        if answers:
+        if said_now:
             print_score(after, "CTRL score sheet with the flags as you said")
+        elif any(v.startswith("corrected") for v in resolved.values()):
+            print_score(after, "CTRL score sheet with the corrected flags")
         out.print(f"recorded {len(turns)} turn(s) in {game} ({len(followed.record.turns)} in all)")
+        for color in verdict.provisional:
+            out.print(f"[yellow]provisional:[/] the {color} flag is recorded at {str(after.flags[color])[5:]}, but the "
+                      "camera could not make it out for sure; the next reading's pictures check it again (it cannot "
+                      f"move before {color} plays), or say where it stands now: boardside ctrl follow confirm {game}")
         out.print("the game is over: the score sheet above is the final one" if after.is_terminal()
                   else f"next to play: {after.to_move}")
     elif not turns:
@@ -253,15 +336,52 @@ def turn_cmd(
     raise typer.Exit(code)
 
 
-def _ask_flag(state: Any, color: str, confirming: bool = False) -> tuple[Any] | None:
+def _pending_note(check: Any, recorded: Any) -> str:
+    """Why a provisional flag is asked about again (``check``: its :class:`vision.flag_recheck.FlagRecheck`)."""
+    if check is None:
+        return f"recorded at {str(recorded)[5:]}"
+    if check.verdict == "contradicted":
+        return f"these pictures put it at {str(check.spot)[5:]} instead ({check.why})"
+    if check.verdict == "settled":
+        return "these pictures settle it"
+    return f"these pictures still do not make it out for sure ({check.why})"
+
+
+def _keep_resolved(followed: FollowedGame, game: Path, resolved: dict[str, str]) -> None:
+    """Provisional flags the player confirmed or corrected, while the reading itself is not recorded: kept as
+    a reading of no turn (so the player is not asked again; 'follow undo' takes it back)."""
+    said = {c: how for c, how in resolved.items() if how != "pictures"}
+    if said:
+        followed.note_confirmed(said)
+        followed.save(game)
+
+
+def _stop(json_out: bool, game: Path, message: str, res: Any, extra: dict[str, Any] | None = None) -> None:
+    """Nothing recorded: say why (exit 1)."""
+    from boardside.commands.ctrl import out
+    from boardside.io import emit_json
+
+    if json_out:
+        emit_json({"recorded": False, "game": str(game), "turns_read": list(res.turns), "why": message,
+                   **(extra or {})})
+    else:
+        out.print(f"[red]not recorded:[/] {message}")
+    raise typer.Exit(1)
+
+
+def _ask_flag(state: Any, color: str, confirming: bool = False, note: str | None = None) -> tuple[Any] | None:
     """Ask the player where ``color``'s flag stands among its legal spots (``None``: no answer);
-    ``confirming``: the reading is trusted and put it somewhere, but not for sure."""
+    ``confirming``: the reading is trusted and put it somewhere, but not for sure; ``note``: the flag was
+    recorded provisionally at the last reading, and why it is asked about now."""
     from boardside.commands.ctrl import out
 
     spots = state.flag_spots(color)
     current = state.flags.get(color)
     spots.sort(key=lambda s: s != current)
-    if confirming and current is not None:
+    if note is not None and current is not None:
+        out.print(f"the last reading recorded the {color} flag provisionally at {str(current)[5:]}; {note}. "
+                  "Please check the table. Its legal spots:")
+    elif confirming and current is not None:
         out.print(f"the reading put the {color} flag at {str(current)[5:]} but could not make it out for sure, and "
                   "the score sheet depends on it; please check the table. Its legal spots:")
     else:
@@ -307,11 +427,80 @@ def play_cmd(
     from boardside.commands.ctrl import out
 
     followed = FollowedGame.load(game)
+    if followed.provisional:
+        raise FollowFileError(f"the {', '.join(followed.provisional)} flag(s) of the last reading are recorded "
+                              "provisionally: say where they stand first with "
+                              f"'boardside ctrl follow confirm {game}' (typed turns may depend on them)")
     parsed = [Turn.parse(t) for t in turns]
     after = followed.add(parsed, Reading(len(parsed), (), False, "typed by the player"))
     followed.save(game)
     out.print(f"recorded {len(parsed)} typed turn(s) in {game} ({len(followed.record.turns)} in all); "
               + ("the game is over" if after.is_terminal() else f"next to play: {after.to_move}"))
+
+
+@follow_app.command("confirm")
+def confirm_cmd(
+    game: Path = GAME_ARG,
+    flag: list[str] = typer.Option(None, "--flag", help="Where a provisional flag stands: 'pink=3,2,1 +y' (repeat "
+                                   "for more colours); in a terminal you are asked instead.", show_default=False),
+    json_out: bool = JSON_OPT,
+) -> None:
+    """Say where the flags the last reading recorded provisionally stand, without new pictures.
+
+    A reading may record a flag the camera could not make out for sure provisionally: the next reading's
+    pictures check it again.  Confirm (or correct) it here instead -- before typing turns with 'follow
+    play', or whenever you like.  A correction changes the last reading's turns (checked against the rules)."""
+    import sys
+
+    from boardside.commands.ctrl import out, print_score
+    from boardside.io import emit_json
+
+    followed = FollowedGame.load(game)
+    pending = followed.provisional
+    answers = dict(parse_flag_answer(t) for t in flag or [])
+    stray = sorted(set(answers) - set(pending))
+    if stray:
+        raise BoardsideInputError(f"--flag {stray[0]}: the {stray[0]} flag is not provisional (provisional: "
+                                  f"{', '.join(pending) or 'none'})")
+    if not pending:
+        if json_out:
+            emit_json({"provisional": {}, "resolved": {}})
+        else:
+            out.print("no flag is recorded provisionally: nothing to confirm")
+        return
+    interactive = not json_out and sys.stdin.isatty()
+    resolved: dict[str, str] = {}
+    for color, spot in pending.items():
+        if color not in answers and interactive:
+            got = _ask_flag(followed.state, color, confirming=True, note="the camera could not make it out for sure")
+            if got is not None:
+                answers[color] = got[0]
+        if color not in answers:
+            continue
+        if answers[color] == spot:
+            resolved[color] = "player"
+        else:
+            followed.correct_flag(color, answers[color])
+            resolved[color] = f"corrected by the player (was {str(spot)[5:]})"
+    left = [c for c in pending if c not in resolved]
+    if left:
+        if json_out:
+            emit_json({"provisional": {c: str(s)[5:] for c, s in pending.items()}, "resolved": {},
+                       "unanswered": left})
+        else:
+            out.print(f"[red]nothing recorded:[/] say where the {', '.join(left)} flag(s) stand with --flag "
+                      "COLOUR='X,Y,Z DIR' (or run this in a terminal to be asked)")
+        raise typer.Exit(1)
+    followed.note_confirmed(resolved)
+    followed.save(game)
+    if json_out:
+        emit_json({"provisional": {c: str(s)[5:] for c, s in pending.items()}, "resolved": resolved,
+                   "state": followed.state.to_json()})
+        return
+    for color, how in resolved.items():
+        out.print(f"the {color} flag: " + ("confirmed" if how == "player" else how))
+    if any(v.startswith("corrected") for v in resolved.values()):
+        print_score(followed.state, "CTRL score sheet with the corrected flags")
 
 
 @follow_app.command("show")
@@ -325,17 +514,26 @@ def show_cmd(game: Path = GAME_ARG, json_out: bool = JSON_OPT) -> None:
     if json_out:
         emit_json({**score_json(state), "state": state.to_json(), "terminal": state.is_terminal(),
                    "turns": [str(t) for t in followed.record.turns],
+                   "provisional_flags": {c: str(s)[5:] for c, s in followed.provisional.items()},
                    "readings": [r.to_json() for r in followed.readings]})
         return
     table = Table(title=f"readings of {game}")
-    for col in ("#", "turns", "pictures", "trusted", "recorded", "problems", "at"):
+    for col in ("#", "turns", "pictures", "trusted", "recorded", "problems", "flags", "at"):
         table.add_column(col)
     for i, r in enumerate(followed.readings):
+        flags = [f"{c} provisional" for c in r.provisional] + [
+            f"{c} {'settled by the next pictures' if how == 'pictures' else 'confirmed' if how == 'player' else how}"
+            for c, how in r.resolved]
         table.add_row(str(i), str(r.turns), str(len(r.pictures)), "yes" if r.trusted else "no", r.accepted,
-                      ", ".join(r.problems), r.at.replace("T", " ")[:16])
+                      ", ".join(r.problems), "; ".join(flags), r.at.replace("T", " ")[:16])
     out.print(table)
+    pending = followed.provisional
     print_score(state, "CTRL score sheet (recorded position)" + ("" if state.is_terminal() else
-                                                                 " (game not finished)"))
+                                                                 " (game not finished)")
+                + (" (PROVISIONAL flags)" if pending else ""))
+    for color, spot in pending.items():
+        out.print(f"[yellow]provisional:[/] the {color} flag at {str(spot)[5:]} is not confirmed yet: the next "
+                  f"reading's pictures check it, or 'boardside ctrl follow confirm {game}'")
     if not state.is_terminal():
         out.print(f"next to play: {state.to_move}")
 

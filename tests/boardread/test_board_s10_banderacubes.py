@@ -1,0 +1,77 @@
+"""Session 10, Captura la Bandera: an upper cube of another colour seen where a single cube's top would be
+(docs/boards_vision.md, "Session 10: Bandera stacks"). Rendered pictures (SIMULATED photographs, development renders
+committed in tests/boardread/data/bandera_dev/, README there), each read with the setting on and off; each test fails
+with ``upper_colour`` off in ``config_for`` (its first assertions)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+
+from tests.boardread.test_board_round7_bandera import _read
+from vision.board_classify import config_for
+
+DATA = Path(__file__).resolve().parent / "data" / "bandera_dev"
+
+
+def _cubes(name: str) -> dict[tuple[int, int], int]:
+    doc = json.loads((DATA / f"{name}.json").read_text())
+    return {(int(b["x"]), int(b["y"])): int(b["cubes"]) for b in doc["state"]["board"]}
+
+
+def test_a_grey_black_upper_cube_on_an_orange_one_makes_a_tower() -> None:
+    """Render s10c_bp_003 (6, 3): a grey-black cube on an orange one, in cold light. The probes over the black cube
+    take its grey for a shadow on the paper: one cube. The orange face's chroma is high, the top's rim (where the
+    camera sees the black cube's faces) grey: with ``upper_colour`` two cubes; nothing else changes."""
+    cfg = config_for("bandera")
+    assert cfg.upper_colour > 0
+    on = _read("s10c_bp_003")
+    off = _read("s10c_bp_003", replace(cfg, upper_colour=0.0))
+    assert _cubes("s10c_bp_003")[(6, 3)] == 2
+    assert off[(6, 3)].kind == "cube", off[(6, 3)]
+    assert on[(6, 3)].kind == "tower2" and on[(6, 3)].cubes == 2, on[(6, 3)]
+    rest = [k for k in on if k[:2] != (6, 3)]
+    assert {k: (on[k].kind, on[k].cubes) for k in rest} == {k: (off[k].kind, off[k].cubes) for k in rest}
+
+
+def test_an_ivory_upper_cube_makes_the_royal_tower_it_is() -> None:
+    """Render s10c_b3_017 (9, 0): red's royal tower, an ivory cube on an orange one, read as one plain cube (the
+    ivory cube matches the paper; its flag is not looked for on a cube read so surely single). With
+    ``upper_colour`` it is two cubes, and its flag makes it red's royal tower; nothing else changes."""
+    cfg = config_for("bandera")
+    on = _read("s10c_b3_017")
+    off = _read("s10c_b3_017", replace(cfg, upper_colour=0.0))
+    assert off[(9, 0)].kind == "cube", off[(9, 0)]
+    assert on[(9, 0)].kind == "royal_tower" and on[(9, 0)].colour == "red", on[(9, 0)]
+    rest = [k for k in on if k[:2] != (9, 0)]
+    assert {k: (on[k].kind, on[k].cubes) for k in rest} == {k: (off[k].kind, off[k].cubes) for k in rest}
+
+
+def test_upper_faces_of_a_single_cube_share_its_colour() -> None:
+    """``_upper_faces`` on the single cubes the reader finds in s10c_bp_003 (no tower among them but (6, 3)): every
+    truly single cube whose face is colourful keeps at least half its chroma on its top's rim."""
+    from vision import board_classify as bc
+
+    found: dict[tuple[int, int], tuple[float, float]] = {}
+    orig = bc._upper_faces
+
+    def spy(sc: object, sites: list[bc.Site], idx: np.ndarray, *a: object) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        lab_f, lab_t, share = orig(sc, sites, idx, *a)  # type: ignore[arg-type]
+        for j, i in enumerate(idx):
+            key = (int(sites[int(i)].key[0]), int(sites[int(i)].key[1]))
+            found[key] = (float(np.hypot(lab_f[j, 1], lab_f[j, 2])), float(np.hypot(lab_t[j, 1], lab_t[j, 2])))
+        return lab_f, lab_t, share
+
+    bc._upper_faces = spy  # type: ignore[assignment]
+    try:
+        _read("s10c_bp_003")
+    finally:
+        bc._upper_faces = orig  # type: ignore[assignment]
+    truth = _cubes("s10c_bp_003")
+    singles = {k: v for k, v in found.items() if truth.get(k) == 1 and v[0] >= 20.0}
+    assert singles, found
+    assert all(c_t >= 0.5 * c_f for c_f, c_t in singles.values()), singles
+    assert found[(6, 3)][1] < 0.5 * found[(6, 3)][0], found[(6, 3)]

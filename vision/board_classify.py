@@ -208,6 +208,11 @@ class ClassifyBoardConfig:
     # height's "two cubes" (``socket_height``) is taken at any view angle, also on a cube the sockets have just
     # found: near 45 degrees a tower's side socket may look like one cube's top socket, never the reverse (an upper
     # cube of ivory or grey-black against the paper or the table gives the probes no piece)
+    socket_pair: float = 0.0  # Bandera (> 0: on): a site read empty whose single cube's top shows a socket this dark
+    # (L* under its ring), darker by ``socket_pair_print`` than the print behind it explains, and one side face (of
+    # either cube) a socket (``socket_side``, on a ring of interquartile range under ``socket_pair_ring``) holds a cube
+    socket_pair_print: float = 8.0
+    socket_pair_ring: float = 16.0
     upper_colour: float = 0.0  # Bandera (> 0: on): a single cube whose face towards the camera shows this chroma or
     # more while its top's rim shows under ``upper_colour_ratio`` x that is two cubes (the upper one of another,
     # paler or greyer, colour: the camera sees it where the lower cube's top would be)
@@ -376,6 +381,9 @@ def bandera_rails_for(seen: Collection[str]) -> dict[str, frozenset[tuple[int, i
 #: Bandera (session 10): a single cube's face this colourful (CIELAB chroma) with a grey top rim is two cubes.
 #: Development (309 scored renders): 20 -> 11 wrong cells right, 1 new wrong; 15 -> 13 right, 6 new wrong
 UPPER_COLOUR = 20.0
+#: Bandera (session 10): a site read empty whose single cube's top shows a socket this dark (L*) with one more face's
+#: is a cube. Development: 20 (and 25) -> 4 ivory cubes right, 0 new wrong; 15 -> 4 right, 1 new wrong
+SOCKET_PAIR = 20.0
 
 
 def config_for(game: str) -> ClassifyBoardConfig:
@@ -418,7 +426,8 @@ def config_for(game: str) -> ClassifyBoardConfig:
     (a hand's soft shadow; session 8, hands).  Session 9: Bandera finds a hard lamp from the stacks' shadows (no
     hand found) and reads a plain stack again without its probes in another stack's shadow (empty only if it then
     reads empty and shows no socket); it looks for a cube's sockets on every site.  Session 10: a single cube whose
-    face shows a plastic's colour and whose top's rim hardly any is two cubes (``upper_colour``).
+    face shows a plastic's colour and whose top's rim hardly any is two cubes (``upper_colour``); a site read empty
+    whose top socket is clearly dark, beyond its print, with one more face's socket holds a cube (``socket_pair``).
     Gridopolis reads a site seen on only 4-15 % of its probes when they show a piece of a player's
     colour unanimously and its shape clearly (Gridopolis round 7)."""
     if game == "gridopolis":
@@ -450,7 +459,7 @@ def config_for(game: str) -> ClassifyBoardConfig:
                                    beside_tall=1, tower_min_conf=0.3, character_flag_twin=True,
                                    character_own_royal=True, royal_missing=0.05, flag_once=True, hand_shade=0.2,
                                    cast_shadow=0.5, socket_all=True, count_outline=5.0,
-                                   socket_two_seen=True, upper_colour=UPPER_COLOUR)
+                                   socket_two_seen=True, upper_colour=UPPER_COLOUR, socket_pair=SOCKET_PAIR)
     if game == "quirky":
         return ClassifyBoardConfig(token_dark_l=60.0, skin_chroma=(4.0, 42.0), token_past_hand=0.2,
                                    token_dot_local=10.0, token_dot_owner=0.5,
@@ -2357,7 +2366,16 @@ def _socket_counts(sc: _Scene, sites: Sequence[Site], hyps: Sequence[Hypothesis]
     clear = np.zeros(len(look), bool)
     # (T, 10): a single cube's top, a tower's top, the lower cube's four sides, the upper cube's
     tops = np.full((len(look), 2, 2), np.nan)
-    s = _sockets(sc, sites, look, rows_o, own_o, cfg, clear, tops)
+    st = np.full((len(look), 10, 3), np.nan)
+    s = _sockets(sc, sites, look, rows_o, own_o, cfg, clear, tops, st)
+    if cfg.socket_pair > 0:
+        # a single cube's top socket clearly dark, and darker than any print behind it explains, with a socket
+        # on another face: a cube (an ivory one on the paper, its top's socket over a printed line)
+        with np.errstate(invalid="ignore"):
+            top_dark = (st[:, 0, 0] > cfg.socket_pair) & (st[:, 0, 0] - st[:, 0, 1] > cfg.socket_pair_print) \
+                & (st[:, 0, 2] < cfg.socket_ring)
+            side = ((st[:, 2:, 0] - st[:, 2:, 1] > cfg.socket_side) & (st[:, 2:, 2] < cfg.socket_pair_ring)).any(axis=1)
+        clear = clear | (top_dark & side)
     s1 = s[:, [0, 2, 3, 4, 5]]
     upper = s[:, 1].astype(np.int64) + s[:, 6:].sum(axis=1)
     top1 = s[:, 0]
@@ -2417,7 +2435,8 @@ def _socket_height(sc: _Scene, sites: Sequence[Site], look: npt.NDArray[np.int64
 
 def _sockets(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], rows: F64,
              owner: npt.NDArray[np.int64], cfg: ClassifyBoardConfig,
-             strong: npt.NDArray[np.bool_] | None = None, tops: F64 | None = None) -> npt.NDArray[np.bool_]:
+             strong: npt.NDArray[np.bool_] | None = None, tops: F64 | None = None,
+             stats: F64 | None = None) -> npt.NDArray[np.bool_]:
     """Which faces (T, 10: a single cube's top, a tower's top, then the four sides of the lower
     cube and of the upper cube) of the stacks that may stand on each site ``idx`` show a Legends of
     Cubes socket: a round hole in the
@@ -2429,7 +2448,9 @@ def _sockets(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], rows
     (``socket_ring``: not a flag's banner or a piece's edge across it).  The middle must be seen
     whole, the ring at least two thirds of it (a neighbour's piece may hide its far side).  ``strong``
     (T,) is set where the top face's socket is very clear (``socket_strong``); ``tops`` (T, 2, 2) receives
-    the two top faces' darkness beyond the print and their ring's interquartile range (NaN: not seen)."""
+    the two top faces' darkness beyond the print and their ring's interquartile range (NaN: not seen); ``stats``
+    (T, 10, 3) each face's darkness, the share of it the print explains and its ring's interquartile range (NaN:
+    not seen)."""
     g = cfg.geometry
     c, half = g.cube_mm, g.cube_mm / 2
     cam = sc.pose.camera_position
@@ -2477,6 +2498,9 @@ def _sockets(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], rows
     need = np.where(f_i < 2, cfg.socket_top, cfg.socket_side)
     shows = ok & (beyond > need) & (q75 - q25 < cfg.socket_ring)
     out[t_i, f_i] = shows
+    if stats is not None:
+        stats[:] = np.nan
+        stats[t_i[ok], f_i[ok]] = np.column_stack([dark, dark - beyond, q75 - q25])[ok]
     if tops is not None:
         tops[:] = np.nan
         tf = ok & (f_i < 2)

@@ -1,7 +1,7 @@
 """Session 10, Captura la Bandera: an upper cube of another colour seen where a single cube's top would be
 (docs/boards_vision.md, "Session 10: Bandera stacks"). Rendered pictures (SIMULATED photographs, development renders
 committed in tests/boardread/data/bandera_dev/, README there), each read with the setting on and off; each test fails
-with ``upper_colour`` off in ``config_for`` (its first assertions)."""
+with its setting (``upper_colour``, ``socket_pair``) off in ``config_for`` (its first assertions)."""
 
 from __future__ import annotations
 
@@ -75,3 +75,20 @@ def test_upper_faces_of_a_single_cube_share_its_colour() -> None:
     assert singles, found
     assert all(c_t >= 0.5 * c_f for c_f, c_t in singles.values()), singles
     assert found[(6, 3)][1] < 0.5 * found[(6, 3)][0], found[(6, 3)]
+
+
+def test_an_ivory_cube_over_a_printed_line_is_found_by_its_top_socket_and_a_side_one() -> None:
+    """Render s10c_b3_003 (2, 1): a single ivory cube on the white paper, in cold light: no probe sees a piece. Its
+    top's socket is 28 L* darker than its ring, but the print behind it (a grid line) would explain 17 of that, so
+    the socket test (darkness beyond the print over 15) did not take it, and one face more was needed. With
+    ``socket_pair`` a top socket 20 darker than its ring and 8 beyond its print, with a side face's socket, is a
+    cube; nothing else changes."""
+    cfg = config_for("bandera")
+    assert cfg.socket_pair > 0
+    on = _read("s10c_b3_003")
+    off = _read("s10c_b3_003", replace(cfg, socket_pair=0.0))
+    assert _cubes("s10c_b3_003")[(2, 1)] == 1
+    assert off[(2, 1)].kind == "empty", off[(2, 1)]
+    assert on[(2, 1)].kind == "cube" and on[(2, 1)].cubes == 1, on[(2, 1)]
+    rest = [k for k in on if k[:2] != (2, 1)]
+    assert {k: (on[k].kind, on[k].cubes) for k in rest} == {k: (off[k].kind, off[k].cubes) for k in rest}

@@ -213,6 +213,8 @@ class ClassifyBoardConfig:
     # either cube) a socket (``socket_side``, on a ring of interquartile range under ``socket_pair_ring``) holds a cube
     socket_pair_print: float = 8.0
     socket_pair_ring: float = 16.0
+    royal_off_rail: bool = False  # Bandera: a two-cube stack whose banner looks a colour whose royal tower never stands
+    # there holds the royal tower of the one player whose royal tower may stand there and is read nowhere else
     upper_colour: float = 0.0  # Bandera (> 0: on): a single cube whose face towards the camera shows this chroma or
     # more while its top's rim shows under ``upper_colour_ratio`` x that is two cubes (the upper one of another,
     # paler or greyer, colour: the camera sees it where the lower cube's top would be)
@@ -427,7 +429,9 @@ def config_for(game: str) -> ClassifyBoardConfig:
     hand found) and reads a plain stack again without its probes in another stack's shadow (empty only if it then
     reads empty and shows no socket); it looks for a cube's sockets on every site.  Session 10: a single cube whose
     face shows a plastic's colour and whose top's rim hardly any is two cubes (``upper_colour``); a site read empty
-    whose top socket is clearly dark, beyond its print, with one more face's socket holds a cube (``socket_pair``).
+    whose top socket is clearly dark, beyond its print, with one more face's socket holds a cube (``socket_pair``); a
+    tower whose banner looks a colour that may not stand there is the royal tower of the one player who may and is
+    read nowhere else (``royal_off_rail``).
     Gridopolis reads a site seen on only 4-15 % of its probes when they show a piece of a player's
     colour unanimously and its shape clearly (Gridopolis round 7)."""
     if game == "gridopolis":
@@ -459,7 +463,8 @@ def config_for(game: str) -> ClassifyBoardConfig:
                                    beside_tall=1, tower_min_conf=0.3, character_flag_twin=True,
                                    character_own_royal=True, royal_missing=0.05, flag_once=True, hand_shade=0.2,
                                    cast_shadow=0.5, socket_all=True, count_outline=5.0,
-                                   socket_two_seen=True, upper_colour=UPPER_COLOUR, socket_pair=SOCKET_PAIR)
+                                   socket_two_seen=True, upper_colour=UPPER_COLOUR, socket_pair=SOCKET_PAIR,
+                                   royal_off_rail=True)
     if game == "quirky":
         return ClassifyBoardConfig(token_dark_l=60.0, skin_chroma=(4.0, 42.0), token_past_hand=0.2,
                                    token_dot_local=10.0, token_dot_owner=0.5,
@@ -2196,6 +2201,24 @@ def _royal_per_player(sites: Sequence[Site], stacks: npt.NDArray[np.int64], choi
         x, y = sites[i].key[0], sites[i].key[1]
         by_rule[i] = (f"{p}'s flag was not clearly seen, but {p} plays: its royal tower taken to be the only stack "
                       f"on its paved squares that may be two cubes, at ({x},{y})")
+    if cfg.royal_off_rail:
+        # a banner is seen there, in a colour whose royal tower never stands there (its colour misjudged in the
+        # light): it is the flag of the one player whose royal tower may stand there and is read nowhere else
+        # (docs/rules/bandera.md: one flag per player, section 1; a royal tower starts on its square, section 3, and
+        # moves only along its paved squares, sections 2 and 7)
+        table = bandera_flag_rails()
+        for i, f in list(off_rail.items()):
+            if flag_of.get(i) is not None or hyps[int(choice[i])].cubes != 2:
+                continue
+            flagged = {g for g in flag_of.values() if g is not None}
+            free = sorted(table.get((int(sites[i].key[0]), int(sites[i].key[1])), frozenset()) - flagged)
+            if len(free) != 1:
+                continue
+            flag_of[i] = free[0]
+            off_rail.pop(i)
+            x, y = sites[i].key[0], sites[i].key[1]
+            by_rule[i] = (f"the banner at ({x},{y}) looks {f}, but {f}'s royal tower never stands there; of the "
+                          f"players whose royal tower may, only {free[0]}'s is read nowhere: taken to be {free[0]}'s")
 
 
 def _tinted(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], med_lab: F64,

@@ -1,7 +1,8 @@
 """Session 10, Captura la Bandera: an upper cube of another colour seen where a single cube's top would be
 (docs/boards_vision.md, "Session 10: Bandera stacks"). Rendered pictures (SIMULATED photographs, development renders
 committed in tests/boardread/data/bandera_dev/, README there), each read with the setting on and off; each test fails
-with its setting (``upper_colour``, ``socket_pair``) off in ``config_for`` (its first assertions)."""
+with its setting (``upper_colour``, ``socket_pair``, ``royal_off_rail``) off in ``config_for`` (its first
+assertions)."""
 
 from __future__ import annotations
 
@@ -91,4 +92,21 @@ def test_an_ivory_cube_over_a_printed_line_is_found_by_its_top_socket_and_a_side
     assert off[(2, 1)].kind == "empty", off[(2, 1)]
     assert on[(2, 1)].kind == "cube" and on[(2, 1)].cubes == 1, on[(2, 1)]
     rest = [k for k in on if k[:2] != (2, 1)]
+    assert {k: (on[k].kind, on[k].cubes) for k in rest} == {k: (off[k].kind, off[k].cubes) for k in rest}
+
+
+def test_a_banner_whose_colour_may_not_stand_there_is_the_one_free_players() -> None:
+    """Render s10c_gchk_011 (0, 6): yellow's royal tower in dim light; its banner looks blue, but blue's royal tower
+    never stands on (0, 6) (docs/rules/bandera.md, sections 2, 3 and 7) and is read at (0, 1): the flag was dropped
+    and the tower read as a plain one. With ``royal_off_rail`` the banner is the flag of the one player whose
+    royal tower may stand there and is read nowhere else, yellow, with a note; nothing else changes."""
+    cfg = config_for("bandera")
+    assert cfg.royal_off_rail
+    on = _read("s10c_gchk_011")
+    off = _read("s10c_gchk_011", replace(cfg, royal_off_rail=False))
+    assert off[(0, 6)].kind == "tower2", off[(0, 6)]
+    assert on[(0, 6)].kind == "royal_tower" and on[(0, 6)].colour == "yellow", on[(0, 6)]
+    assert any("only yellow's is read nowhere" in n for n in on[(0, 6)].notes), on[(0, 6)].notes
+    assert on[(0, 1)].kind == "royal_tower" and on[(0, 1)].colour == "blue", on[(0, 1)]
+    rest = [k for k in on if k[:2] != (0, 6)]
     assert {k: (on[k].kind, on[k].cubes) for k in rest} == {k: (off[k].kind, off[k].cubes) for k in rest}

@@ -215,6 +215,8 @@ class ClassifyBoardConfig:
     socket_pair_ring: float = 16.0
     royal_off_rail: bool = False  # Bandera: a two-cube stack whose banner looks a colour whose royal tower never stands
     # there holds the royal tower of the one player whose royal tower may stand there and is read nowhere else
+    character_seats: bool = False  # Bandera: a character in the colour of a seat after every flag read (and after
+    # red) is dropped, with a note: the players sit blue, red, green, yellow, each with a flag until it is captured
     upper_colour: float = 0.0  # Bandera (> 0: on): a single cube whose face towards the camera shows this chroma or
     # more while its top's rim shows under ``upper_colour_ratio`` x that is two cubes (the upper one of another,
     # paler or greyer, colour: the camera sees it where the lower cube's top would be)
@@ -431,7 +433,8 @@ def config_for(game: str) -> ClassifyBoardConfig:
     face shows a plastic's colour and whose top's rim hardly any is two cubes (``upper_colour``); a site read empty
     whose top socket is clearly dark, beyond its print, with one more face's socket holds a cube (``socket_pair``); a
     tower whose banner looks a colour that may not stand there is the royal tower of the one player who may and is
-    read nowhere else (``royal_off_rail``).
+    read nowhere else (``royal_off_rail``); a character of a seat after every flag read is dropped
+    (``character_seats``).
     Gridopolis reads a site seen on only 4-15 % of its probes when they show a piece of a player's
     colour unanimously and its shape clearly (Gridopolis round 7)."""
     if game == "gridopolis":
@@ -464,7 +467,7 @@ def config_for(game: str) -> ClassifyBoardConfig:
                                    character_own_royal=True, royal_missing=0.05, flag_once=True, hand_shade=0.2,
                                    cast_shadow=0.5, socket_all=True, count_outline=5.0,
                                    socket_two_seen=True, upper_colour=UPPER_COLOUR, socket_pair=SOCKET_PAIR,
-                                   royal_off_rail=True)
+                                   royal_off_rail=True, character_seats=True)
     if game == "quirky":
         return ClassifyBoardConfig(token_dark_l=60.0, skin_chroma=(4.0, 42.0), token_past_hand=0.2,
                                    token_dot_local=10.0, token_dot_owner=0.5,
@@ -1168,6 +1171,8 @@ def classify_sites(
         if cfg.beside_tall > 0 and by_char:
             # (again with the characters just put on royal towers)
             _beside_tall(sites, hyps, choice, scores, weight, pred, piece, ends_s, cam, char_of, flag_of, covered, cfg)
+        if cfg.character_seats:
+            _character_seats(sites, char_of, flag_of, char_dropped)
         if cfg.royal_missing > 0:
             maybe_royal = _royal_missing(sites, hyps, choice, scores, char_of, flag_of, covered, cfg)
         if cfg.flag_once:
@@ -1628,6 +1633,28 @@ def _character_own_royal(sites: Sequence[Site], char_of: dict[int, tuple[str | N
         x, y = sites[j].key[0], sites[j].key[1]
         dropped[j] = (f"a {c} character was seen over ({x},{y}) and on {c}'s royal tower at ({xo},{yo}): taken to be "
                       f"the royal tower's (one character per player), none read on ({x},{y})")
+
+
+def _character_seats(sites: Sequence[Site], char_of: dict[int, tuple[str | None, float, float] | None],
+                     flag_of: dict[int, str | None], dropped: dict[int, str]) -> None:
+    """Bandera: the players sit in the order blue, red, green, yellow (a game of n players has the first n:
+    docs/rules/bandera.md, sections 1 and 3; ``engine.bandera.board.DEFAULT_NAMES``), each with a flag on its royal
+    tower until it is captured (section 7).  A character read in the colour of a seat after every flag read (and
+    after red: two players at least) is no player's: a cube's top or a hand's skin taken for a player's plastic
+    (orange and wood cubes for yellow).  Its character is dropped, with a note (``dropped``).  Run once every flag is
+    decided."""
+    from engine.bandera.board import DEFAULT_NAMES
+
+    flags = [DEFAULT_NAMES.index(f) for f in flag_of.values() if f is not None and f in DEFAULT_NAMES]
+    last = max([1, *flags])
+    for i, g in list(char_of.items()):
+        if g is None or g[0] is None or g[0] not in DEFAULT_NAMES or DEFAULT_NAMES.index(g[0]) <= last:
+            continue
+        char_of[i] = None
+        x, y = sites[i].key[0], sites[i].key[1]
+        seen = ", ".join(DEFAULT_NAMES[j] for j in sorted(set(flags))) or "none"
+        dropped[i] = (f"a {g[0]} character was seen over ({x},{y}), but no flag of {g[0]} or of a seat after it is "
+                      f"read (flags read: {seen}): {g[0]} is taken not to play, none read on ({x},{y})")
 
 
 def _flag_twice(sites: Sequence[Site], hyps: Sequence[Hypothesis], choice: npt.NDArray[np.int64],

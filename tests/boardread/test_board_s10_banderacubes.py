@@ -1,8 +1,8 @@
 """Session 10, Captura la Bandera: an upper cube of another colour seen where a single cube's top would be
 (docs/boards_vision.md, "Session 10: Bandera stacks"). Rendered pictures (SIMULATED photographs, development renders
 committed in tests/boardread/data/bandera_dev/, README there), each read with the setting on and off; each test fails
-with its setting (``upper_colour``, ``socket_pair``, ``royal_off_rail``) off in ``config_for`` (its first
-assertions)."""
+with its setting (``upper_colour``, ``socket_pair``, ``royal_off_rail``, ``character_seats``) off in ``config_for``
+(its first assertions)."""
 
 from __future__ import annotations
 
@@ -110,3 +110,21 @@ def test_a_banner_whose_colour_may_not_stand_there_is_the_one_free_players() -> 
     assert on[(0, 1)].kind == "royal_tower" and on[(0, 1)].colour == "blue", on[(0, 1)]
     rest = [k for k in on if k[:2] != (0, 6)]
     assert {k: (on[k].kind, on[k].cubes) for k in rest} == {k: (off[k].kind, off[k].cubes) for k in rest}
+
+
+def test_a_yellow_character_in_a_game_of_two_is_dropped() -> None:
+    """Render s10c_r2_003 (5, 4): a single ivory cube in a two-player game (blue and red, both flags read); a
+    yellow character is read on it. Yellow sits fourth (blue, red, green, yellow: docs/rules/bandera.md, sections 1
+    and 3) and no flag of green or yellow is read: with ``character_seats`` the character is dropped, with a note;
+    nothing else changes."""
+    cfg = config_for("bandera")
+    assert cfg.character_seats
+    on = _read("s10c_r2_003")
+    off = _read("s10c_r2_003", replace(cfg, character_seats=False))
+    assert off[(5, 4)].kind == "cube" and off[(5, 4)].character, off[(5, 4)]
+    assert off[(5, 4)].character_colour == "yellow", off[(5, 4)]
+    assert on[(5, 4)].kind == "cube" and not on[(5, 4)].character, on[(5, 4)]
+    assert any("yellow is taken not to play" in n for n in on[(5, 4)].notes), on[(5, 4)].notes
+    rest = [k for k in on if k[:2] != (5, 4)]
+    assert {k: (on[k].kind, on[k].cubes, on[k].character) for k in rest} \
+        == {k: (off[k].kind, off[k].cubes, off[k].character) for k in rest}

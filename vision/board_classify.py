@@ -217,6 +217,8 @@ class ClassifyBoardConfig:
     # there holds the royal tower of the one player whose royal tower may stand there and is read nowhere else
     character_seats: bool = False  # Bandera: a character in the colour of a seat after every flag read (and after
     # red) is dropped, with a note: the players sit blue, red, green, yellow, each with a flag until it is captured
+    royal_empty_flag: bool = False  # Bandera: a player whose royal tower is read nowhere has it on the one square of
+    # its rail read empty over which its flag is seen at the banner's height
     upper_colour: float = 0.0  # Bandera (> 0: on): a single cube whose face towards the camera shows this chroma or
     # more while its top's rim shows under ``upper_colour_ratio`` x that is two cubes (the upper one of another,
     # paler or greyer, colour: the camera sees it where the lower cube's top would be)
@@ -434,7 +436,8 @@ def config_for(game: str) -> ClassifyBoardConfig:
     whose top socket is clearly dark, beyond its print, with one more face's socket holds a cube (``socket_pair``); a
     tower whose banner looks a colour that may not stand there is the royal tower of the one player who may and is
     read nowhere else (``royal_off_rail``); a character of a seat after every flag read is dropped
-    (``character_seats``).
+    (``character_seats``); a player whose royal tower is read nowhere has it on the one square of its rail read
+    empty (some probe seeing something) over which its flag is seen (``royal_empty_flag``).
     Gridopolis reads a site seen on only 4-15 % of its probes when they show a piece of a player's
     colour unanimously and its shape clearly (Gridopolis round 7)."""
     if game == "gridopolis":
@@ -467,7 +470,7 @@ def config_for(game: str) -> ClassifyBoardConfig:
                                    character_own_royal=True, royal_missing=0.05, flag_once=True, hand_shade=0.2,
                                    cast_shadow=0.5, socket_all=True, count_outline=5.0,
                                    socket_two_seen=True, upper_colour=UPPER_COLOUR, socket_pair=SOCKET_PAIR,
-                                   royal_off_rail=True, character_seats=True)
+                                   royal_off_rail=True, character_seats=True, royal_empty_flag=True)
     if game == "quirky":
         return ClassifyBoardConfig(token_dark_l=60.0, skin_chroma=(4.0, 42.0), token_past_hand=0.2,
                                    token_dot_local=10.0, token_dot_owner=0.5,
@@ -1123,6 +1126,14 @@ def classify_sites(
                                   f"{f}'s royal tower taken to stand there")
         if cfg.royal_per_player:
             _royal_per_player(sites, stacks, choice, hyps, scores, char_of, flag_of, by_rule, off_rail, cfg)
+        if cfg.royal_empty_flag:
+            found_r = _royal_on_empty(sc, sites, hyps, choice, cand_set, covered, char_of, flag_of, by_rule, rows_g,
+                                      owner_g, colours, cfg)
+            if len(found_r):
+                stacks = np.append(stacks, found_r)
+                again = _characters(sc, sites, found_r, np.full(len(found_r), 2), rows_g, owner_g, colours, cfg,
+                                    cube_lab, char_n)
+                char_of.update(zip(found_r.tolist(), again, strict=True))
         if cfg.character_on_royal:
             # a stack read as one cube that carries a flag is a royal tower, two cubes (docs/rules/bandera.md,
             # section 3): its character stands on the upper cube's top, 22 mm higher than it was looked for
@@ -2246,6 +2257,55 @@ def _royal_per_player(sites: Sequence[Site], stacks: npt.NDArray[np.int64], choi
             x, y = sites[i].key[0], sites[i].key[1]
             by_rule[i] = (f"the banner at ({x},{y}) looks {f}, but {f}'s royal tower never stands there; of the "
                           f"players whose royal tower may, only {free[0]}'s is read nowhere: taken to be {free[0]}'s")
+
+
+def _royal_on_empty(sc: _Scene, sites: Sequence[Site], hyps: Sequence[Hypothesis], choice: npt.NDArray[np.int64],
+                    seen: set[int], covered: F64, char_of: dict[int, tuple[str | None, float, float] | None],
+                    flag_of: dict[int, str | None], by_rule: dict[int, str], rows: F64, owner: npt.NDArray[np.int64],
+                    colours: Sequence[str] | None, cfg: ClassifyBoardConfig) -> npt.NDArray[np.int64]:
+    """Bandera: a player whose royal tower is read nowhere (no flag of its colour found; the players as in
+    :func:`_royal_per_player`) has it on its paved squares (docs/rules/bandera.md, sections 1-3 and 7): a square of
+    its rail read empty (not covered) where some probe saw something (``seen``: a square all of whose probes see the
+    print holds nothing, whatever banner reaches over it) and over which its flag is seen at the banner's height
+    (:func:`_flags`, as over a tower), the only such square or stack of its rail without a flag, holds it (two pale
+    cubes the probes take for the paper; a flag floats over nothing else).  ``choice``, ``flag_of`` and ``by_rule``
+    are changed in place; returns the sites found."""
+    from engine.bandera.board import DEFAULT_NAMES
+
+    playing = {f[0] for f in char_of.values() if f is not None and f[0] is not None}
+    playing |= {f for f in flag_of.values() if f is not None}
+    top = max((DEFAULT_NAMES.index(c) for c in playing if c in DEFAULT_NAMES), default=-1)
+    if top < 0:
+        return np.zeros(0, np.int64)
+    rails = bandera_rails_for(playing)
+    flagged = {f for f in flag_of.values() if f is not None}
+    missing = [p for p in DEFAULT_NAMES[:max(2, top + 1)] if p not in flagged and p in rails]
+    squares = set().union(*(rails[p] for p in missing)) if missing else set()
+    empty = [i for i in range(len(sites)) if hyps[int(choice[i])].cubes == 0 and not covered[i]
+             and i in seen and (int(sites[i].key[0]), int(sites[i].key[1])) in squares]
+    if not empty:
+        return np.zeros(0, np.int64)
+    # (with the stacks of those squares without a flag: a banner seen over an empty square may be a stack's next to
+    # it, read as a plain one)
+    plain = [i for i in range(len(sites)) if hyps[int(choice[i])].cubes > 0 and not covered[i]
+             and flag_of.get(i) is None and (int(sites[i].key[0]), int(sites[i].key[1])) in squares]
+    idx = np.array(empty + plain, np.int64)
+    fl = _flags(sc, sites, idx, [None] * len(idx), rows, owner, colours, cfg)
+    two = next(j for j, h in enumerate(hyps) if h.cubes == 2)
+    found: list[int] = []
+    for p in missing:
+        where = [int(i) for i, f in zip(idx, fl, strict=True)
+                 if f == p and (int(sites[int(i)].key[0]), int(sites[int(i)].key[1])) in rails[p]]
+        if len(where) != 1 or where[0] not in empty:
+            continue
+        i = where[0]
+        choice[i] = two
+        flag_of[i] = p
+        found.append(i)
+        x, y = sites[i].key[0], sites[i].key[1]
+        by_rule[i] = (f"{p}'s royal tower is read nowhere, but {p}'s flag is seen over ({x},{y}) on its paved squares, "
+                      f"where no cube was seen: its royal tower taken to stand there")
+    return np.array(found, np.int64)
 
 
 def _tinted(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], med_lab: F64,

@@ -1,8 +1,8 @@
 """Session 10, Captura la Bandera: an upper cube of another colour seen where a single cube's top would be
 (docs/boards_vision.md, "Session 10: Bandera stacks"). Rendered pictures (SIMULATED photographs, development renders
 committed in tests/boardread/data/bandera_dev/, README there), each read with the setting on and off; each test fails
-with its setting (``upper_colour``, ``socket_pair``, ``royal_off_rail``, ``character_seats``) off in ``config_for``
-(its first assertions)."""
+with its setting (``upper_colour``, ``socket_pair``, ``royal_off_rail``, ``character_seats``,
+``royal_empty_flag``) off in ``config_for`` (its first assertions)."""
 
 from __future__ import annotations
 
@@ -128,3 +128,20 @@ def test_a_yellow_character_in_a_game_of_two_is_dropped() -> None:
     rest = [k for k in on if k[:2] != (5, 4)]
     assert {k: (on[k].kind, on[k].cubes, on[k].character) for k in rest} \
         == {k: (off[k].kind, off[k].cubes, off[k].character) for k in rest}
+
+
+def test_a_royal_tower_of_two_ivory_cubes_is_found_by_its_flag() -> None:
+    """Render s10c_gchk_002 (9, 0): red's royal tower, two ivory cubes, in dim light: the probes take the cubes for
+    the paper and read the square empty, so its flag was never looked for. Red plays (its character is seen) and its
+    royal tower is read nowhere; some probe over (9, 0) sees something and red's flag is seen over it, on red's paved
+    squares (docs/rules/bandera.md, sections 1-3 and 7): with ``royal_empty_flag`` it is red's royal tower, with a
+    note."""
+    cfg = config_for("bandera")
+    assert cfg.royal_empty_flag
+    on = _read("s10c_gchk_002")
+    off = _read("s10c_gchk_002", replace(cfg, royal_empty_flag=False))
+    assert off[(9, 0)].kind == "empty", off[(9, 0)]
+    assert on[(9, 0)].kind == "royal_tower" and on[(9, 0)].colour == "red" and on[(9, 0)].cubes == 2, on[(9, 0)]
+    assert any("red's flag is seen over (9,0)" in n for n in on[(9, 0)].notes), on[(9, 0)].notes
+    changed = {k for k in on if (on[k].kind, on[k].cubes) != (off[k].kind, off[k].cubes)}
+    assert changed == {(9, 0)}, changed

@@ -2263,13 +2263,13 @@ def _royal_on_empty(sc: _Scene, sites: Sequence[Site], hyps: Sequence[Hypothesis
                     seen: set[int], covered: F64, char_of: dict[int, tuple[str | None, float, float] | None],
                     flag_of: dict[int, str | None], by_rule: dict[int, str], rows: F64, owner: npt.NDArray[np.int64],
                     colours: Sequence[str] | None, cfg: ClassifyBoardConfig) -> npt.NDArray[np.int64]:
-    """Bandera: a player whose royal tower is read nowhere (no flag of its colour found; the players as in
-    :func:`_royal_per_player`) has it on its paved squares (docs/rules/bandera.md, sections 1-3 and 7): a square of
-    its rail read empty (not covered) where some probe saw something (``seen``: a square all of whose probes see the
-    print holds nothing, whatever banner reaches over it) and over which its flag is seen at the banner's height
-    (:func:`_flags`, as over a tower), the only such square or stack of its rail without a flag, holds it (two pale
-    cubes the probes take for the paper; a flag floats over nothing else).  ``choice``, ``flag_of`` and ``by_rule``
-    are changed in place; returns the sites found."""
+    """Bandera: a player whose royal tower is read nowhere (no flag of its colour found, no square of its rail
+    covered; the players as in :func:`_royal_per_player`) has it on its paved squares (docs/rules/bandera.md,
+    sections 1-3 and 7): a square of its rail read empty where some probe saw something (``seen``: a square all of
+    whose probes see the print holds nothing, whatever banner reaches over it) and over which its flag is seen at
+    the banner's height (:func:`_flags`, as over a tower), the only such square or stack of its rail without a
+    flag, holds it (two pale cubes the probes take for the paper; a flag floats over nothing else).  ``choice``,
+    ``flag_of`` and ``by_rule`` are changed in place; returns the sites found."""
     from engine.bandera.board import DEFAULT_NAMES
 
     playing = {f[0] for f in char_of.values() if f is not None and f[0] is not None}
@@ -2279,7 +2279,9 @@ def _royal_on_empty(sc: _Scene, sites: Sequence[Site], hyps: Sequence[Hypothesis
         return np.zeros(0, np.int64)
     rails = bandera_rails_for(playing)
     flagged = {f for f in flag_of.values() if f is not None}
-    missing = [p for p in DEFAULT_NAMES[:max(2, top + 1)] if p not in flagged and p in rails]
+    hidden = {(int(sites[i].key[0]), int(sites[i].key[1])) for i in range(len(sites)) if covered[i] > 0}
+    # (a player with a square of its rail covered (a hand) may have its royal tower there: not read nowhere)
+    missing = [p for p in DEFAULT_NAMES[:max(2, top + 1)] if p not in flagged and p in rails and not rails[p] & hidden]
     squares = set().union(*(rails[p] for p in missing)) if missing else set()
     empty = [i for i in range(len(sites)) if hyps[int(choice[i])].cubes == 0 and not covered[i]
              and i in seen and (int(sites[i].key[0]), int(sites[i].key[1])) in squares]

@@ -1561,7 +1561,9 @@ def _beside_tall(sites: Sequence[Site], hyps: Sequence[Hypothesis], choice: npt.
         if ch is not None:
             rows.append([1.0, ch[1], ch[2], g.character_radius, top, top + g.character_height])
         if flag_of.get(j) is not None:
-            if hyps[int(choice[j])].cubes == 1:  # (a royal tower read as one cube: its upper cube)
+            if hyps[int(choice[j])].cubes == 1 or cfg.upper_colour > 0:
+                # (a royal tower read as one cube: its upper cube; or one read as two after the probes' weights were
+                # set, by ``upper_colour``: the probes its upper cube hides were still weighed)
                 rows.append([0.0, sites[j].x_mm, sites[j].y_mm, c / 2, top - c, top])
             if cfg.beside_tall >= 2:
                 rows.append([1.0, sites[j].x_mm, sites[j].y_mm, g.flag_reach, top, top + g.flag_height])

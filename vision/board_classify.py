@@ -208,6 +208,21 @@ class ClassifyBoardConfig:
     # height's "two cubes" (``socket_height``) is taken at any view angle, also on a cube the sockets have just
     # found: near 45 degrees a tower's side socket may look like one cube's top socket, never the reverse (an upper
     # cube of ivory or grey-black against the paper or the table gives the probes no piece)
+    socket_pair: float = 0.0  # Bandera (> 0: on): a site read empty whose single cube's top shows a socket this dark
+    # (L* under its ring), darker by ``socket_pair_print`` than the print behind it explains, and one side face (of
+    # either cube) a socket (``socket_side``, on a ring of interquartile range under ``socket_pair_ring``) holds a cube
+    socket_pair_print: float = 8.0
+    socket_pair_ring: float = 16.0
+    royal_off_rail: bool = False  # Bandera: a two-cube stack whose banner looks a colour whose royal tower never stands
+    # there holds the royal tower of the one player whose royal tower may stand there and is read nowhere else
+    character_seats: bool = False  # Bandera: a character in the colour of a seat after every flag read (and after
+    # red) is dropped, with a note: the players sit blue, red, green, yellow, each with a flag until it is captured
+    royal_empty_flag: bool = False  # Bandera: a player whose royal tower is read nowhere has it on the one square of
+    # its rail read empty over which its flag is seen at the banner's height
+    upper_colour: float = 0.0  # Bandera (> 0: on): a single cube whose face towards the camera shows this chroma or
+    # more while its top's rim shows under ``upper_colour_ratio`` x that is two cubes (the upper one of another,
+    # paler or greyer, colour: the camera sees it where the lower cube's top would be)
+    upper_colour_ratio: float = 0.5
     socket_side: float = 10.0  # ... or on a side face by this much: two faces showing one make a cube
     socket_faces: int = 2
     socket_ring: float = 12.0  # ... on a face of even lightness: the ring's interquartile range of L* below this
@@ -369,6 +384,14 @@ def bandera_rails_for(seen: Collection[str]) -> dict[str, frozenset[tuple[int, i
     return {k: frozenset(v) for k, v in out.items()}
 
 
+#: Bandera (session 10): a single cube's face this colourful (CIELAB chroma) with a grey top rim is two cubes.
+#: Development (309 scored renders): 20 -> 11 wrong cells right, 1 new wrong; 15 -> 13 right, 6 new wrong
+UPPER_COLOUR = 20.0
+#: Bandera (session 10): a site read empty whose single cube's top shows a socket this dark (L*) with one more face's
+#: is a cube. Development: 20 (and 25) -> 4 ivory cubes right, 0 new wrong; 15 -> 4 right, 1 new wrong
+SOCKET_PAIR = 20.0
+
+
 def config_for(game: str) -> ClassifyBoardConfig:
     """The classify thresholds for ``game``: Gridopolis has no black piece, so nothing is read as
     one there (the shade under the grid-set's upper levels is deep).  The colour-difference ramp is
@@ -408,7 +431,13 @@ def config_for(game: str) -> ClassifyBoardConfig:
     Bandera declines a plain stack whose board round it shows its colour on 20 % or more of the ring's points
     (a hand's soft shadow; session 8, hands).  Session 9: Bandera finds a hard lamp from the stacks' shadows (no
     hand found) and reads a plain stack again without its probes in another stack's shadow (empty only if it then
-    reads empty and shows no socket); it looks for a cube's sockets on every site.
+    reads empty and shows no socket); it looks for a cube's sockets on every site.  Session 10: a single cube whose
+    face shows a plastic's colour and whose top's rim hardly any is two cubes (``upper_colour``); a site read empty
+    whose top socket is clearly dark, beyond its print, with one more face's socket holds a cube (``socket_pair``); a
+    tower whose banner looks a colour that may not stand there is the royal tower of the one player who may and is
+    read nowhere else (``royal_off_rail``); a character of a seat after every flag read is dropped
+    (``character_seats``); a player whose royal tower is read nowhere has it on the one square of its rail read
+    empty (some probe seeing something) over which its flag is seen (``royal_empty_flag``).
     Gridopolis reads a site seen on only 4-15 % of its probes when they show a piece of a player's
     colour unanimously and its shape clearly (Gridopolis round 7)."""
     if game == "gridopolis":
@@ -440,7 +469,8 @@ def config_for(game: str) -> ClassifyBoardConfig:
                                    beside_tall=1, tower_min_conf=0.3, character_flag_twin=True,
                                    character_own_royal=True, royal_missing=0.05, flag_once=True, hand_shade=0.2,
                                    cast_shadow=0.5, socket_all=True, count_outline=5.0,
-                                   socket_two_seen=True)
+                                   socket_two_seen=True, upper_colour=UPPER_COLOUR, socket_pair=SOCKET_PAIR,
+                                   royal_off_rail=True, character_seats=True, royal_empty_flag=True)
     if game == "quirky":
         return ClassifyBoardConfig(token_dark_l=60.0, skin_chroma=(4.0, 42.0), token_past_hand=0.2,
                                    token_dot_local=10.0, token_dot_owner=0.5,
@@ -987,6 +1017,9 @@ def classify_sites(
     if cfg.cast_shadow > 0 and game == "bandera" \
             and _cast_shadows(sc, sites, hyps, choice, scores, weight, pred, piece, ends_s, covered, cfg):
         solids_now = [_solid_rows(hyps[c], s) for c, s in zip(choice, sites, strict=True)]
+    if cfg.upper_colour > 0 and game == "bandera":
+        choice = _upper_colour(sc, sites, hyps, choice, covered, socketed, cfg)
+        solids_now = [_solid_rows(hyps[c], s) for c, s in zip(choice, sites, strict=True)]
     char_of: dict[int, tuple[str | None, float, float] | None] = {}
     flag_of: dict[int, str | None] = {}
     off_rail: dict[int, str] = {}  # Bandera: a banner's first-impression colour that may not stand there
@@ -1093,6 +1126,14 @@ def classify_sites(
                                   f"{f}'s royal tower taken to stand there")
         if cfg.royal_per_player:
             _royal_per_player(sites, stacks, choice, hyps, scores, char_of, flag_of, by_rule, off_rail, cfg)
+        if cfg.royal_empty_flag:
+            found_r = _royal_on_empty(sc, sites, hyps, choice, cand_set, covered, char_of, flag_of, by_rule, rows_g,
+                                      owner_g, colours, cfg)
+            if len(found_r):
+                stacks = np.append(stacks, found_r)
+                again = _characters(sc, sites, found_r, np.full(len(found_r), 2), rows_g, owner_g, colours, cfg,
+                                    cube_lab, char_n)
+                char_of.update(zip(found_r.tolist(), again, strict=True))
         if cfg.character_on_royal:
             # a stack read as one cube that carries a flag is a royal tower, two cubes (docs/rules/bandera.md,
             # section 3): its character stands on the upper cube's top, 22 mm higher than it was looked for
@@ -1141,6 +1182,8 @@ def classify_sites(
         if cfg.beside_tall > 0 and by_char:
             # (again with the characters just put on royal towers)
             _beside_tall(sites, hyps, choice, scores, weight, pred, piece, ends_s, cam, char_of, flag_of, covered, cfg)
+        if cfg.character_seats:
+            _character_seats(sites, char_of, flag_of, char_dropped)
         if cfg.royal_missing > 0:
             maybe_royal = _royal_missing(sites, hyps, choice, scores, char_of, flag_of, covered, cfg)
         if cfg.flag_once:
@@ -1518,7 +1561,9 @@ def _beside_tall(sites: Sequence[Site], hyps: Sequence[Hypothesis], choice: npt.
         if ch is not None:
             rows.append([1.0, ch[1], ch[2], g.character_radius, top, top + g.character_height])
         if flag_of.get(j) is not None:
-            if hyps[int(choice[j])].cubes == 1:  # (a royal tower read as one cube: its upper cube)
+            if hyps[int(choice[j])].cubes == 1 or cfg.upper_colour > 0:
+                # (a royal tower read as one cube: its upper cube; or one read as two after the probes' weights were
+                # set, by ``upper_colour``: the probes its upper cube hides were still weighed)
                 rows.append([0.0, sites[j].x_mm, sites[j].y_mm, c / 2, top - c, top])
             if cfg.beside_tall >= 2:
                 rows.append([1.0, sites[j].x_mm, sites[j].y_mm, g.flag_reach, top, top + g.flag_height])
@@ -1601,6 +1646,28 @@ def _character_own_royal(sites: Sequence[Site], char_of: dict[int, tuple[str | N
         x, y = sites[j].key[0], sites[j].key[1]
         dropped[j] = (f"a {c} character was seen over ({x},{y}) and on {c}'s royal tower at ({xo},{yo}): taken to be "
                       f"the royal tower's (one character per player), none read on ({x},{y})")
+
+
+def _character_seats(sites: Sequence[Site], char_of: dict[int, tuple[str | None, float, float] | None],
+                     flag_of: dict[int, str | None], dropped: dict[int, str]) -> None:
+    """Bandera: the players sit in the order blue, red, green, yellow (a game of n players has the first n:
+    docs/rules/bandera.md, sections 1 and 3; ``engine.bandera.board.DEFAULT_NAMES``), each with a flag on its royal
+    tower until it is captured (section 7).  A character read in the colour of a seat after every flag read (and
+    after red: two players at least) is no player's: a cube's top or a hand's skin taken for a player's plastic
+    (orange and wood cubes for yellow).  Its character is dropped, with a note (``dropped``).  Run once every flag is
+    decided."""
+    from engine.bandera.board import DEFAULT_NAMES
+
+    flags = [DEFAULT_NAMES.index(f) for f in flag_of.values() if f is not None and f in DEFAULT_NAMES]
+    last = max([1, *flags])
+    for i, g in list(char_of.items()):
+        if g is None or g[0] is None or g[0] not in DEFAULT_NAMES or DEFAULT_NAMES.index(g[0]) <= last:
+            continue
+        char_of[i] = None
+        x, y = sites[i].key[0], sites[i].key[1]
+        seen = ", ".join(DEFAULT_NAMES[j] for j in sorted(set(flags))) or "none"
+        dropped[i] = (f"a {g[0]} character was seen over ({x},{y}), but no flag of {g[0]} or of a seat after it is "
+                      f"read (flags read: {seen}): {g[0]} is taken not to play, none read on ({x},{y})")
 
 
 def _flag_twice(sites: Sequence[Site], hyps: Sequence[Hypothesis], choice: npt.NDArray[np.int64],
@@ -2174,6 +2241,75 @@ def _royal_per_player(sites: Sequence[Site], stacks: npt.NDArray[np.int64], choi
         x, y = sites[i].key[0], sites[i].key[1]
         by_rule[i] = (f"{p}'s flag was not clearly seen, but {p} plays: its royal tower taken to be the only stack "
                       f"on its paved squares that may be two cubes, at ({x},{y})")
+    if cfg.royal_off_rail:
+        # a banner is seen there, in a colour whose royal tower never stands there (its colour misjudged in the
+        # light): it is the flag of the one player whose royal tower may stand there and is read nowhere else
+        # (docs/rules/bandera.md: one flag per player, section 1; a royal tower starts on its square, section 3, and
+        # moves only along its paved squares, sections 2 and 7)
+        table = bandera_flag_rails()
+        for i, f in list(off_rail.items()):
+            if flag_of.get(i) is not None or hyps[int(choice[i])].cubes != 2:
+                continue
+            flagged = {g for g in flag_of.values() if g is not None}
+            free = sorted(table.get((int(sites[i].key[0]), int(sites[i].key[1])), frozenset()) - flagged)
+            if len(free) != 1:
+                continue
+            flag_of[i] = free[0]
+            off_rail.pop(i)
+            x, y = sites[i].key[0], sites[i].key[1]
+            by_rule[i] = (f"the banner at ({x},{y}) looks {f}, but {f}'s royal tower never stands there; of the "
+                          f"players whose royal tower may, only {free[0]}'s is read nowhere: taken to be {free[0]}'s")
+
+
+def _royal_on_empty(sc: _Scene, sites: Sequence[Site], hyps: Sequence[Hypothesis], choice: npt.NDArray[np.int64],
+                    seen: set[int], covered: F64, char_of: dict[int, tuple[str | None, float, float] | None],
+                    flag_of: dict[int, str | None], by_rule: dict[int, str], rows: F64, owner: npt.NDArray[np.int64],
+                    colours: Sequence[str] | None, cfg: ClassifyBoardConfig) -> npt.NDArray[np.int64]:
+    """Bandera: a player whose royal tower is read nowhere (no flag of its colour found, no square of its rail
+    covered; the players as in :func:`_royal_per_player`) has it on its paved squares (docs/rules/bandera.md,
+    sections 1-3 and 7): a square of its rail read empty where some probe saw something (``seen``: a square all of
+    whose probes see the print holds nothing, whatever banner reaches over it) and over which its flag is seen at
+    the banner's height (:func:`_flags`, as over a tower), the only such square or stack of its rail without a
+    flag, holds it (two pale cubes the probes take for the paper; a flag floats over nothing else).  ``choice``,
+    ``flag_of`` and ``by_rule`` are changed in place; returns the sites found."""
+    from engine.bandera.board import DEFAULT_NAMES
+
+    playing = {f[0] for f in char_of.values() if f is not None and f[0] is not None}
+    playing |= {f for f in flag_of.values() if f is not None}
+    top = max((DEFAULT_NAMES.index(c) for c in playing if c in DEFAULT_NAMES), default=-1)
+    if top < 0:
+        return np.zeros(0, np.int64)
+    rails = bandera_rails_for(playing)
+    flagged = {f for f in flag_of.values() if f is not None}
+    hidden = {(int(sites[i].key[0]), int(sites[i].key[1])) for i in range(len(sites)) if covered[i] > 0}
+    # (a player with a square of its rail covered (a hand) may have its royal tower there: not read nowhere)
+    missing = [p for p in DEFAULT_NAMES[:max(2, top + 1)] if p not in flagged and p in rails and not rails[p] & hidden]
+    squares = set().union(*(rails[p] for p in missing)) if missing else set()
+    empty = [i for i in range(len(sites)) if hyps[int(choice[i])].cubes == 0 and not covered[i]
+             and i in seen and (int(sites[i].key[0]), int(sites[i].key[1])) in squares]
+    if not empty:
+        return np.zeros(0, np.int64)
+    # (with the stacks of those squares without a flag: a banner seen over an empty square may be a stack's next to
+    # it, read as a plain one)
+    plain = [i for i in range(len(sites)) if hyps[int(choice[i])].cubes > 0 and not covered[i]
+             and flag_of.get(i) is None and (int(sites[i].key[0]), int(sites[i].key[1])) in squares]
+    idx = np.array(empty + plain, np.int64)
+    fl = _flags(sc, sites, idx, [None] * len(idx), rows, owner, colours, cfg)
+    two = next(j for j, h in enumerate(hyps) if h.cubes == 2)
+    found: list[int] = []
+    for p in missing:
+        where = [int(i) for i, f in zip(idx, fl, strict=True)
+                 if f == p and (int(sites[int(i)].key[0]), int(sites[int(i)].key[1])) in rails[p]]
+        if len(where) != 1 or where[0] not in empty:
+            continue
+        i = where[0]
+        choice[i] = two
+        flag_of[i] = p
+        found.append(i)
+        x, y = sites[i].key[0], sites[i].key[1]
+        by_rule[i] = (f"{p}'s royal tower is read nowhere, but {p}'s flag is seen over ({x},{y}) on its paved squares, "
+                      f"where no cube was seen: its royal tower taken to stand there")
+    return np.array(found, np.int64)
 
 
 def _tinted(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], med_lab: F64,
@@ -2218,6 +2354,77 @@ def _tinted(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], med_l
     if share_out is not None:
         share_out[np.nonzero(ok_t)[0]] = np.where(n_use >= cfg.tint_points, share, 0.0)
     return out
+
+
+def _upper_colour(sc: _Scene, sites: Sequence[Site], hyps: Sequence[Hypothesis], choice: npt.NDArray[np.int64],
+                  covered: F64, socketed: set[int], cfg: ClassifyBoardConfig) -> npt.NDArray[np.int64]:
+    """Bandera: a single cube read on a site (not covered) whose face towards the camera shows a plastic's colour
+    (chroma ``upper_colour`` or more) while its top face's rim shows hardly any of it (chroma under
+    ``upper_colour_ratio`` x the face's) holds two cubes: the camera sees an upper cube of another colour where
+    the top would be (an ivory or grey-black cube on a coloured one, which the probes take for the paper or a
+    shadow).  A cube's faces differ in shading, hardly in chroma.  Returns the choice (a copy, if changed); the
+    sites changed are added to ``socketed`` (read by a cue of their own, not by the probes' margin)."""
+    one = next(j for j, h in enumerate(hyps) if h.cubes == 1)
+    two = next(j for j, h in enumerate(hyps) if h.cubes == 2)
+    look = np.array([i for i in range(len(sites)) if choice[i] == one and not covered[i]], np.int64)
+    if not len(look):
+        return choice
+    rows, owner = _chosen_solids(hyps, choice, sites)
+    lab_f, lab_t, _ = _upper_faces(sc, sites, look, rows, owner, cfg)
+    c_f = np.hypot(lab_f[:, 1], lab_f[:, 2])
+    c_t = np.hypot(lab_t[:, 1], lab_t[:, 2])
+    found = look[(c_f >= cfg.upper_colour) & (c_t < cfg.upper_colour_ratio * c_f)]  # (NaN: not seen, never)
+    if not len(found):
+        return choice
+    choice = choice.copy()
+    choice[found] = two
+    socketed |= {int(i) for i in found}
+    return choice
+
+
+def _upper_faces(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], rows: F64,
+                 owner: npt.NDArray[np.int64], cfg: ClassifyBoardConfig) -> tuple[F64, F64, F64]:
+    """Bandera: for single cubes on sites ``idx``, the colour (CIELAB, median; NaN where too few points are seen)
+    of the cube's face towards the camera (clear of its socket) and of its top face near its rim, and the share of
+    the top's points seen: (T, 3), (T, 3), (T,).  Were a second cube on it, the top's points would lie under that
+    cube and the camera would see the upper cube there instead (its faces: the rays to the top's points pass
+    through it).  Points whose ray meets another site's solid on its way, or a character's room on the top,
+    are left out."""
+    g = cfg.geometry
+    c, half = g.cube_mm, g.cube_mm / 2
+    cam = sc.pose.camera_position
+    n_t = len(idx)
+    cx = np.array([sites[i].x_mm for i in idx])
+    cy = np.array([sites[i].y_mm for i in idx])
+    fl = np.array([sites[i].floor_mm for i in idx])
+    u = np.column_stack([cx - cam[0], cy - cam[1]])
+    u /= np.maximum(np.linalg.norm(u, axis=1, keepdims=True), 1e-9)
+    v = np.column_stack([-u[:, 1], u[:, 0]])
+    fa, fz = (m.ravel() for m in np.meshgrid(np.array([-7.5, -4.0, 4.0, 7.5]), np.array([3.5, 6.5, 15.5, 18.5])))
+    face = np.stack([cx[:, None] - 0.98 * half * u[:, None, 0] + fa[None, :] * v[:, None, 0],
+                     cy[:, None] - 0.98 * half * u[:, None, 1] + fa[None, :] * v[:, None, 1],
+                     fl[:, None] + fz[None, :]], axis=-1)  # (T, 16, 3)
+    k = 0.8 * half
+    ring = np.array([(a, b) for a in (-k, -k / 2, 0.0, k / 2, k) for b in (-k, -k / 2, 0.0, k / 2, k)
+                     if max(abs(a), abs(b)) == k])  # (16, 2): a square 0.8 x the half-size out
+    top = np.stack([cx[:, None] + ring[None, :, 0], cy[:, None] + ring[None, :, 1],
+                    np.repeat((fl + c)[:, None], len(ring), axis=1)], axis=-1)  # (T, 16, 3)
+    both = np.concatenate([face, top], axis=1)
+    n_f, n_a = face.shape[1], both.shape[1]
+    _, lab, ok, _ = _observe(sc, both.reshape(-1, 3), cfg)
+    lab = lab.reshape(n_t, n_a, 3)
+    ok = ok.reshape(n_t, n_a) & _not_blocked(cam, both, rows, owner, idx, np.column_stack([cx, cy]))
+    room = np.column_stack([np.ones(n_t), cx, cy, np.full(n_t, g.character_radius), fl + c,
+                            fl + c + g.character_height])
+    ok[:, n_f:] &= ~np.asarray(hits(cam, top, room[:, None, None, :]), bool)[..., 0]
+    lab_f = np.full((n_t, 3), np.nan)
+    lab_t = np.full((n_t, 3), np.nan)
+    for t in range(n_t):
+        if ok[t, :n_f].sum() >= 6:
+            lab_f[t] = np.median(lab[t, :n_f][ok[t, :n_f]], axis=0)
+        if ok[t, n_f:].sum() >= 4:
+            lab_t[t] = np.median(lab[t, n_f:][ok[t, n_f:]], axis=0)
+    return lab_f, lab_t, ok[:, n_f:].mean(axis=1)
 
 
 def _count_outline(sc: _Scene, sites: Sequence[Site], idx: Sequence[int], cfg: ClassifyBoardConfig) -> list[float]:
@@ -2273,7 +2480,16 @@ def _socket_counts(sc: _Scene, sites: Sequence[Site], hyps: Sequence[Hypothesis]
     clear = np.zeros(len(look), bool)
     # (T, 10): a single cube's top, a tower's top, the lower cube's four sides, the upper cube's
     tops = np.full((len(look), 2, 2), np.nan)
-    s = _sockets(sc, sites, look, rows_o, own_o, cfg, clear, tops)
+    st = np.full((len(look), 10, 3), np.nan)
+    s = _sockets(sc, sites, look, rows_o, own_o, cfg, clear, tops, st)
+    if cfg.socket_pair > 0:
+        # a single cube's top socket clearly dark, and darker than any print behind it explains, with a socket
+        # on another face: a cube (an ivory one on the paper, its top's socket over a printed line)
+        with np.errstate(invalid="ignore"):
+            top_dark = (st[:, 0, 0] > cfg.socket_pair) & (st[:, 0, 0] - st[:, 0, 1] > cfg.socket_pair_print) \
+                & (st[:, 0, 2] < cfg.socket_ring)
+            side = ((st[:, 2:, 0] - st[:, 2:, 1] > cfg.socket_side) & (st[:, 2:, 2] < cfg.socket_pair_ring)).any(axis=1)
+        clear = clear | (top_dark & side)
     s1 = s[:, [0, 2, 3, 4, 5]]
     upper = s[:, 1].astype(np.int64) + s[:, 6:].sum(axis=1)
     top1 = s[:, 0]
@@ -2333,7 +2549,8 @@ def _socket_height(sc: _Scene, sites: Sequence[Site], look: npt.NDArray[np.int64
 
 def _sockets(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], rows: F64,
              owner: npt.NDArray[np.int64], cfg: ClassifyBoardConfig,
-             strong: npt.NDArray[np.bool_] | None = None, tops: F64 | None = None) -> npt.NDArray[np.bool_]:
+             strong: npt.NDArray[np.bool_] | None = None, tops: F64 | None = None,
+             stats: F64 | None = None) -> npt.NDArray[np.bool_]:
     """Which faces (T, 10: a single cube's top, a tower's top, then the four sides of the lower
     cube and of the upper cube) of the stacks that may stand on each site ``idx`` show a Legends of
     Cubes socket: a round hole in the
@@ -2345,7 +2562,9 @@ def _sockets(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], rows
     (``socket_ring``: not a flag's banner or a piece's edge across it).  The middle must be seen
     whole, the ring at least two thirds of it (a neighbour's piece may hide its far side).  ``strong``
     (T,) is set where the top face's socket is very clear (``socket_strong``); ``tops`` (T, 2, 2) receives
-    the two top faces' darkness beyond the print and their ring's interquartile range (NaN: not seen)."""
+    the two top faces' darkness beyond the print and their ring's interquartile range (NaN: not seen); ``stats``
+    (T, 10, 3) each face's darkness, the share of it the print explains and its ring's interquartile range (NaN:
+    not seen)."""
     g = cfg.geometry
     c, half = g.cube_mm, g.cube_mm / 2
     cam = sc.pose.camera_position
@@ -2393,6 +2612,9 @@ def _sockets(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], rows
     need = np.where(f_i < 2, cfg.socket_top, cfg.socket_side)
     shows = ok & (beyond > need) & (q75 - q25 < cfg.socket_ring)
     out[t_i, f_i] = shows
+    if stats is not None:
+        stats[:] = np.nan
+        stats[t_i[ok], f_i[ok]] = np.column_stack([dark, dark - beyond, q75 - q25])[ok]
     if tops is not None:
         tops[:] = np.nan
         tf = ok & (f_i < 2)

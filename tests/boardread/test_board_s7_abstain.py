@@ -126,7 +126,8 @@ def test_a_royal_tower_the_tinted_patch_test_would_erase_keeps_its_flag() -> Non
     loose = replace(cfg, tint_share=0.25, tint_points=4, tint_de=14.0)
     assert _truth_cubes("s7_008").get((0, 0)) == 2
     on = _read("s7_008", loose)[(0, 0)]
-    # (session 8's ``royal_missing`` would decline the emptied square: off too)
-    off = _read("s7_008", replace(loose, tint_flags=False, royal_missing=0.0))[(0, 0)]
+    # (session 8's ``royal_missing`` would decline the emptied square, session 10's ``royal_empty_flag`` read it by
+    # its flag as well: off too)
+    off = _read("s7_008", replace(loose, tint_flags=False, royal_missing=0.0, royal_empty_flag=False))[(0, 0)]
     assert (on.kind, on.cubes, on.colour) == ("royal_tower", 2, "blue"), on
     assert off.kind == "empty", off

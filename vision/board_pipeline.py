@@ -263,6 +263,8 @@ def read_board(
                     cells[j] = CellReading(r.key, "unseen", None, 0, False, 0.0, None, r.scores, notes=(
                         f"a {r.colour} {r.kind} was read on the pad added at ({x},{y},{lv}), but its colour is seen "
                         "there only where another piece stands behind it: not read",))
+                    if r.colour is not None:
+                        seen_through.setdefault((x, y, lv), set()).add(r.colour)
             tm["classify_s"] = tm.get("classify_s", 0.0) + time.perf_counter() - b
             if seen is not None and seen.cell is not None:
                 cells = [CellReading(r.key, "robot", None, 0, False, 1.0) if r.key[:2] == seen.cell else r
@@ -272,6 +274,8 @@ def read_board(
 
     robots: list[TagReading] = []
     by_piece: set[tuple[int, int, int]] = set()  # pads added by a piece read on them as a place (checked already)
+    # pads found added above the table whose piece ``check_added`` declined, with the colours read on them
+    seen_through: dict[tuple[int, int, int], set[str]] = {}
     per_image = classify_all(places)
     if places:
         # a player's piece read standing where no pad was found stands on a pad all the same (pieces stand on
@@ -304,6 +308,34 @@ def read_board(
             else:
                 sites, structure, per_image = first_sites, first_structure, first
                 by_piece = set()
+    have = {_key3(st.key) for st in sites}
+    doubt = sorted(k for k in seen_through if k in added and (k[0], k[1], k[2] - 1) in have)
+    if pcfg.drop_seen_through and doubt:
+        # a pad found added above the table right above another site, whose piece was declined as seen only through
+        # it: read again without it, the site below showing a piece of the colour read on it (in some picture), what
+        # the ring votes took for a pad was that piece, seen through the place where a pad would be (and the pad hid
+        # it): the pad is left out (session 10); the others are put back
+        first, first_sites, first_structure, first_robots = per_image, sites, structure, list(robots)
+        drop: list[tuple[int, int, int]] = []
+        for _ in range(2):
+            sites, structure = sites_for(spec, sorted(added - set(doubt)), sorted(absent or ()))
+            robots.clear()
+            per_image = classify_all([])
+            below = {(k[0], k[1], k[2] - 1): k for k in doubt}
+            drop = sorted({below[_key3(r.key)] for cells, _ in per_image for r in cells
+                           if _key3(r.key) in below and r.kind in ("pawn", "king", "blocker")
+                           and r.colour in seen_through[below[_key3(r.key)]] and r.confidence >= pcfg.drop_min_conf})
+            if drop == doubt or not drop:
+                break
+            doubt = drop
+        if drop and drop == doubt:
+            added -= set(drop)
+            opt = replace(opt, added_pads=tuple(sorted(added)))
+            per_image = [(cells, extra) for (cells, _), (_, extra) in zip(per_image, first, strict=True)]
+        else:
+            sites, structure, per_image = first_sites, first_structure, first
+            robots.clear()
+            robots.extend(first_robots)
     for (name, _), pose, tm, (cells, extra) in zip(images, poses, tms, per_image, strict=True):
         readings.append(ImageReading(name, pose, cells, tm, extra))
         if on_image is not None:

@@ -1,0 +1,51 @@
+"""Gridopolis, session 10 (docs/boards_vision.md, "Session 10: Gridopolis pieces"): a pad found added above the
+table right above a piece, which was that piece seen through the place where the pad would be, is left out when the
+piece below reads in its colour with its shape told.  Development renders (tests/boardread/data/gridopolis_dev/
+README.md); each reading test also runs with the rule off and fails then."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.boardread.test_board_round5 import scene_with_pose
+from vision.board_classify import CellReading
+from vision.board_pads import PadDetectConfig
+from vision.board_pipeline import read_board
+
+DEV = Path(__file__).resolve().parent / "data" / "gridopolis_dev"
+TRUTH = "development render truth (simulated camera)"
+
+
+def _read(name: str, pcfg: PadDetectConfig | None = None) -> tuple[dict[tuple[int, ...], CellReading], list[list[int]]]:
+    img, cam, doc, pose = scene_with_pose(DEV / name, TRUTH)
+    res = read_board([("s", img)], "gridopolis", spec=pose.spec, camera=cam, pad_config=pcfg)
+    return {c.key: c for c in res.cells}, list(doc["state"]["pads"])
+
+
+def test_a_pad_that_was_the_piece_below_seen_through_it_is_left_out() -> None:
+    """dev_s10_gpd002 (dim light): pad detection found a pad at (1, 3, 1), not on the table, right above the green box
+    on (1, 3, 0); the box read on it was declined (its colour seen only where another piece stands behind it) and the
+    box below, its probes all hidden by the pad, was declined too.  Read again without the pad the box reads green
+    with its shape told: the pad is left out and the box read (``drop_seen_through`` off: both declined)."""
+    pad, below = (1, 3, 1), (1, 3, 0)
+    cells, pads = _read("dev_s10_gpd002")
+    assert list(pad) not in pads
+    assert pad not in cells
+    assert (cells[below].kind, cells[below].colour) == ("blocker", "green")
+    off, _ = _read("dev_s10_gpd002", PadDetectConfig(drop_seen_through=False))
+    assert pad in off and off[pad].kind == "unseen"
+    assert off[below].kind == "unseen"
+
+
+def test_a_true_pad_whose_piece_below_is_not_told_stays() -> None:
+    """dev_s10_bd007 (warm light, a hand): the same at (3, 3, 3) above a green box on (3, 3, 2) -- left out, the box
+    read -- while the true pad added at (1, 2, 1), whose red pawn was declined the same way, stays: read without it,
+    the site below (1, 2, 0) shows red, but pawn, king and box explain its probes alike (confidence 0 < 0.3:
+    ``drop_min_conf``), as the piece on a pad above does; with ``drop_min_conf`` 0 the true pad is lost."""
+    cells, pads = _read("dev_s10_bd007")
+    assert [3, 3, 3] not in pads and [1, 2, 1] in pads
+    assert (3, 3, 3) not in cells
+    assert (cells[(3, 3, 2)].kind, cells[(3, 3, 2)].colour) == ("blocker", "green")
+    assert (1, 2, 1) in cells
+    loose, _ = _read("dev_s10_bd007", PadDetectConfig(drop_min_conf=0.0))
+    assert (1, 2, 1) not in loose

@@ -49,3 +49,24 @@ def test_a_true_pad_whose_piece_below_is_not_told_stays() -> None:
     assert (1, 2, 1) in cells
     loose, _ = _read("dev_s10_bd007", PadDetectConfig(drop_min_conf=0.0))
     assert (1, 2, 1) not in loose
+
+
+def test_a_pale_blue_marker_bluer_than_its_grey_pad_is_blue() -> None:
+    """dev_s10_gl034 (warm light): the blue pawn on its kingerizer (2, 6, 0), lit brightly, shows chroma / L* 0.34 --
+    under the 0.45 a blue marker needs (``marker_saturation``: the bluish shade on plain pads reaches that) -- and
+    read empty.  Its pad's ring round it is grey (0.05) and 27 b* less blue: a piece, not a bluish light on the pad
+    (``marker_ring_contrast``; off: empty)."""
+    from dataclasses import replace
+
+    from vision.board_classify import config_for
+
+    img, cam, doc, pose = scene_with_pose(DEV / "dev_s10_gl034", TRUTH)
+    key = (2, 6, 0)
+    assert any((e["x"], e["y"], e.get("level", 0), e["piece"], e["colour"]) == (*key, "pawn", "blue")
+               for e in doc["cells"])
+    on = {c.key: c for c in read_board([("s", img)], "gridopolis", spec=pose.spec, camera=cam).cells}
+    assert (on[key].kind, on[key].colour) == ("pawn", "blue")
+    off_cfg = replace(config_for("gridopolis"), marker_ring_contrast=())
+    off = {c.key: c for c in read_board([("s", img)], "gridopolis", spec=pose.spec, camera=cam,
+                                        classify_config=off_cfg).cells}
+    assert off[key].kind == "empty"

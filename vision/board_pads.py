@@ -123,6 +123,8 @@ class PadDetectConfig:
     drop_seen_through: bool = True  # ... and such a pad right above another pad is dropped when, read again without
     # it, the site below shows a piece of the colour read on it: the pad was that piece seen through the place where
     # a pad would be, and it hid the piece (session 10) ...
+    drop_better_fit: bool = True  # ... when the piece below explains its probes better than the one read on the pad
+    # did (a true pad's piece, seen from the place below, fits there less well) ...
     drop_min_conf: float = 0.3  # ... read there with this confidence at least (its shape told: a pawn, king and box
     # explaining its probes alike are a piece seen through the pad's place, as the piece on a true pad above is)
 

@@ -125,6 +125,11 @@ def structure_groups(sites: Sequence[Site], n_rows: int) -> npt.NDArray[np.int64
     return out
 
 
+def _piece_fit(r: CellReading) -> float:
+    """How well the best piece hypothesis (pawn, king or box) explained a site's probes (its score)."""
+    return max((v for k, v in r.scores.items() if k in ("pawn", "king", "blocker")), default=0.0)
+
+
 def _key3(key: tuple[int, ...]) -> tuple[int, int, int]:
     """A Gridopolis site's key (x, y, level) as such."""
     return int(key[0]), int(key[1]), int(key[2])
@@ -263,8 +268,9 @@ def read_board(
                     cells[j] = CellReading(r.key, "unseen", None, 0, False, 0.0, None, r.scores, notes=(
                         f"a {r.colour} {r.kind} was read on the pad added at ({x},{y},{lv}), but its colour is seen "
                         "there only where another piece stands behind it: not read",))
-                    if r.colour is not None:
-                        seen_through.setdefault((x, y, lv), set()).add(r.colour)
+                    if r.colour is not None:  # (its colour, and how well a piece explained its probes)
+                        got_c, got_fit = seen_through.get((x, y, lv), (set(), 0.0))
+                        seen_through[(x, y, lv)] = (got_c | {r.colour}, max(got_fit, _piece_fit(r)))
             tm["classify_s"] = tm.get("classify_s", 0.0) + time.perf_counter() - b
             if seen is not None and seen.cell is not None:
                 cells = [CellReading(r.key, "robot", None, 0, False, 1.0) if r.key[:2] == seen.cell else r
@@ -275,7 +281,7 @@ def read_board(
     robots: list[TagReading] = []
     by_piece: set[tuple[int, int, int]] = set()  # pads added by a piece read on them as a place (checked already)
     # pads found added above the table whose piece ``check_added`` declined, with the colours read on them
-    seen_through: dict[tuple[int, int, int], set[str]] = {}
+    seen_through: dict[tuple[int, int, int], tuple[set[str], float]] = {}
     per_image = classify_all(places)
     if places:
         # a player's piece read standing where no pad was found stands on a pad all the same (pieces stand on
@@ -324,7 +330,8 @@ def read_board(
             below = {(k[0], k[1], k[2] - 1): k for k in doubt}
             drop = sorted({below[_key3(r.key)] for cells, _ in per_image for r in cells
                            if _key3(r.key) in below and r.kind in ("pawn", "king", "blocker")
-                           and r.colour in seen_through[below[_key3(r.key)]] and r.confidence >= pcfg.drop_min_conf})
+                           and r.colour in seen_through[below[_key3(r.key)]][0] and r.confidence >= pcfg.drop_min_conf
+                           and (_piece_fit(r) > seen_through[below[_key3(r.key)]][1] or not pcfg.drop_better_fit)})
             if drop == doubt or not drop:
                 break
             doubt = drop

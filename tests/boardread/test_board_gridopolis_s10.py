@@ -41,14 +41,17 @@ def test_a_true_pad_whose_piece_below_is_not_told_stays() -> None:
     """dev_s10_bd007 (warm light, a hand): the same at (3, 3, 3) above a green box on (3, 3, 2) -- left out, the box
     read -- while the true pad added at (1, 2, 1), whose red pawn was declined the same way, stays: read without it,
     the site below (1, 2, 0) shows red, but pawn, king and box explain its probes alike (confidence 0 < 0.3:
-    ``drop_min_conf``), as the piece on a pad above does; with ``drop_min_conf`` 0 the true pad is lost."""
+    ``drop_min_conf``), as the piece on a pad above does, and less well than the pawn on the pad did (0.92 against
+    1.0: ``drop_better_fit``); with both guards off the true pad is lost, with either one on it stays."""
     cells, pads = _read("dev_s10_bd007")
     assert [3, 3, 3] not in pads and [1, 2, 1] in pads
     assert (3, 3, 3) not in cells
     assert (cells[(3, 3, 2)].kind, cells[(3, 3, 2)].colour) == ("blocker", "green")
     assert (1, 2, 1) in cells
-    loose, _ = _read("dev_s10_bd007", PadDetectConfig(drop_min_conf=0.0))
+    loose, _ = _read("dev_s10_bd007", PadDetectConfig(drop_min_conf=0.0, drop_better_fit=False))
     assert (1, 2, 1) not in loose
+    for one in (PadDetectConfig(drop_min_conf=0.0), PadDetectConfig(drop_better_fit=False)):
+        assert (1, 2, 1) in _read("dev_s10_bd007", one)[0]
 
 
 def test_a_pale_blue_marker_bluer_than_its_grey_pad_is_blue() -> None:

@@ -314,24 +314,28 @@ def read_board(
             else:
                 sites, structure, per_image = first_sites, first_structure, first
                 by_piece = set()
-    have = {_key3(st.key) for st in sites}
-    doubt = sorted(k for k in seen_through if k in added and (k[0], k[1], k[2] - 1) in have)
+    doubt = sorted(k for k in seen_through if k in added)
     if pcfg.drop_seen_through and doubt:
-        # a pad found added above the table right above another site, whose piece was declined as seen only through
-        # it: read again without it, the site below showing a piece of the colour read on it (in some picture), what
-        # the ring votes took for a pad was that piece, seen through the place where a pad would be (and the pad hid
-        # it): the pad is left out (session 10); the others are put back
+        # a pad found added above the table whose piece was declined as seen only where another piece stands behind
+        # it: read again without it, a site below its level (at most ``drop_reach`` steps off, unseen before in every
+        # picture) showing a piece of the colour read on the pad (in some picture), its shape told (confidence
+        # ``drop_min_conf``) and explaining its probes better than the piece read on the pad did, what the ring votes
+        # took for a pad was that piece, seen through the place where a pad would be (and the pad hid it): the pad is
+        # left out (session 10); the others are put back
         first, first_sites, first_structure, first_robots = per_image, sites, structure, list(robots)
+        hidden_before = set.intersection(*({_key3(r.key) for r in cells if r.kind == "unseen"} for cells, _ in first))
         drop: list[tuple[int, int, int]] = []
         for _ in range(2):
             sites, structure = sites_for(spec, sorted(added - set(doubt)), sorted(absent or ()))
             robots.clear()
             per_image = classify_all([])
-            below = {(k[0], k[1], k[2] - 1): k for k in doubt}
-            drop = sorted({below[_key3(r.key)] for cells, _ in per_image for r in cells
-                           if _key3(r.key) in below and r.kind in ("pawn", "king", "blocker")
-                           and r.colour in seen_through[below[_key3(r.key)]][0] and r.confidence >= pcfg.drop_min_conf
-                           and (_piece_fit(r) > seen_through[below[_key3(r.key)]][1] or not pcfg.drop_better_fit)})
+            shown = [(_key3(r.key), r) for cells, _ in per_image for r in cells
+                     if _key3(r.key) in hidden_before and r.kind in ("pawn", "king", "blocker")
+                     and r.confidence >= pcfg.drop_min_conf]
+            drop = sorted(k for k in doubt if any(
+                s_k[2] < k[2] and max(abs(s_k[0] - k[0]), abs(s_k[1] - k[1])) <= pcfg.drop_reach
+                and r.colour in seen_through[k][0]
+                and (_piece_fit(r) > seen_through[k][1] or not pcfg.drop_better_fit) for s_k, r in shown))
             if drop == doubt or not drop:
                 break
             doubt = drop

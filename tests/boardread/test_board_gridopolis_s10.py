@@ -73,3 +73,17 @@ def test_a_pale_blue_marker_bluer_than_its_grey_pad_is_blue() -> None:
     off = {c.key: c for c in read_board([("s", img)], "gridopolis", spec=pose.spec, camera=cam,
                                         classify_config=off_cfg).cells}
     assert off[key].kind == "empty"
+
+
+def test_a_pad_that_was_a_neighbours_piece_seen_through_it_is_left_out() -> None:
+    """dev_s10_gs2003: pad detection found a pad at (3, 1, 1), not on the table; the blue read on it was declined (seen
+    only where another piece stands behind it), and the blue box on the neighbouring (2, 1, 0), its probes hidden by
+    that pad, was declined too.  Read again without the pad the box reads with its shape told and fits better than
+    the piece on the pad did: the pad is left out (``drop_reach`` 1; with 0, only a site right below counts, and the
+    box stays declined)."""
+    cells, pads = _read("dev_s10_gs2003")
+    assert [3, 1, 1] not in pads
+    assert (3, 1, 1) not in cells
+    assert (cells[(2, 1, 0)].kind, cells[(2, 1, 0)].colour) == ("blocker", "blue")
+    near, _ = _read("dev_s10_gs2003", PadDetectConfig(drop_reach=0))
+    assert (3, 1, 1) in near and near[(2, 1, 0)].kind == "unseen"

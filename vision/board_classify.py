@@ -285,6 +285,8 @@ class ClassifyBoardConfig:
     box_fit_share: float = 0.0  # Gridopolis (> 0: on): a box also when its faces show its colour on this share
     # of the points (below ``box_share``) and the probes' fit prefers a box to a pawn by ``box_fit_margin``
     box_fit_margin: float = 0.1
+    box_fit_alone: float = 0.0  # Gridopolis (> 0: on): a box also when the probes prefer one by this much, whatever its
+    # faces show (session 10: dim light shows none of a box's rims in its colour)
     colour_below_crown: bool = False  # Gridopolis: a marker's colour is read on the probes whose rays pass clear of
     # where a king's crown would be (the gold crown, seen from above, is no player's colour; session 8)
     empty_min_inside: int = 0  # (> 0: on) a site read empty needs this many usable probes inside the smallest
@@ -434,7 +436,7 @@ def config_for(game: str) -> ClassifyBoardConfig:
                                    yellow_crown=YELLOW_CROWN_BLUE,
                                    yellow_crown_unsure=YELLOW_CROWN_UNSURE,
                                    yellow_crown_relief=YELLOW_CROWN_RELIEF, empty_min_inside=2,
-                                   marker_ring_contrast=RING_CONTRAST)
+                                   marker_ring_contrast=RING_CONTRAST, box_fit_alone=0.2)
     if game == "bandera":
         return ClassifyBoardConfig(dab_lo=4.0, dab_hi=14.0, character_near_deg=8.0, character_nearer_deg=5.0,
                                    settle_in_turn=True, piece_min_score=0.7, piece_min_single=True,
@@ -1350,7 +1352,8 @@ def classify_sites(
                 out[i] = CellReading(out[i].key, "unseen", None, 0, False, 0.0, None, out[i].scores)
             elif n_box >= cfg.box_min_points:
                 fit = float(scores[kind_index["blocker"], i] - scores[kind_index["pawn"], i])
-                box = (share >= cfg.box_share or (0 < cfg.box_fit_share <= share and fit >= cfg.box_fit_margin)) \
+                box = (share >= cfg.box_share or (0 < cfg.box_fit_share <= share and fit >= cfg.box_fit_margin)
+                       or 0 < cfg.box_fit_alone <= fit) \
                     and (allowed is None or bool(allowed[kind_index["blocker"], i]))
                 if box != (out[i].kind == "blocker"):
                     out[i] = replace(out[i], kind="blocker" if box else "pawn")

@@ -275,6 +275,8 @@ class ClassifyBoardConfig:
     sure_margin: float = 0.5
     sure_shape: bool = True  # ... and, a marker or a box, only when the box/marker test saw its faces ...
     sure_shape_margin: float = 0.25  # ... and its share is this far from ``box_share`` (a clear answer)
+    shape_by_rule: bool = False  # Gridopolis (session 10): ... not on a kingerizer, where the rules leave no box
+    # (``part_rules``) and the shape has nothing to tell
     yellow_crown: float = 0.0  # Gridopolis (> 0: on): a yellow marker is a king when the middle of its top, up to
     # 3.5 mm above it, is bluer (linear blue over green, log) than the rim of its top by this much: the gold crown
     # has far more blue in it than the yellow plastic, in the same light (session 8) ...
@@ -436,7 +438,8 @@ def config_for(game: str) -> ClassifyBoardConfig:
                                    yellow_crown=YELLOW_CROWN_BLUE,
                                    yellow_crown_unsure=YELLOW_CROWN_UNSURE,
                                    yellow_crown_relief=YELLOW_CROWN_RELIEF, empty_min_inside=2,
-                                   marker_ring_contrast=RING_CONTRAST, box_fit_alone=0.2)
+                                   marker_ring_contrast=RING_CONTRAST, box_fit_alone=0.2,
+                                   shape_by_rule=True)
     if game == "bandera":
         return ClassifyBoardConfig(dab_lo=4.0, dab_hi=14.0, character_near_deg=8.0, character_nearer_deg=5.0,
                                    settle_in_turn=True, piece_min_score=0.7, piece_min_single=True,
@@ -1347,7 +1350,8 @@ def classify_sites(
         shape = _box_or_marker(sc, sites, np.array(crown_check, np.int64), body_lab, rows_g, owner_g, cfg)
         for i, (n_box, share) in zip(crown_check, shape, strict=True):
             if i in few_read and cfg.sure_shape and (n_box < cfg.box_min_points
-                                                     or abs(share - cfg.box_share) < cfg.sure_shape_margin):
+                                                     or abs(share - cfg.box_share) < cfg.sure_shape_margin) \
+                    and not (cfg.shape_by_rule and i in start_of):
                 # seen on few probes and its shape not clearly seen: not guessed
                 out[i] = CellReading(out[i].key, "unseen", None, 0, False, 0.0, None, out[i].scores)
             elif n_box >= cfg.box_min_points:

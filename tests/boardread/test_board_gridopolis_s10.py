@@ -108,3 +108,24 @@ def test_a_box_the_probes_prefer_by_far_is_a_box_whatever_its_rims_show() -> Non
     off = {c.key: c for c in read_board([("s", img)], "gridopolis", spec=pose.spec, camera=cam,
                                         classify_config=off_cfg).cells}
     assert (off[key].kind, off[key].colour) == ("pawn", "green")
+
+
+def test_a_marker_on_a_kingerizer_seen_on_few_probes_needs_no_shape() -> None:
+    """dev_s10_gpd017 (cold light): the red pawn on red's kingerizer (0, 2, 0), 126 pixels, seen on few probes (the
+    ``sure_min_weight`` path: a piece beating "empty" by 0.5 there).  That path also wanted the box / marker test to
+    have seen its faces, but no box stands on a kingerizer (``part_rules``): it was declined for a shape with nothing
+    to tell.  It reads now (``shape_by_rule``; off: declined)."""
+    from dataclasses import replace
+
+    from vision.board_classify import config_for
+
+    img, cam, doc, pose = scene_with_pose(DEV / "dev_s10_gpd017", TRUTH)
+    key = (0, 2, 0)
+    assert any((e["x"], e["y"], e.get("level", 0), e["piece"], e["colour"]) == (*key, "pawn", "red")
+               for e in doc["cells"])
+    on = {c.key: c for c in read_board([("s", img)], "gridopolis", spec=pose.spec, camera=cam).cells}
+    assert (on[key].kind, on[key].colour) == ("pawn", "red")
+    off_cfg = replace(config_for("gridopolis"), shape_by_rule=False)
+    off = {c.key: c for c in read_board([("s", img)], "gridopolis", spec=pose.spec, camera=cam,
+                                        classify_config=off_cfg).cells}
+    assert off[key].kind == "unseen"

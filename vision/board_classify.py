@@ -276,7 +276,8 @@ class ClassifyBoardConfig:
     sure_shape: bool = True  # ... and, a marker or a box, only when the box/marker test saw its faces ...
     sure_shape_margin: float = 0.25  # ... and its share is this far from ``box_share`` (a clear answer)
     shape_by_rule: bool = False  # Gridopolis (session 10): ... not on a kingerizer, where the rules leave no box
-    # (``part_rules``) and the shape has nothing to tell
+    # (docs/rules/gridopolis.md, "Blocker boxes": not on a pad occupied by a kingerizer; ``part_rules``) and the shape
+    # has nothing to tell
     yellow_crown: float = 0.0  # Gridopolis (> 0: on): a yellow marker is a king when the middle of its top, up to
     # 3.5 mm above it, is bluer (linear blue over green, log) than the rim of its top by this much: the gold crown
     # has far more blue in it than the yellow plastic, in the same light (session 8) ...

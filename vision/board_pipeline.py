@@ -264,6 +264,8 @@ def read_board(
                     if again.kind == "unseen" and again.scores.get(r.kind, 0.0) - again.scores.get("empty", 0.0) \
                             >= pcfg.piece_pad_margin:
                         continue  # (seen on few rays clear of the others, but those say it is there)
+                    if r.scores.get("empty", 1.0) <= pcfg.check_added_empty:
+                        continue  # (no probe of its own reading says "nothing": every one shows a piece there)
                     x, y, lv = _key3(r.key)
                     cells[j] = CellReading(r.key, "unseen", None, 0, False, 0.0, None, r.scores, notes=(
                         f"a {r.colour} {r.kind} was read on the pad added at ({x},{y},{lv}), but its colour is seen "

@@ -275,6 +275,10 @@ class ClassifyBoardConfig:
     # at least this (per player colour), else it is no player's
     marker_saturation_under: tuple[tuple[str, float], ...] = ()  # ... and this on a site with a pad above it (its
     # shade is lit by the sky's fill light: a plain pad there looks bluish; session 9)
+    marker_ring_contrast: tuple[tuple[str, float, float, float], ...] = ()  # Gridopolis (session 10): a marker of a
+    # colour too pale for ``marker_saturation`` (not under a pad) is still that colour at (colour, chroma / L* at least,
+    # b* at most this much off its own pad's ring, seen round it, the ring's chroma / L* at most): a piece is bluer
+    # than the grey pad it stands on, a bluish light is as blue on the pad as in the middle
     flag_margin: float = 2.5  # rays this close to the tower (bevels, a cube set slightly askew) are left out
     flag_chroma: float = 15.0  # a flag's banner seen on camera (thin: mixed with what is behind it)
     blur_px: int = 3
@@ -286,6 +290,9 @@ class ClassifyBoardConfig:
     sure_margin: float = 0.5
     sure_shape: bool = True  # ... and, a marker or a box, only when the box/marker test saw its faces ...
     sure_shape_margin: float = 0.25  # ... and its share is this far from ``box_share`` (a clear answer)
+    shape_by_rule: bool = False  # Gridopolis (session 10): ... not on a kingerizer, where the rules leave no box
+    # (docs/rules/gridopolis.md, "Blocker boxes": not on a pad occupied by a kingerizer; ``part_rules``) and the shape
+    # has nothing to tell
     yellow_crown: float = 0.0  # Gridopolis (> 0: on): a yellow marker is a king when the middle of its top, up to
     # 3.5 mm above it, is bluer (linear blue over green, log) than the rim of its top by this much: the gold crown
     # has far more blue in it than the yellow plastic, in the same light (session 8) ...
@@ -296,6 +303,8 @@ class ClassifyBoardConfig:
     box_fit_share: float = 0.0  # Gridopolis (> 0: on): a box also when its faces show its colour on this share
     # of the points (below ``box_share``) and the probes' fit prefers a box to a pawn by ``box_fit_margin``
     box_fit_margin: float = 0.1
+    box_fit_alone: float = 0.0  # Gridopolis (> 0: on): a box also when the probes prefer one by this much, whatever its
+    # faces show (session 10: dim light shows none of a box's rims in its colour)
     colour_below_crown: bool = False  # Gridopolis: a marker's colour is read on the probes whose rays pass clear of
     # where a king's crown would be (the gold crown, seen from above, is no player's colour; session 8)
     empty_min_inside: int = 0  # (> 0: on) a site read empty needs this many usable probes inside the smallest
@@ -313,6 +322,11 @@ MARKER_SATURATION: tuple[tuple[str, float], ...] = (("blue", 0.45), ("red", 0.37
 #: else it is declined: the shade, lit by the sky's fill light, made plain pads there look blue up to 0.74 (median
 #: 0.46, 10 false pieces on 240 development scenes); the blue pieces there read 0.46-3.2 (median 1.3, 2 of 38 under 0.6)
 SAT_UNDER: tuple[tuple[str, float], ...] = (("blue", 0.6),)
+#: Gridopolis, session 10: a blue marker paler than 0.45 (not under a pad) is still blue from chroma / L* 0.3 when its
+#: b* is 18 below its own pad's ring's (seen round it) and that ring is grey (chroma / L* 0.15 at most): on 294
+#: development scenes three blue pieces (0.34-0.45, b* 19-27 below a ring of 0.03-0.05) read empty, and no empty pad of
+#: 0.3-0.45 with a grey ring was more than 16.2 below it (two with yellowish rings, 0.25 and 0.38, were 23 and 28)
+RING_CONTRAST: tuple[tuple[str, float, float, float], ...] = (("blue", 0.3, -18.0, 0.15),)
 
 
 #: Gridopolis: how far (mm, on one level) the plain pads whose light a piece's colour is named in may lie: one
@@ -439,7 +453,8 @@ def config_for(game: str) -> ClassifyBoardConfig:
     (``character_seats``); a player whose royal tower is read nowhere has it on the one square of its rail read
     empty (some probe seeing something) over which its flag is seen (``royal_empty_flag``).
     Gridopolis reads a site seen on only 4-15 % of its probes when they show a piece of a player's
-    colour unanimously and its shape clearly (Gridopolis round 7)."""
+    colour unanimously and its shape clearly (Gridopolis round 7).  Session 10: a Gridopolis blue marker paler
+    than a blue marker needs (not under a pad) is blue when it is much bluer than its own pad's grey ring."""
     if game == "gridopolis":
         # (box_fit_share 0.01 / box_fit_margin 0.05, session 9: a box's faces clear of a marker lie on its rounded
         # rims, which dim or cold light shows grey; where any of them shows the box's colour and the probes' fit
@@ -452,7 +467,9 @@ def config_for(game: str) -> ClassifyBoardConfig:
                                    ring_short_neighbours=3, marker_saturation_under=SAT_UNDER,
                                    yellow_crown=YELLOW_CROWN_BLUE,
                                    yellow_crown_unsure=YELLOW_CROWN_UNSURE,
-                                   yellow_crown_relief=YELLOW_CROWN_RELIEF, empty_min_inside=2)
+                                   yellow_crown_relief=YELLOW_CROWN_RELIEF, empty_min_inside=2,
+                                   marker_ring_contrast=RING_CONTRAST, box_fit_alone=0.2,
+                                   shape_by_rule=True)
     if game == "bandera":
         return ClassifyBoardConfig(dab_lo=4.0, dab_hi=14.0, character_near_deg=8.0, character_nearer_deg=5.0,
                                    settle_in_turn=True, piece_min_score=0.7, piece_min_single=True,
@@ -586,6 +603,7 @@ class _Scene:
     structure_plain: npt.NDArray[np.bool_] | None = None  # structure rows that are plain pads (neutral grey)
     # whose own ring is seen (``local_light_mm``)
     pad_hue: float | None = None  # Gridopolis: the hyper-pads' hue in this picture (``pad_hue_split``)
+    structure_seen: npt.NDArray[np.bool_] | None = None  # Gridopolis: structure rows whose own ring is seen
 
 
 def _observe(sc: _Scene, pts: F64, cfg: ClassifyBoardConfig, known: F64 | None = None,
@@ -812,7 +830,8 @@ def classify_sites(
                 pad_hue = math.degrees(math.atan2(float(np.sin(np.arctan2(hyper[:, 2], hyper[:, 1])).mean()),
                                                   float(np.cos(np.arctan2(hyper[:, 2], hyper[:, 1])).mean()))) % 360
         sc = _Scene(blurred, pose, app, gain, structure, s_lab, table, s_px, own[0] if own else None,
-                    _shadow_light(blurred, pose, app, gain, cfg) if cfg.shadow_tint else None, plain, pad_hue)
+                    _shadow_light(blurred, pose, app, gain, cfg) if cfg.shadow_tint else None, plain, pad_hue,
+                    ring_seen[0] if ring_seen and cfg.marker_ring_contrast else None)
         if prepared is not None:
             prepared.append(sc)
     if game == "quirky":
@@ -1288,7 +1307,9 @@ def classify_sites(
                     med = _in_local_light(sc, site, med, cfg, empty_now if pad_sites is None else pad_empty)
                 name = _hue_name(med, cfg, colours)
                 floor = dict(cfg.marker_saturation).get(name or "") if role == "marker" else None
-                if floor is not None and math.hypot(float(med[1]), float(med[2])) < floor * max(float(med[0]), 1.0):
+                if floor is not None and math.hypot(float(med[1]), float(med[2])) < floor * max(float(med[0]), 1.0) \
+                        and not (role == "marker" and not under[i] and pad_sites is None
+                                 and _off_its_pad(sc, i, med, name, cfg)):
                     name = "grey"  # a player's plastic is saturated: a paler tint of its hue is shade
                 under_floor = dict(cfg.marker_saturation_under).get(name or "") if role == "marker" and under[i] \
                     else None
@@ -1373,12 +1394,14 @@ def classify_sites(
         shape = _box_or_marker(sc, sites, np.array(crown_check, np.int64), body_lab, rows_g, owner_g, cfg)
         for i, (n_box, share) in zip(crown_check, shape, strict=True):
             if i in few_read and cfg.sure_shape and (n_box < cfg.box_min_points
-                                                     or abs(share - cfg.box_share) < cfg.sure_shape_margin):
+                                                     or abs(share - cfg.box_share) < cfg.sure_shape_margin) \
+                    and not (cfg.shape_by_rule and i in start_of):
                 # seen on few probes and its shape not clearly seen: not guessed
                 out[i] = CellReading(out[i].key, "unseen", None, 0, False, 0.0, None, out[i].scores)
             elif n_box >= cfg.box_min_points:
                 fit = float(scores[kind_index["blocker"], i] - scores[kind_index["pawn"], i])
-                box = (share >= cfg.box_share or (0 < cfg.box_fit_share <= share and fit >= cfg.box_fit_margin)) \
+                box = (share >= cfg.box_share or (0 < cfg.box_fit_share <= share and fit >= cfg.box_fit_margin)
+                       or 0 < cfg.box_fit_alone <= fit) \
                     and (allowed is None or bool(allowed[kind_index["blocker"], i]))
                 if box != (out[i].kind == "blocker"):
                     out[i] = replace(out[i], kind="blocker" if box else "pawn")
@@ -2014,6 +2037,22 @@ def _structure_colours(sc: _Scene, cfg: ClassifyBoardConfig, groups: npt.NDArray
             if (mine & own).any() and (mine & ~own).any():
                 out[mine & ~own] = np.median(out[mine & own], axis=0)
     return out
+
+
+def _off_its_pad(sc: _Scene, i: int, lab: F64, name: str | None, cfg: ClassifyBoardConfig) -> bool:
+    """Gridopolis (``marker_ring_contrast``): whether the marker colour ``lab`` read on site ``i`` (standing on
+    structure row ``i``), of hue ``name`` but paler than ``marker_saturation`` allows, stands off its own pad's ring
+    (seen round the piece) as a piece does: chroma / L* at least the rule's, b* lower than the ring's by the rule's
+    amount and the ring grey (a bluish light tints the pad's ring as much as the middle; a blue piece is bluer than
+    the grey pad it stands on; a ring tinted otherwise -- a kingerizer, a lamp's colour -- says nothing)."""
+    rule = next((r for r in cfg.marker_ring_contrast if r[0] == name), None)
+    if rule is None or sc.structure_own_lab is None or sc.structure_seen is None or i >= len(sc.structure_seen) \
+            or not sc.structure_seen[i]:
+        return False
+    ring = sc.structure_own_lab[i]
+    return bool(math.hypot(float(lab[1]), float(lab[2])) >= rule[1] * max(float(lab[0]), 1.0)
+                and float(lab[2]) - float(ring[2]) <= rule[2]
+                and math.hypot(float(ring[1]), float(ring[2])) <= rule[3] * max(float(ring[0]), 1.0))
 
 
 def _in_local_light(sc: _Scene, site: Site, lab: F64, cfg: ClassifyBoardConfig,

@@ -120,6 +120,18 @@ class PadDetectConfig:
     piece_pad_look: tuple[float, float, int] = (20.0, 0.25, 2)  # ... chroma and chroma / L* at least, on so many
     check_added: bool = True  # the pieces read on pads found added above the table are read again that way (with the
     # other pieces as obstacles): one seen only where another piece stands behind it is not read (session 9)
+    check_added_empty: float = 0.05  # ... unless "empty" scored this at most on the piece's own reading: no probe said
+    # "nothing" where it stands (session 10: 5 true pieces of 1,100-4,500 pixels on true added pads were declined, the
+    # false ones scored 0.16-0.57 but one; < 0: off)
+    drop_seen_through: bool = True  # ... and such a pad is dropped when, read again without it, a site below its level
+    # and hidden before shows a piece of the colour read on it: the pad was that piece seen through the place where
+    # a pad would be, and it hid the piece (session 10) ...
+    drop_reach: int = 1  # ... a site this many steps off (x and y) at most (0: right below the pad; 1 read 3 more
+    # pieces right on 294 development scenes, 2 none more) ...
+    drop_better_fit: bool = True  # ... when the piece below explains its probes better than the one read on the pad
+    # did (a true pad's piece, seen from the place below, fits there less well) ...
+    drop_min_conf: float = 0.3  # ... read there with this confidence at least (its shape told: a pawn, king and box
+    # explaining its probes alike are a piece seen through the pad's place, as the piece on a true pad above is)
 
 
 @dataclass(frozen=True)

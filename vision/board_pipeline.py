@@ -125,6 +125,11 @@ def structure_groups(sites: Sequence[Site], n_rows: int) -> npt.NDArray[np.int64
     return out
 
 
+def _piece_fit(r: CellReading) -> float:
+    """How well the best piece hypothesis (pawn, king or box) explained a site's probes (its score)."""
+    return max((v for k, v in r.scores.items() if k in ("pawn", "king", "blocker")), default=0.0)
+
+
 def _key3(key: tuple[int, ...]) -> tuple[int, int, int]:
     """A Gridopolis site's key (x, y, level) as such."""
     return int(key[0]), int(key[1]), int(key[2])
@@ -259,10 +264,15 @@ def read_board(
                     if again.kind == "unseen" and again.scores.get(r.kind, 0.0) - again.scores.get("empty", 0.0) \
                             >= pcfg.piece_pad_margin:
                         continue  # (seen on few rays clear of the others, but those say it is there)
+                    if r.scores.get("empty", 1.0) <= pcfg.check_added_empty:
+                        continue  # (no probe of its own reading says "nothing": every one shows a piece there)
                     x, y, lv = _key3(r.key)
                     cells[j] = CellReading(r.key, "unseen", None, 0, False, 0.0, None, r.scores, notes=(
                         f"a {r.colour} {r.kind} was read on the pad added at ({x},{y},{lv}), but its colour is seen "
                         "there only where another piece stands behind it: not read",))
+                    if r.colour is not None:  # (its colour, and how well a piece explained its probes)
+                        got_c, got_fit = seen_through.get((x, y, lv), (set(), 0.0))
+                        seen_through[(x, y, lv)] = (got_c | {r.colour}, max(got_fit, _piece_fit(r)))
             tm["classify_s"] = tm.get("classify_s", 0.0) + time.perf_counter() - b
             if seen is not None and seen.cell is not None:
                 cells = [CellReading(r.key, "robot", None, 0, False, 1.0) if r.key[:2] == seen.cell else r
@@ -272,6 +282,8 @@ def read_board(
 
     robots: list[TagReading] = []
     by_piece: set[tuple[int, int, int]] = set()  # pads added by a piece read on them as a place (checked already)
+    # pads found added above the table whose piece ``check_added`` declined, with the colours read on them
+    seen_through: dict[tuple[int, int, int], tuple[set[str], float]] = {}
     per_image = classify_all(places)
     if places:
         # a player's piece read standing where no pad was found stands on a pad all the same (pieces stand on
@@ -304,6 +316,39 @@ def read_board(
             else:
                 sites, structure, per_image = first_sites, first_structure, first
                 by_piece = set()
+    doubt = sorted(k for k in seen_through if k in added)
+    if pcfg.drop_seen_through and doubt:
+        # a pad found added above the table whose piece was declined as seen only where another piece stands behind
+        # it: read again without it, a site below its level (at most ``drop_reach`` steps off, unseen before in every
+        # picture) showing a piece of the colour read on the pad (in some picture), its shape told (confidence
+        # ``drop_min_conf``) and explaining its probes better than the piece read on the pad did, what the ring votes
+        # took for a pad was that piece, seen through the place where a pad would be (and the pad hid it): the pad is
+        # left out (session 10); the others are put back
+        first, first_sites, first_structure, first_robots = per_image, sites, structure, list(robots)
+        hidden_before = set.intersection(*({_key3(r.key) for r in cells if r.kind == "unseen"} for cells, _ in first))
+        drop: list[tuple[int, int, int]] = []
+        for _ in range(2):
+            sites, structure = sites_for(spec, sorted(added - set(doubt)), sorted(absent or ()))
+            robots.clear()
+            per_image = classify_all([])
+            shown = [(_key3(r.key), r) for cells, _ in per_image for r in cells
+                     if _key3(r.key) in hidden_before and r.kind in ("pawn", "king", "blocker")
+                     and r.confidence >= pcfg.drop_min_conf]
+            drop = sorted(k for k in doubt if any(
+                s_k[2] < k[2] and max(abs(s_k[0] - k[0]), abs(s_k[1] - k[1])) <= pcfg.drop_reach
+                and r.colour in seen_through[k][0]
+                and (_piece_fit(r) > seen_through[k][1] or not pcfg.drop_better_fit) for s_k, r in shown))
+            if drop == doubt or not drop:
+                break
+            doubt = drop
+        if drop and drop == doubt:
+            added -= set(drop)
+            opt = replace(opt, added_pads=tuple(sorted(added)))
+            per_image = [(cells, extra) for (cells, _), (_, extra) in zip(per_image, first, strict=True)]
+        else:
+            sites, structure, per_image = first_sites, first_structure, first
+            robots.clear()
+            robots.extend(first_robots)
     for (name, _), pose, tm, (cells, extra) in zip(images, poses, tms, per_image, strict=True):
         readings.append(ImageReading(name, pose, cells, tm, extra))
         if on_image is not None:

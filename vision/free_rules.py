@@ -667,7 +667,9 @@ def drop_pale_mat_blocks(blocks: dict[Cell, str], scorer: RayScorer, starts: Map
     the development renders most wrong sides whose every wrong line of sight the side's own picture shows
     are such blocks).  Shading scales a surface's CIELAB lightness and chroma together, so a real block
     keeps its plastic's saturation (chroma / lightness) in its own shadow; the shadowed paper does not.
-    A non-start block on the mat whose first-hit rays of its colour have a median saturation below
+    A non-start block on the mat whose first-hit rays of its colour (at least the relocation's
+    :data:`RELOCATE_MIN_GAIN`: a median of a handful of rays moves with every other block) have a median
+    saturation below
     :data:`PALE_MAT_RATIO` of the median over its colour's start block and blocks above the mat (the
     same plastic under the same light; at least :data:`PALE_MAT_MIN_REFERENCE` rays) is left out, palest
     first, unless that leaves a block unsupported that is not such a block itself (rulebook "The
@@ -689,7 +691,7 @@ def drop_pale_mat_blocks(blocks: dict[Cell, str], scorer: RayScorer, starts: Map
         ref_med = float(np.median(ref_all))
         limits[colour] = PALE_MAT_RATIO * ref_med
         for c, v in blocks.items():
-            if v != colour or c[2] != 0 or c == starts.get(colour) or not len(sats[c]):
+            if v != colour or c[2] != 0 or c == starts.get(colour) or len(sats[c]) < RELOCATE_MIN_GAIN:
                 continue
             ratio = float(np.median(sats[c])) / max(ref_med, 1e-6)
             if ratio < PALE_MAT_RATIO:

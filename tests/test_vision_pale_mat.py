@@ -149,3 +149,44 @@ def test_saturation_of_a_block_pixel_and_of_tinted_paper() -> None:
     else:
         assert np.isnan(sat[0, 2])
     assert np.isnan(sat[0, 3])
+
+
+def test_the_pipeline_reports_a_block_left_out_and_prices_the_rest_without_the_pale_pixels(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Wiring, on fixture scene_026 read free: a block the step leaves out is reported (``pale-on-mat``, and
+    ``side-uncertain`` on the sides a block there would show on), and the later rules and the flags get the
+    scorer without the pale pixels (here: every blue pixel counted pale)."""
+    import vision.pipeline as pipeline
+    from benchmarks.ctrl_scenes import load_scene
+
+    seen: dict[str, RayScorer] = {}
+    left: list[tuple[Cell, str]] = []
+
+    def fake_drop(blocks: dict[Cell, str], scorer: RayScorer, starts: Mapping[str, Cell],
+                  ) -> tuple[list[tuple[Cell, str, float]], dict[str, float]]:
+        seen["full"] = scorer
+        cell = min(c for c, v in blocks.items() if c[2] == 0 and c != starts.get(v))  # a block on the mat
+        left.append((cell, blocks.pop(cell)))
+        return [(cell, left[-1][1], 0.3)], {left[-1][1]: 10.0}
+
+    real_pick = pipeline.pick_flags
+
+    def spy_pick(state: State, colours: list[str], scorer: RayScorer, weak: set[str]) -> object:
+        seen["flags"] = scorer
+        return real_pick(state, colours, scorer, weak)
+
+    monkeypatch.setattr(pipeline, "drop_pale_mat_blocks", fake_drop)
+    monkeypatch.setattr(pipeline, "pick_flags", spy_pick)
+    scene = load_scene(FIXTURES / "scene_026")
+    res = pipeline.score_images(scene.pics, scene.spec, scene.camera, None)
+    notes = [p for p in res.problems if p.code == "pale-on-mat"]
+    cell = left[0][0]
+    assert [p.where for p in notes] == [f"cell {cell[0]},{cell[1]},{cell[2]}"]
+    assert "0.30 times as saturated" in notes[0].message
+    assert cell not in res.state.blocks  # no later rule puts it back: its colour's pixels are all "pale" here
+    shadow_sides = [p.where for p in res.problems if p.code == "side-uncertain" and "as a shadow" in p.message]
+    assert shadow_sides and all(s.removeprefix("side ") in res.uncertain_sides for s in shadow_sides)
+    assert seen["flags"] is not seen["full"]  # the flags are priced without the pale pixels
+    monkeypatch.setattr(pipeline, "PALE_FREE_FLAGS", False)
+    pipeline.score_images(scene.pics, scene.spec, scene.camera, None)
+    assert seen["flags"] is seen["full"]

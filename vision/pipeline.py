@@ -129,6 +129,8 @@ FREE_SAME_CELL_POLE_MOVES = True
 # the free rules after the pale blocks on the mat were left out price blocks without the pale pixels
 # (vision.free_rules.drop_pale_mat_blocks; docs/vision.md, "Session 10: the free reading's score sheet")
 PALE_FREE_RULES = True
+# ... and the flags too (a banner "seen" in the shadow on the mat)
+PALE_FREE_FLAGS = True
 
 
 @dataclass
@@ -399,7 +401,7 @@ def score_images(
             # the flags again, on the final blocks (start cells and counts may have added some),
             # with their nearly-as-good alternatives, which the poles then decide between
             state, flag_alternatives = pick_flags(state, [c for c in state.colors if c in state.flags],
-                                                  recon.scorer, weak_flags)
+                                                  free_scorer if PALE_FREE_FLAGS else recon.scorer, weak_flags)
             state, flag_alternatives = _poles_decide(state, flag_alternatives, images,
                                                      [e.camera for e in evidence])
             if POLE_OVERRULES:

@@ -107,3 +107,18 @@ def weak_colour(image: U8, labels: U8, model: ColourModel, min_chroma: float,
     lab = linear_to_lab(np.clip(model.white_balance.apply(_SRGB8_LINEAR[px[..., ::-1]]), 0.0, None))
     out[coloured] = np.hypot(lab[..., 1], lab[..., 2]) < min_chroma
     return out
+
+
+def saturation(image: U8, labels: U8, model: ColourModel) -> npt.NDArray[np.float32]:
+    """CIELAB chroma / lightness (after white balance) of the pixels ``labels`` (``classify`` of ``image``)
+    reads as a piece colour; NaN elsewhere.  Shading scales a surface's lightness and chroma together, so a
+    block's faces keep their saturation in its own shadow, while the white mat in a shadow lit by a fill of
+    another colour is tinted but pale (docs/vision.md, "Session 10: the free reading's score sheet")."""
+    coloured = np.isin(labels, np.array([int(v) for v in COLOR_LABELS.values()], np.uint8))
+    out = np.full(labels.shape, np.nan, np.float32)
+    if not coloured.any():
+        return out
+    px = np.ascontiguousarray(image, np.uint8)[coloured]
+    lab = linear_to_lab(np.clip(model.white_balance.apply(_SRGB8_LINEAR[px[..., ::-1]]), 0.0, None))
+    out[coloured] = np.hypot(lab[..., 1], lab[..., 2]) / np.maximum(lab[..., 0], 1.0)
+    return out

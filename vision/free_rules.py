@@ -645,3 +645,78 @@ def _connector_colour(blocks: Mapping[Cell, str], cell: Cell, start_of: Mapping[
         short = (counts[c] - 1) % BLOCKS_PER_TURN != 0 if CONNECT_COLOUR == "counts" else False
         return (-int(short), -near[c], c)
     return min(near, key=key)
+
+
+#: switch (for measuring): leave out blocks on the mat whose pixels are far paler than their colour's blocks
+#: (:func:`drop_pale_mat_blocks`)
+DROP_PALE_MAT_BLOCKS = True
+#: ... paler: the median saturation of the block's rays below this share of its colour's reference median
+PALE_MAT_RATIO = 0.45
+#: ... and the reference (the colour's start block and its blocks above the mat) seen on at least this many rays
+PALE_MAT_MIN_REFERENCE = 30
+
+
+def drop_pale_mat_blocks(blocks: dict[Cell, str], scorer: RayScorer, starts: Mapping[str, Cell],
+                         ) -> tuple[list[tuple[Cell, str, float]], dict[str, float]]:
+    """Leave out blocks read on the mat where the pictures show only a tinted shadow.
+
+    Under a warm key light and a cooler fill (or daylight from a window), the white mat in a pile's shadow
+    is lit by the fill alone and, after white balance to the key, reads as a pale **blue**; the black print
+    there reads blue too.  The free reading explains those pixels with blocks on the mat (z = 0), often
+    several in a row along the shadow (docs/vision.md, "Session 10: the free reading's score sheet": on
+    the development renders most wrong sides whose every wrong line of sight the side's own picture shows
+    are such blocks).  Shading scales a surface's CIELAB lightness and chroma together, so a real block
+    keeps its plastic's saturation (chroma / lightness) in its own shadow; the shadowed paper does not.
+    A non-start block on the mat whose first-hit rays of its colour (at least the relocation's
+    :data:`RELOCATE_MIN_GAIN`: a median of a handful of rays moves with every other block) have a median
+    saturation below
+    :data:`PALE_MAT_RATIO` of the median over its colour's start block and blocks above the mat (the
+    same plastic under the same light; at least :data:`PALE_MAT_MIN_REFERENCE` rays) is left out, palest
+    first, unless that leaves a block unsupported that is not such a block itself (rulebook "The
+    Battlefield"); in the end no block is unsupported that was held before.  A start block is
+    never left out (rulebook "Setup" 3).  Mutates ``blocks``; returns (cell, colour, ratio) per block
+    left out (the caller reports them and the sides they would show on), and per colour that had one
+    left out the saturation under which its pixels are as pale (for ``RayScorer.without_pale``: the
+    later steps would otherwise move other blocks into the shadow to explain them)."""
+    if not DROP_PALE_MAT_BLOCKS:
+        return [], {}
+    sats = scorer.first_hit_saturation(blocks)
+    found: list[tuple[float, Cell, str]] = []
+    limits: dict[str, float] = {}
+    for colour in sorted(set(blocks.values())):
+        ref = [sats[c] for c, v in blocks.items() if v == colour and (c[2] >= 1 or c == starts.get(colour))]
+        ref_all = np.concatenate(ref) if ref else np.zeros(0, np.float32)
+        if len(ref_all) < PALE_MAT_MIN_REFERENCE:
+            continue
+        ref_med = float(np.median(ref_all))
+        limits[colour] = PALE_MAT_RATIO * ref_med
+        for c, v in blocks.items():
+            if v != colour or c[2] != 0 or c == starts.get(colour) or len(sats[c]) < RELOCATE_MIN_GAIN:
+                continue
+            ratio = float(np.median(sats[c])) / max(ref_med, 1e-6)
+            if ratio < PALE_MAT_RATIO:
+                found.append((ratio, c, colour))
+    out: list[tuple[Cell, str, float]] = []
+    todo = sorted(found)
+    unsupported_before = _unsupported(blocks)
+    # a shadow's blocks often hold each other (a row along the shadow): one left out alone may leave the
+    # next one unconnected, so they are tried palest first, again while one more goes
+    while todo:
+        left = []
+        for ratio, c, colour in todo:
+            before = _unsupported(blocks)
+            del blocks[c]
+            if _unsupported(blocks) - before - {d for _, d, _ in todo}:
+                blocks[c] = colour
+                left.append((ratio, c, colour))
+                continue
+            out.append((c, colour, round(ratio, 2)))
+        if len(left) == len(todo):
+            break
+        todo = left
+    # a candidate left unsupported by the others going but kept itself: put back the last ones left out
+    # until no block is unsupported that was held before
+    while out and _unsupported(blocks) - unsupported_before:
+        c, colour, _ = out.pop()
+        blocks[c] = colour
+    return out, {c: v for c, v in limits.items() if any(col == c for _, col, _ in out)}

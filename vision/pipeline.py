@@ -16,6 +16,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+import vision.free_rules as free_rules
 from calibration.camera import CameraCalibration
 from calibration.colour import ColourModel, ColourModelError, WhiteBalance
 from calibration.mat import MatSpec
@@ -27,11 +28,12 @@ from engine.ctrl.moves import FlagSpot, Turn
 from engine.ctrl.state import BLOCKS_PER_TURN, COLORS
 from engine.ctrl.validate import validate_state
 from vision.camera import ViewCamera
-from vision.classify import classify, weak_colour
+from vision.classify import classify, saturation, weak_colour
 from vision.free_rules import (
     assume_setup_flags,
     connect_hidden,
     count_doubts,
+    drop_pale_mat_blocks,
     fill_pockets,
     lower_blocks,
     pocket_sides,
@@ -124,6 +126,11 @@ HISTORY_MIN_GROUND_FLAG_RAYS = 20
 SAME_CELL_POLE_MOVES = True
 # ... and without history (every flag read), the move reported the same way
 FREE_SAME_CELL_POLE_MOVES = True
+# the free rules after the pale blocks on the mat were left out price blocks without the pale pixels
+# (vision.free_rules.drop_pale_mat_blocks; docs/vision.md, "Session 10: the free reading's score sheet")
+PALE_FREE_RULES = True
+# ... and the flags too (a banner "seen" in the shadow on the mat)
+PALE_FREE_FLAGS = True
 
 
 @dataclass
@@ -225,6 +232,10 @@ def score_images(
         small = classify(sampled, model)
         lab = np.repeat(np.repeat(small, st, axis=0), st, axis=1)[: img.shape[0], : img.shape[1]]
         weak = None
+        sat = None
+        if previous is None and free_rules.DROP_PALE_MAT_BLOCKS:
+            sat_small = saturation(sampled, small, model)
+            sat = np.repeat(np.repeat(sat_small, st, axis=0), st, axis=1)[: img.shape[0], : img.shape[1]]
         if previous is not None and HISTORY_WEAK_CHROMA > 0:
             weak_small = weak_colour(sampled, small, model, HISTORY_WEAK_CHROMA, HISTORY_WEAK_COLOURS)
             weak = np.repeat(np.repeat(weak_small, st, axis=0), st, axis=1)[: img.shape[0], : img.shape[1]]
@@ -232,7 +243,7 @@ def score_images(
         cam = pose.camera
         vc = ViewCamera(np.asarray(cam.camera_matrix), np.asarray(cam.dist_coeffs), pose.rvec, pose.tvec,
                         (int(img.shape[1]), int(img.shape[0])), spec.block_mm)
-        evidence.append(ViewEvidence(vc, lab, pose.facing_side(), spec.paper_world_rect(), colour_patches, weak))
+        evidence.append(ViewEvidence(vc, lab, pose.facing_side(), spec.paper_world_rect(), colour_patches, weak, sat))
         reports.append(ViewReport(name, pose.facing_side(), round(pose.angles_deg()["elevation"], 1), pose.quality,
                                   round(pose.rms_px, 3), "patches" if wb is not None else "borrowed"))
     t_classify = time.perf_counter()
@@ -274,6 +285,7 @@ def score_images(
     connections: list[Cell] = []  # without history: hidden cells filled so that blocks read are held (free_rules)
     opening_sides: list[str] = []  # without history: sides where a broken opening's legal reading differs
     relocated: list[tuple[Cell, str]] = []  # without history: blocks moved to a neighbouring cell (free_rules)
+    pale: list[Cell] = []  # without history: blocks on the mat left out as a tinted shadow (free_rules)
     hist_scorer = recon.scorer  # with history: the scorer without the weakly coloured pixels (set below)
     if previous is not None and recon.scorer is not None:
         # the pictures must show legal turns played from the previous state (issue 5, item 1)
@@ -346,17 +358,28 @@ def score_images(
             inferred += _flags_without_weak(state, movers, hist_scorer, doubt_sides)
         inferred += doubt_notes
     else:
-        if recon.scorer is not None:  # after the floating blocks were dropped (free_rules, round 2)
-            inferred += repair_after_floating(blocks, recon.scorer, recon.ignored, recon.confidence,
+        if recon.scorer is not None:
+            # blocks on the mat that are a tinted shadow (free_rules, session 10)
+            dropped_pale, pale_limits = drop_pale_mat_blocks(blocks, recon.scorer, starts)
+            # the later steps price blocks without the shadow's pale pixels (else they move other blocks into it)
+            free_scorer = recon.scorer.without_pale(pale_limits) if PALE_FREE_RULES else recon.scorer
+            for cell, colour, ratio in dropped_pale:
+                pale.append(cell)
+                inferred.append(Problem("pale-on-mat", f"a {colour} block read here is left out: its pixels are "
+                                        f"{ratio:.2f} times as saturated as the {colour} blocks above the mat (the "
+                                        "mat in a tinted shadow, not a block)", f"cell {cell[0]},{cell[1]},{cell[2]}",
+                                        "", "warning"))
+            # after the floating blocks were dropped (free_rules, round 2)
+            inferred += repair_after_floating(blocks, free_scorer, recon.ignored, recon.confidence,
                                               recon.unobserved, recon.flags)
             # single blocks read one cell off where the pictures show them better (free_rules, session 7)
-            for src, dst, gain in relocate_blocks(blocks, recon.scorer, starts):
+            for src, dst, gain in relocate_blocks(blocks, free_scorer, starts):
                 relocated.append((dst, blocks[dst]))
                 inferred.append(Problem("relocated", f"the {blocks[dst]} block read at {src[0]},{src[1]},{src[2]} "
                                         f"is read here instead: {gain} more sampled pixels are explained with it "
                                         "here than there", f"cell {dst[0]},{dst[1]},{dst[2]}", "", "warning"))
             # blocks read one level above a hidden cell, and the blocks they hid (free_rules, session 9)
-            for src, dst, added, gain in lower_blocks(blocks, recon.scorer, starts, recon.unobserved):
+            for src, dst, added, gain in lower_blocks(blocks, free_scorer, starts, recon.unobserved):
                 recon.unobserved[:] = [c for c in recon.unobserved if c != dst and c not in added]
                 relocated.append((dst, blocks[dst]))
                 hid = "; ".join(f"{c[0]},{c[1]},{c[2]}" for c in added)
@@ -365,7 +388,7 @@ def score_images(
                     f"lower{f', with the {blocks[dst]} block(s) it hid at {hid}' if added else ''}: {gain} more "
                     "sampled pixels are explained so", f"cell {dst[0]},{dst[1]},{dst[2]}", "", "warning"))
         if recon.scorer is not None:  # cells the pictures cannot tell from full, inside the pile
-            pockets, pocket_notes = fill_pockets(blocks, recon.scorer, recon.unobserved, cfg.min_pixels)
+            pockets, pocket_notes = fill_pockets(blocks, free_scorer, recon.unobserved, cfg.min_pixels)
             inferred += pocket_notes
         inferred += _infer_hidden_by_counts(blocks, recon.unobserved)
         # hidden cells that blocks read where nothing could hold them need (free_rules, session 7); after
@@ -378,7 +401,7 @@ def score_images(
             # the flags again, on the final blocks (start cells and counts may have added some),
             # with their nearly-as-good alternatives, which the poles then decide between
             state, flag_alternatives = pick_flags(state, [c for c in state.colors if c in state.flags],
-                                                  recon.scorer, weak_flags)
+                                                  free_scorer if PALE_FREE_FLAGS else recon.scorer, weak_flags)
             state, flag_alternatives = _poles_decide(state, flag_alternatives, images,
                                                      [e.camera for e in evidence])
             if POLE_OVERRULES:
@@ -530,6 +553,11 @@ def score_images(
         problems.append(Problem("side-uncertain", f"the {side} counts may be off: {n} block(s) assumed where the "
                                 "pictures show the same colour whether the block is there or behind it",
                                 f"side {side}", "", "warning"))
+    for side, n in pocket_sides([c for c in pale if c not in occupied], occupied).items():
+        uncertain[side] = uncertain.get(side, 0) + n
+        problems.append(Problem("side-uncertain", f"the {side} counts may be off: {n} block(s) read on the mat were "
+                                "left out as a shadow (their pixels are far paler than their colour's blocks); a "
+                                "block there would show on this side", f"side {side}", "", "warning"))
     for side, n in pocket_sides(connections, occupied).items():
         uncertain[side] = uncertain.get(side, 0) + n
         problems.append(Problem("side-uncertain", f"the {side} counts may be off: {n} block(s) assumed in cells no "

@@ -102,6 +102,10 @@ class ViewEvidence:
     # (``vision.classify.weak_colour``); the history search can leave those rays out (docs/vision.md,
     # "Session 8: following a game under hard shadows")
     weak: npt.NDArray[np.bool_] | None = None
+    # optional, the labels' size: each piece-coloured pixel's saturation (``vision.classify.saturation``,
+    # NaN elsewhere); the free reading tells the mat in a tinted shadow from a block by it
+    # (``vision.free_rules.drop_pale_mat_blocks``)
+    saturation: npt.NDArray[np.float32] | None = None
 
 
 @dataclass
@@ -164,6 +168,7 @@ class _Rays:
     origin: npt.NDArray[np.float64] = field(default_factory=lambda: np.zeros(3))  # camera centre, block units
     dirs: npt.NDArray[np.float64] = field(default_factory=lambda: np.zeros((0, 3)))  # unit directions
     weak: npt.NDArray[np.bool_] | None = None  # (nrays,) the label is a weakly coloured pixel's (ViewEvidence.weak)
+    sat: npt.NDArray[np.float32] | None = None  # (nrays,) the pixel's saturation (ViewEvidence.saturation)
 
 
 #: sample the pixels the classify stage labelled.  The pipeline classifies every ``pixel_stride``-th
@@ -214,6 +219,7 @@ def _trace_both(view: ViewEvidence, vol: _Volume, cfg: ReconstructConfig) -> tup
     keep = lab != int(Label.UNKNOWN)
     pix, lab = pix[keep], lab[keep]
     weak = None if view.weak is None else view.weak[pix[:, 1], pix[:, 0]]
+    sat = None if view.saturation is None else view.saturation[pix[:, 1], pix[:, 0]]
     d = cam.rays(pix.astype(np.float64))
     c = cam.center / s  # in block units
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -244,14 +250,14 @@ def _trace_both(view: ViewEvidence, vol: _Volume, cfg: ReconstructConfig) -> tup
         per_colour = np.bincount(lab[beyond], minlength=N_LABELS)
         beyond &= per_colour[lab] <= FAR_TRACE_MAX_RAYS
         far = _Rays(_traverse(c, d[beyond], tmin[beyond], tmax[beyond], vol), lab[beyond], pix[beyond], c,
-                    d[beyond], None if weak is None else weak[beyond])
+                    d[beyond], None if weak is None else weak[beyond], None if sat is None else sat[beyond])
         lab = np.where(off_mat & coloured, int(Label.UNKNOWN), lab)
         hit = (lab != int(Label.UNKNOWN)) & (tmax > tmin)
     else:
         hit = tmax > tmin
         far = _Rays(np.full((0, 1), -1, np.int64), lab[:0], pix[:0], c, d[:0])
     return (_Rays(_traverse(c, d[hit], tmin[hit], tmax[hit], vol), lab[hit], pix[hit], c, d[hit],
-                  None if weak is None else weak[hit]), far)
+                  None if weak is None else weak[hit], None if sat is None else sat[hit]), far)
 
 
 def _traverse(c: npt.NDArray[np.float64], d: npt.NDArray[np.float64], tmin: npt.NDArray[np.float64],
@@ -606,6 +612,21 @@ class RayScorer:
             far.weight = np.where(far.weak, 0, far.weight).astype(np.int64)
         return RayScorer(model, self._vol, self._geom, self._flag_min_rays, self._seed, far=far)
 
+    def without_pale(self, below: Mapping[str, float]) -> RayScorer:
+        """The same pictures with the rays of each colour in ``below`` whose pixel saturation
+        (``ViewEvidence.saturation``) is under its value left out of every count (weight 0); banners keep
+        theirs (``far``).  ``self`` when no ray is left out."""
+        m = self._model
+        pale = np.zeros(len(m.obs), bool)
+        with np.errstate(invalid="ignore"):
+            for colour, limit in below.items():
+                pale |= (m.obs == int(COLOR_LABELS[colour])) & (m.sat < limit)
+        if not pale.any():
+            return self
+        model = copy.copy(m)
+        model.weight = np.where(pale, 0, m.weight).astype(np.int64)
+        return RayScorer(model, self._vol, self._geom, self._flag_min_rays, self._seed, far=self._far)
+
     def _index(self, cell: Cell) -> int:
         return self._vol.index1(cell)
 
@@ -732,6 +753,26 @@ class RayScorer:
         out = np.zeros(len(m.obs), bool)
         rows = np.flatnonzero(inside)
         out[rows] = hyp[m.idx[rows, first[rows]]] == int(Label.CUBE)
+        return out
+
+    def first_hit_saturation(self, blocks: Mapping[Cell, str]) -> dict[Cell, npt.NDArray[np.float32]]:
+        """Per block of ``blocks``: the saturations (``ViewEvidence.saturation``) of the weighted rays that
+        meet it first with exactly ``blocks`` on the battlefield and show its colour (none where the views
+        carry no saturation)."""
+        m = self._model
+        hyp = self._hyp_of(blocks)
+        _, first = m.predict_first(hyp)
+        rows = np.flatnonzero(first < m.idx.shape[1])
+        cell_of = m.idx[rows, first[rows]]
+        keep = (hyp[cell_of] == m.obs[rows]) & (m.weight[rows] > 0) & ~np.isnan(m.sat[rows])
+        rows, cell_of = rows[keep], cell_of[keep]
+        order = np.argsort(cell_of, kind="stable")
+        rows, cell_of = rows[order], cell_of[order]
+        out: dict[Cell, npt.NDArray[np.float32]] = {}
+        for c in blocks:
+            i = self._index(c)
+            lo, hi = np.searchsorted(cell_of, [i, i + 1]) if i >= 0 else (0, 0)
+            out[c] = m.sat[rows[lo:hi]]
         return out
 
     def cost_where(self, blocks: Mapping[Cell, str], rays: npt.NDArray[np.bool_]) -> int:
@@ -1147,6 +1188,7 @@ class _RayModel:
         self.obs = np.zeros(total, np.int64)
         self.view = np.zeros(total, np.int64)
         self.weak = np.zeros(total, bool)  # ``_Rays.weak`` (False where a view has none)
+        self.sat = np.full(total, np.nan, np.float32)  # ``_Rays.sat`` (NaN where a view has none)
         # per axis (3, rays): a banner's test reads one coordinate of many rays at a time
         self.dirs = np.zeros((3, total))
         self.origins = np.zeros((3, total))
@@ -1158,6 +1200,8 @@ class _RayModel:
             self.view[row:row + k] = v
             if r.weak is not None:
                 self.weak[row:row + k] = r.weak
+            if r.sat is not None:
+                self.sat[row:row + k] = r.sat
             if k:
                 self.dirs[:, row:row + k] = r.dirs.T
                 self.origins[:, row:row + k] = np.asarray(r.origin)[:, None]

@@ -42,6 +42,7 @@ from vision.free_rules import (
     support_doubts,
 )
 from vision.history import HistoryConfig, pick_flags, spots_for_flag
+from vision.labels import Label
 from vision.locate import check_image, locate, self_calibrate_views
 from vision.opening import read_opening
 from vision.reconstruct import RayScorer, ReconstructConfig, Reconstruction, ViewEvidence, banner_may_hang, reconstruct
@@ -118,6 +119,15 @@ SHADOW_ONLY_FLAG_CHECK = True
 # blocks already recorded (True), not the unconstrained one alone (False)
 NOT_LEGAL_KEEPS_RECORDED = True
 HISTORY_MIN_GROUND_FLAG_RAYS = 20
+# with history: a chosen turn of a weakly coloured colour (HISTORY_WEAK_COLOURS) whose blocks the pictures show
+# much paler than the colour's recorded blocks is ``doubtful-turn`` (vision/turn_check.py ``faint_turns``; a
+# shadow on the mat with more chroma than HISTORY_WEAK_CHROMA: docs/vision.md, "Session 10: reading with history")
+FAINT_TURN_CHECK = True
+# with history: ``not-a-legal-continuation`` is reported only when the legal reading still leaves that much more
+# unexplained once the piece-coloured pixels of any colour with chroma below this are left out (0: not checked
+# again).  The colour the legal reading missed on right readings was such pale pixels: yellow light from the pile
+# on the mat (followed game_f2), cool shadows (cdev scene_012) (docs/vision.md, "Session 10: reading with history")
+NOT_LEGAL_PALE_CHROMA = 30.0
 # with history: a mover's flag read where no picture shows its pole is moved to the spot of the same cell whose
 # pole a picture shows, when its banner comes as near (vision/flag_margin.py ``SAME_CELL_POLE_MOVES``); the
 # move is reported ``flag-ambiguous`` (docs/vision.md, "Session 9: flag poles")
@@ -213,11 +223,13 @@ def score_images(
     borrowed = WhiteBalance(tuple(float(v) for v in np.median([b.gain for b in good], axis=0)),  # type: ignore[arg-type]
                             tuple(float(v) for v in np.median([b.offset for b in good], axis=0)))  # type: ignore[arg-type]
     labels: list[U8] = []
+    models: list[ColourModel] = []  # each view's colour model (its white balance): the faint-turn check reads chroma
     evidence: list[ViewEvidence] = []
     colour_patches = tuple(p.rect_world for p in spec.patches() if p.kind in COLORS)
     reports: list[ViewReport] = []
     for (name, img), pose, wb in zip(images, poses, balances, strict=True):
         model = ColourModel().with_white_balance(wb or borrowed)
+        models.append(model)
         # classify only the pixels the reconstruct stage samples (every ``stride``-th, centred), then
         # spread each label over its stride x stride block so the label map keeps the picture's size
         st = cfg.pixel_stride
@@ -314,13 +326,24 @@ def score_images(
         # (a block in deep shadow read as the mat) is no sign that other turns were played
         ref_cost = (hist_scorer.cost({**recon.blocks, **previous.blocks}) if NOT_LEGAL_KEEPS_RECORDED
                     else expl.free_cost)
-        if expl.cost > ref_cost + max(40, ref_cost // 20):
+        legal_cost, recorded_cost, pale_note = expl.cost, ref_cost, ""
+        if expl.cost > ref_cost + max(40, ref_cost // 20) and NOT_LEGAL_PALE_CHROMA > 0:
+            # the colour the legal reading leaves unexplained may be pale pixels of any colour (a pile's coloured
+            # light on the mat, a cool shadow): compared again without them (docs/vision.md, "Session 10")
+            chroma = _chroma_reader(images, models, cfg.pixel_stride)
+            pale_scorer = _without_pale(hist_scorer, chroma, NOT_LEGAL_PALE_CHROMA)
+            legal_cost, ref_cost = pale_scorer.cost(state.blocks), pale_scorer.cost(
+                {**recon.blocks, **previous.blocks} if NOT_LEGAL_KEEPS_RECORDED else recon.blocks)
+            pale_note = (f"; {legal_cost} against {ref_cost} without the pixels of chroma below "
+                         f"{NOT_LEGAL_PALE_CHROMA:.0f}")
+        if legal_cost > ref_cost + max(40, ref_cost // 20):
             inferred.append(Problem(
                 "not-a-legal-continuation",
                 f"the pictures do not look like legal turns played from the previous state: the best legal "
                 f"continuation ({'; '.join(turns) or 'no turn'}) leaves {expl.cost} sampled pixels unexplained, "
                 f"the unconstrained reading {expl.free_cost}"
-                + (f" ({ref_cost} with the blocks already recorded)" if ref_cost != expl.free_cost else ""),
+                + (f" ({recorded_cost} with the blocks already recorded)" if recorded_cost != expl.free_cost else "")
+                + pale_note,
                 "previous state", 'CTRL rulebook, "Game Turn"'))
         recon.unobserved[:] = [c for c in recon.unobserved if c not in blocks]
         doubt_sides, doubt_notes = _doubtful_turn_problems(state, expl.turns, recon.scorer, dropped)
@@ -344,6 +367,9 @@ def score_images(
             inferred += _rival_turn_problems(state, expl.turns, expl.cost, expl.rival, doubt_sides)
         if hist_scorer is not recon.scorer:
             inferred += _flags_without_weak(state, movers, hist_scorer, doubt_sides)
+        if FAINT_TURN_CHECK:
+            inferred += _faint_turn_problems(state, previous, expl.turns, recon.scorer,
+                                             _chroma_reader(images, models, cfg.pixel_stride), doubt_sides)
         inferred += doubt_notes
     else:
         if recon.scorer is not None:  # after the floating blocks were dropped (free_rules, round 2)
@@ -820,6 +846,58 @@ def _doubtful_turn_problems(state: State, turns: Sequence[Turn], scorer: RayScor
             f"without it the side(s) {', '.join(d.sides) or 'none'} would count differently", "turns since the "
             "previous state", 'CTRL rulebook, "Game Turn"'))
     return sides, problems
+
+
+def _chroma_reader(images: Sequence[tuple[str, U8]], models: Sequence[ColourModel], stride: int,
+                   ) -> Callable[[npt.NDArray[np.int64], npt.NDArray[np.int64]], npt.NDArray[np.float64]]:
+    """``chroma(views, pixels)``: the CIELAB chroma, after each view's white balance, of the pixels the classify
+    stage judged for those sampled pixels (every ``stride``-th from ``stride // 2``: the label a ray carries is
+    that pixel's)."""
+    from calibration.colour import linear_to_lab, srgb8_codes_to_linear
+
+    def chroma(views: npt.NDArray[np.int64], pixels: npt.NDArray[np.int64]) -> npt.NDArray[np.float64]:
+        out = np.zeros(len(views))
+        for v in np.unique(views).tolist():
+            img = images[v][1]
+            sel = views == v
+            xs = np.minimum(stride // 2 + stride * (pixels[sel, 0] // stride), img.shape[1] - 1)
+            ys = np.minimum(stride // 2 + stride * (pixels[sel, 1] // stride), img.shape[0] - 1)
+            lin = srgb8_codes_to_linear(np.ascontiguousarray(img[ys, xs][..., ::-1]))
+            lab = linear_to_lab(np.clip(models[v].white_balance.apply(lin), 0.0, None))
+            out[sel] = np.hypot(lab[..., 1], lab[..., 2])
+        return out
+
+    return chroma
+
+
+def _without_pale(scorer: RayScorer, chroma: Callable[[npt.NDArray[np.int64], npt.NDArray[np.int64]],
+                                                       npt.NDArray[np.float64]], limit: float) -> RayScorer:
+    """``scorer`` without the rays of piece-coloured pixels whose chroma is below ``limit`` (any colour)."""
+    views, pixels, obs = scorer.rays()
+    coloured = (obs >= int(Label.BLUE)) & (obs <= int(Label.GREEN))
+    pale = np.zeros(len(obs), bool)
+    pale[coloured] = chroma(views[coloured], pixels[coloured]) < limit
+    return scorer.without_rays(pale)
+
+
+def _faint_turn_problems(state: State, previous: State, turns: Sequence[Turn], scorer: RayScorer,
+                         chroma: Callable[[npt.NDArray[np.int64], npt.NDArray[np.int64]], npt.NDArray[np.float64]],
+                         sides: dict[str, int]) -> list[Problem]:
+    """A chosen turn whose blocks the pictures show much paler than the colour's recorded blocks
+    (:func:`vision.turn_check.faint_turns`: a shadow on the mat read as blocks?) is ``doubtful-turn`` (an
+    error: not trusted), and the sides its blocks change are counted into ``sides`` (reported uncertain)."""
+    from vision.turn_check import faint_turns
+
+    out: list[Problem] = []
+    for f in faint_turns(state, previous, turns, scorer, chroma, HISTORY_WEAK_COLOURS):
+        for side in f.sides:
+            sides[side] = sides.get(side, 0) + 1
+        out.append(Problem(
+            "doubtful-turn", f"the turn {f.turn} best explains the pictures, but its {f.color} blocks look much paler "
+            f"than the {f.color} blocks already recorded (chroma {f.chroma:.0f} against {f.recorded:.0f}): a shadow "
+            f"on the mat read as blocks?  Without it the side(s) {', '.join(f.sides) or 'none'} would count "
+            "differently", "turns since the previous state", 'CTRL rulebook, "Game Turn"'))
+    return out
 
 
 def _rival_turn_problems(state: State, turns: Sequence[Turn], cost: int, rival: tuple[int, State, Sequence[Turn]],

@@ -41,7 +41,7 @@ from vision.free_rules import (
     start_doubts,
     support_doubts,
 )
-from vision.history import HistoryConfig, pick_flags, spots_for_flag
+from vision.history import Explanation, HistoryConfig, pick_flags, spots_for_flag
 from vision.labels import Label
 from vision.locate import check_image, locate, self_calibrate_views
 from vision.opening import read_opening
@@ -119,6 +119,11 @@ SHADOW_ONLY_FLAG_CHECK = True
 # blocks already recorded (True), not the unconstrained one alone (False)
 NOT_LEGAL_KEEPS_RECORDED = True
 HISTORY_MIN_GROUND_FLAG_RAYS = 20
+# with history: when the legal reading leaves much more unexplained than the unconstrained one, search again with
+# each turn's flag kept off the cells the unconstrained reading fills, and keep the cheaper reading (a flag read
+# or guessed in such a cell blocked the true later turns: cdev scene_004 and held8 scene_006 a round back;
+# docs/vision.md, "Session 10: reading with history")
+HISTORY_FLAG_KEEP_OFF = True
 # with history: a chosen turn of a weakly coloured colour (HISTORY_WEAK_COLOURS) whose blocks the pictures show
 # much paler than the colour's recorded blocks is ``doubtful-turn`` (vision/turn_check.py ``faint_turns``; a
 # shadow on the mat with more chroma than HISTORY_WEAK_CHROMA: docs/vision.md, "Session 10: reading with history")
@@ -295,6 +300,8 @@ def score_images(
                                         flag_scorer=recon.scorer,
                                         tie_scorer=recon.scorer if WEAK_TIE_BREAK and hist_scorer is not recon.scorer
                                         else None, tie_margin=TURN_TIE_MARGIN)
+        if HISTORY_FLAG_KEEP_OFF:
+            expl, dropped = _search_again_keeping_flags_off(expl, dropped, previous, hist_scorer, recon, turns_played)
         state = expl.state
         blocks = dict(state.blocks)
         turns = [str(t) for t in expl.turns]
@@ -846,6 +853,26 @@ def _doubtful_turn_problems(state: State, turns: Sequence[Turn], scorer: RayScor
             f"without it the side(s) {', '.join(d.sides) or 'none'} would count differently", "turns since the "
             "previous state", 'CTRL rulebook, "Game Turn"'))
     return sides, problems
+
+
+def _search_again_keeping_flags_off(expl: Explanation, dropped: list[DoubtfulTurn], previous: State,
+                                    scorer: RayScorer, recon: Reconstruction, turns_played: int | None,
+                                    ) -> tuple[Explanation, list[DoubtfulTurn]]:
+    """When the legal reading leaves much more unexplained than the unconstrained one (the test of
+    ``not-a-legal-continuation``), the history search again with each turn's flag kept off the cells the
+    unconstrained reading fills (``HistoryConfig.flag_keep_off``): a flag put there -- seen there by a reading
+    fitted to partly wrong blocks, or guessed -- blocks the later turns that fill the cell.  The cheaper reading
+    (by more than the search's tolerance) is kept; the flags are picked again on its blocks either way."""
+    ref = scorer.cost({**recon.blocks, **previous.blocks} if NOT_LEGAL_KEEPS_RECORDED else recon.blocks)
+    if expl.cost <= ref + max(40, ref // 20) or recon.scorer is None:
+        return expl, dropped
+    cfg = HistoryConfig(beam=HISTORY_BEAM, turns=turns_played, flag_keep_off=frozenset(recon.blocks))
+    again, dropped_again = explain_checked(
+        previous, scorer, recon.flags, recon.blocks, cfg=cfg, flag_scorer=recon.scorer,
+        tie_scorer=recon.scorer if WEAK_TIE_BREAK and scorer is not recon.scorer else None, tie_margin=TURN_TIE_MARGIN)
+    if again.cost + cfg.tolerance < expl.cost:
+        return again, dropped_again
+    return expl, dropped
 
 
 def _chroma_reader(images: Sequence[tuple[str, U8]], models: Sequence[ColourModel], stride: int,

@@ -117,3 +117,6 @@ def test_faint_turns_compares_with_the_recorded_blocks(turn_chroma: float, faint
     assert [f.color for f in found] == (["blue"] if faint else [])
     assert not faint_turns(state, previous, [Turn(move, None)], _Scorer(order), chroma, ["pink"])  # type: ignore[arg-type]
     assert not faint_turns(state, previous, [Turn(move, None)], _Scorer(order, n=10), chroma, ["blue"])  # type: ignore[arg-type]
+    # pale against the recorded blocks but not pale in itself (recorded 64, the turn 47): not a shadow
+    chroma_of.update({0: 64.0, **{k + 1: 47.0 for k in range(len(cells))}})
+    assert not faint_turns(state, previous, [Turn(move, None)], _Scorer(order), chroma, ["blue"])  # type: ignore[arg-type]

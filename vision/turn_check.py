@@ -118,6 +118,10 @@ def explain_checked(previous: State, scorer: RayScorer, seen_flags: Mapping[str,
 # the same colour's blocks already recorded (the same pictures, light and balance), was 0.60-0.72 for the
 # three shadow turns on the development renders and at least 0.79 for every right blue turn.
 FAINT_TURN_RATIO = 0.75
+# ... and whose own median chroma is below this: a shadow on the white mat is pale in itself (the three found:
+# 27, 28 and 33), while a right turn in the Central Cube's shade beside brighter recorded blocks showed 47 against
+# 64 (held8 followed game_h2 scene_001, a trusted right reading the ratio alone made a question; one scene)
+FAINT_TURN_MAX_CHROMA = 40.0
 FAINT_TURN_MIN_RAYS = 50  # fewer pixels on either side: no comparison (a hidden turn is not judged here)
 
 
@@ -133,10 +137,10 @@ class FaintTurn:
 def faint_turns(state: State, previous: State, turns: Sequence[Turn], scorer: RayScorer,
                 chroma: Callable[[npt.NDArray[np.int64], npt.NDArray[np.int64]], npt.NDArray[np.float64]],
                 colors: Sequence[str], ratio: float = FAINT_TURN_RATIO,
-                min_rays: int = FAINT_TURN_MIN_RAYS) -> list[FaintTurn]:
+                min_rays: int = FAINT_TURN_MIN_RAYS, max_chroma: float = FAINT_TURN_MAX_CHROMA) -> list[FaintTurn]:
     """The chosen ``turns`` (leading to ``state`` from ``previous``) of one of ``colors`` whose blocks the
-    pictures show in a colour much paler than the colour's recorded blocks (see above).  ``chroma(views,
-    pixels)``: the CIELAB chroma (after white balance) of those pixels of those views' pictures."""
+    pictures show in a colour much paler than the colour's recorded blocks, and pale in itself (see above).
+    ``chroma(views, pixels)``: the CIELAB chroma (after white balance) of those pixels of those views' pictures."""
     out: list[FaintTurn] = []
     scores = state.side_scores()
     for turn in turns:
@@ -153,7 +157,7 @@ def faint_turns(state: State, previous: State, turns: Sequence[Turn], scorer: Ra
             continue
         mine = float(np.median(chroma(views, pixels)))
         ref = float(np.median(chroma(ref_views, ref_pixels)))
-        if ref <= 0 or mine >= ratio * ref:
+        if ref <= 0 or mine >= ratio * ref or mine >= max_chroma:
             continue
         blocks = {c: v for c, v in state.blocks.items() if c not in cells}
         flags = {k: f for k, f in state.flags.items() if f.block not in cells}

@@ -1,5 +1,5 @@
-"""The history search's turn flags kept off the cells the unconstrained reading fills (docs/vision.md,
-"Session 10: reading with history").
+"""Reading with history (docs/vision.md, "Session 10: reading with history"): the history search's turn flags
+kept off the cells the unconstrained reading fills, and a reading of no turn where a turn hardly shows.
 
 ``fixtures/ctrl_history/held8_scene_006`` (rendered, SIMULATED; read a round back): the unconstrained reading
 finds the pink banner at 1,3,3, where the truth has a yellow block.  The history search plugs pink's flag there
@@ -66,3 +66,29 @@ def test_flag_for_keeps_off_the_cells_given() -> None:
     keep = frozenset({seen.cell} | {(x, y, z + 1) for x, y, z in (sp.cell for sp in spots[1:2])})
     got, _ = _flag_for(state, "blue", {}, keep)
     assert isinstance(got, FlagSpot) and got.cell not in keep
+
+
+@pytest.mark.parametrize("check", [True, False])
+def test_no_turn_read_where_a_turn_hardly_shows_is_doubtful(check: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``fixtures/ctrl_history/f1_scene_018`` (a followed game, read from the position before as any number of
+    turns): pink's turn stands in shade and explains 6 sampled rays, so the reading is "no turn"; it was
+    trusted with three sides wrong and not reported (``pipeline.NO_TURN_CHECK``)."""
+    import vision.pipeline as pipeline
+
+    monkeypatch.setattr(pipeline, "NO_TURN_CHECK", check)
+    case = json.loads((ROOT / "cases.json").read_text())["cases"]["f1_scene_018"]
+    scene = ROOT / "f1_scene_018"
+    pics = [(f"f1_scene_018/{v}.jpg", read_image(scene / f"{v}.jpg")) for v in VIEWS]
+    cam = truth_calibration(json.loads((scene / "px.json").read_text())["camera"])
+    spec = MatSpec.from_json(json.loads((scene / "scene.json").read_text())["mat"])
+    res = score_images(pics, spec, cam, State.from_json(case["previous"]))
+    truth = State.from_json(case["truth"])
+    assert res.turns == []
+    want, got = truth.side_scores(), res.state.side_scores()
+    wrong = [side for side in want if got.get(side) != want[side]]
+    assert wrong
+    assert res.trusted is not check
+    assert set(wrong) <= set(res.uncertain_sides) if check else not set(wrong) & set(res.uncertain_sides)
+    # told the one turn played, the reading is not "no turn"
+    told = score_images(pics, spec, cam, State.from_json(case["previous"]), turns_played=case["turns"])
+    assert len(told.turns) == 1

@@ -120,3 +120,22 @@ def test_faint_turns_compares_with_the_recorded_blocks(turn_chroma: float, faint
     # pale against the recorded blocks but not pale in itself (recorded 64, the turn 47): not a shadow
     chroma_of.update({0: 64.0, **{k + 1: 47.0 for k in range(len(cells))}})
     assert not faint_turns(state, previous, [Turn(move, None)], _Scorer(order), chroma, ["blue"])  # type: ignore[arg-type]
+
+
+def test_a_shadow_turn_is_doubtful_without_the_weak_pixel_rule(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fixture scene_039 a round back with the weakly coloured blue pixels counted in the search (the weak-pixel
+    rule of session 8 off): a blue turn is read on the pile's shadow (4,-1,0 4,0,0 4,1,0); its pixels show chroma
+    28 against 43 for the recorded blue blocks, so the turn is doubtful and the sides it changes are reported,
+    even with ``NOT_LEGAL_TURN_SIDES`` off."""
+    import vision.pipeline as pipeline
+    from benchmarks.ctrl_scenes import load_scene
+    from engine.ctrl.record import turns_back
+
+    monkeypatch.setattr(pipeline, "HISTORY_WEAK_CHROMA", 0.0)
+    monkeypatch.setattr(pipeline, "NOT_LEGAL_TURN_SIDES", False)
+    scene = load_scene(Path(__file__).resolve().parents[1] / "fixtures" / "ctrl" / "scene_039")
+    res = score_images(scene.pics, scene.spec, scene.camera, turns_back(scene.truth, len(scene.truth.colors)))
+    wrong = _wrong_sides(res, scene.truth)
+    assert "+y" in wrong and not res.trusted
+    assert any(p.code == "doubtful-turn" and "paler" in p.message and "4,0,0" in p.message for p in res.problems)
+    assert set(wrong) <= set(res.uncertain_sides)

@@ -56,6 +56,9 @@ def test_sides_of_turns_the_pictures_do_not_show_are_uncertain(monkeypatch: pyte
     # with the weakly coloured blue pixels left out of the history search (session 8, "following a game
     # under hard shadows") this reading is right; the mechanism is tested as before, with them counted
     monkeypatch.setattr(pipeline, "HISTORY_WEAK_CHROMA", 0.0)
+    # the blue turn read on the shadow then also looks paler than the recorded blue blocks (chroma 28 against
+    # 43): the faint-turn check (session 10) reports its sides too; left out so that this mechanism is tested alone
+    monkeypatch.setattr(pipeline, "FAINT_TURN_CHECK", False)
     _, res, wrong = _read("scene_039", round_back=True)
     assert "+y" in wrong and any(p.code == "not-a-legal-continuation" for p in res.problems)
     assert not res.trusted

@@ -14,10 +14,11 @@ result says so.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field, replace
 
 from engine.ctrl import State
+from engine.ctrl.geometry import Cell
 from engine.ctrl.moves import FlagSpot, NoFlag, Pass, Placement, Turn
 from vision.reconstruct import RayScorer
 
@@ -34,6 +35,9 @@ class HistoryConfig:
     patience: int = 2  # then stop after this many turns that explain nothing more
     tolerance: int = 6  # rays: a deeper explanation must be better than this to be preferred
     turns: int | None = None  # exactly this many turns were played (the players said so), else any number
+    # cells a turn's flag is not put in when the pictures do not place it elsewhere (``_flag_for``): the cells the
+    # unconstrained reading fills, where a mover's flag cannot stand at the end (its later turns' blocks go there)
+    flag_keep_off: frozenset[tuple[int, int, int]] = frozenset()
 
 
 @dataclass
@@ -105,7 +109,7 @@ def explain_turns(
         if not cands:
             break
         cands.sort(key=lambda t: t[0])
-        beam = [_play(c, st, color, mv, turns, notes, seen_flags)
+        beam = [_play(c, st, color, mv, turns, notes, seen_flags, cfg.flag_keep_off)
                 for c, st, color, mv, turns, notes in cands[: cfg.beam]]
         best_per_depth.append(beam[0])
         beams.append(beam)
@@ -134,10 +138,11 @@ def explain_turns(
 
 
 def _play(cost: int, st: State, color: str, mv: Placement | Pass, turns: list[Turn], notes: list[str],
-          seen_flags: Mapping[str, FlagSpot]) -> tuple[int, State, list[Turn], list[str]]:
+          seen_flags: Mapping[str, FlagSpot], keep_off: Collection[Cell] = frozenset(),
+          ) -> tuple[int, State, list[Turn], list[str]]:
     """One beam entry: ``mv`` played from ``st``, then the flag half of the turn (``_flag_for``)."""
     after = st.apply(mv)
-    flag_move, note = _flag_for(after, color, seen_flags)
+    flag_move, note = _flag_for(after, color, seen_flags, keep_off)
     after = after.apply(flag_move)
     turn = Turn(mv if isinstance(mv, Placement) else None, flag_move if isinstance(flag_move, FlagSpot) else None)
     return cost, after, [*turns, turn], [*notes, *([note] if note else [])]
@@ -196,15 +201,25 @@ def pick_flags(state: State, colors: list[str], scorer: RayScorer,
     return replace(state, flags=flags), alternatives
 
 
-def _flag_for(state: State, color: str, seen: Mapping[str, FlagSpot]) -> tuple[FlagSpot | NoFlag, str]:
-    """The flag half of the turn: the flag the pictures show, when that spot is legal now."""
+def _flag_for(state: State, color: str, seen: Mapping[str, FlagSpot],
+              keep_off: Collection[Cell] = frozenset()) -> tuple[FlagSpot | NoFlag, str]:
+    """The flag half of the turn: the flag the pictures show, when that spot is legal now.  With ``keep_off``
+    (cells): a spot in one of them is not taken, neither seen nor assumed; a guess is then a spot whose cell
+    has the fewest of them next to it (the least likely to be built on by the turns that follow)."""
     spots = state.flag_spots()
     if not spots:
         return NoFlag(), ""
     want = seen.get(color)
-    if want is not None and want in set(spots):
+    if want is not None and want in set(spots) and want.cell not in keep_off:
         return want, ""
     old = state.flags.get(color)
-    if old is not None and old in set(spots):
+    if old is not None and old in set(spots) and old.cell not in keep_off:
         return old, f"the {color} flag was not found where the rules allow it; assumed unchanged at {old}"
-    return spots[0], f"the {color} flag was not found where the rules allow it; placed at {spots[0]} (a guess)"
+    guess = spots[0]
+    if keep_off:
+        def crowd(sp: FlagSpot) -> int:
+            x, y, z = sp.cell
+            return sum((x + dx, y + dy, z + dz) in keep_off for dx, dy, dz in (
+                (1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1)))
+        guess = min([sp for sp in spots if sp.cell not in keep_off] or spots, key=crowd)
+    return guess, f"the {color} flag was not found where the rules allow it; placed at {guess} (a guess)"

@@ -627,6 +627,18 @@ class RayScorer:
         model.weight = np.where(pale, 0, m.weight).astype(np.int64)
         return RayScorer(model, self._vol, self._geom, self._flag_min_rays, self._seed, far=self._far)
 
+    def rays(self) -> tuple[I64, I64, I64]:
+        """Every sampled ray's view (index), pixel (x, y) and observed label (``vision.labels.Label``)."""
+        m = self._model
+        return m.view, m.pixels, m.obs
+
+    def without_rays(self, rays: npt.NDArray[np.bool_]) -> RayScorer:
+        """The same pictures with the sampled rays ``rays`` marks left out of every count (weight 0, as
+        :meth:`without_weak`); the banner rays beyond the mat are kept as they are."""
+        model = copy.copy(self._model)
+        model.weight = np.where(rays, 0, self._model.weight).astype(np.int64)
+        return RayScorer(model, self._vol, self._geom, self._flag_min_rays, self._seed, far=self._far)
+
     def _index(self, cell: Cell) -> int:
         return self._vol.index1(cell)
 
@@ -774,6 +786,24 @@ class RayScorer:
             lo, hi = np.searchsorted(cell_of, [i, i + 1]) if i >= 0 else (0, 0)
             out[c] = m.sat[rows[lo:hi]]
         return out
+
+    def rays_meeting_first(self, blocks: Mapping[Cell, str], cells: Sequence[Cell], color: str,
+                           ) -> tuple[I64, I64]:
+        """The weighted sampled rays whose first full cell with exactly ``blocks`` on the battlefield is
+        one of ``cells`` and which show ``color``: their views (indices) and pixels (x, y; each view's
+        picture), for a look at the pixels themselves (``vision.turn_check.faint_turns``)."""
+        m = self._model
+        ids = [i for i in (self._index(c) for c in cells) if i >= 0]
+        if not ids or color not in COLOR_LABELS:
+            return np.zeros(0, np.int64), np.zeros((0, 2), np.int64)
+        hyp = self._hyp_of(blocks)
+        rows = np.unique(np.concatenate([m.rays_of[i] for i in ids]))
+        rows = rows[(m.obs[rows] == int(COLOR_LABELS[color])) & (m.weight[rows] > 0)]
+        _, first = m.predict_first(hyp, rows)
+        hit = first < m.idx.shape[1]
+        rows, first = rows[hit], first[hit]
+        rows = rows[np.isin(m.idx[rows, first], ids)]
+        return m.view[rows], m.pixels[rows]
 
     def cost_where(self, blocks: Mapping[Cell, str], rays: npt.NDArray[np.bool_]) -> int:
         """:meth:`cost` counted on the rays ``rays`` marks only."""
@@ -1187,6 +1217,7 @@ class _RayModel:
         self.idx = np.full((total, width), -1, np.int64)
         self.obs = np.zeros(total, np.int64)
         self.view = np.zeros(total, np.int64)
+        self.pixels = np.zeros((total, 2), np.int64)  # each ray's sampled pixel (x, y) in its view's picture
         self.weak = np.zeros(total, bool)  # ``_Rays.weak`` (False where a view has none)
         self.sat = np.full(total, np.nan, np.float32)  # ``_Rays.sat`` (NaN where a view has none)
         # per axis (3, rays): a banner's test reads one coordinate of many rays at a time
@@ -1198,6 +1229,7 @@ class _RayModel:
             self.idx[row:row + k, :r.idx.shape[1]] = r.idx
             self.obs[row:row + k] = np.where(r.labels == int(Label.CUBE), int(Label.BACKGROUND), r.labels)
             self.view[row:row + k] = v
+            self.pixels[row:row + k] = r.pixels
             if r.weak is not None:
                 self.weak[row:row + k] = r.weak
             if r.sat is not None:

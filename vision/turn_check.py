@@ -18,8 +18,11 @@ change is reported uncertain.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+
+import numpy as np
+import numpy.typing as npt
 
 from engine.ctrl import State
 from engine.ctrl.geometry import Cell
@@ -105,3 +108,59 @@ def explain_checked(previous: State, scorer: RayScorer, seen_flags: Mapping[str,
         expl = explain_turns(previous, scorer, seen_flags, free_blocks,
                              HistoryConfig(max_turns=len(expl.turns) - 1), flag_scorer=flag_scorer)
     return expl, dropped
+
+
+# Faint turns (docs/vision.md, "Session 10: reading with history"): a cool shadow on the mat can read as
+# blue with more chroma than the weak-pixel limit (``pipeline.HISTORY_WEAK_CHROMA``), so the history search
+# may add a whole turn of blue blocks on the mat that explains hundreds of sampled rays (held8 followed game_h2
+# scene_004 read with any number of turns: trusted, three sides wrong).  A shadow's colour is paler than the
+# blocks': the median chroma of the pixels that show a chosen turn's blocks, over that of the pixels showing
+# the same colour's blocks already recorded (the same pictures, light and balance), was 0.60-0.72 for the
+# three shadow turns on the development renders and at least 0.79 for every right blue turn.
+FAINT_TURN_RATIO = 0.75
+# ... and whose own median chroma is below this: a shadow on the white mat is pale in itself (the three found:
+# 27, 28 and 33), while a right turn in the Central Cube's shade beside brighter recorded blocks showed 47 against
+# 64 (held8 followed game_h2 scene_001, a trusted right reading the ratio alone made a question; one scene)
+FAINT_TURN_MAX_CHROMA = 40.0
+FAINT_TURN_MIN_RAYS = 50  # fewer pixels on either side: no comparison (a hidden turn is not judged here)
+
+
+@dataclass(frozen=True)
+class FaintTurn:
+    turn: Turn
+    color: str
+    chroma: float  # median chroma of the pixels showing the turn's blocks
+    recorded: float  # the same for the colour's blocks in the previous state
+    sides: tuple[str, ...]  # sides whose score rows change without the turn's blocks (and a flag on them)
+
+
+def faint_turns(state: State, previous: State, turns: Sequence[Turn], scorer: RayScorer,
+                chroma: Callable[[npt.NDArray[np.int64], npt.NDArray[np.int64]], npt.NDArray[np.float64]],
+                colors: Sequence[str], ratio: float = FAINT_TURN_RATIO,
+                min_rays: int = FAINT_TURN_MIN_RAYS, max_chroma: float = FAINT_TURN_MAX_CHROMA) -> list[FaintTurn]:
+    """The chosen ``turns`` (leading to ``state`` from ``previous``) of one of ``colors`` whose blocks the
+    pictures show in a colour much paler than the colour's recorded blocks, and pale in itself (see above).
+    ``chroma(views, pixels)``: the CIELAB chroma (after white balance) of those pixels of those views' pictures."""
+    out: list[FaintTurn] = []
+    scores = state.side_scores()
+    for turn in turns:
+        if turn.placement is None:
+            continue
+        cells = [c for c in turn.placement.cells if c in state.blocks]
+        if not cells or state.blocks[cells[0]] not in colors:
+            continue
+        color = state.blocks[cells[0]]
+        views, pixels = scorer.rays_meeting_first(state.blocks, cells, color)
+        recorded = [c for c, v in previous.blocks.items() if v == color]
+        ref_views, ref_pixels = scorer.rays_meeting_first(state.blocks, recorded, color)
+        if len(views) < min_rays or len(ref_views) < min_rays:
+            continue
+        mine = float(np.median(chroma(views, pixels)))
+        ref = float(np.median(chroma(ref_views, ref_pixels)))
+        if ref <= 0 or mine >= ratio * ref or mine >= max_chroma:
+            continue
+        blocks = {c: v for c, v in state.blocks.items() if c not in cells}
+        flags = {k: f for k, f in state.flags.items() if f.block not in cells}
+        other = replace(state, blocks=blocks, flags=flags).side_scores()
+        out.append(FaintTurn(turn, color, mine, ref, tuple(s for s in scores if scores[s] != other.get(s))))
+    return out

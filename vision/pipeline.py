@@ -8,7 +8,7 @@ a result that breaks a rule is never presented as trusted.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -649,6 +649,12 @@ def score_images(
                        unobserved, timings, turns, uncertain, sorted({c for cols in flag_sides.values() for c in cols}))
 
 
+def _tally(sides: dict[str, int], names: Iterable[str]) -> None:
+    """Count one more reason to doubt each of the sides ``names`` into ``sides`` (side -> reasons)."""
+    for side in names:
+        sides[side] = sides.get(side, 0) + 1
+
+
 def _doubt_sides(uncertain: dict[str, int], problems: list[Problem], per_side: Mapping[str, Sequence[Any]],
                  why: Callable[[Sequence[Any]], str], rule: str) -> None:
     """Add a free-reading doubt: each side's uncertain count grows by its number of doubtful things, and
@@ -882,16 +888,14 @@ def _doubtful_turn_problems(state: State, turns: Sequence[Turn], scorer: RayScor
     sides: dict[str, int] = {}
     problems: list[Problem] = []
     for d in dropped:
-        for side in d.sides:
-            sides[side] = sides.get(side, 0) + 1
+        _tally(sides, d.sides)
         problems.append(Problem(
             "doubtful-turn", f"the turn {d.turn} would explain more of the pictures, but {-d.support} more sampled "
             f"pixels contradict its block at {d.cell[0]},{d.cell[1]},{d.cell[2]} than show it (a shadow read as "
             f"blocks?): it is left out; if it was played, the side(s) {', '.join(d.sides) or 'none'} count "
             "differently", "turns since the previous state", 'CTRL rulebook, "Game Turn"'))
     for d in doubtful_turns(state, turns, scorer):
-        for side in d.sides:
-            sides[side] = sides.get(side, 0) + 1
+        _tally(sides, d.sides)
         problems.append(Problem(
             "doubtful-turn", f"the turn {d.turn} best explains the pictures, but {-d.support} more sampled pixels "
             f"contradict its block at {d.cell[0]},{d.cell[1]},{d.cell[2]} than show it (a shadow read as blocks?); "
@@ -962,8 +966,7 @@ def _faint_turn_problems(state: State, previous: State, turns: Sequence[Turn], s
 
     out: list[Problem] = []
     for f in faint_turns(state, previous, turns, scorer, chroma, HISTORY_WEAK_COLOURS):
-        for side in f.sides:
-            sides[side] = sides.get(side, 0) + 1
+        _tally(sides, f.sides)
         out.append(Problem(
             "doubtful-turn", f"the turn {f.turn} best explains the pictures, but its {f.color} blocks look much paler "
             f"than the {f.color} blocks already recorded (chroma {f.chroma:.0f} against {f.recorded:.0f}): a shadow "
@@ -980,8 +983,7 @@ def _rival_turn_problems(state: State, turns: Sequence[Turn], cost: int, rival: 
     r_cost, r_state, r_turns = rival
     mine, theirs = state.side_scores(), r_state.side_scores()
     changed = [side for side in SIDES if mine.get(side) != theirs.get(side)]
-    for side in changed:
-        sides[side] = sides.get(side, 0) + 1
+    _tally(sides, changed)
     return [Problem("doubtful-turn", f"the turns read ({'; '.join(str(t) for t in turns)}) explain the pictures only "
                     f"{r_cost - cost} sampled pixels better than other legal turns "
                     f"({'; '.join(str(t) for t in r_turns)}), which change the side(s) "
@@ -1009,8 +1011,7 @@ def _rival_spot_sides(state: State, color: str, read: FlagSpot, spots: Sequence[
     for spot in spots:
         if spot != read:
             changed |= check.changed_sides(color, spot)
-    for side in changed:
-        sides[side] = sides.get(side, 0) + 1
+    _tally(sides, changed)
     return changed
 
 
@@ -1164,8 +1165,7 @@ def _same_cell_pole_moves(state: State, colors: set[str], scorer: RayScorer, ima
     check = FlagSideCheck(new.blocks, new.flags, new.colors)
     for m in moves:
         changed = sorted(check.changed_sides(m.color, m.read))
-        for side in changed:
-            sides[side] = sides.get(side, 0) + 1
+        _tally(sides, changed)
         weak.add(m.color)
         where = ", ".join(images[k][0] for k in m.views)
         out.append(Problem(
@@ -1189,8 +1189,7 @@ def _ambiguous_flag_problems(state: State, colors: set[str], scorer: RayScorer, 
         return []
     out: list[Problem] = []
     for a in ambiguous_flags(state, colors, scorer, _greys(images), cameras):
-        for side in a.sides:
-            sides[side] = sides.get(side, 0) + 1
+        _tally(sides, a.sides)
         why = (f"but nothing in the pictures shows it there (no banner, no pole), and it may as well stand at "
                f"{a.rival}" if a.evidence_read <= 0 else
                f"but {a.rival} fits the pictures nearly as well (evidence {a.evidence_read:.0f} against "

@@ -244,10 +244,10 @@ def turn_cmd(
                 resolved[color] = f"corrected by the player (was {str(pending[color])[5:]})"
         if left:
             _keep_resolved(followed, game, resolved)
-            notes = "; ".join(_pending_note(checks.get(c), pending[c]) for c in left)
+            notes = "; ".join(_pending_note(checks.get(c), pending[c], c) for c in left)
             options = " ".join(f"--flag {c}='{str(pending[c])[5:]}'" for c in left)
             _stop(json_out, game, f"the last reading recorded the {', '.join(left)} flag(s) provisionally, and these "
-                  f"pictures do not settle them ({notes}): confirm ({options}) or give the spot with --flag "
+                  f"pictures do not settle them -- {notes}: confirm ({options}) or give the spot with --flag "
                   "COLOUR='X,Y,Z DIR' (or run this in a terminal to be asked)", res, {"provisional_unsettled": left})
         if any(v.startswith("corrected") for v in resolved.values()):
             previous = followed.state  # the record corrected: the pictures are read again against it
@@ -336,15 +336,17 @@ def turn_cmd(
     raise typer.Exit(code)
 
 
-def _pending_note(check: Any, recorded: Any) -> str:
-    """Why a provisional flag is asked about again (``check``: its :class:`vision.flag_recheck.FlagRecheck`)."""
+def _pending_note(check: Any, recorded: Any, color: str = "") -> str:
+    """Why a provisional flag is asked about again (``check``: its :class:`vision.flag_recheck.FlagRecheck`),
+    led by its colour when ``color`` is given (a note that lists several flags)."""
+    who = f"{color}: " if color else ""
     if check is None:
-        return f"recorded at {str(recorded)[5:]}"
+        return f"{who}recorded at {str(recorded)[5:]}"
     if check.verdict == "contradicted":
-        return f"these pictures put it at {str(check.spot)[5:]} instead ({check.why})"
+        return f"{who}these pictures put it at {str(check.spot)[5:]} instead ({check.why})"
     if check.verdict == "settled":
-        return "these pictures settle it"
-    return f"these pictures still do not make it out for sure ({check.why})"
+        return f"{who}these pictures settle it"
+    return f"{who}still not made out for sure ({check.why})"
 
 
 def _keep_resolved(followed: FollowedGame, game: Path, resolved: dict[str, str]) -> None:

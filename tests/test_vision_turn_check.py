@@ -56,7 +56,8 @@ def test_a_turn_the_pictures_contradict_is_reported_and_not_trusted(monkeypatch:
     # the doubtful-turn check is tested as before, with those pixels counted
     monkeypatch.setattr(pipeline, "HISTORY_WEAK_CHROMA", 0.0)
     scene, res = _read("scene_028", 1)
-    doubts = [p for p in res.problems if p.code == "doubtful-turn"]
+    # (since session 10 the same shadow turn is also reported for its pale pixels, vision.turn_check.faint_turns)
+    doubts = [p for p in res.problems if p.code == "doubtful-turn" and "contradict" in p.message]
     assert len(doubts) == 1 and "-1,0,0 0,-1,0 1,-2,0" in doubts[0].message and "left out" not in doubts[0].message
     assert not res.trusted
     # the shadow turn is kept, but no wrong side is silent
@@ -67,7 +68,7 @@ def test_a_turn_the_pictures_contradict_is_reported_and_not_trusted(monkeypatch:
     # leaving the doubtful last turn out (off by default) reads the true position
     monkeypatch.setattr(turn_check, "LEAVE_OUT_DOUBTFUL_LAST_TURN", True)
     scene, res = _read("scene_028", 1)
-    doubts = [p for p in res.problems if p.code == "doubtful-turn"]
+    doubts = [p for p in res.problems if p.code == "doubtful-turn" and "contradict" in p.message]
     assert len(doubts) == 1 and "left out" in doubts[0].message
     assert not res.trusted
     # without the shadow turn the reading is the true position, and the sides it would change are reported
@@ -84,6 +85,7 @@ def test_a_turn_the_pictures_contradict_is_reported_and_not_trusted(monkeypatch:
     monkeypatch.setattr(pipeline, "explain_checked",
                         lambda *a, cfg=None, **k: (explain_turns(*a, cfg, **k), []))
     monkeypatch.setattr(pipeline, "_doubtful_turn_problems", lambda *a: ({}, []))
+    monkeypatch.setattr(pipeline, "FAINT_TURN_CHECK", False)  # session 10's pale-pixel check catches it too
     _, off = _read("scene_028", 1)
     assert off.trusted and any(s not in off.uncertain_sides for s in _wrong_sides(scene, off))
     assert len(off.turns) == 2

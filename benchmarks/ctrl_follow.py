@@ -36,12 +36,14 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from boardside.ctrl_follow import (
+    defer_flags,
     deferrable_flags,
     flags_to_confirm,
     judge,
     read_setup,
     settle_flags,
     setup_position,
+    turn_movers,
     unsettled_flags,
 )
 from boardside.fixtures_render.camera import truth_calibration
@@ -86,7 +88,31 @@ def _ask_pending(colors: list[str], previous: State, before: State, info: dict[s
     return previous
 
 
-def follow_game(game_dir: Path, args_turns: bool = True, defer: str = "none") -> dict[str, Any]:
+def _missing_flags(problems: Any) -> list[str]:
+    """The colours of a reading's ``flag-missing`` errors (no picture shows the flag at a legal spot)."""
+    return sorted({p.where.split()[0] for p in problems if p.severity == "error" and p.code == "flag-missing"})
+
+
+def _probe_missing(res: Any, pics: Any, probe: dict[str, Any], previous: State, before: State) -> dict[str, Any]:
+    """``--probe-missing``: would these pictures have settled the flags the last reading could not find at all
+    (``flag-missing``; the player said where -- the truth's spot -- so these pictures were read against the right
+    position: an upper bound)?  Each is read again as a mover's flag (:func:`recheck_flags` with its spot as
+    recorded): "settled" only with no doubt at all -- a rival that changes a side keeps it unsure (no earlier
+    reading agrees, so ``RIVALS_AGREE`` cannot apply); "contradicted": the pictures put it elsewhere."""
+    checks = recheck_flags(res, pics, sorted(probe), previous)
+    out: dict[str, Any] = {}
+    for c in sorted(probe):
+        ch = checks.get(c)
+        if ch is None:
+            out[c] = ["unsure", "no-flag", False]
+            continue
+        verdict = "unsure" if ch.verdict == "settled" and ch.check == "rival" else ch.verdict
+        out[c] = [verdict, ch.check, ch.spot is not None and ch.spot == before.flags.get(c)]
+    return out
+
+
+def follow_game(game_dir: Path, args_turns: bool = True, defer: str = "none",
+                probe_missing: bool = False) -> dict[str, Any]:
     truth_doc = json.loads((game_dir / "game.json").read_text())
     record = GameRecord.from_json(truth_doc["record"])
     truth_states = list(record.states())
@@ -95,6 +121,8 @@ def follow_game(game_dir: Path, args_turns: bool = True, defer: str = "none") ->
     recorded: State | None = None
     history: list[State] = []  # the recorded position after each reading (corrections included)
     pending: dict[str, Any] = {}  # colour -> the provisional spot the last reading recorded
+    probe: dict[str, Any] = {}  # --probe-missing: the missing flags the last reading's player said, deferrable
+    waiting: dict[str, int] = {}  # those the next pictures left unsure, until their owner plays: readings since
     for k, n in enumerate(shots):
         scene = game_dir / f"scene_{k:03d}"
         if not all((scene / f"{v}.jpg").exists() for v in VIEWS):
@@ -125,6 +153,8 @@ def follow_game(game_dir: Path, args_turns: bool = True, defer: str = "none") ->
         try:
             res = score_images(pics, spec, cam, previous, turns_played=n - shots[k - 1] if args_turns else None)
         except ImageRejectedError as exc:  # the player would take the picture again; here: types the turns
+            info["missing_probe"] = {c: ["unsure", "rejected", False] for c in probe}
+            probe, waiting = {}, {}
             previous = _ask_pending(sorted(pending), previous, before, info, history)  # 'follow play' asks first
             pending = {}
             if _same(previous, before):
@@ -149,6 +179,16 @@ def follow_game(game_dir: Path, args_turns: bool = True, defer: str = "none") ->
             if info["pending_corrected"]:  # the record corrected: the pictures are read again against it
                 res = score_images(pics, spec, cam, previous, turns_played=n - shots[k - 1] if args_turns else None)
             pending = {}
+        movers = turn_movers(previous, res.turns)
+        waiting = {c: k for c, k in waiting.items() if c not in movers}  # its owner plays: the flag moves
+        if waiting:  # a flag left waiting longer (until its owner plays): do these pictures settle it?
+            later = _probe_missing(res, pics, dict(waiting), previous, before)
+            info["missing_probe_later"] = {c: [*v, waiting[c]] for c, v in later.items()}
+            waiting = {c: waiting[c] + 1 for c, v in later.items() if v[0] == "unsure"}
+        if probe:
+            info["missing_probe"] = _probe_missing(res, pics, probe, previous, before)
+            waiting.update({c: 2 for c, v in info["missing_probe"].items() if v[0] == "unsure" and c not in movers})
+            probe = {}
         right = _same(res.state, truth)
         read, answered = res.state, []
         unsettled = None if res.trusted else unsettled_flags(res.problems, res.uncertain_flags)
@@ -177,10 +217,16 @@ def follow_game(game_dir: Path, args_turns: bool = True, defer: str = "none") ->
             for t in turns:
                 recorded = recorded.apply(t)
             pending = {c: recorded.flags.get(c) for c in verdict.provisional}
-        elif _same(previous, before):
-            recorded, typed = truth, True  # the player types the turns the camera could not settle
+            if probe_missing:  # flags no picture placed, said by the player, that a deferral could wait for
+                missing = [c for c in _missing_flags(res.problems) if c in answered]
+                probe = {c: recorded.flags.get(c) for c in defer_flags(previous, turns, missing, expected)}
+                info["missing_deferrable"] = sorted(probe)
         else:
-            recorded = previous
+            waiting = {}  # (a reading not recorded: the flags are asked)
+            if _same(previous, before):
+                recorded, typed = truth, True  # the player types the turns the camera could not settle
+            else:
+                recorded = previous
         history.append(recorded)
         questions = len(info["pending_asked"]) + (len(answered) if ok else 0)
         readings.append({"scene": scene.name, "turns": n - shots[k - 1], "trusted": res.trusted, "right": right,
@@ -234,6 +280,9 @@ def main() -> None:
                     help="which unsure flags are recorded provisionally and checked at the next reading instead of "
                     "asked at once (as 'follow turn' does: 'all'; 'confirm': only a trusted reading's flags to "
                     "confirm; 'none': as before session 10)")
+    ap.add_argument("--probe-missing", action="store_true",
+                    help="measure only: for each flag-missing flag the player said that could wait (every-turn "
+                    "game, game goes on, another colour next), whether the next reading's pictures would settle it")
     ap.add_argument("--only", default="", help="comma-separated game names to follow (default: all)")
     args = ap.parse_args()
     root = Path(args.games)
@@ -245,7 +294,7 @@ def main() -> None:
                          "render-followed')")
     results = []
     for g in games:
-        r = follow_game(g, not args.any_turns, args.defer)
+        r = follow_game(g, not args.any_turns, args.defer, args.probe_missing)
         results.append(r)
         for x in r["readings"]:
             print(json.dumps({"game": r["game"], **x}), flush=True)
@@ -285,6 +334,17 @@ def main() -> None:
         "provisional_corrected": sum(len(x.get("pending_corrected", [])) for x in later),
         "provisional_settled_wrong": sum(len(x.get("pending_settled_wrong", [])) for x in later),
         "positions_recorded_wrong": sum(len(r["positions_recorded_wrong"]) for r in results),
+        "flags_said": sum(len(x.get("flags_asked", [])) + len(x.get("flags_confirmed", [])) for x in later
+                          if x["flags_settled"] or x.get("flags_confirmed")),
+        "flag_missing_said": sum(len([c for c in x.get("flags_asked", []) if f"flag-missing: {c} flag" in
+                                      x.get("where", [])]) for x in later if x["flags_settled"]),
+        **({"missing_deferrable": sum(len(x.get("missing_deferrable", [])) for x in later),
+            "missing_probe": {v: sum(1 for x in later for p in x.get("missing_probe", {}).values() if p[0] == v)
+                              for v in ("settled", "contradicted", "unsure")},
+            "missing_probe_later": {v: sum(1 for x in later for p in x.get("missing_probe_later", {}).values()
+                                           if p[0] == v) for v in ("settled", "contradicted", "unsure")},
+            "missing_probe_settled_wrong": sum(1 for x in later for p in x.get("missing_probe", {}).values()
+                                               if p[0] == "settled" and not p[2])} if args.probe_missing else {}),
         "pictures_rejected": sum("rejected" in x for x in later),
         "read_right_share": round(sum(x["right"] for x in later) / n, 3),
         "games_with_final_sheet_right": sum(r["final_sheet_right"] for r in results),

@@ -466,7 +466,10 @@ def config_for(game: str) -> ClassifyBoardConfig:
     tower whose banner looks a colour that may not stand there is the royal tower of the one player who may and is
     read nowhere else (``royal_off_rail``); a character of a seat after every flag read is dropped
     (``character_seats``); a player whose royal tower is read nowhere has it on the one square of its rail read
-    empty (some probe seeing something) over which its flag is seen (``royal_empty_flag``).
+    empty (some probe seeing something) over which its flag is seen (``royal_empty_flag``).  Session 10, later: a
+    two-cube stack on the paved columns casts its character's and banner's shadow too, and a plain stack whose probes
+    lie in the others' shadow (80 % or more) is empty where the dark print round it, in its own light, explains them
+    (``cast_shadow_tall``, ``cast_shadow_whole``).
     Gridopolis reads a site seen on only 4-15 % of its probes when they show a piece of a player's
     colour unanimously and its shape clearly (Gridopolis round 7).  Session 10: a Gridopolis blue marker paler
     than a blue marker needs (not under a pad) is blue when it is much bluer than its own pad's grey ring."""

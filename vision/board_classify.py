@@ -148,6 +148,16 @@ class ClassifyBoardConfig:
     cast_shadow_dark: float = 0.55  # ... the print darker than this x the fit is dark
     cast_shadow_sockets: bool = True  # ... a stack showing a cube's socket is kept
     cast_shadow_points: int = 450  # ... the lamp fitted on at most about this many points round the stacks
+    cast_shadow_tall: int = 0  # Bandera (> 0: on): a two-cube stack on the paved columns (where royal towers stand)
+    # casts also the shadow of what may stand on it -- a character (the top's square, ``character_height`` high) and a
+    # flag's banner (a disc of ``flag_reach`` at the banner's heights): its probes there are left out too when a plain
+    # stack is decided again (1), and those solids are casters in the lamp's search as well (2)
+    cast_shadow_whole: float = 0.0  # Bandera (> 0: on): a plain stack with this share of its usable probes or more in
+    # the others' shadow (too few left to decide it again) is taken for that shadow too (unless a socket shows) when
+    # the print in the shadow's light measured round it (``_shade_explains``) explains its probes
+    cast_shadow_local_mm: float = 40.0  # ... that light measured on the board this far round the site ...
+    cast_shadow_local_points: int = 8  # ... on at least this many points ...
+    cast_shadow_piece: float = 0.2  # ... and at most this share of the probes still a piece in it
     character_once_mm: float = 0.0  # Bandera (> 0: on): a character read on its own royal tower (behind the banner
     # of its colour) and on one other stack, next to it, standing within this of that stack's middle, is the
     # other's: each player has one character (rules, section 1)
@@ -404,6 +414,11 @@ UPPER_COLOUR = 20.0
 #: Bandera (session 10): a site read empty whose single cube's top shows a socket this dark (L*) with one more face's
 #: is a cube. Development: 20 (and 25) -> 4 ivory cubes right, 0 new wrong; 15 -> 4 right, 1 new wrong
 SOCKET_PAIR = 20.0
+#: Bandera, session 10 (``cast_shadow_whole``): a plain stack with this share of its usable probes in the lamp's shadow
+#: of the other stacks (their cubes, and on the paved columns a royal tower's character and banner) is that shadow when
+#: the dark print round it explains its probes; 0.5-0.9 changed the same 5 cells of 309 development scenes, 0.01 lost a
+#: cube (docs/boards_vision.md, "Session 10: Bandera false stacks in a royal tower's shadow")
+CAST_SHADOW_WHOLE = 0.8
 
 
 def config_for(game: str) -> ClassifyBoardConfig:
@@ -451,7 +466,10 @@ def config_for(game: str) -> ClassifyBoardConfig:
     tower whose banner looks a colour that may not stand there is the royal tower of the one player who may and is
     read nowhere else (``royal_off_rail``); a character of a seat after every flag read is dropped
     (``character_seats``); a player whose royal tower is read nowhere has it on the one square of its rail read
-    empty (some probe seeing something) over which its flag is seen (``royal_empty_flag``).
+    empty (some probe seeing something) over which its flag is seen (``royal_empty_flag``).  Session 10, later: a
+    two-cube stack on the paved columns casts its character's and banner's shadow too, and a plain stack whose probes
+    lie in the others' shadow (80 % or more) is empty where the dark print round it, in its own light, explains them
+    (``cast_shadow_tall``, ``cast_shadow_whole``).
     Gridopolis reads a site seen on only 4-15 % of its probes when they show a piece of a player's
     colour unanimously and its shape clearly (Gridopolis round 7).  Session 10: a Gridopolis blue marker paler
     than a blue marker needs (not under a pad) is blue when it is much bluer than its own pad's grey ring."""
@@ -487,7 +505,8 @@ def config_for(game: str) -> ClassifyBoardConfig:
                                    character_own_royal=True, royal_missing=0.05, flag_once=True, hand_shade=0.2,
                                    cast_shadow=0.5, socket_all=True, count_outline=5.0,
                                    socket_two_seen=True, upper_colour=UPPER_COLOUR, socket_pair=SOCKET_PAIR,
-                                   royal_off_rail=True, character_seats=True, royal_empty_flag=True)
+                                   royal_off_rail=True, character_seats=True, royal_empty_flag=True,
+                                   cast_shadow_tall=1, cast_shadow_whole=CAST_SHADOW_WHOLE)
     if game == "quirky":
         return ClassifyBoardConfig(token_dark_l=60.0, skin_chroma=(4.0, 42.0), token_past_hand=0.2,
                                    token_dot_local=10.0, token_dot_owner=0.5,
@@ -1517,7 +1536,20 @@ def _cast_shadows(sc: _Scene, sites: Sequence[Site], hyps: Sequence[Hypothesis],
     per = [_solid_rows(hyps[int(choice[i])], sites[i]) for i in stacks]
     rows = np.concatenate(per)
     owner = np.concatenate([np.full(len(r), i) for r, i in zip(per, stacks, strict=True)])
-    lamp = _lamp(sc, sites, stacks, rows, cfg)
+    if cfg.cast_shadow_tall > 0 and cfg.flag_columns:
+        # what may stand on a royal tower (two cubes on the paved columns, docs/rules/bandera.md sections 2-3): its
+        # character and its flag, taller than any cube, cast the longest shadows -- onto the next squares
+        g = cfg.geometry
+        tall = [(i, sites[i].floor_mm + 2 * g.cube_mm) for i in stacks
+                if hyps[int(choice[i])].cubes == 2 and sites[i].key[0] in cfg.flag_columns]
+        if tall:
+            t_rows = np.array([r for i, top in tall for r in (
+                [0.0, sites[i].x_mm, sites[i].y_mm, g.cube_mm / 2, top, top + g.character_height],
+                [1.0, sites[i].x_mm, sites[i].y_mm, g.flag_reach, top + g.flag_banner[0], top + g.flag_banner[1]])])
+            rows = np.concatenate([rows, t_rows])
+            owner = np.concatenate([owner, np.repeat([i for i, _ in tall], 2)])
+    n_cubes = sum(len(r) for r in per)
+    lamp = _lamp(sc, sites, stacks, rows if cfg.cast_shadow_tall >= 2 else rows[:n_cubes], cfg)
     if lamp is None:
         return []
     changed: list[int] = []
@@ -1527,6 +1559,17 @@ def _cast_shadows(sc: _Scene, sites: Sequence[Site], hyps: Sequence[Hypothesis],
         if scores[k, i] < scores[:, i].max():
             continue  # (read so by its sockets or outline, not its probes: left alone)
         sc_i = _rescore_without(i, lamp, rows[owner != i], weight, pred, piece, ends, cfg)
+        if sc_i is None and n_cubes < len(rows):  # (too few left out of the tall ones' shadows: the cubes' only)
+            sc_i = _rescore_without(i, lamp, rows[:n_cubes][owner[:n_cubes] != i], weight, pred, piece, ends, cfg)
+        if (sc_i is None or hyps[int(np.argmax(sc_i))].cubes > 0) and cfg.cast_shadow_whole > 0:
+            # every probe but a few in the others' shadow: what the probes saw is explained by the shadow alone
+            use = weight[i] > 0
+            n_hit = int(np.asarray(hits(lamp, ends[i][use], rows[owner != i][None, :, :]), bool).any(axis=1).sum())
+            if use.sum() and n_hit >= cfg.cast_shadow_whole * use.sum() \
+                    and _shade_explains(sc, sites[i], ends[i][use],
+                                    np.concatenate([rows[:n_cubes][owner[:n_cubes] != i], rows[owner == i][:1]]), cfg):
+                sc_i = np.zeros(len(hyps))
+                sc_i[0] = 1.0
         if sc_i is None:
             continue
         new = int(np.argmax(sc_i))
@@ -1543,6 +1586,36 @@ def _cast_shadows(sc: _Scene, sites: Sequence[Site], hyps: Sequence[Hypothesis],
         scores[:, i] = sc_i
         changed.append(i)
     return changed
+
+
+def _shade_explains(sc: _Scene, site: Site, ends: F64, hide: F64, cfg: ClassifyBoardConfig) -> bool:
+    """Bandera: does the print in a shadow's light explain what the probes of ``site`` (ray ends ``ends`` on the
+    board) see?  That light is measured on the light print round the site (points within ``cast_shadow_local_mm``)
+    that the camera sees past the solids ``hide`` (the other stacks' cubes, and one cube on the site: a cube there
+    would hide what is behind it) and that is darker than ``cast_shadow_dark`` x the white-balance fit: the median
+    of the seen over the print's expected colour, per channel (linear), on ``cast_shadow_local_points`` points or
+    more.  The probes are then compared with the print in that light: at most ``cast_shadow_piece`` of them still a
+    piece -- a shadow of the next stacks, not a cube (whose faces bring their own colour)."""
+    cam = sc.pose.camera_position
+    w, h = sc.pose.image_size
+    r = cfg.cast_shadow_local_mm
+    g = np.arange(-r, r + 1e-6, 5.0)
+    gx, gy = np.meshgrid(g, g)
+    q = np.column_stack([site.x_mm + gx.ravel(), site.y_mm + gy.ravel(), np.full(gx.size, site.floor_mm)])
+    exp_q, on_board = _expected(sc.app, q[:, :2])
+    px = sc.pose.project(q)
+    ok = on_board & (px[:, 0] > 2) & (px[:, 0] < w - 3) & (px[:, 1] > 2) & (px[:, 1] < h - 3)
+    ok &= ~np.asarray(hits(cam, q, hide[None, :, :]), bool).any(axis=1)
+    ok &= exp_q.min(axis=1) > 0.3  # (the light print: paper and pale zones)
+    ratio = _sample(sc.image, px) / sc.gain.at(q[:, :2]) / np.maximum(exp_q, 1e-4)
+    ok &= ratio.mean(axis=1) < cfg.cast_shadow_dark
+    if ok.sum() < cfg.cast_shadow_local_points:
+        return False
+    light = np.median(ratio[ok], axis=0)
+    exp_e, _ = _expected(sc.app, ends[:, :2])
+    seen_e = _sample(sc.image, sc.pose.project(ends)) / sc.gain.at(ends[:, :2])
+    piece = _pieceness(linear_to_lab(np.clip(seen_e, 0.0, None)), linear_to_lab(exp_e * light[None, :]), cfg)
+    return bool(np.mean(piece > 0.5) <= cfg.cast_shadow_piece)
 
 
 def _rescore_without(i: int, source: F64, rows: F64, weight: F64, pred: npt.NDArray[np.bool_], piece: F64,

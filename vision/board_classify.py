@@ -60,6 +60,13 @@ class ClassifyBoardConfig:
 
     line_reach: float = 0.8  # probe lines off the centre, x the widest solid's half-size
     height_step_mm: float = 4.0
+    reprobe_grid: int = 0  # (> 0: on) Gridopolis (session 10): a site with at most one of its probes usable
+    # (never read: ``sure_min_weight``; most of it hidden by an upper pad) is probed again on a finer grid (this many
+    # lines a side, heights at half the step), and its probes are replaced by the usable ones of those, spread evenly
+    # (the slit under the next level where it is seen); at least ``reprobe_min`` of them usable, else it keeps its own
+    reprobe_min: int = 10
+    reprobe_margin: float = 0.5  # ... and read only when a piece beats "empty" by this much (never read empty)
+    reprobe_shape: float = 0.3  # ... and a box and a marker differ by this much (but on a kingerizer)
     dab_lo: float = 4.0  # CIELAB a*b* difference from the print: below = board
     dab_hi: float = 9.0  # above = something standing there
     brighter_lo: float = 18.0  # L* above the print's by this much: something (a white piece on ink)
@@ -487,7 +494,7 @@ def config_for(game: str) -> ClassifyBoardConfig:
                                    yellow_crown_unsure=YELLOW_CROWN_UNSURE,
                                    yellow_crown_relief=YELLOW_CROWN_RELIEF, empty_min_inside=2,
                                    marker_ring_contrast=RING_CONTRAST, box_fit_alone=0.2,
-                                   shape_by_rule=True)
+                                   shape_by_rule=True, reprobe_grid=6)
     if game == "bandera":
         return ClassifyBoardConfig(dab_lo=4.0, dab_hi=14.0, character_near_deg=8.0, character_nearer_deg=5.0,
                                    settle_in_turn=True, piece_min_score=0.7, piece_min_single=True,
@@ -707,6 +714,43 @@ def _observe(sc: _Scene, pts: F64, cfg: ClassifyBoardConfig, known: F64 | None =
     return piece, lab_o, usable, ends
 
 
+def _reprobe(sc: _Scene, cfg: ClassifyBoardConfig, probes_s: F64, piece: F64, valid: npt.NDArray[np.bool_],
+             lab_o: F64, ends: F64, centres: F64, reach: float, tallest: float) -> set[int]:
+    """Sites with at most one probe usable (fewer than ``cfg.sure_min_weight`` of them): probed again on a finer
+    grid (``reprobe_grid`` lines a side within ``reach`` of the centre, heights at half ``height_step_mm``); where
+    at least ``reprobe_min`` of those are usable, the site's probes (all arrays, in place; ``ends`` flat) are replaced
+    by usable ones spread evenly over them (session 10: a piece under an upper pad, seen through the slit below it)."""
+    n_s, n_p = valid.shape
+    few = np.nonzero(valid.sum(axis=1) < max(cfg.sure_min_weight, 1.0 / n_p) * n_p)[0]
+    done: set[int] = set()
+    if not len(few):
+        return done
+    g = np.linspace(-reach, reach, cfg.reprobe_grid)
+    gx, gy = np.meshgrid(g, g)
+    grid = np.column_stack([gx.ravel(), gy.ravel()])  # (G, 2)
+    step = cfg.height_step_mm / 2
+    zs = np.arange(step / 2, tallest + step, step)
+    n_q = len(grid) * len(zs)
+    pts = np.empty((len(few), len(grid), len(zs), 3))
+    pts[..., :2] = centres[few, None, None, :2] + grid[None, :, None, :]
+    pts[..., 2] = centres[few, None, None, 2] + zs[None, None, :]
+    p_f, l_f, v_f, e_f = _observe(sc, pts.reshape(-1, 3), cfg, slack=True)
+    p_q, l_q, v_q = p_f.reshape(len(few), n_q), l_f.reshape(len(few), n_q, 3), v_f.reshape(len(few), n_q)
+    pts_q, e_q = pts.reshape(len(few), n_q, 3), e_f.reshape(len(few), n_q, 3)
+    ends_s = ends.reshape(n_s, n_p, 3)
+    for r, i in enumerate(few):
+        ok = np.nonzero(v_q[r])[0]
+        if len(ok) < max(cfg.reprobe_min, int(valid[i].sum()) + 1):
+            continue
+        pick = ok[np.linspace(0, len(ok) - 1, min(n_p, len(ok))).round().astype(np.int64)]
+        m = len(pick)
+        probes_s[i, :m], piece[i, :m], valid[i, :m] = pts_q[r, pick], p_q[r, pick], True
+        lab_o[i, :m], ends_s[i, :m] = l_q[r, pick], e_q[r, pick]
+        valid[i, m:] = False
+        done.add(int(i))
+    return done
+
+
 def _pieceness(lab_o: F64, lab_e: F64, cfg: ClassifyBoardConfig, chroma_only: bool = False) -> F64:
     """0..1: how surely a colour seen is *not* the expected background (print, pad, table).
 
@@ -889,6 +933,9 @@ def classify_sites(
     piece = piece_f.reshape(n_s, n_p)
     valid = valid_f.reshape(n_s, n_p)
     lab_o = lab_f.reshape(n_s, n_p, 3)
+    reprobed: set[int] = set()
+    if cfg.reprobe_grid > 0 and game == "gridopolis" and not shaded_f:
+        reprobed = _reprobe(sc, cfg, probes_s, piece, valid, lab_o, ends, centres, a, tallest)
     if pad_sites is not None and obstacles is not None and len(obstacles) and game == "gridopolis":
         # (the pieces read on the pads: a ray meeting one says nothing about these places)
         valid = valid & ~np.asarray(hits(cam, ends.reshape(-1, 3), obstacles), bool).any(axis=1).reshape(n_s, n_p)
@@ -1277,6 +1324,13 @@ def classify_sites(
             kind, conf = "unseen", 0.0
         elif covered[i] > 0:
             kind, conf = "occluded", float(covered[i])
+        elif i in reprobed and (not hyp.solids
+                                or scores[k, i] - scores[kind_index["empty"], i] < cfg.reprobe_margin
+                                or (i not in start_of and abs(scores[kind_index["blocker"], i]
+                                                              - scores[kind_index["pawn"], i]) < cfg.reprobe_shape)):
+            # (seen only through a slit: read only a piece it shows clearly, never "empty"; its shape told, unless
+            # it stands on a kingerizer, where no box may stand)
+            kind, conf = "unseen", 0.0
         unsure = None
         if kind == "empty" and low_inside[i]:
             kind, conf = "unseen", 0.0
@@ -1358,7 +1412,7 @@ def classify_sites(
                       f"{dict(cfg.marker_saturation_under)[shade_hue]:g} x L*): not read")
         if game == "gridopolis" and kind in ("pawn", "king", "blocker") and colour not in (colours or HUES):
             kind, colour, conf = "empty", None, 0.0  # markers and blockers are a player's colour: not these
-            if few:  # (a site seen on too few probes is read only as a piece of a player's colour)
+            if few or i in reprobed:  # (a site seen on too few probes is read only as a piece of a player's colour)
                 kind = "unseen"
         if few and kind in ("pawn", "king", "blocker"):
             few_read.add(len(out))
@@ -1446,6 +1500,12 @@ def classify_sites(
                     "could not be told: not read",))
             else:
                 out[i] = replace(out[i], kind="king" if blue >= cfg.yellow_crown else "pawn")
+    for i in reprobed:
+        if out[i].kind == "king":  # (a crown seen through a slit under a pad: not told from a pawn's top)
+            x, y, lv = out[i].key
+            out[i] = CellReading(out[i].key, "unseen", None, 0, False, 0.0, None, out[i].scores, notes=(
+                f"a {out[i].colour} marker stands on ({x},{y},{lv}), seen only below the pad above it: whether it "
+                "wears a crown (king) or not (pawn) could not be told, not read",))
     for i, owner in start_of.items():
         r = out[i]
         if r.kind == "pawn" and r.colour in HUES and r.colour != owner:

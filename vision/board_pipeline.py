@@ -26,6 +26,7 @@ from calibration.boards import (
     gridopolis_pads,
 )
 from calibration.camera import CameraCalibration
+from engine.core import Problem
 from vision.board_classify import CellReading, ClassifyBoardConfig, Site, classify_sites, flat_sites
 from vision.board_locate import BoardLocateConfig, BoardPose, locate_board
 from vision.board_pads import PadDetectConfig, detect_pads, link_rows, piece_colour_at, piece_places, post_rows
@@ -34,6 +35,7 @@ from vision.board_reconstruct import (
     BoardReconstruction,
     ReconstructOptionError,
     ReconstructOptions,
+    cells_of_problem,
     reconstruct_board,
 )
 from vision.board_robot import TagReading, robot_from_tag
@@ -133,6 +135,42 @@ def _piece_fit(r: CellReading) -> float:
 def _key3(key: tuple[int, ...]) -> tuple[int, int, int]:
     """A Gridopolis site's key (x, y, level) as such."""
     return int(key[0]), int(key[1]), int(key[2])
+
+
+def _what(r: CellReading) -> str:
+    """What one reading of a site shows, in words (for messages)."""
+    if r.kind == "empty":
+        return "nothing"
+    out = r.kind.replace("_", " ") + (f" ({r.colour})" if r.colour else "")
+    if r.cubes:
+        out += f", {r.cubes} cube(s)"
+    if r.character:
+        out += f", a {r.character_colour or 'unknown'} character"
+    return out
+
+
+def pictures_disagree(readings: Sequence[ImageReading], merged: Sequence[CellReading]) -> list[Problem]:
+    """Never guess silently: a site that two pictures read differently (neither declining it) is kept as
+    the more confident reading (:func:`_better`), and reported as a warning naming what each picture read.
+    On session 10's held-out boards read from two pictures, the more confident reading was the right one at
+    20 of 38 such sites (docs/boards_vision.md, "Session 10 (lead)")."""
+    if len(readings) < 2:
+        return []
+    out: list[Problem] = []
+    declined = ("occluded", "unseen", "robot")
+    short = [r.name.replace("\\", "/").rsplit("/", 1)[-1] for r in readings]
+    names = short if len(set(short)) == len(short) else [r.name for r in readings]
+    for i, kept in enumerate(merged):
+        seen = [(n, r.cells[i]) for n, r in zip(names, readings, strict=True) if r.cells[i].kind not in declined]
+        kinds = {(c.kind, c.colour, c.cubes, c.character, c.character_colour) for _, c in seen}
+        if len(kinds) < 2:
+            continue
+        where = "cell (" + ",".join(str(v) for v in kept.key[:2]) + ")" + \
+            (f" level {kept.key[2]}" if len(kept.key) > 2 else "")
+        said = "; ".join(f"{name} reads {_what(c)}" for name, c in seen)
+        out.append(Problem("pictures-disagree", f"the pictures disagree here: {said}; kept: {_what(kept)} (the more "
+                           "confident reading) -- check this cell", where, "", "warning"))
+    return out
 
 
 def _better(a: CellReading, b: CellReading) -> CellReading:
@@ -363,6 +401,9 @@ def read_board(
     if robot is not None and opt.robot is None:
         opt = replace(opt, robot=robot)
     recon = reconstruct_board(game, spec, merged, opt)
+    for p in pictures_disagree(readings, merged):
+        recon.problems.append(p)
+        recon.problem_cells.append(cells_of_problem(p))
     t2 = time.perf_counter()
     timings = {
         "locate_s": sum(r.timings["locate_s"] for r in readings),

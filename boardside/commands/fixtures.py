@@ -197,10 +197,14 @@ def render_boards_cmd(
         0.75, "--supersample", min=0.3, max=3.0, help="Render resolution relative to the 1280x720 output."
     ),
     force: bool = typer.Option(False, "--force", help="Re-render scenes that already exist."),
+    view: int = typer.Option(1, "--view", min=1, max=9, help="2 or more: another picture of the same tables (same "
+                             "pieces, light and camera device; the camera and any hand elsewhere), written under "
+                             "--root, which must then not be the fixtures' own directory."),
 ) -> None:
     """Render the board-reading fixtures (fixtures/boards/<game>/scene_NNN.jpg + .json) from their seeds:
     positions played by the engines, printed boards, pieces, hands, light, cameras (docs/boards.md).
-    Existing scenes are skipped (an interrupted run resumes); one scene is rendered at a time."""
+    Existing scenes are skipped (an interrupted run resumes); one scene is rendered at a time.
+    With --view 2 the same tables are pictured again from elsewhere (benchmarks/board_two_pictures.py)."""
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
     from boardside.fixtures_render.board_sets import GAMES, SCENES_OF, render_boards
@@ -211,6 +215,9 @@ def render_boards_cmd(
     for g in chosen:
         if g not in GAMES:
             raise FixtureSetError(f"unknown board fixture game {g!r} (expected one of {', '.join(GAMES)})")
+    if view > 1 and root.resolve() == (DEFAULT_ROOT / "boards").resolve():
+        raise FixtureSetError(f"--view {view} renders other pictures of the fixtures' tables: give another --root "
+                              f"than {str(root)!r} (the fixtures would be overwritten)")
     only = _parse_scenes(scenes)
     for i in only or []:
         if not 0 <= i < max(SCENES_OF[g] for g in chosen):
@@ -228,7 +235,7 @@ def render_boards_cmd(
         def on_scene(label: str, seconds: float) -> None:
             progress.update(task, advance=1, description=f"{label} ({seconds:.0f} s)")
 
-        done = render_boards(root, chosen, only, spp, supersample, force, on_scene)
+        done = render_boards(root, chosen, only, spp, supersample, force, on_scene, view)
     typer.echo(f"rendered {done} board scenes under {root}")
 
 

@@ -17,6 +17,7 @@ import json
 import math
 import os
 import random
+import shutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -140,6 +141,16 @@ class BoardScene:
 
 def _rng(seed: int, index: int, salt: int) -> np.random.Generator:
     return np.random.default_rng([seed, index, salt])
+
+
+#: the random streams a second (third, ...) picture of the same table draws anew: the hand (salt 1) and the
+#: camera's position and sensor (salt 4); the table, its light and the camera device stay the same
+VIEW_SALTS = {1: 10, 4: 40}
+
+
+def _view_salt(salt: int, view: int) -> int:
+    """The salt of stream ``salt`` for picture number ``view`` (1: the fixture itself, unchanged)."""
+    return salt + VIEW_SALTS[salt] * (view - 1) if view > 1 and salt in VIEW_SALTS else salt
 
 
 def _play(
@@ -291,6 +302,10 @@ def _token_image(kind: str) -> npt.NDArray[np.uint8]:
     dark = tuple(int(v * 0.45) for v in bg)
     cv2.circle(img, (n // 2, n // 2 - 6), 12, dark, -1, cv2.LINE_AA)
     return img
+
+
+#: the committed board fixtures (their Quirky scenario files are copied from here when rendering under another root)
+FIXTURE_BOARDS = Path(__file__).resolve().parents[2] / "fixtures" / "boards"
 
 
 def load_scenario(ref: str, root: Path) -> Any:
@@ -508,8 +523,9 @@ def _gridopolis(index: int, seed: int, rng: np.random.Generator) -> BoardScene:
 # ------------------------------------------------------------------------------------------ plan
 
 
-def plan_board_scene(game: str, index: int, root: Path) -> BoardScene:
-    """Scene ``index`` of ``game``, entirely from the game's seed (no rendering)."""
+def plan_board_scene(game: str, index: int, root: Path, view: int = 1) -> BoardScene:
+    """Scene ``index`` of ``game``, entirely from the game's seed (no rendering).  ``view`` > 1: another
+    picture of the same table -- same pieces and light, the hand (if any) elsewhere."""
     if game not in GAMES:
         raise FixtureSetError(f"unknown board fixture game {game!r} (expected one of {', '.join(GAMES)})")
     seed = GAMES[game]
@@ -521,7 +537,7 @@ def plan_board_scene(game: str, index: int, root: Path) -> BoardScene:
     else:
         scene = _gridopolis(index, seed, rng)
     scene.light = LIGHTS[(index + index // 3) % 3]
-    hrng = _rng(seed, index, 1)
+    hrng = _rng(seed, index, _view_salt(1, view))
     if index % 3 == 1:
         scene.hand = _hand_plan(scene, hrng)
     return scene
@@ -727,14 +743,16 @@ def scene_truth(scene: BoardScene, camera: CameraModel | None = None) -> dict[st
     return doc
 
 
-def render_board_scene(scene: BoardScene, out_dir: Path, spp: int = 6, supersample: float = 0.75) -> dict[str, Any]:
-    """Render ``scene`` and write its JPEG and JSON (atomically).  Returns the truth document."""
+def render_board_scene(scene: BoardScene, out_dir: Path, spp: int = 6, supersample: float = 0.75,
+                       view: int = 1) -> dict[str, Any]:
+    """Render ``scene`` and write its JPEG and JSON (atomically).  Returns the truth document.  ``view`` > 1:
+    the camera (same device) stands elsewhere, as for a second picture of the same table."""
     from boardside.fixtures_render.mitsuba_backend import render
 
     rng = _rng(scene.seed, scene.index, 2)
     spec, lighting = build_scene_spec(scene, rng)
     device = Device.sample(_rng(scene.seed, scene.index, 3), "webcam" if scene.index % 2 == 0 else "phone")
-    crng = _rng(scene.seed, scene.index, 4)
+    crng = _rng(scene.seed, scene.index, _view_salt(4, view))
     camera, pose = camera_for(scene, device, crng)
     fx = SensorEffects.sample(crng, lighting.dim)
     result = render(spec, camera, spp=spp, seed=int(crng.integers(1 << 30)), labels=True, supersample=supersample)
@@ -780,9 +798,11 @@ def render_boards(
     supersample: float,
     force: bool,
     on_scene: Callable[[str, float], None] | None = None,
+    view: int = 1,
 ) -> int:
     """Render the board fixtures of ``games`` under ``root`` (``fixtures/boards``), one process, one
-    scene at a time; existing scenes are skipped unless ``force``.  Returns how many were rendered."""
+    scene at a time; existing scenes are skipped unless ``force``.  Returns how many were rendered.
+    ``view`` > 1 renders another picture of each table (:func:`plan_board_scene`)."""
     done = 0
     for game in games:
         if game not in GAMES:
@@ -791,10 +811,16 @@ def render_boards(
             if not 0 <= index < SCENES_OF[game]:
                 raise FixtureSetError(f"{game} scene {index!r} is out of range 0-{SCENES_OF[game] - 1}")
             out = root / game
+            if game == "quirky" and root.resolve() != FIXTURE_BOARDS:
+                # the fixtures' own scenario files, which the scenes (and their truth files) name relative to root
+                for toml in (FIXTURE_BOARDS / game).glob("*.toml"):
+                    if not (out / toml.name).exists():
+                        out.mkdir(parents=True, exist_ok=True)
+                        shutil.copyfile(toml, out / toml.name)
             if not force and (out / f"scene_{index:03d}.jpg").exists() and (out / f"scene_{index:03d}.json").exists():
                 continue
-            scene = plan_board_scene(game, index, root)
-            doc = render_board_scene(scene, out, spp, supersample)
+            scene = plan_board_scene(game, index, root, view)
+            doc = render_board_scene(scene, out, spp, supersample, view)
             done += 1
             if on_scene is not None:
                 on_scene(f"{game} {scene.stem}", float(doc["render_seconds"]))

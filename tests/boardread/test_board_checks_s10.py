@@ -7,6 +7,7 @@ and pieces missing where a hand or a taller piece hid them."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -91,3 +92,50 @@ def test_legal_gridopolis_fixture_tables_are_not_called_wrong(scene: str, capsys
     out = capsys.readouterr().out
     assert "checked as a game in progress" in out
     assert "error:" not in out and code == 0
+
+
+def test_two_pictures_that_read_a_site_differently_are_reported_not_silently_merged() -> None:
+    """Never guess silently (issue 9): reading one board from two pictures keeps, per site, the more confident
+    reading; where the pictures disagree (neither declining the site) a `pictures-disagree` warning names what
+    each picture read and what was kept."""
+    from typing import Any, cast
+
+    from vision.board_pipeline import ImageReading, pictures_disagree
+
+    def pic(name: str, cells: list[CellReading]) -> ImageReading:
+        return ImageReading(name, cast(Any, None), cells, {})
+
+    pawn = CellReading((3, 2, 1), "pawn", "red", 0, False, 0.8)
+    empty = CellReading((3, 2, 1), "empty", None, 0, False, 0.6)
+    hidden = CellReading((3, 2, 1), "unseen", None, 0, False, 0.0)
+    same = CellReading((3, 2, 1), "pawn", "red", 0, False, 0.5)
+    a, b = pic("dir/top.jpg", [pawn]), pic("dir/side.jpg", [empty])
+    (p,) = pictures_disagree([a, b], [pawn])
+    assert p.code == "pictures-disagree" and p.severity == "warning" and p.where == "cell (3,2) level 1"
+    assert "top.jpg reads pawn (red)" in p.message and "side.jpg reads nothing" in p.message
+    assert "kept: pawn (red)" in p.message
+    assert pictures_disagree([a, pic("side.jpg", [hidden])], [pawn]) == []  # a picture that declines says nothing
+    assert pictures_disagree([a, pic("side.jpg", [same])], [pawn]) == []
+    assert pictures_disagree([a], [pawn]) == []
+
+
+def test_the_same_picture_twice_gives_no_disagreement(capsys: pytest.CaptureFixture[str]) -> None:
+    from boardside.cli import main
+
+    img = str(FIXTURES / "bandera" / "scene_004.jpg")
+    main(["validate", "bandera", "--images", img, img])
+    assert "disagree" not in capsys.readouterr().out
+
+
+def test_a_second_view_of_a_fixture_table_is_the_same_table_from_elsewhere() -> None:
+    """`fixtures render-boards --view 2` (benchmarks/board_two_pictures.py): the same pieces and light, the
+    hand (if any) elsewhere; view 1 is the fixture itself, unchanged."""
+    from boardside.fixtures_render.board_sets import _view_salt, plan_board_scene
+
+    assert [_view_salt(s, 1) for s in range(6)] == list(range(6))
+    assert _view_salt(4, 2) != 4 and _view_salt(1, 2) != 1 and _view_salt(0, 2) == 0 and _view_salt(2, 2) == 2
+    one, two = plan_board_scene("bandera", 1, FIXTURES), plan_board_scene("bandera", 1, FIXTURES, view=2)
+    assert one.cells == two.cells and one.light == two.light and one.state == two.state
+    assert one.hand is not None and two.hand is not None and one.hand != two.hand
+    fixture = json.loads((FIXTURES / "bandera" / "scene_001.json").read_text())
+    assert fixture["hand"]["fingertip_mm"] == one.hand["fingertip_mm"]

@@ -139,3 +139,15 @@ def test_a_second_view_of_a_fixture_table_is_the_same_table_from_elsewhere() -> 
     assert one.hand is not None and two.hand is not None and one.hand != two.hand
     fixture = json.loads((FIXTURES / "bandera" / "scene_001.json").read_text())
     assert fixture["hand"]["fingertip_mm"] == one.hand["fingertip_mm"]
+
+
+def test_two_pictures_benchmark_runs_and_the_same_picture_twice_changes_nothing() -> None:
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[2]
+    p = subprocess.run([sys.executable, str(root / "benchmarks" / "board_two_pictures.py"), "--second",
+                        str(FIXTURES), "--games", "quirky"], capture_output=True, text=True, timeout=300, check=True)
+    doc = json.loads(p.stdout.strip().splitlines()[-1])
+    assert doc["first"] == doc["second"] == doc["both"] and doc["first"]["scenes"] == 14
+    assert doc["per_game"]["quirky"]["pictures_disagree"]["sites"] == 0

@@ -48,7 +48,7 @@ from vision.labels import Label
 from vision.locate import check_image, locate, self_calibrate_views
 from vision.opening import read_opening
 from vision.reconstruct import RayScorer, ReconstructConfig, Reconstruction, ViewEvidence, banner_may_hang, reconstruct
-from vision.turn_check import DoubtfulTurn, explain_checked
+from vision.turn_check import DoubtfulTurn, explain_checked, sides_changed_without
 
 U8 = npt.NDArray[np.uint8]
 
@@ -1133,12 +1133,7 @@ def _guessed_turn_sides(state: State, turns: Sequence[Turn], sides: dict[str, in
         cells = [c for c in (turn.placement.cells if turn.placement is not None else ()) if c in state.blocks]
         if not cells:
             continue
-        blocks = {c: v for c, v in state.blocks.items() if c not in cells}
-        flags = {k: f for k, f in state.flags.items() if f.block not in cells}
-        other = replace(state, blocks=blocks, flags=flags).side_scores()
-        for side in scores:
-            if scores[side] != other.get(side):
-                changed[side] = changed.get(side, 0) + 1
+        _tally(changed, sides_changed_without(state, cells, scores))
     for side, n in changed.items():
         sides[side] = sides.get(side, 0) + n
     if not changed:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -57,6 +58,17 @@ def block_support(blocks: Mapping[Cell, str], cells: Sequence[Cell], scorer: Ray
     return {c: scorer.cost({k: v for k, v in blocks.items() if k != c}) - full for c in cells if c in blocks}
 
 
+def sides_changed_without(state: State, cells: Sequence[Cell], scores: Mapping[str, Any] | None = None,
+                          ) -> tuple[str, ...]:
+    """The sides whose counts differ without the blocks at ``cells`` (and with a flag standing on one of them
+    taken off); ``scores``: ``state.side_scores()``, when the caller has them already."""
+    scores = state.side_scores() if scores is None else scores
+    blocks = {c: v for c, v in state.blocks.items() if c not in cells}
+    flags = {k: f for k, f in state.flags.items() if f.block not in cells}
+    other = replace(state, blocks=blocks, flags=flags).side_scores()
+    return tuple(s for s in scores if scores[s] != other.get(s))
+
+
 def doubtful_turns(state: State, turns: Sequence[Turn], scorer: RayScorer,
                    min_support: int = MIN_BLOCK_SUPPORT) -> list[DoubtfulTurn]:
     """The chosen ``turns`` (leading to ``state``) with a block the pictures contradict (see the module
@@ -73,12 +85,7 @@ def doubtful_turns(state: State, turns: Sequence[Turn], scorer: RayScorer,
         worst = min(support, key=lambda c: support[c])
         if support[worst] > min_support:
             continue
-        # without the turn's blocks (and with its flag, if it stands on one of them, taken off)
-        blocks = {c: v for c, v in state.blocks.items() if c not in cells}
-        flags = {k: f for k, f in state.flags.items() if f.block not in cells}
-        other = replace(state, blocks=blocks, flags=flags).side_scores()
-        sides = tuple(s for s in scores if scores[s] != other.get(s))
-        out.append(DoubtfulTurn(turn, worst, support[worst], sides))
+        out.append(DoubtfulTurn(turn, worst, support[worst], sides_changed_without(state, cells, scores)))
     return out
 
 
@@ -159,8 +166,5 @@ def faint_turns(state: State, previous: State, turns: Sequence[Turn], scorer: Ra
         ref = float(np.median(chroma(ref_views, ref_pixels)))
         if ref <= 0 or mine >= ratio * ref or mine >= max_chroma:
             continue
-        blocks = {c: v for c, v in state.blocks.items() if c not in cells}
-        flags = {k: f for k, f in state.flags.items() if f.block not in cells}
-        other = replace(state, blocks=blocks, flags=flags).side_scores()
-        out.append(FaintTurn(turn, color, mine, ref, tuple(s for s in scores if scores[s] != other.get(s))))
+        out.append(FaintTurn(turn, color, mine, ref, sides_changed_without(state, cells, scores)))
     return out

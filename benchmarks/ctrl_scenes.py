@@ -14,6 +14,27 @@ from calibration.mat import MatSpec
 from engine.ctrl import State
 
 VIEWS = ("px", "mx", "py", "my", "top")
+#: Extra pictures a scene may hold besides the five: each side again from low down (rendered for
+#: measurement with ``boardside fixtures render --low-views``; see docs/vision.md "Session 11 (lead)").
+LOW_VIEWS = ("px_low", "mx_low", "py_low", "my_low")
+
+
+def parse_views(text: str) -> tuple[str, ...]:
+    """``--views`` of the CTRL benchmarks: a comma-separated list of picture stems, or ``five`` (the
+    default: the five a player takes), ``low`` (the four low ones) or ``all`` (nine)."""
+    out: list[str] = []
+    for word in (w.strip() for w in text.split(",")):
+        if word == "five":
+            out += VIEWS
+        elif word == "low":
+            out += LOW_VIEWS
+        elif word == "all":
+            out += VIEWS + LOW_VIEWS
+        elif word in VIEWS + LOW_VIEWS:
+            out.append(word)
+        else:
+            raise ValueError(f"unknown view {word!r}: expected five, low, all or stems of {VIEWS + LOW_VIEWS}")
+    return tuple(dict.fromkeys(out))
 
 
 @dataclass
@@ -26,11 +47,12 @@ class CtrlScene:
     camera: CameraCalibration | None  # the recorded intrinsics (None when asked not to use them)
 
 
-def load_scene(directory: Path, with_camera: bool = True) -> CtrlScene:
+def load_scene(directory: Path, with_camera: bool = True, views: tuple[str, ...] = VIEWS) -> CtrlScene:
+    """The scene in ``directory`` with the pictures of ``views`` it holds (missing ones are skipped)."""
     doc = json.loads((directory / "scene.json").read_text())
     pics: list[tuple[str, Any]] = []
     cam = None
-    for v in VIEWS:
+    for v in views:
         if not (directory / f"{v}.jpg").exists():
             continue
         pics.append((f"{directory.name}/{v}.jpg", read_image(directory / f"{v}.jpg")))

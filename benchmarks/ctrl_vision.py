@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np
 
-from benchmarks.ctrl_scenes import load_scene
+from benchmarks.ctrl_scenes import load_scene, parse_views
 from engine.ctrl.record import turns_back_chain
 from vision.pipeline import score_images
 from vision.reconstruct import ReconstructConfig
@@ -41,10 +41,13 @@ from vision.reconstruct import ReconstructConfig
 VIEWS = ("px", "mx", "py", "my", "top")
 
 
-def wholly_hidden(scene_dir: Path, blocks: Mapping[tuple[int, int, int], str]) -> list[tuple[int, int, int]]:
-    """The truth's blocks of which no view shows a single pixel (from each view's recorded visibility)."""
+def wholly_hidden(scene_dir: Path, blocks: Mapping[tuple[int, int, int], str],
+                  views: tuple[str, ...] = VIEWS) -> list[tuple[int, int, int]]:
+    """The truth's blocks of which no view read shows a single pixel (from each view's recorded visibility)."""
     seen: set[tuple[int, int, int]] = set()
-    for view in VIEWS:
+    for view in views:
+        if not (scene_dir / f"{view}.json").exists():
+            continue
         doc = json.loads((scene_dir / f"{view}.json").read_text())
         seen.update((x, y, z) for x, y, z, _face, n in doc["visibility"]["block_faces"] if n > 0)
     return sorted(c for c in blocks if c not in seen)
@@ -60,7 +63,13 @@ def main() -> None:
                     "were played since (as 'ctrl follow' does), instead of letting it find any number")
     ap.add_argument("--turns-back", default="1", help="with --previous: how many turns earlier (a number, or "
                     "'round' for one turn per colour in play)")
+    ap.add_argument("--views", default="five", help="which pictures of each scene to read: 'five' (default), "
+                    "'all' (the five and four low ones, when rendered), or a comma-separated list of stems")
     args = ap.parse_args()
+    try:
+        views = parse_views(args.views)
+    except ValueError as exc:
+        sys.exit(str(exc))
     root = Path(args.fixtures)
     scenes = sorted(p for p in root.glob("scene_*") if (p / "scene.json").exists())
     if args.scenes:
@@ -72,7 +81,7 @@ def main() -> None:
     rows = []
     stage_times: dict[str, list[float]] = {}
     for sc in scenes:
-        scene = load_scene(sc, with_camera=not args.self_calibrate)
+        scene = load_scene(sc, with_camera=not args.self_calibrate, views=views)
         truth_doc, truth, spec, pics, cam = scene.doc, scene.truth, scene.spec, scene.pics, scene.camera
         t0 = time.perf_counter()
         try:
@@ -99,7 +108,7 @@ def main() -> None:
         wrong_sides = [side for side in ts if gs.get(side) != ts[side]]
         silent = [side for side in wrong_sides if side not in res.uncertain_sides]
         flags_ok = dict(got.flags) == dict(truth.flags)
-        hidden = wholly_hidden(sc, truth.blocks)
+        hidden = wholly_hidden(sc, truth.blocks, views)
         row = {"scene": sc.name, "stage": truth_doc.get("stage"), "blocks": len(truth.blocks), "wrong_cells": wrong,
                "state_exact": wrong == 0 and flags_ok, "flags_right": sum(
                    1 for c in truth.colors if got.flags.get(c) == truth.flags.get(c)), "sides_exact": sides_ok,
@@ -138,6 +147,7 @@ def main() -> None:
         "seconds_per_scene_median": round(statistics.median(r["seconds"] for r in ok), 2) if ok else None,
         "stage_seconds_median": {k: round(statistics.median(v), 3) for k, v in stage_times.items() if "." not in k},
         "calibration": "self" if args.self_calibrate else "from truth intrinsics",
+        "views": list(views),
         "previous_state": f"{args.turns_back} turn(s) back" if args.previous else "none",
         "turns_known": bool(args.previous and args.known_turns),
         "targets": {"cell_error": 0.0005, "state_exact": 0.99, "sides_exact": 0.99, "winner": 1.0, "seconds": 0.5},

@@ -75,6 +75,10 @@ def render_cmd(
         0.75, "--supersample", min=0.3, max=3.0, help="Render resolution relative to the 1280x720 output."
     ),
     force: bool = typer.Option(False, "--force", help="Re-render views that already exist."),
+    low_views: bool = typer.Option(
+        False, "--low-views", help="CTRL: also picture each side from low down (4 more pictures per scene, "
+        "px_low.jpg ...; the five are unchanged). For measurement: benchmarks/ctrl_vision.py --views all."
+    ),
 ) -> None:
     """Render a set from its seed (skips views already rendered, so it resumes), then write its manifest."""
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
@@ -85,7 +89,7 @@ def render_cmd(
     sdef = get_set(set_name)
     only = _parse_scenes(scenes)
     load_mitsuba()
-    n_views = len(only or range(sdef.count)) * (5 if sdef.kind == "ctrl" else 1)
+    n_views = len(only or range(sdef.count)) * ((9 if low_views else 5) if sdef.kind == "ctrl" else 1)
     with Progress(
         TextColumn("{task.description}"),
         BarColumn(),
@@ -98,7 +102,9 @@ def render_cmd(
         def on_view(label: str, seconds: float) -> None:
             progress.update(task, advance=1, description=f"{sdef.name} {label} ({seconds:.0f} s)")
 
-        done = render_set(sdef, root, RenderSettings(spp=spp, supersample=supersample), only, on_view, force)
+        done = render_set(
+            sdef, root, RenderSettings(spp=spp, supersample=supersample), only, on_view, force, low_views
+        )
     typer.echo(f"rendered {done} views; manifest: {root / sdef.name / 'manifest.json'}")
 
 

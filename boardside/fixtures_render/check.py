@@ -50,9 +50,12 @@ def check_ctrl_scene(set_dir: Path, scene: dict[str, Any]) -> list[str]:
     stored = scene.get("scores")
     if stored != json.loads(json.dumps(expected)):
         out.append(f"{where}: stored scores {stored!r} differ from the engine's {expected!r}")
-    sides = sorted(v.get("side") for v in scene["views"])
+    sides = sorted(v.get("side") for v in scene["views"] if not v.get("low"))
     if sides != sorted(["+x", "-x", "+y", "-y", "top"]):
         out.append(f"{where}: views {sides!r}, expected the four sides and the top")
+    low = sorted(v.get("side") for v in scene["views"] if v.get("low"))
+    if low and low != sorted(["+x", "-x", "+y", "-y"]):
+        out.append(f"{where}: low views {low!r}, expected none or one of each of the four sides")
     return out
 
 

@@ -50,6 +50,10 @@ WIDTH, HEIGHT = 1280, 720
 #: The five views a player takes, and their file stems (no leading "+"/"-" in file names).
 SIDES: dict[str, str] = {"+x": "px", "-x": "mx", "+y": "py", "-y": "my", "top": "top"}
 SIDE_AZIMUTH = {"+x": 0.0, "+y": 90.0, "-x": 180.0, "-y": 270.0}
+#: Extra pictures (``render_set(..., low_views=True)``): each side again from low down, straight at it
+#: (elevation 12-20 deg), as ``ctrl score-images`` advises for blocks the five pictures leave undecided.
+LOW_VIEWS: dict[str, str] = {"+x low": "px_low", "-x low": "mx_low", "+y low": "py_low", "-y low": "my_low"}
+LOW_ELEVATION_DEG = (12.0, 20.0)
 
 
 @dataclass(frozen=True)
@@ -135,10 +139,14 @@ def _vfov(device: Device) -> float:
 def view_pose(
     device: Device, side: str, target: npt.NDArray[np.float64], radius: float, rng: np.random.Generator
 ) -> tuple[CameraModel, dict[str, float]]:
-    """Where a player holds the camera to show ``side`` (oblique 25-75 deg for the four sides)."""
+    """Where a player holds the camera to show ``side`` (oblique 25-75 deg for the four sides; a low view
+    ``"+x low"`` ... 12-20 deg, straight at the side)."""
     if side == "top":
         elev = float(rng.uniform(76, 89))
         az = float(rng.uniform(0, 360))
+    elif side in LOW_VIEWS:
+        elev = float(rng.uniform(*LOW_ELEVATION_DEG))
+        az = SIDE_AZIMUTH[side.split()[0]] + float(rng.uniform(-6, 6))
     else:
         elev = float(rng.uniform(25, 75))
         az = SIDE_AZIMUTH[side] + float(rng.uniform(-18, 18))
@@ -385,7 +393,7 @@ def charuco_truth(
 
 
 def view_path(root: Path, plan: ScenePlan, view: str) -> tuple[Path, Path]:
-    stem = SIDES.get(view, view)
+    stem = SIDES.get(view) or LOW_VIEWS.get(view) or view
     d = root / plan.set_name / plan.scene_id
     return d / f"{stem}.jpg", d / f"{stem}.json"
 
@@ -418,7 +426,8 @@ def render_view(
     jpg_path.parent.mkdir(parents=True, exist_ok=True)
     truth: dict[str, Any] = {
         "file": jpg_path.name,
-        "side": view if view in SIDES else None,
+        "side": view if view in SIDES else (view.split()[0] if view in LOW_VIEWS else None),
+        **({"low": True} if view in LOW_VIEWS else {}),
         "camera": camera.to_json(),
         "pose": pose,
         "sensor": fx.to_json(),
@@ -444,7 +453,7 @@ def _view_setup(
 ) -> tuple[CameraModel, dict[str, float], SensorEffects, int, np.random.Generator]:
     """The camera, pose, sensor effects, render seed and the view's generator (then used for the
     sensor noise) of one view, all from the set's seed."""
-    vi = list(SIDES).index(view) if view in SIDES else 0
+    vi = list(SIDES).index(view) if view in SIDES else (20 + list(LOW_VIEWS).index(view) if view in LOW_VIEWS else 0)
     rng = _rng(plan.seed, plan.index, 10 + vi)
     if plan.set_name.startswith("calib"):
         camera, pose = calibration_pose(plan.device, rng, mat_spec)
@@ -558,11 +567,17 @@ def render_set(
     only: list[int] | None = None,
     on_view: Callable[[str, float], None] | None = None,
     force: bool = False,
+    low_views: bool = False,
 ) -> int:
-    """Render every missing view of a set (resumable); returns how many views were rendered."""
+    """Render every missing view of a set (resumable); returns how many views were rendered.  With
+    ``low_views`` a CTRL scene also gets the four :data:`LOW_VIEWS` (same scene, light and device; the
+    lights are kept clear of the five usual cameras only, so the five pictures stay exactly as rendered
+    without them)."""
     mat = mat_texture()
     done = 0
     for plan in iter_plans(sdef, root, only):
+        if low_views and sdef.kind == "ctrl":
+            plan = dataclasses.replace(plan, views=plan.views + list(LOW_VIEWS))
         scene_dir = root / plan.set_name / plan.scene_id
         scene_dir.mkdir(parents=True, exist_ok=True)
         sj = scene_dir / "scene.json"

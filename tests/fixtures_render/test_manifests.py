@@ -176,14 +176,16 @@ def test_no_picture_is_black_or_blown_out() -> None:
 
 
 def test_no_camera_inside_or_behind_a_light() -> None:
-    from boardside.fixtures_render.sets import SETS, _view_setup, mat_texture, plan_scene
+    from boardside.fixtures_render.sets import LOW_VIEWS, SETS, _view_setup, mat_texture, plan_scene
 
     mat_spec = mat_texture()[0]
     sets = SETS.values() if isinstance(SETS, dict) else SETS
     for sdef in sets:
         for i in range(3 if sdef.kind != "ctrl" else 40):
             plan = plan_scene(sdef, i)
-            for view in plan.views:
+            # the low views (fixtures render --low-views) must not meet a light either: they are
+            # rendered with the lights kept clear of the five usual cameras only
+            for view in plan.views + (list(LOW_VIEWS) if sdef.kind == "ctrl" else []):
                 cam = _view_setup(plan, view, mat_spec)[0]
                 c = -np.asarray(cam.R).T @ np.asarray(cam.t)
                 for li in plan.lighting.lights:

@@ -184,12 +184,21 @@ class SceneResult:
         return not [p for p in self.problems if p.severity == "error"]
 
 
+def where_to_take(side: str) -> str:
+    """Where a player holds the camera for another picture of ``side``: straight down for the top; for a
+    side, straight at it from low down, with the mat's near edge still in the picture (the pose comes
+    from the mat).  Measured: four such low pictures added to the five halve the free reading's wrong
+    sides (docs/vision.md, "Session 11 (lead)")."""
+    if side == "top":
+        return "straight down from above"
+    return f"from side {side}, low down (about 15 degrees above the table, the mat's near edge in the picture)"
+
+
 def _suggest_view(cell: Cell, occupied: set[Cell]) -> str:
     for side in SIDES:
         v = SIDE_VECTORS[side]
         if all((cell[0] + k * v[0], cell[1] + k * v[1], cell[2] + k * v[2]) not in occupied for k in range(1, 12)):
-            where = "straight down from above" if side == "top" else f"straight at side {side}, at table height"
-            return f"a picture taken {where} would show it"
+            return f"a picture taken {where_to_take(side)} would show it"
     return "no picture can show it: it is inside the pile"
 
 
@@ -583,7 +592,7 @@ def score_images(
                 if side in changed and color not in flag_sides.setdefault(side, []):
                     flag_sides[side].append(color)
     for side, n in uncertain.items():
-        where = "straight down from above" if side == "top" else f"straight at side {side}, at table height"
+        where = where_to_take(side)
         what = (f"{n} block(s) the chosen turns put where no picture shows would show on that side (if they "
                 "stand elsewhere, the count changes)" if history else
                 f"{n} cell(s) no picture shows could hold a block that shows on that side")

@@ -167,17 +167,26 @@ def locate(image: U8, name: str, spec: MatSpec, camera: CameraCalibration | None
         raise ImageRejectedError(f"{name!r}: {exc}") from None
 
 
-def self_calibrate_views(images: Sequence[tuple[str, U8]], spec: MatSpec) -> CameraCalibration:
-    """Estimate the camera from all pictures of the mat together (same camera, no calibration file)."""
+def self_calibrate_views(images: Sequence[tuple[str, U8]], spec: MatSpec,
+                         rejected: list[tuple[str, str]] | None = None) -> CameraCalibration:
+    """Estimate the camera from all pictures of the mat together (same camera, no calibration file).
+    With ``rejected``, a picture without the mat is listed there (name, reason) and left out, as long as
+    another picture remains; otherwise it raises :class:`ImageRejectedError`."""
     views = [detect_mat(img, spec) for _, img in images]
+    names = [n for n, _ in images]
     for (name, img), v in zip(images, views, strict=True):
         if len(v.corner_ids) == 0 and len(v.marker_ids) == 0:
             board = _not_the_mat(name, img)
             if board is not None:
                 raise board
-            raise ImageRejectedError(f"{name!r}: the mat is not in the picture (no printed corner or marker found)")
+            reason = f"{name!r}: the mat is not in the picture (no printed corner or marker found)"
+            if rejected is None or len(names) == 1:
+                raise ImageRejectedError(reason)
+            rejected.append((name, reason))
+            names.remove(name)
+    views = [v for n, v in zip([n for n, _ in images], views, strict=True) if n in names]
     try:
-        return self_calibrate(views, spec, names=[n for n, _ in images])
+        return self_calibrate(views, spec, names=names)
     except CalibrationError as exc:
         raise ImageRejectedError(f"cannot estimate the camera from these pictures: {exc}; "
                                  "give a calibration with --calibration") from None

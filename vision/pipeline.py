@@ -45,7 +45,7 @@ from vision.free_rules import (
 )
 from vision.history import Explanation, HistoryConfig, pick_flags, spots_for_flag
 from vision.labels import Label
-from vision.locate import check_image, locate, self_calibrate_views
+from vision.locate import ImageRejectedError, check_image, locate, self_calibrate_views
 from vision.opening import read_opening
 from vision.reconstruct import RayScorer, ReconstructConfig, Reconstruction, ViewEvidence, banner_may_hang, reconstruct
 from vision.turn_check import DoubtfulTurn, explain_checked, sides_changed_without
@@ -220,11 +220,40 @@ def score_images(
     # the checks and the mat's detection both work on the grey picture: convert each once
     greys: list[U8] = [np.asarray(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY), np.uint8) if img.ndim == 3 else img
                        for _, img in images]
-    for (name, _), grey in zip(images, greys, strict=True):
-        check_image(grey, name)
+    # a picture too dark, over-exposed, blurred or without the mat is rejected with its reason; among
+    # several, the reading goes on without it and says so (issue 5 item 3: a rejected picture never stops
+    # the others being read, and a side it alone showed is named missing)
+    rejected: list[tuple[str, str]] = []
+    kept = []
+    for i, ((name, _), grey) in enumerate(zip(images, greys, strict=True)):
+        try:
+            check_image(grey, name)
+            kept.append(i)
+        except ImageRejectedError as exc:
+            if len(images) == 1:
+                raise
+            rejected.append((name, str(exc)))
+    if not kept:
+        raise ImageRejectedError("every picture was rejected: " + "; ".join(reason for _, reason in rejected))
+    images, greys = [images[i] for i in kept], [greys[i] for i in kept]
     if camera is None:
-        camera = self_calibrate_views(images, spec)
-    poses = [locate(grey, name, spec, camera) for (name, _), grey in zip(images, greys, strict=True)]
+        camera = self_calibrate_views(images, spec, rejected)
+        gone = {name for name, _ in rejected}
+        greys = [g for (name, _), g in zip(images, greys, strict=True) if name not in gone]
+        images = [im for im in images if im[0] not in gone]
+    poses = []
+    kept = []
+    for i, ((name, _), grey) in enumerate(zip(images, greys, strict=True)):
+        try:
+            poses.append(locate(grey, name, spec, camera))
+            kept.append(i)
+        except ImageRejectedError as exc:
+            if len(images) == 1 and not rejected:
+                raise
+            rejected.append((name, str(exc)))
+    if not kept:
+        raise ImageRejectedError("every picture was rejected: " + "; ".join(reason for _, reason in rejected))
+    images, greys = [images[i] for i in kept], [greys[i] for i in kept]
     t_locate = time.perf_counter()
     # white balance per view from its patches (gains only: an offset fitted from a black patch with
     # glare on it turns every shadowed face black); a view whose patches are all hidden borrows the others'
@@ -650,6 +679,12 @@ def score_images(
             "was misread"), 'CTRL rulebook, "Setup" 3')
     seen_sides = {r.side for r in reports} | ({"top"} if any(r.elevation_deg >= 40 for r in reports) else set())
     missing = [s for s in SIDES if s not in seen_sides]
+    for name, reason in rejected:
+        problems.append(Problem(
+            "picture-rejected", f"{reason}; read without it" + (
+                f", and no picture read shows side(s) {', '.join(missing)}: take it again" if missing
+                else " (the other pictures show every side): take it again for a surer reading"),
+            name, "", "error" if missing else "warning"))
     t_end = time.perf_counter()
     timings = {"locate_s": t_locate - t0, "classify_s": t_classify - t_locate, "reconstruct_s": t_recon - t_classify,
                "validate_s": t_end - t_recon, "total_s": t_end - t0}

@@ -8,6 +8,7 @@ the engine's validator on it (:mod:`vision.board_reconstruct`).  Each stage's ti
 
 from __future__ import annotations
 
+import itertools
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -149,11 +150,13 @@ def _what(r: CellReading) -> str:
     return out
 
 
-def pictures_disagree(readings: Sequence[ImageReading], merged: Sequence[CellReading]) -> list[Problem]:
-    """Never guess silently: a site that two pictures read differently (neither declining it) is kept as
-    the more confident reading (:func:`_better`), and reported as a warning naming what each picture read.
-    On session 10's held-out boards read from two pictures, the more confident reading was the right one at
-    20 of 38 such sites (docs/boards_vision.md, "Session 10 (lead)")."""
+def pictures_disagree(readings: Sequence[ImageReading], merged: Sequence[CellReading],
+                      why: dict[int, str] | None = None) -> list[Problem]:
+    """Never guess silently: a site that two pictures read differently (neither declining it) is reported as
+    a warning naming what each picture read, what was kept and why (``why``, per site index, from
+    :func:`merge_readings`; else "the more confident reading").  On session 10's held-out boards read from
+    two pictures, the more confident reading was the right one at 20 of 38 such sites (docs/boards_vision.md,
+    "Session 10 (lead)"); session 11 chooses otherwise (:func:`merge_readings`)."""
     if len(readings) < 2:
         return []
     out: list[Problem] = []
@@ -168,8 +171,9 @@ def pictures_disagree(readings: Sequence[ImageReading], merged: Sequence[CellRea
         where = "cell (" + ",".join(str(v) for v in kept.key[:2]) + ")" + \
             (f" level {kept.key[2]}" if len(kept.key) > 2 else "")
         said = "; ".join(f"{name} reads {_what(c)}" for name, c in seen)
-        out.append(Problem("pictures-disagree", f"the pictures disagree here: {said}; kept: {_what(kept)} (the more "
-                           "confident reading) -- check this cell", where, "", "warning"))
+        how = (why or {}).get(i, "the more confident reading")
+        out.append(Problem("pictures-disagree", f"the pictures disagree here: {said}; kept: {_what(kept)} ({how}) "
+                           "-- check this cell", where, "", "warning"))
     return out
 
 
@@ -180,6 +184,123 @@ def _better(a: CellReading, b: CellReading) -> CellReading:
     if ra != rb:
         return a if ra > rb else b
     return a if a.confidence >= b.confidence else b
+
+
+_DECLINED = ("occluded", "unseen", "robot")
+
+
+def _said(r: CellReading) -> tuple[Any, ...]:
+    """What a reading says is on its site (kind, colour, cubes, character)."""
+    return r.kind, r.colour, r.cubes, r.character, r.character_colour
+
+
+def _hypothesis(r: CellReading) -> str:
+    """The classify stage's hypothesis (a key of ``scores``) a reading stands for."""
+    if r.kind == "royal_tower":
+        return "tower2"
+    if r.kind == "cube":
+        return "tower2" if r.cubes >= 2 else "cube"
+    return r.kind
+
+
+def picture_trust(readings: Sequence[ImageReading]) -> list[float]:
+    """How surely each picture reads the table: the mean confidence of its readings over the sites every picture
+    read (none declining it).  A picture that is less sharp, further or more grazing reads the whole table less
+    surely; where two pictures read a site differently, the one that reads the table more surely was right at 24
+    of 30 such Bandera sites (session 10's held-out tables and the fixtures' second views, session 11)."""
+    n = len(readings[0].cells) if readings else 0
+    common = [i for i in range(n) if all(r.cells[i].kind not in _DECLINED for r in readings)]
+    if not common:
+        return [0.0] * len(readings)
+    return [float(np.mean([r.cells[i].confidence for i in common])) for r in readings]
+
+
+def _evidence(hyp: str, at: Sequence[CellReading]) -> float | None:
+    """How well ``hyp`` explains a site's probes in every picture that read it: the sum of the log scores
+    (None when some picture did not score that hypothesis)."""
+    if any(hyp not in r.scores for r in at):
+        return None
+    return float(sum(np.log(r.scores[hyp] + EVIDENCE_FLOOR) for r in at))
+
+
+#: added to a hypothesis's score (0..1) before its log is taken (:func:`_evidence`): one picture's probes saying
+#: "nothing like it" do not outweigh everything the other pictures show
+EVIDENCE_FLOOR = 0.05
+
+#: how many sites the pictures read differently may be weighed together against the rules (:func:`merge_readings`)
+RULE_SEARCH_SITES = 8
+
+
+def merge_readings(game: str, readings: Sequence[ImageReading]) -> tuple[list[CellReading], dict[int, str]]:
+    """One reading per site from several pictures of the same table, and, per site they read differently
+    (none declining it), how the reading kept was chosen (in words).
+
+    A declined site gives way to a read one (:func:`_better`).  Where the pictures read a site differently
+    (session 11, docs/boards_vision.md "Session 11: two pictures of one table"): Bandera and Quirky keep the
+    reading of the picture that reads the whole table more surely (:func:`picture_trust`); Gridopolis, whose
+    pieces are told by colour (their confidence says little), keeps the reading whose hypothesis explains the
+    site's probes best over every picture that read it (:func:`_evidence`).  A tie: the more confident reading."""
+    merged = list(readings[0].cells)
+    for r in readings[1:]:
+        merged = [_better(m, c) for m, c in zip(merged, r.cells, strict=True)]
+    why: dict[int, str] = {}
+    if len(readings) < 2:
+        return merged, why
+    trust = picture_trust(readings)
+    for i in range(len(merged)):
+        at = [(j, r.cells[i]) for j, r in enumerate(readings) if r.cells[i].kind not in _DECLINED]
+        if len({_said(c) for _, c in at}) < 2:
+            continue
+        best = max(at, key=lambda jc: jc[1].confidence)[1]
+        how = "the more confident reading"
+        if game == "gridopolis":
+            ev = {h: _evidence(h, [c for _, c in at]) for h in {_hypothesis(c) for _, c in at}}
+            if all(v is not None for v in ev.values()) and len(set(ev.values())) == len(ev) > 1:
+                top = max(ev, key=lambda h: ev[h] or 0.0)
+                best = max((c for _, c in at if _hypothesis(c) == top), key=lambda c: c.confidence)
+                how = "the reading the probes of every picture support best"
+        else:
+            ts = sorted({trust[j] for j, _ in at}, reverse=True)
+            if len(ts) > 1:
+                best = max(at, key=lambda jc: (trust[jc[0]], jc[1].confidence))[1]
+                how = "the reading of the picture that reads the table more surely"
+        merged[i] = best
+        why[i] = how
+    return merged, why
+
+
+def _within_rules(game: str, spec: BoardSpec, merged: list[CellReading], readings: Sequence[ImageReading],
+                  why: dict[int, str], opt: ReconstructOptions) -> tuple[BoardReconstruction, list[CellReading]]:
+    """The reconstruction of ``merged``; when it breaks a rule and some of the sites the pictures read
+    differently (at most :data:`RULE_SEARCH_SITES`) were kept otherwise, the choice with the fewest rule errors
+    (then the fewest sites changed) among the pictures' own readings of those sites (session 11: a royal tower
+    read one square apart in two pictures is one tower, not two; a cube one picture alone sees is not a 23rd)."""
+    recon = reconstruct_board(game, spec, merged, opt)
+    errors = sum(p.severity == "error" for p in recon.problems)
+    sites = sorted(why)
+    if not errors or not sites or len(sites) > RULE_SEARCH_SITES:
+        return recon, merged
+    others = {i: [c for c in {_said(r.cells[i]): r.cells[i] for r in readings
+                              if r.cells[i].kind not in _DECLINED}.values() if _said(c) != _said(merged[i])]
+              for i in sites}
+    best = (errors, 0, recon, merged)
+    for k in range(1, len(sites) + 1):
+        for sub in itertools.combinations(sites, k):
+            for pick in itertools.product(*(others[i] for i in sub)):
+                cells = list(merged)
+                for i, c in zip(sub, pick, strict=True):
+                    cells[i] = c
+                r = reconstruct_board(game, spec, cells, opt)
+                e = sum(p.severity == "error" for p in r.problems)
+                if e < best[0]:
+                    best = (e, k, r, cells)
+        if best[0] == 0:
+            break
+    _, _, recon, cells = best
+    for i in sites:
+        if cells[i] is not merged[i]:
+            why[i] = "the reading that keeps the table within the rules (the other breaks one)"
+    return recon, cells
 
 
 def read_board(
@@ -225,6 +346,7 @@ def read_board(
     poses: list[BoardPose] = []
     tms: list[dict[str, float]] = []
     added: set[tuple[int, int, int]] = set()
+    found_by: dict[tuple[int, int, int], int] = {}  # Gridopolis: per pad found added, how many pictures found it
     absent: set[tuple[int, int, int]] | None = None
     gains: list[Any] = []
     tested: set[tuple[int, int, int]] = set()  # Gridopolis: the places pad detection looked at
@@ -236,6 +358,8 @@ def read_board(
             p0 = time.perf_counter()
             found = detect_pads(img, pose, pad_config)
             added |= set(found.pads) - set(gridopolis_pads(4))
+            for pad in set(found.pads) - set(gridopolis_pads(4)):
+                found_by[pad] = found_by.get(pad, 0) + 1
             gains.append(found.gain)
             tested |= set(found.scores)
             # a standard pad counts as left out only when every picture sees it missing
@@ -395,13 +519,33 @@ def read_board(
         if seen.cell is not None:
             robot = robot or seen
     t1 = time.perf_counter()
-    merged = list(readings[0].cells)
-    for r in readings[1:]:
-        merged = [_better(m, c) for m, c in zip(merged, r.cells, strict=True)]
+    merged, why = merge_readings(game, readings)
     if robot is not None and opt.robot is None:
         opt = replace(opt, robot=robot)
-    recon = reconstruct_board(game, spec, merged, opt)
-    for p in pictures_disagree(readings, merged):
+    lone_pads: list[Problem] = []
+    if game == "gridopolis" and len(readings) > 1 and pcfg.lone_pads:
+        # more pads added than the players hold (rulebook "Agregar un pad"): the pads only some of the pictures
+        # found, with nothing read on them, are left out (session 11: pads added are the union of what the pictures
+        # find, so one picture's false pads made too many)
+        first_check = reconstruct_board(game, spec, merged, opt)
+        if any(p.code == "parts-added" and p.where == "pads added" and p.severity == "error"
+               for p in first_check.problems):
+            lone = {pad for pad in added if found_by.get(pad, 0) < len(readings) and pad not in by_piece}
+            kept_at = [i for i, c in enumerate(merged) if not (_key3(c.key) in lone and c.kind == "empty")]
+            if len(kept_at) < len(merged):
+                left_out = sorted(_key3(c.key) for c in merged if c.kind == "empty" and _key3(c.key) in lone)
+                new_at = {i: n for n, i in enumerate(kept_at)}
+                merged = [merged[i] for i in kept_at]
+                readings = [replace(r, cells=[r.cells[i] for i in kept_at]) for r in readings]
+                why = {new_at[i]: w for i, w in why.items() if i in new_at}
+                added -= set(left_out)
+                opt = replace(opt, added_pads=tuple(sorted(added)))
+                lone_pads.append(Problem(
+                    "pads-one-picture", f"{len(left_out)} pad(s) found added by only some of the pictures, with "
+                    "nothing read on them, were left out (more pads added than the players hold): "
+                    + ", ".join(f"({x},{y},{lv})" for x, y, lv in left_out), "pads added", "", "warning"))
+    recon, merged = _within_rules(game, spec, merged, readings, why, opt)
+    for p in [*lone_pads, *pictures_disagree(readings, merged, why)]:
         recon.problems.append(p)
         recon.problem_cells.append(cells_of_problem(p))
     t2 = time.perf_counter()

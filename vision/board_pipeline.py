@@ -153,8 +153,8 @@ def _what(r: CellReading) -> str:
 def pictures_disagree(readings: Sequence[ImageReading], merged: Sequence[CellReading],
                       why: dict[int, str] | None = None) -> list[Problem]:
     """Never guess silently: a site that two pictures read differently (neither declining it) is reported as
-    a warning naming what each picture read, what was kept and why (``why``, per site index, from
-    :func:`merge_readings`; else "the more confident reading").  On session 10's held-out boards read from
+    a warning naming what each picture read, what was kept (or that it was not read) and why (``why``, per site
+    index, from :func:`merge_readings`; else "the more confident reading").  On session 10's held-out boards read from
     two pictures, the more confident reading was the right one at 20 of 38 such sites (docs/boards_vision.md,
     "Session 10 (lead)"); session 11 chooses otherwise (:func:`merge_readings`)."""
     if len(readings) < 2:
@@ -172,8 +172,8 @@ def pictures_disagree(readings: Sequence[ImageReading], merged: Sequence[CellRea
             (f" level {kept.key[2]}" if len(kept.key) > 2 else "")
         said = "; ".join(f"{name} reads {_what(c)}" for name, c in seen)
         how = (why or {}).get(i, "the more confident reading")
-        out.append(Problem("pictures-disagree", f"the pictures disagree here: {said}; kept: {_what(kept)} ({how}) "
-                           "-- check this cell", where, "", "warning"))
+        done = how if kept.kind in declined else f"kept: {_what(kept)} ({how}) -- check this cell"
+        out.append(Problem("pictures-disagree", f"the pictures disagree here: {said}; {done}", where, "", "warning"))
     return out
 
 
@@ -203,24 +203,12 @@ def _hypothesis(r: CellReading) -> str:
     return r.kind
 
 
-def picture_trust(readings: Sequence[ImageReading]) -> list[float]:
-    """How surely each picture reads the table: the mean confidence of its readings over the sites every picture
-    read (none declining it).  A picture that is less sharp, further or more grazing reads the whole table less
-    surely; where two pictures read a site differently, the one that reads the table more surely was right at 24
-    of 30 such Bandera sites (session 10's held-out tables and the fixtures' second views, session 11)."""
-    n = len(readings[0].cells) if readings else 0
-    common = [i for i in range(n) if all(r.cells[i].kind not in _DECLINED for r in readings)]
-    if not common:
-        return [0.0] * len(readings)
-    return [float(np.mean([r.cells[i].confidence for i in common])) for r in readings]
-
-
 def _evidence(hyp: str, at: Sequence[CellReading]) -> float | None:
     """How well ``hyp`` explains a site's probes in every picture that read it: the sum of the log scores
-    (None when some picture did not score that hypothesis)."""
+    (None when some picture did not score that hypothesis; a score under 0, a shape ruled out, counts as 0)."""
     if any(hyp not in r.scores for r in at):
         return None
-    return float(sum(np.log(r.scores[hyp] + EVIDENCE_FLOOR) for r in at))
+    return float(sum(np.log(max(r.scores[hyp], 0.0) + EVIDENCE_FLOOR) for r in at))  # (-1: a shape ruled out)
 
 
 #: added to a hypothesis's score (0..1) before its log is taken (:func:`_evidence`): one picture's probes saying
@@ -233,39 +221,37 @@ RULE_SEARCH_SITES = 8
 
 def merge_readings(game: str, readings: Sequence[ImageReading]) -> tuple[list[CellReading], dict[int, str]]:
     """One reading per site from several pictures of the same table, and, per site they read differently
-    (none declining it), how the reading kept was chosen (in words).
+    (none declining it), what was done there (in words).
 
-    A declined site gives way to a read one (:func:`_better`).  Where the pictures read a site differently
-    (session 11, docs/boards_vision.md "Session 11: two pictures of one table"): Bandera and Quirky keep the
-    reading of the picture that reads the whole table more surely (:func:`picture_trust`); Gridopolis, whose
-    pieces are told by colour (their confidence says little), keeps the reading whose hypothesis explains the
-    site's probes best over every picture that read it (:func:`_evidence`).  A tie: the more confident reading."""
+    A declined site gives way to a read one (:func:`_better`).  Where the pictures read a site differently, two
+    signs are weighed (session 11, docs/boards_vision.md "Session 11: two pictures of one table"): the more
+    confident reading, and the reading whose hypothesis explains the site's probes best over every picture
+    that read it (:func:`_evidence`).  When both point to the same reading it is kept; when they point to
+    different readings the site is declined (not read: "never guess silently"); when the probes cannot tell
+    (a hypothesis some picture did not score, or the two readings of one hypothesis: a pawn or a king, a
+    character or none) the more confident reading is kept.  ``game`` is unused: every game is merged alike."""
+    del game
     merged = list(readings[0].cells)
     for r in readings[1:]:
         merged = [_better(m, c) for m, c in zip(merged, r.cells, strict=True)]
     why: dict[int, str] = {}
     if len(readings) < 2:
         return merged, why
-    trust = picture_trust(readings)
     for i in range(len(merged)):
-        at = [(j, r.cells[i]) for j, r in enumerate(readings) if r.cells[i].kind not in _DECLINED]
-        if len({_said(c) for _, c in at}) < 2:
+        at = [r.cells[i] for r in readings if r.cells[i].kind not in _DECLINED]
+        if len({_said(c) for c in at}) < 2:
             continue
-        best = max(at, key=lambda jc: jc[1].confidence)[1]
-        how = "the more confident reading"
-        if game == "gridopolis":
-            ev = {h: _evidence(h, [c for _, c in at]) for h in {_hypothesis(c) for _, c in at}}
-            if all(v is not None for v in ev.values()) and len(set(ev.values())) == len(ev) > 1:
-                top = max(ev, key=lambda h: ev[h] or 0.0)
-                best = max((c for _, c in at if _hypothesis(c) == top), key=lambda c: c.confidence)
-                how = "the reading the probes of every picture support best"
+        best = max(at, key=lambda c: c.confidence)
+        ev = {h: _evidence(h, at) for h in {_hypothesis(c) for c in at}}
+        if len(ev) < 2 or any(v is None for v in ev.values()) or len(set(ev.values())) < len(ev):
+            why[i] = "the more confident reading; the pictures' probes cannot tell them apart"
+        elif max(ev, key=lambda h: ev[h] or 0.0) == _hypothesis(best):
+            why[i] = "the more confident reading, which the probes of every picture also support best"
         else:
-            ts = sorted({trust[j] for j, _ in at}, reverse=True)
-            if len(ts) > 1:
-                best = max(at, key=lambda jc: (trust[jc[0]], jc[1].confidence))[1]
-                how = "the reading of the picture that reads the table more surely"
+            best = CellReading(best.key, "unseen", None, 0, False, 0.0, None, best.scores)
+            why[i] = ("not read: the more confident reading is not the one the probes of every picture support best"
+                      " -- take another picture")
         merged[i] = best
-        why[i] = how
     return merged, why
 
 

@@ -229,8 +229,8 @@ def merge_readings(game: str, readings: Sequence[ImageReading]) -> tuple[list[Ce
     that read it (:func:`_evidence`).  When both point to the same reading it is kept; when they point to
     different readings the site is declined (not read: "never guess silently"); when the probes cannot tell
     (a hypothesis some picture did not score, or the two readings of one hypothesis: a pawn or a king, a
-    character or none) the more confident reading is kept.  ``game`` is unused: every game is merged alike."""
-    del game
+    character or none) the more confident reading is kept.  Bandera: a character read on its royal tower by some
+    pictures and on another stack by others (:func:`_character_off_banner`)."""
     merged = list(readings[0].cells)
     for r in readings[1:]:
         merged = [_better(m, c) for m, c in zip(merged, r.cells, strict=True)]
@@ -252,7 +252,37 @@ def merge_readings(game: str, readings: Sequence[ImageReading]) -> tuple[list[Ce
             why[i] = ("not read: the more confident reading is not the one the probes of every picture support best"
                       " -- take another picture")
         merged[i] = best
+    if game == "bandera":
+        _character_off_banner(readings, merged, why)
     return merged, why
+
+
+def _character_off_banner(readings: Sequence[ImageReading], merged: list[CellReading], why: dict[int, str]) -> None:
+    """Bandera: one character per player (docs/rules/bandera.md, section 1).  Where the pictures disagree about
+    where a player's character stands -- some read it on the player's royal tower, others on a stack that is no
+    royal tower (and not on the tower) -- it is taken to stand on that stack: the royal tower carries the
+    player's banner, of the character's colour, which a picture may read as the character; a plain stack shows
+    nothing of that colour (session 11: 3 tables of 114, the character on the stack each time)."""
+    for i in list(why):
+        m = merged[i]
+        if m.kind != "royal_tower" or not m.character or m.character_colour is None:
+            continue
+        colour = m.character_colour
+        bare = [r.cells[i] for r in readings if r.cells[i].kind == "royal_tower" and r.cells[i].colour == m.colour
+                and not r.cells[i].character]
+        stacks = [j for j in why if j != i and any(
+            r.cells[j].kind == "cube" and r.cells[j].character and r.cells[j].character_colour == colour
+            for r in readings)]
+        if not bare or len(stacks) != 1:
+            continue
+        j = stacks[0]
+        merged[i] = max(bare, key=lambda c: c.confidence)
+        merged[j] = max((r.cells[j] for r in readings if r.cells[j].kind == "cube" and r.cells[j].character
+                         and r.cells[j].character_colour == colour), key=lambda c: c.confidence)
+        for k in (i, j):
+            why[k] = (f"{colour}'s character read on its royal tower in some pictures and on the stack at "
+                      f"({merged[j].key[0]},{merged[j].key[1]}) in others: taken to be on the stack (the tower's "
+                      "banner is of its colour)")
 
 
 def _within_rules(game: str, spec: BoardSpec, merged: list[CellReading], readings: Sequence[ImageReading],

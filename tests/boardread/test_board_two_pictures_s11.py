@@ -91,3 +91,20 @@ def test_a_royal_tower_read_one_square_apart_is_one_tower() -> None:
     # a table within the rules is left as kept
     recon, same = _within_rules("bandera", spec, [a.cells[0], a.cells[1], red], [a, b], {}, opt)
     assert same == [a.cells[0], a.cells[1], red]
+
+
+def test_bandera_a_character_read_on_its_royal_tower_by_one_picture_and_on_a_cube_by_the_other_is_on_the_cube() -> None:
+    """Session 10's held-out Bandera table 003 (and fixtures 004, 006 seen again): one picture read blue's character
+    on blue's royal tower (whose banner is blue) and none on the cube at (0,1); the other read it on the cube and
+    not on the tower.  Kept per site (equal confidence: the first picture), the character stood on the tower;
+    it is on the cube."""
+    tower_c = CellReading((0, 5), "royal_tower", "blue", 2, True, 1.0, "blue")
+    tower = CellReading((0, 5), "royal_tower", "blue", 2, False, 1.0)
+    cube = CellReading((0, 1), "cube", None, 1, False, 1.0)
+    cube_c = CellReading((0, 1), "cube", None, 1, True, 1.0, "blue")
+    a, b = _pic("a.jpg", [tower_c, cube]), _pic("b.jpg", [tower, cube_c])
+    merged, why = merge_readings("bandera", [a, b])
+    assert merged == [tower, cube_c] and "taken to be on the stack" in why[0] and why[0] == why[1]
+    # all pictures agree on the tower's character: nothing moved
+    merged, _ = merge_readings("bandera", [a, _pic("b.jpg", [tower_c, cube_c])])
+    assert merged[0] is tower_c

@@ -29,7 +29,7 @@ from calibration.boards import (
 from calibration.camera import CameraCalibration
 from engine.core import Problem
 from vision.board_classify import CellReading, ClassifyBoardConfig, Site, classify_sites, flat_sites
-from vision.board_locate import BoardLocateConfig, BoardPose, locate_board
+from vision.board_locate import BoardLocateConfig, BoardPose, WrongBoardError, locate_board
 from vision.board_pads import PadDetectConfig, detect_pads, link_rows, piece_colour_at, piece_places, post_rows
 from vision.board_pieces import PIECES
 from vision.board_reconstruct import (
@@ -40,6 +40,7 @@ from vision.board_reconstruct import (
     reconstruct_board,
 )
 from vision.board_robot import TagReading, robot_from_tag
+from vision.locate import ImageRejectedError
 
 __all__ = ["BoardReading", "ImageReading", "read_board", "sites_for", "structure_groups"]
 
@@ -363,7 +364,8 @@ def read_board(
 
     ``on_image(name)`` is called after each picture is read (progress).  Raises the locate stage's
     errors (:class:`vision.locate.ImageRejectedError` and subclasses) for a picture that cannot be
-    used, with the reason.
+    used, with the reason; of several pictures, one that cannot be used is left out (a
+    ``picture-not-used`` warning) and the error raised only when none can be used.
 
     Gridopolis: the pads on the table are looked for first (:func:`vision.board_pads.detect_pads`,
     thresholds ``pad_config``): pads added during play are read as sites too, arms left out are not
@@ -392,10 +394,21 @@ def read_board(
     absent: set[tuple[int, int, int]] | None = None
     gains: list[Any] = []
     tested: set[tuple[int, int, int]] = set()  # Gridopolis: the places pad detection looked at
+    # several pictures: one that cannot be used (blurred, too dark, no board found) is left out, with a warning,
+    # and the table read from the others (session 11); all of them unusable, the first one's reason is raised
+    unusable: list[tuple[str, ImageRejectedError]] = []
+    usable: list[tuple[str, U8]] = []
     for name, img in images:
         tm: dict[str, float] = {}
         a = time.perf_counter()
-        pose = locate_board(img, spec, camera, name=name, config=locate_config, timings=tm)
+        try:
+            pose = locate_board(img, spec, camera, name=name, config=locate_config, timings=tm)
+        except ImageRejectedError as err:
+            if len(images) < 2 or isinstance(err, WrongBoardError):  # (another game's board: the person's mistake)
+                raise
+            unusable.append((name, err))
+            continue
+        usable.append((name, img))
         if game == "gridopolis" and find_pads:
             p0 = time.perf_counter()
             found = detect_pads(img, pose, pad_config)
@@ -410,6 +423,9 @@ def read_board(
         tm["locate_s"] = time.perf_counter() - a
         poses.append(pose)
         tms.append(tm)
+    if not usable:
+        raise unusable[0][1]
+    images = usable
     if added or absent:
         sites, structure = sites_for(spec, sorted(added), sorted(absent or ()))
         opt = replace(opt, added_pads=tuple(sorted(added)))
@@ -587,7 +603,9 @@ def read_board(
                     "nothing read on them, were left out (more pads added than the players hold): "
                     + ", ".join(f"({x},{y},{lv})" for x, y, lv in left_out), "pads added", "", "warning"))
     recon, merged, unread = _within_rules(game, spec, merged, readings, why, opt)
-    for p in [*lone_pads, *unread, *pictures_disagree(readings, merged, why)]:
+    not_used = [Problem("picture-not-used", f"picture {name!r} was not used: {err}", "picture", "", "warning")
+                for name, err in unusable]
+    for p in [*not_used, *lone_pads, *unread, *pictures_disagree(readings, merged, why)]:
         recon.problems.append(p)
         recon.problem_cells.append(cells_of_problem(p))
     t2 = time.perf_counter()

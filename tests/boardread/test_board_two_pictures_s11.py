@@ -3,7 +3,10 @@ of one table"): how a site the pictures read differently is settled, and the rul
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, cast
+
+import pytest
 
 from calibration.boards import board_spec
 from vision.board_classify import CellReading
@@ -132,3 +135,29 @@ def test_gridopolis_a_marker_only_one_picture_reads_is_not_read_when_it_makes_on
     assert n.code == "pictures-one-reads" and n.severity == "warning" and n.where == "cell (4,4) level 0"
     _, as_read, none = _within_rules("gridopolis", spec, merged, [a, b], why, opt, lone=False)
     assert as_read == merged and none == []
+
+
+def test_of_two_pictures_an_unusable_one_is_left_out_with_a_warning() -> None:
+    """Held9's Quirky table 012: the second picture is blurred.  Read alone it is rejected (the reason given);
+    read with a usable picture it is left out with a warning and the table read from the other; two unusable
+    pictures: the first one's reason is raised."""
+    import cv2
+    import numpy as np
+
+    from calibration.camera import read_image
+    from vision.board_pipeline import read_board
+    from vision.locate import ImageRejectedError
+
+    root = Path(__file__).resolve().parents[2] / "fixtures" / "boards" / "bandera"
+    good = read_image(root / "scene_004.jpg")
+    blurred = np.asarray(cv2.GaussianBlur(good, (0, 0), 8.0), np.uint8)
+    with pytest.raises(ImageRejectedError):
+        read_board([("blurred.jpg", blurred)], "bandera")
+    alone = read_board([("good.jpg", good)], "bandera")
+    both = read_board([("good.jpg", good), ("blurred.jpg", blurred)], "bandera")
+    (p,) = [p for p in both.reconstruction.problems if p.code == "picture-not-used"]
+    assert p.severity == "warning" and "'blurred.jpg'" in p.message
+    assert [r.name for r in both.images] == ["good.jpg"]
+    assert [(c.key, c.kind, c.colour) for c in both.cells] == [(c.key, c.kind, c.colour) for c in alone.cells]
+    with pytest.raises(ImageRejectedError, match=r"first\.jpg"):
+        read_board([("first.jpg", blurred), ("second.jpg", blurred)], "bandera")

@@ -4,11 +4,12 @@ first declines, and what does it cost?
 ``--second DIR`` holds another picture of each table of ``--first`` (same scene names), rendered with
 ``boardside fixtures render-boards --view 2 --root DIR`` (same pieces, light and camera device; the camera
 and any hand elsewhere; SIMULATED photographs).  Each table is read from the first picture alone, the second
-alone, and both together (``vision.board_pipeline.read_board``: per site, the more confident reading; a
-site the two pictures read differently is reported ``pictures-disagree``), and scored as
+alone, and both together (``vision.board_pipeline.read_board``: per site, :func:`vision.board_pipeline.merge_readings`;
+a site the two pictures read differently is reported ``pictures-disagree``), and scored as
 ``benchmarks/board_vision.py`` scores one picture: wrong cells, visible pieces declined (a declined site
 counts only where a picture used shows a piece there), boards exact, legal tables called wrong.  For the
-sites the two pictures read differently: how often the kept reading was the right one.  Last line: one
+sites the two pictures read differently: how often the kept reading was the right one, and how often the site
+was declined.  Last line: one
 JSON object.
 
     boardside fixtures render-boards --view 2 --root /tmp/second
@@ -56,7 +57,7 @@ def main() -> None:
     for game in args.games.split(","):
         modes = {m: {"scenes": 0, "rejected": 0, "cell_errors": 0, "declined_visible_pieces": 0, "boards_exact": 0,
                      "legal_tables_called_wrong": 0} for m in ("first", "second", "both")}
-        disagree = {"sites": 0, "kept_right": 0, "kept_wrong_other_right": 0, "both_wrong": 0}
+        disagree = {"sites": 0, "kept_right": 0, "declined": 0, "kept_wrong_other_right": 0, "both_wrong": 0}
         pairs = [(a, second / game / a.name) for a in sorted((first / game).glob("scene_*.json"))]
         pairs = [(a, b) for a, b in pairs if b.exists()]
         for sa, sb in pairs:
@@ -101,7 +102,8 @@ def main() -> None:
                             continue
                         want = labels.get(x.key if game == "gridopolis" else x.key[:2], "empty")
                         disagree["sites"] += 1
-                        disagree["kept_right" if reading_label(game, kept) == want else
+                        lk = reading_label(game, kept)
+                        disagree["kept_right" if lk == want else "declined" if lk in DECLINED else
                                  "kept_wrong_other_right" if want in (lx, ly) else "both_wrong"] += 1
         out["per_game"][game] = modes | {"pictures_disagree": disagree}
         print(game, json.dumps(out["per_game"][game]), flush=True)

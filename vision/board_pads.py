@@ -132,6 +132,8 @@ class PadDetectConfig:
     # did (a true pad's piece, seen from the place below, fits there less well) ...
     drop_min_conf: float = 0.3  # ... read there with this confidence at least (its shape told: a pawn, king and box
     # explaining its probes alike are a piece seen through the pad's place, as the piece on a true pad above is)
+    lone_pads: bool = True  # several pictures: when more pads are found added than the players hold, those only some
+    # pictures found, with nothing read on them, are left out (session 11)
 
 
 @dataclass(frozen=True)

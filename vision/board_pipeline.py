@@ -8,6 +8,7 @@ the engine's validator on it (:mod:`vision.board_reconstruct`).  Each stage's ti
 
 from __future__ import annotations
 
+import itertools
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -28,7 +29,7 @@ from calibration.boards import (
 from calibration.camera import CameraCalibration
 from engine.core import Problem
 from vision.board_classify import CellReading, ClassifyBoardConfig, Site, classify_sites, flat_sites
-from vision.board_locate import BoardLocateConfig, BoardPose, locate_board
+from vision.board_locate import BoardLocateConfig, BoardPose, WrongBoardError, locate_board
 from vision.board_pads import PadDetectConfig, detect_pads, link_rows, piece_colour_at, piece_places, post_rows
 from vision.board_pieces import PIECES
 from vision.board_reconstruct import (
@@ -39,6 +40,7 @@ from vision.board_reconstruct import (
     reconstruct_board,
 )
 from vision.board_robot import TagReading, robot_from_tag
+from vision.locate import ImageRejectedError
 
 __all__ = ["BoardReading", "ImageReading", "read_board", "sites_for", "structure_groups"]
 
@@ -149,11 +151,13 @@ def _what(r: CellReading) -> str:
     return out
 
 
-def pictures_disagree(readings: Sequence[ImageReading], merged: Sequence[CellReading]) -> list[Problem]:
-    """Never guess silently: a site that two pictures read differently (neither declining it) is kept as
-    the more confident reading (:func:`_better`), and reported as a warning naming what each picture read.
-    On session 10's held-out boards read from two pictures, the more confident reading was the right one at
-    20 of 38 such sites (docs/boards_vision.md, "Session 10 (lead)")."""
+def pictures_disagree(readings: Sequence[ImageReading], merged: Sequence[CellReading],
+                      why: dict[int, str] | None = None) -> list[Problem]:
+    """Never guess silently: a site that two pictures read differently (neither declining it) is reported as
+    a warning naming what each picture read, what was kept (or that it was not read) and why (``why``, per site
+    index, from :func:`merge_readings`; else "the more confident reading").  On session 10's held-out boards read from
+    two pictures, the more confident reading was the right one at 20 of 38 such sites (docs/boards_vision.md,
+    "Session 10 (lead)"); session 11 chooses otherwise (:func:`merge_readings`)."""
     if len(readings) < 2:
         return []
     out: list[Problem] = []
@@ -168,8 +172,9 @@ def pictures_disagree(readings: Sequence[ImageReading], merged: Sequence[CellRea
         where = "cell (" + ",".join(str(v) for v in kept.key[:2]) + ")" + \
             (f" level {kept.key[2]}" if len(kept.key) > 2 else "")
         said = "; ".join(f"{name} reads {_what(c)}" for name, c in seen)
-        out.append(Problem("pictures-disagree", f"the pictures disagree here: {said}; kept: {_what(kept)} (the more "
-                           "confident reading) -- check this cell", where, "", "warning"))
+        how = (why or {}).get(i, "the more confident reading")
+        done = how if kept.kind in declined else f"kept: {_what(kept)} ({how}) -- check this cell"
+        out.append(Problem("pictures-disagree", f"the pictures disagree here: {said}; {done}", where, "", "warning"))
     return out
 
 
@@ -180,6 +185,165 @@ def _better(a: CellReading, b: CellReading) -> CellReading:
     if ra != rb:
         return a if ra > rb else b
     return a if a.confidence >= b.confidence else b
+
+
+_DECLINED = ("occluded", "unseen", "robot")
+
+
+def _said(r: CellReading) -> tuple[Any, ...]:
+    """What a reading says is on its site (kind, colour, cubes, character)."""
+    return r.kind, r.colour, r.cubes, r.character, r.character_colour
+
+
+def _hypothesis(r: CellReading) -> str:
+    """The classify stage's hypothesis (a key of ``scores``) a reading stands for."""
+    if r.kind == "royal_tower":
+        return "tower2"
+    if r.kind == "cube":
+        return "tower2" if r.cubes >= 2 else "cube"
+    return r.kind
+
+
+def _evidence(hyp: str, at: Sequence[CellReading]) -> float | None:
+    """How well ``hyp`` explains a site's probes in every picture that read it: the sum of the log scores
+    (None when some picture did not score that hypothesis; a score under 0, a shape ruled out, counts as 0)."""
+    if any(hyp not in r.scores for r in at):
+        return None
+    return float(sum(np.log(max(r.scores[hyp], 0.0) + EVIDENCE_FLOOR) for r in at))  # (-1: a shape ruled out)
+
+
+#: added to a hypothesis's score (0..1) before its log is taken (:func:`_evidence`): one picture's probes saying
+#: "nothing like it" do not outweigh everything the other pictures show
+EVIDENCE_FLOOR = 0.05
+
+#: how many sites the pictures read differently, or only some of them read, may be weighed together against the
+#: rules (:func:`_within_rules`), and how many of them changed at most
+RULE_SEARCH_SITES = 12
+RULE_SEARCH_CHANGES = 3
+
+
+def merge_readings(game: str, readings: Sequence[ImageReading]) -> tuple[list[CellReading], dict[int, str]]:
+    """One reading per site from several pictures of the same table, and, per site they read differently
+    (none declining it), what was done there (in words).
+
+    A declined site gives way to a read one (:func:`_better`).  Where the pictures read a site differently, two
+    signs are weighed (session 11, docs/boards_vision.md "Session 11: two pictures of one table"): the more
+    confident reading, and the reading whose hypothesis explains the site's probes best over every picture
+    that read it (:func:`_evidence`).  When both point to the same reading it is kept; when they point to
+    different readings the site is declined (not read: "never guess silently"); when the probes cannot tell
+    (a hypothesis some picture did not score, or the two readings of one hypothesis: a pawn or a king, a
+    character or none) the more confident reading is kept.  Bandera: a character read on its royal tower by some
+    pictures and on another stack by others (:func:`_character_off_banner`)."""
+    merged = list(readings[0].cells)
+    for r in readings[1:]:
+        merged = [_better(m, c) for m, c in zip(merged, r.cells, strict=True)]
+    why: dict[int, str] = {}
+    if len(readings) < 2:
+        return merged, why
+    for i in range(len(merged)):
+        at = [r.cells[i] for r in readings if r.cells[i].kind not in _DECLINED]
+        if len({_said(c) for c in at}) < 2:
+            continue
+        best = max(at, key=lambda c: c.confidence)
+        ev = {h: _evidence(h, at) for h in {_hypothesis(c) for c in at}}
+        if len(ev) < 2 or any(v is None for v in ev.values()) or len(set(ev.values())) < len(ev):
+            why[i] = "the more confident reading; the pictures' probes cannot tell them apart"
+        elif max(ev, key=lambda h: ev[h] or 0.0) == _hypothesis(best):
+            why[i] = "the more confident reading, which the probes of every picture also support best"
+        else:
+            best = CellReading(best.key, "unseen", None, 0, False, 0.0, None, best.scores)
+            why[i] = ("not read: the more confident reading is not the one the probes of every picture support best"
+                      " -- take another picture")
+        merged[i] = best
+    if game == "bandera":
+        _character_off_banner(readings, merged, why)
+    return merged, why
+
+
+def _character_off_banner(readings: Sequence[ImageReading], merged: list[CellReading], why: dict[int, str]) -> None:
+    """Bandera: one character per player (docs/rules/bandera.md, section 1).  Where the pictures disagree about
+    where a player's character stands -- some read it on the player's royal tower, others on a stack that is no
+    royal tower (and not on the tower) -- it is taken to stand on that stack: the royal tower carries the
+    player's banner, of the character's colour, which a picture may read as the character; a plain stack shows
+    nothing of that colour (session 11: 3 tables of 114, the character on the stack each time)."""
+    for i in list(why):
+        m = merged[i]
+        if m.kind != "royal_tower" or not m.character or m.character_colour is None:
+            continue
+        colour = m.character_colour
+        bare = [r.cells[i] for r in readings if r.cells[i].kind == "royal_tower" and r.cells[i].colour == m.colour
+                and not r.cells[i].character]
+        stacks = [j for j in why if j != i and any(
+            r.cells[j].kind == "cube" and r.cells[j].character and r.cells[j].character_colour == colour
+            for r in readings)]
+        if not bare or len(stacks) != 1:
+            continue
+        j = stacks[0]
+        merged[i] = max(bare, key=lambda c: c.confidence)
+        merged[j] = max((r.cells[j] for r in readings if r.cells[j].kind == "cube" and r.cells[j].character
+                         and r.cells[j].character_colour == colour), key=lambda c: c.confidence)
+        for k in (i, j):
+            why[k] = (f"{colour}'s character read on its royal tower in some pictures and on the stack at "
+                      f"({merged[j].key[0]},{merged[j].key[1]}) in others: taken to be on the stack (the tower's "
+                      "banner is of its colour)")
+
+
+def _within_rules(game: str, spec: BoardSpec, merged: list[CellReading], readings: Sequence[ImageReading],
+                  why: dict[int, str], opt: ReconstructOptions,
+                  lone: bool | None = None) -> tuple[BoardReconstruction, list[CellReading], list[Problem]]:
+    """The reconstruction of ``merged``; when it breaks a rule, the choice with the fewest rule errors (then the
+    fewest sites changed, at most :data:`RULE_SEARCH_CHANGES`) among other readings of the sites the pictures
+    read differently -- the pictures' own readings -- and, with ``lone``, of the pieces only some pictures read
+    (the others declining the site) -- not reading them -- when those sites are :data:`RULE_SEARCH_SITES` at
+    most (session 11: a royal tower read one square apart in two pictures is one tower, not two; a cube one
+    picture alone sees is not a 23rd).  Also warnings for the pieces left unread.
+
+    ``lone`` None: Gridopolis only, whose counts (markers and blocker boxes per player) and pads a piece read by
+    one picture breaks (session 11: 3 tables of 114 called wrong no more, 3 wrong cells fewer, 3 pieces more
+    declined); in Bandera and Quirky it declined right pieces to quiet errors of other causes (a Quirky token the
+    reconstruction places nowhere, an illegal Bandera table called legal)."""
+    recon = reconstruct_board(game, spec, merged, opt)
+    errors = sum(p.severity == "error" for p in recon.problems)
+    if not errors or len(readings) < 2:
+        return recon, merged, []
+    others = {i: [c for c in {_said(r.cells[i]): r.cells[i] for r in readings
+                              if r.cells[i].kind not in _DECLINED}.values() if _said(c) != _said(merged[i])]
+              for i in sorted(why)}
+    if lone if lone is not None else game == "gridopolis":
+        for i, m in enumerate(merged):
+            if i not in others and m.kind not in (*_DECLINED, "empty") \
+                    and any(r.cells[i].kind in ("occluded", "unseen") for r in readings):
+                others[i] = [CellReading(m.key, "unseen", None, 0, False, 0.0, None, m.scores)]
+    sites = sorted(i for i in others if others[i])
+    if not sites or len(sites) > RULE_SEARCH_SITES:
+        return recon, merged, []
+    best = (errors, 0, recon, merged)
+    for k in range(1, min(len(sites), RULE_SEARCH_CHANGES) + 1):
+        for sub in itertools.combinations(sites, k):
+            for pick in itertools.product(*(others[i] for i in sub)):
+                cells = list(merged)
+                for i, c in zip(sub, pick, strict=True):
+                    cells[i] = c
+                r = reconstruct_board(game, spec, cells, opt)
+                e = sum(p.severity == "error" for p in r.problems)
+                if e < best[0]:
+                    best = (e, k, r, cells)
+        if best[0] == 0:
+            break
+    _, _, recon, cells = best
+    notes: list[Problem] = []
+    for i in sites:
+        if cells[i] is merged[i]:
+            continue
+        if i in why:
+            why[i] = "the reading that keeps the table within the rules (the other breaks one)"
+        else:
+            where = "cell (" + ",".join(str(v) for v in merged[i].key[:2]) + ")" + \
+                (f" level {merged[i].key[2]}" if len(merged[i].key) > 2 else "")
+            notes.append(Problem("pictures-one-reads", f"{_what(merged[i])} was read here by only some of the "
+                                 "pictures (the others could not see it), and breaks a rule with the rest of the "
+                                 "table: not read -- check this cell", where, "", "warning"))
+    return recon, cells, notes
 
 
 def read_board(
@@ -200,7 +364,8 @@ def read_board(
 
     ``on_image(name)`` is called after each picture is read (progress).  Raises the locate stage's
     errors (:class:`vision.locate.ImageRejectedError` and subclasses) for a picture that cannot be
-    used, with the reason.
+    used, with the reason; of several pictures, one that cannot be used is left out (a
+    ``picture-not-used`` warning) and the error raised only when none can be used.
 
     Gridopolis: the pads on the table are looked for first (:func:`vision.board_pads.detect_pads`,
     thresholds ``pad_config``): pads added during play are read as sites too, arms left out are not
@@ -225,17 +390,31 @@ def read_board(
     poses: list[BoardPose] = []
     tms: list[dict[str, float]] = []
     added: set[tuple[int, int, int]] = set()
+    found_by: dict[tuple[int, int, int], int] = {}  # Gridopolis: per pad found added, how many pictures found it
     absent: set[tuple[int, int, int]] | None = None
     gains: list[Any] = []
     tested: set[tuple[int, int, int]] = set()  # Gridopolis: the places pad detection looked at
+    # several pictures: one that cannot be used (blurred, too dark, no board found) is left out, with a warning,
+    # and the table read from the others (session 11); all of them unusable, the first one's reason is raised
+    unusable: list[tuple[str, ImageRejectedError]] = []
+    usable: list[tuple[str, U8]] = []
     for name, img in images:
         tm: dict[str, float] = {}
         a = time.perf_counter()
-        pose = locate_board(img, spec, camera, name=name, config=locate_config, timings=tm)
+        try:
+            pose = locate_board(img, spec, camera, name=name, config=locate_config, timings=tm)
+        except ImageRejectedError as err:
+            if len(images) < 2 or isinstance(err, WrongBoardError):  # (another game's board: the person's mistake)
+                raise
+            unusable.append((name, err))
+            continue
+        usable.append((name, img))
         if game == "gridopolis" and find_pads:
             p0 = time.perf_counter()
             found = detect_pads(img, pose, pad_config)
             added |= set(found.pads) - set(gridopolis_pads(4))
+            for pad in set(found.pads) - set(gridopolis_pads(4)):
+                found_by[pad] = found_by.get(pad, 0) + 1
             gains.append(found.gain)
             tested |= set(found.scores)
             # a standard pad counts as left out only when every picture sees it missing
@@ -244,6 +423,9 @@ def read_board(
         tm["locate_s"] = time.perf_counter() - a
         poses.append(pose)
         tms.append(tm)
+    if not usable:
+        raise unusable[0][1]
+    images = usable
     if added or absent:
         sites, structure = sites_for(spec, sorted(added), sorted(absent or ()))
         opt = replace(opt, added_pads=tuple(sorted(added)))
@@ -395,13 +577,35 @@ def read_board(
         if seen.cell is not None:
             robot = robot or seen
     t1 = time.perf_counter()
-    merged = list(readings[0].cells)
-    for r in readings[1:]:
-        merged = [_better(m, c) for m, c in zip(merged, r.cells, strict=True)]
+    merged, why = merge_readings(game, readings)
     if robot is not None and opt.robot is None:
         opt = replace(opt, robot=robot)
-    recon = reconstruct_board(game, spec, merged, opt)
-    for p in pictures_disagree(readings, merged):
+    lone_pads: list[Problem] = []
+    if game == "gridopolis" and len(readings) > 1 and pcfg.lone_pads:
+        # more pads added than the players hold (rulebook "Agregar un pad"): the pads only some of the pictures
+        # found, with nothing read on them, are left out (session 11: pads added are the union of what the pictures
+        # find, so one picture's false pads made too many)
+        first_check = reconstruct_board(game, spec, merged, opt)
+        if any(p.code == "parts-added" and p.where == "pads added" and p.severity == "error"
+               for p in first_check.problems):
+            lone = {pad for pad in added if found_by.get(pad, 0) < len(readings) and pad not in by_piece}
+            kept_at = [i for i, c in enumerate(merged) if not (_key3(c.key) in lone and c.kind == "empty")]
+            if len(kept_at) < len(merged):
+                left_out = sorted(_key3(c.key) for c in merged if c.kind == "empty" and _key3(c.key) in lone)
+                new_at = {i: n for n, i in enumerate(kept_at)}
+                merged = [merged[i] for i in kept_at]
+                readings = [replace(r, cells=[r.cells[i] for i in kept_at]) for r in readings]
+                why = {new_at[i]: w for i, w in why.items() if i in new_at}
+                added -= set(left_out)
+                opt = replace(opt, added_pads=tuple(sorted(added)))
+                lone_pads.append(Problem(
+                    "pads-one-picture", f"{len(left_out)} pad(s) found added by only some of the pictures, with "
+                    "nothing read on them, were left out (more pads added than the players hold): "
+                    + ", ".join(f"({x},{y},{lv})" for x, y, lv in left_out), "pads added", "", "warning"))
+    recon, merged, unread = _within_rules(game, spec, merged, readings, why, opt)
+    not_used = [Problem("picture-not-used", f"picture {name!r} was not used: {err}", "picture", "", "warning")
+                for name, err in unusable]
+    for p in [*not_used, *lone_pads, *unread, *pictures_disagree(readings, merged, why)]:
         recon.problems.append(p)
         recon.problem_cells.append(cells_of_problem(p))
     t2 = time.perf_counter()

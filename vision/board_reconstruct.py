@@ -334,13 +334,15 @@ def _with_added_pads(doc: dict[str, Any], added: Sequence[tuple[int, int, int]])
 
 
 def _maybe_hidden(game: str, doc: dict[str, Any], problems: list[Problem],
-                  cells: Sequence[CellReading]) -> list[Problem]:
+                  cells: Sequence[CellReading], min_conf: float = 0.0) -> list[Problem]:
     """Never guess silently, either way: a rule error that says a piece is *missing* from the table
     (a flag, a character, a token, a start-row marker) is not asserted when a cell the picture does not
     show (a hand over it, hidden behind a taller piece) could hold that piece.  It is kept, as a
     warning that names those cells ("take another picture"), so the table is not called wrong for what
-    the picture cannot see."""
-    declined = [c.key for c in cells if c.kind in ("occluded", "unseen")]
+    the picture cannot see.  A cell read *empty* with a confidence below ``min_conf`` (reported
+    ``cell-unsure``) counts as not shown too: the piece may be there, read as nothing."""
+    declined = [c.key for c in cells if c.kind in ("occluded", "unseen")
+                or (c.kind == "empty" and c.confidence < min_conf)]
     if not declined:
         return problems
 
@@ -397,5 +399,6 @@ def reconstruct_board(
         problems = vg(doc)
     else:
         raise ReconstructOptionError(f"no board reading for game {game!r} (bandera, quirky, gridopolis)")
-    problems = _maybe_hidden(game, doc, problems, cells) + extra + _reader_problems(cells, opt.min_confidence)
+    problems = (_maybe_hidden(game, doc, problems, cells, opt.min_confidence) + extra
+                + _reader_problems(cells, opt.min_confidence))
     return BoardReconstruction(game, doc, problems, list(cells), [cells_of_problem(p) for p in problems])

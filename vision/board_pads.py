@@ -131,7 +131,9 @@ class PadDetectConfig:
     drop_better_fit: bool = True  # ... when the piece below explains its probes better than the one read on the pad
     # did (a true pad's piece, seen from the place below, fits there less well) ...
     drop_min_conf: float = 0.3  # ... read there with this confidence at least (its shape told: a pawn, king and box
-    # explaining its probes alike are a piece seen through the pad's place, as the piece on a true pad above is)
+    # explaining its probes alike are a piece seen through the pad's place, as the piece on a true pad above is) ...
+    drop_marker_margin: float = 0.3  # (> 0: on) ... or, a marker (pawn or king), beating both "empty" and a box by this
+    # much (session 11: a marker's crown unseen, pawn and king tie and its confidence is 0, though its shape is told)
 
 
 @dataclass(frozen=True)

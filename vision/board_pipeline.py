@@ -132,6 +132,15 @@ def _piece_fit(r: CellReading) -> float:
     return max((v for k, v in r.scores.items() if k in ("pawn", "king", "blocker")), default=0.0)
 
 
+def _marker_told(r: CellReading, margin: float) -> bool:
+    """A marker (pawn or king) whose probes it explains better than both "empty" and a box by ``margin`` (> 0): its
+    shape is told even where pawn and king tie (its crown unseen: its confidence, between the best two, is 0)."""
+    if margin <= 0 or r.kind not in ("pawn", "king"):
+        return False
+    s = r.scores
+    return s.get(r.kind, 0.0) - max(s.get("empty", 0.0), s.get("blocker", 0.0)) >= margin
+
+
 def _key3(key: tuple[int, ...]) -> tuple[int, int, int]:
     """A Gridopolis site's key (x, y, level) as such."""
     return int(key[0]), int(key[1]), int(key[2])
@@ -371,7 +380,7 @@ def read_board(
             per_image = classify_all([])
             shown = [(_key3(r.key), r) for cells, _ in per_image for r in cells
                      if _key3(r.key) in hidden_before and r.kind in ("pawn", "king", "blocker")
-                     and r.confidence >= pcfg.drop_min_conf]
+                     and (r.confidence >= pcfg.drop_min_conf or _marker_told(r, pcfg.drop_marker_margin))]
             drop = sorted(k for k in doubt if any(
                 s_k[2] < k[2] and max(abs(s_k[0] - k[0]), abs(s_k[1] - k[1])) <= pcfg.drop_reach
                 and r.colour in seen_through[k][0]

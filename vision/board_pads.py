@@ -134,6 +134,8 @@ class PadDetectConfig:
     # explaining its probes alike are a piece seen through the pad's place, as the piece on a true pad above is) ...
     drop_marker_margin: float = 0.3  # (> 0: on) ... or, a marker (pawn or king), beating both "empty" and a box by this
     # much (session 11: a marker's crown unseen, pawn and king tie and its confidence is 0, though its shape is told)
+    drop_unheld: bool = True  # ... and a pad found added that nothing holds up once those pads are left out (no link
+    # to a held pad of its level, no pad right below) is left out with them (session 11: found above a false pad)
 
 
 @dataclass(frozen=True)

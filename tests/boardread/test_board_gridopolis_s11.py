@@ -62,3 +62,15 @@ def test_a_marker_whose_crown_is_unseen_tells_a_pad_in_front_false() -> None:
     off, _ = _read("dev_s11_gsc003", pads=replace(PadDetectConfig(), drop_marker_margin=0.0))
     assert off[key].kind == "unseen"
     assert (4, 0, 1) in off
+
+
+def test_a_pad_held_up_only_by_a_pad_left_out_is_left_out_too() -> None:
+    """dev_s11_gsc003: a pad was found at (4, 0, 2) too, right above the false pad (4, 0, 1), with nothing else to hold
+    it up (no pad of its level next to it); neither is on the table.  Left standing once (4, 0, 1) is left out, it made
+    the legal table break the rules ("unsupported"); it goes with the pad below (``drop_unheld`` off: it stays)."""
+    on, doc = _read("dev_s11_gsc003")
+    truth = {tuple(p) for p in doc["state"]["pads"]}
+    assert (4, 0, 1) not in truth and (4, 0, 2) not in truth
+    assert (4, 0, 2) not in {k[:3] for k in on}
+    off, _ = _read("dev_s11_gsc003", pads=replace(PadDetectConfig(), drop_unheld=False))
+    assert (4, 0, 2) in {k[:3] for k in off} and (4, 0, 1) not in off

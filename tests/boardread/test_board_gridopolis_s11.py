@@ -74,3 +74,27 @@ def test_a_pad_held_up_only_by_a_pad_left_out_is_left_out_too() -> None:
     assert (4, 0, 2) not in {k[:3] for k in on}
     off, _ = _read("dev_s11_gsc003", pads=replace(PadDetectConfig(), drop_unheld=False))
     assert (4, 0, 2) in {k[:3] for k in off} and (4, 0, 1) not in off
+
+
+def test_a_pawn_a_hand_partly_covers_is_read_past_the_hand() -> None:
+    """dev_s9_h007 (warm light, a hand): the red pawn on its kingerizer (0, 3, 0) shows 1,059 pixels beside the hand; a
+    part of its view is under the hand, so it was declined ("occluded").  Its 14 probes clear of the hand show red and
+    a pawn beats "empty" by 0.86 (``piece_past_hand`` 0: occluded)."""
+    key = (0, 3, 0)
+    on, doc = _read("dev_s9_h007")
+    assert (on[key].kind, on[key].colour) == _truth(doc, key) == ("pawn", "red")
+    off, _ = _read("dev_s9_h007", replace(config_for("gridopolis"), piece_past_hand=0.0))
+    assert off[key].kind == "occluded"
+
+
+def test_skin_seen_past_a_hand_is_no_piece() -> None:
+    """dev_s8_gs019 (cold light, a hand): the empty pad (2, 2, 2) beside the hand shows, clear of the hand's mask, a
+    dull yellowish colour (hue 69, chroma 15: skin's) that a pawn explains: it stays "occluded", not a yellow pawn.
+    dev_s8_gs004 (dim light, a hand): the yellow pawn (1, 4, 0) (127 pixels) shows a skin-like hue (60) past the
+    hand: it stays "occluded" rather than read empty."""
+    on, doc = _read("dev_s8_gs019")
+    assert not any((e["x"], e["y"], e.get("level", 0)) == (2, 2, 2) for e in doc["cells"])
+    assert on[(2, 2, 2)].kind == "occluded"
+    on4, doc4 = _read("dev_s8_gs004")
+    assert _truth(doc4, (1, 4, 0)) == ("pawn", "yellow")
+    assert on4[(1, 4, 0)].kind == "occluded"

@@ -134,6 +134,9 @@ class PadDetectConfig:
     # explaining its probes alike are a piece seen through the pad's place, as the piece on a true pad above is) ...
     drop_marker_margin: float = 0.3  # (> 0: on) ... or, a marker (pawn or king), beating both "empty" and a box by this
     # much (session 11: a marker's crown unseen, pawn and king tie and its confidence is 0, though its shape is told)
+    drop_read_before: bool = True  # ... the sites below counted whether unseen before or read a piece there already
+    # (session 11: a box read on few probes before its pad was left out left that false pad standing; on 354
+    # development scenes 4 false upper pads more are left out, no true one, no reading changes)
     drop_unheld: bool = True  # ... and a pad found added that nothing holds up once those pads are left out (no link
     # to a held pad of its level, no pad right below) is left out with them (session 11: found above a false pad)
 

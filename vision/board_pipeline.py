@@ -398,7 +398,9 @@ def read_board(
         # took for a pad was that piece, seen through the place where a pad would be (and the pad hid it): the pad is
         # left out (session 10); the others are put back
         first, first_sites, first_structure, first_robots = per_image, sites, structure, list(robots)
-        hidden_before = set.intersection(*({_key3(r.key) for r in cells if r.kind == "unseen"} for cells, _ in first))
+        hidden_before = set.intersection(*({_key3(r.key) for r in cells if r.kind == "unseen"
+                                            or (pcfg.drop_read_before and r.kind in ("pawn", "king", "blocker"))}
+                                           for cells, _ in first))
         drop: list[tuple[int, int, int]] = []
         for _ in range(2):
             sites, structure = sites_for(spec, sorted(_kept_when_left_out(added, doubt, absent, pcfg)),

@@ -98,3 +98,13 @@ def test_skin_seen_past_a_hand_is_no_piece() -> None:
     on4, doc4 = _read("dev_s8_gs004")
     assert _truth(doc4, (1, 4, 0)) == ("pawn", "yellow")
     assert on4[(1, 4, 0)].kind == "occluded"
+
+
+def test_a_piece_read_before_its_false_pad_is_left_out_still_counts() -> None:
+    """dev_s10_gs2003: the blue box (2, 1, 0) beside the false pad (3, 1, 1) is read already with the pad there (few
+    probes, a box by far: ``sure_box_fit``); it still tells the pad false, which is left out (``drop_read_before`` off:
+    only sites unseen before counted, and the pad stayed)."""
+    on, _ = _read("dev_s10_gs2003")
+    assert (3, 1, 1) not in on and (on[(2, 1, 0)].kind, on[(2, 1, 0)].colour) == ("blocker", "blue")
+    off, _ = _read("dev_s10_gs2003", pads=replace(PadDetectConfig(), drop_read_before=False))
+    assert (3, 1, 1) in off

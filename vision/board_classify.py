@@ -131,6 +131,9 @@ class ClassifyBoardConfig:
     #: ... and there a token kind is found on this many probes seen past the hand (its share of them
     #: need not reach ``token_min_share``: most of the token may be under the hand)
     token_past_hand_probes: int = 4
+    piece_past_hand: float = 0.0  # Gridopolis (> 0: on; session 11): a site a hand partly covers is read on its
+    # probes seen clear of the hand when at least this share of its probes is, and they show a piece beating "empty"
+    # by ``sure_margin``; else it stays "occluded"
     cover_scale: int = 8  # the skin search works on the picture shrunk this much
     skin_hue: tuple[float, float] = (15.0, 80.0)  # CIELAB hue angles of skin
     skin_chroma: tuple[float, float] = (8.0, 42.0)
@@ -307,6 +310,9 @@ class ClassifyBoardConfig:
     sure_margin: float = 0.5
     sure_shape: bool = True  # ... and, a marker or a box, only when the box/marker test saw its faces ...
     sure_shape_margin: float = 0.25  # ... and its share is this far from ``box_share`` (a clear answer)
+    sure_box_fit: float = 0.0  # Gridopolis (> 0: on; session 11): ... or when it was read a box that the probes' fit
+    # prefers to a marker by this much (the probes only a box would explain show the piece), no hand being found in the
+    # picture (skin seen past a pad made a dark yellow box)
     shape_by_rule: bool = False  # Gridopolis (session 10): ... not on a kingerizer, where the rules leave no box
     # (docs/rules/gridopolis.md, "Blocker boxes": not on a pad occupied by a kingerizer; ``part_rules``) and the shape
     # has nothing to tell
@@ -344,6 +350,20 @@ SAT_UNDER: tuple[tuple[str, float], ...] = (("blue", 0.6),)
 #: development scenes three blue pieces (0.34-0.45, b* 19-27 below a ring of 0.03-0.05) read empty, and no empty pad of
 #: 0.3-0.45 with a grey ring was more than 16.2 below it (two with yellowish rings, 0.25 and 0.38, were 23 and 28)
 RING_CONTRAST: tuple[tuple[str, float, float, float], ...] = (("blue", 0.3, -18.0, 0.15),)
+
+
+#: Gridopolis, session 11: a box seen on few probes (``sure_min_weight``) whose faces the box / marker test cannot see
+#: is read all the same when the probes' fit prefers a box to a marker by this much, no hand being in the picture (the
+#: same margin ``box_fit_alone`` asks of a site seen whole): on 354 development scenes 8 such boxes read right and none
+#: wrong (of 13 few-probe pieces declined for their shape with a fit of 0.14 or more, 12 were boxes; the 13th, a yellow
+#: "box" that was skin past a pad, is left out by the hand); the markers so declined all had a fit of 0 or less
+SURE_BOX_FIT: float = 0.2
+#: Gridopolis, session 11: a site a hand partly covers is read on its probes clear of the hand (mask grown by one shrunk
+#: pixel) when at least this share of its probes is usable there -- twice ``min_weight`` -- and they show a piece of a
+#: player's colour, not skin-coloured, beating "empty" by ``sure_margin``: on 354 development scenes 12 start-row and
+#: upper pawns (256-1,200 pixels) read right and none wrong (0.3 and 0.4 alike); without the skin test two skin-coloured
+#: "yellow" readings (hue 60-69, chroma 15-24) were wrong
+PIECE_PAST_HAND: float = 0.3
 
 
 #: Gridopolis: how far (mm, on one level) the plain pads whose light a piece's colour is named in may lie: one
@@ -494,7 +514,8 @@ def config_for(game: str) -> ClassifyBoardConfig:
                                    yellow_crown_unsure=YELLOW_CROWN_UNSURE,
                                    yellow_crown_relief=YELLOW_CROWN_RELIEF, empty_min_inside=2,
                                    marker_ring_contrast=RING_CONTRAST, box_fit_alone=0.2,
-                                   shape_by_rule=True, reprobe_grid=6)
+                                   shape_by_rule=True, reprobe_grid=6, sure_box_fit=SURE_BOX_FIT,
+                                   piece_past_hand=PIECE_PAST_HAND)
     if game == "bandera":
         return ClassifyBoardConfig(dab_lo=4.0, dab_hi=14.0, character_near_deg=8.0, character_nearer_deg=5.0,
                                    settle_in_turn=True, piece_min_score=0.7, piece_min_single=True,
@@ -1034,6 +1055,7 @@ def classify_sites(
             look_s = np.arange(n_s, dtype=np.int64)
         socketed = _socket_counts(sc, sites, hyps, choice, look_s, cfg)
     cand_set = {int(i) for i in cand}
+    kind_index_e = next(j for j, h in enumerate(hyps) if not h.solids)  # the empty hypothesis
     used = weight.sum(axis=1) / n_p
     solids_now = [_solid_rows(hyps[c], s) for c, s in zip(choice, sites, strict=True)]
     hand: list[npt.NDArray[np.bool_]] = []
@@ -1041,6 +1063,30 @@ def classify_sites(
     bare: set[int] = set()  # Bandera: stacks read under a hand because their top's socket shows (nothing on them)
     if cfg.cover_socket_top and game == "bandera" and covered.any():
         covered, bare = _seen_whole(sc, sites, hyps, choice, covered, cfg)
+    past_hand_g: set[int] = set()  # (Gridopolis) sites a hand partly covers read on the probes clear of it
+    if cfg.piece_past_hand > 0 and game == "gridopolis" and hand and covered.any():
+        # a site a hand partly covers is read on its probes seen clear of the hand (the mask grown by a shrunk pixel)
+        # when enough of them are usable and they show a piece clearly; else it stays "occluded" (session 11)
+        mask = cv2.dilate(hand[0].astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
+        for i in np.nonzero(covered > 0)[0]:
+            w_i = weight[i] * ~_probes_on_mask(sc, probes_s[i], mask, cfg.cover_scale)
+            if w_i.sum() < cfg.piece_past_hand * n_p:
+                continue
+            s_i = _scores(pred[:, i:i + 1], piece[i:i + 1], w_i[None, :], cfg.empty_bias,
+                          None if allowed is None else allowed[:, i:i + 1])[:, 0]
+            k_i = int(np.argmax(s_i))
+            sel = (w_i > 0) & (piece[i] > 0.5)
+            if not hyps[k_i].solids or s_i[k_i] - s_i[kind_index_e] < cfg.sure_margin or sel.sum() < 2:
+                continue
+            med = _median_rows(lab_o[i, sel])
+            hue, chroma = math.degrees(math.atan2(float(med[2]), float(med[1]))) % 360, math.hypot(med[1], med[2])
+            if _hue_name(med, cfg, colours) in (colours or HUES) and not (
+                    cfg.skin_hue[0] <= hue <= cfg.skin_hue[1] and cfg.skin_chroma[0] <= chroma <= cfg.skin_chroma[1]):
+                # (a player's colour, not skin: skin seen past the mask's edge looks like a yellow or red piece)
+                weight[i], scores[:, i], choice[i], covered[i] = w_i, s_i, k_i, 0.0
+                past_hand_g.add(int(i))
+                used[i] = w_i.sum() / n_p
+                solids_now[int(i)] = _solid_rows(hyps[k_i], sites[int(i)])
     if cfg.black_outline > 0 and game == "bandera":
         # a black cube in warm light is a mid grey, no darker than a shadow on the paper: but a shadow
         # has no cube's outline
@@ -1414,6 +1460,8 @@ def classify_sites(
             kind, colour, conf = "empty", None, 0.0  # markers and blockers are a player's colour: not these
             if few or i in reprobed:  # (a site seen on too few probes is read only as a piece of a player's colour)
                 kind = "unseen"
+            if i in past_hand_g:  # (nor is one read past a hand: the hand may hide a piece)
+                kind = "occluded"
         if few and kind in ("pawn", "king", "blocker"):
             few_read.add(len(out))
         if game == "gridopolis" and kind == "blocker" and colour in HUES:
@@ -1466,13 +1514,14 @@ def classify_sites(
             if g_rows else np.zeros(0, np.int64)
         shape = _box_or_marker(sc, sites, np.array(crown_check, np.int64), body_lab, rows_g, owner_g, cfg)
         for i, (n_box, share) in zip(crown_check, shape, strict=True):
+            fit = float(scores[kind_index["blocker"], i] - scores[kind_index["pawn"], i])
             if i in few_read and cfg.sure_shape and (n_box < cfg.box_min_points
                                                      or abs(share - cfg.box_share) < cfg.sure_shape_margin) \
-                    and not (cfg.shape_by_rule and i in start_of):
+                    and not (cfg.shape_by_rule and i in start_of) \
+                    and not (0 < cfg.sure_box_fit <= fit and out[i].kind == "blocker" and not hand):
                 # seen on few probes and its shape not clearly seen: not guessed
                 out[i] = CellReading(out[i].key, "unseen", None, 0, False, 0.0, None, out[i].scores)
             elif n_box >= cfg.box_min_points:
-                fit = float(scores[kind_index["blocker"], i] - scores[kind_index["pawn"], i])
                 box = (share >= cfg.box_share or (0 < cfg.box_fit_share <= share and fit >= cfg.box_fit_margin)
                        or 0 < cfg.box_fit_alone <= fit) \
                     and (allowed is None or bool(allowed[kind_index["blocker"], i]))

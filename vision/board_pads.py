@@ -131,7 +131,14 @@ class PadDetectConfig:
     drop_better_fit: bool = True  # ... when the piece below explains its probes better than the one read on the pad
     # did (a true pad's piece, seen from the place below, fits there less well) ...
     drop_min_conf: float = 0.3  # ... read there with this confidence at least (its shape told: a pawn, king and box
-    # explaining its probes alike are a piece seen through the pad's place, as the piece on a true pad above is)
+    # explaining its probes alike are a piece seen through the pad's place, as the piece on a true pad above is) ...
+    drop_marker_margin: float = 0.3  # (> 0: on) ... or, a marker (pawn or king), beating both "empty" and a box by this
+    # much (session 11: a marker's crown unseen, pawn and king tie and its confidence is 0, though its shape is told)
+    drop_read_before: bool = True  # ... the sites below counted whether unseen before or read a piece there already
+    # (session 11: a box read on few probes before its pad was left out left that false pad standing; on 354
+    # development scenes 4 false upper pads more are left out, no true one, no reading changes)
+    drop_unheld: bool = True  # ... and a pad found added that nothing holds up once those pads are left out (no link
+    # to a held pad of its level, no pad right below) is left out with them (session 11: found above a false pad)
     lone_pads: bool = True  # several pictures: when more pads are found added than the players hold, those only some
     # pictures found, with nothing read on them, are left out (session 11)
 

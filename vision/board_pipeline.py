@@ -134,6 +134,41 @@ def _piece_fit(r: CellReading) -> float:
     return max((v for k, v in r.scores.items() if k in ("pawn", "king", "blocker")), default=0.0)
 
 
+def _marker_told(r: CellReading, margin: float) -> bool:
+    """A marker (pawn or king) whose probes it explains better than both "empty" and a box by ``margin`` (> 0): its
+    shape is told even where pawn and king tie (its crown unseen: its confidence, between the best two, is 0)."""
+    if margin <= 0 or r.kind not in ("pawn", "king"):
+        return False
+    s = r.scores
+    return s.get(r.kind, 0.0) - max(s.get("empty", 0.0), s.get("blocker", 0.0)) >= margin
+
+
+def _held_up(pads: set[tuple[int, int, int]]) -> set[tuple[int, int, int]]:
+    """The pads of ``pads`` that can be held up: level 0 rests on the table, a pad is held by a link to a held pad of
+    its level or by a post on the held pad right below it (docs/rules/gridopolis.md, "Adding a pad")."""
+    held = {k for k in pads if k[2] == 0}
+    todo = list(held)
+    while todo:
+        x, y, lv = todo.pop()
+        for q in ((x + 1, y, lv), (x - 1, y, lv), (x, y + 1, lv), (x, y - 1, lv), (x, y, lv + 1)):
+            if q in pads and q not in held:
+                held.add(q)
+                todo.append(q)
+    return held
+
+
+def _kept_when_left_out(added: set[tuple[int, int, int]], out: Sequence[tuple[int, int, int]],
+                        absent: set[tuple[int, int, int]] | None, pcfg: PadDetectConfig) -> set[tuple[int, int, int]]:
+    """The pads found added that stay when the pads ``out`` are left out: with ``pcfg.drop_unheld`` not those that
+    nothing holds up any more (found above a pad left out, they were found with it; session 11)."""
+    rest = added - set(out)
+    if not pcfg.drop_unheld:
+        return rest
+    every = (set(gridopolis_pads(4)) - set(absent or ())) | added
+    before, after = _held_up(every), _held_up(every - set(out))
+    return {k for k in rest if k in after or k not in before}
+
+
 def _key3(key: tuple[int, ...]) -> tuple[int, int, int]:
     """A Gridopolis site's key (x, y, level) as such."""
     return int(key[0]), int(key[1]), int(key[2])
@@ -545,15 +580,18 @@ def read_board(
         # took for a pad was that piece, seen through the place where a pad would be (and the pad hid it): the pad is
         # left out (session 10); the others are put back
         first, first_sites, first_structure, first_robots = per_image, sites, structure, list(robots)
-        hidden_before = set.intersection(*({_key3(r.key) for r in cells if r.kind == "unseen"} for cells, _ in first))
+        hidden_before = set.intersection(*({_key3(r.key) for r in cells if r.kind == "unseen"
+                                            or (pcfg.drop_read_before and r.kind in ("pawn", "king", "blocker"))}
+                                           for cells, _ in first))
         drop: list[tuple[int, int, int]] = []
         for _ in range(2):
-            sites, structure = sites_for(spec, sorted(added - set(doubt)), sorted(absent or ()))
+            sites, structure = sites_for(spec, sorted(_kept_when_left_out(added, doubt, absent, pcfg)),
+                                         sorted(absent or ()))
             robots.clear()
             per_image = classify_all([])
             shown = [(_key3(r.key), r) for cells, _ in per_image for r in cells
                      if _key3(r.key) in hidden_before and r.kind in ("pawn", "king", "blocker")
-                     and r.confidence >= pcfg.drop_min_conf]
+                     and (r.confidence >= pcfg.drop_min_conf or _marker_told(r, pcfg.drop_marker_margin))]
             drop = sorted(k for k in doubt if any(
                 s_k[2] < k[2] and max(abs(s_k[0] - k[0]), abs(s_k[1] - k[1])) <= pcfg.drop_reach
                 and r.colour in seen_through[k][0]
@@ -562,7 +600,7 @@ def read_board(
                 break
             doubt = drop
         if drop and drop == doubt:
-            added -= set(drop)
+            added = _kept_when_left_out(added, drop, absent, pcfg)
             opt = replace(opt, added_pads=tuple(sorted(added)))
             per_image = [(cells, extra) for (cells, _), (_, extra) in zip(per_image, first, strict=True)]
         else:

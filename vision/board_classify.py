@@ -239,6 +239,9 @@ class ClassifyBoardConfig:
     # red) is dropped, with a note: the players sit blue, red, green, yellow, each with a flag until it is captured
     royal_empty_flag: bool = False  # Bandera: a player whose royal tower is read nowhere has it on the one square of
     # its rail read empty over which its flag is seen at the banner's height
+    character_toward_deg: float = 0.0  # Bandera (> 0: on): a probe on a stack's top whose hue differs from the cube's
+    # face by more than this and lies this much nearer a player's plastic than the face's hue does shows a character
+    # (a blue one on a purple cube, which the fixed hue margins took for the cube): session 11
     upper_colour: float = 0.0  # Bandera (> 0: on): a single cube whose face towards the camera shows this chroma or
     # more while its top's rim shows under ``upper_colour_ratio`` x that is two cubes (the upper one of another,
     # paler or greyer, colour: the camera sees it where the lower cube's top would be)
@@ -446,6 +449,10 @@ SOCKET_PAIR = 20.0
 #: the dark print round it explains its probes; 0.5-0.9 changed the same 5 cells of 309 development scenes, 0.01 lost a
 #: cube (docs/boards_vision.md, "Session 10: Bandera false stacks in a royal tower's shadow")
 CAST_SHADOW_WHOLE = 0.8
+#: Bandera: a probe over a stack's top shows a character where its hue has turned from the cube face's by more than
+#: this many degrees and come as much nearer a player's plastic (12 and 20 did 2 cells worse than 15 over 385
+#: development scenes; docs/boards_vision.md, "Session 11: Bandera on fresh pictures")
+CHARACTER_TOWARD_DEG = 15.0
 
 
 def config_for(game: str) -> ClassifyBoardConfig:
@@ -496,7 +503,8 @@ def config_for(game: str) -> ClassifyBoardConfig:
     empty (some probe seeing something) over which its flag is seen (``royal_empty_flag``).  Session 10, later: a
     two-cube stack on the paved columns casts its character's and banner's shadow too, and a plain stack whose probes
     lie in the others' shadow (80 % or more) is empty where the dark print round it, in its own light, explains them
-    (``cast_shadow_tall``, ``cast_shadow_whole``).
+    (``cast_shadow_tall``, ``cast_shadow_whole``).  Session 11: a character is also a hue turned from the cube's towards
+    a player's plastic by as much as it came nearer it (``character_toward_deg``: blue on purple).
     Gridopolis reads a site seen on only 4-15 % of its probes when they show a piece of a player's
     colour unanimously and its shape clearly (Gridopolis round 7).  Session 10: a Gridopolis blue marker paler
     than a blue marker needs (not under a pad) is blue when it is much bluer than its own pad's grey ring."""
@@ -534,7 +542,8 @@ def config_for(game: str) -> ClassifyBoardConfig:
                                    cast_shadow=0.5, socket_all=True, count_outline=5.0,
                                    socket_two_seen=True, upper_colour=UPPER_COLOUR, socket_pair=SOCKET_PAIR,
                                    royal_off_rail=True, character_seats=True, royal_empty_flag=True,
-                                   cast_shadow_tall=1, cast_shadow_whole=CAST_SHADOW_WHOLE)
+                                   cast_shadow_tall=1, cast_shadow_whole=CAST_SHADOW_WHOLE,
+                                   character_toward_deg=CHARACTER_TOWARD_DEG)
     if game == "quirky":
         return ClassifyBoardConfig(token_dark_l=60.0, skin_chroma=(4.0, 42.0), token_past_hand=0.2,
                                    token_dot_local=10.0, token_dot_owner=0.5,
@@ -2936,6 +2945,13 @@ def _characters(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], c
             # a hue nearer a player's plastic than the cube's, by a clear margin
             nearer = dh - _player_hue_deg(hue[t], colours) > cfg.character_nearer_deg
             other_hue |= (dh > cfg.character_near_deg) & nearer
+        if c_cube >= cfg.min_chroma and cfg.character_toward_deg > 0:
+            # a hue turned away from the cube's towards a player's plastic: by as much as it came nearer that plastic
+            # (a blue character on a purple cube is seen some 20 degrees from the cube, bluer, while the prototypes
+            # put it about as near purple as blue; a bare top's hue stays within 15 degrees of its face's)
+            c_deg = float(_player_hue_deg(np.array([h_cube]), colours)[0])
+            other_hue |= (dh > cfg.character_toward_deg) \
+                & (_player_hue_deg(hue[t], colours) < c_deg - cfg.character_toward_deg)
         differs = np.where(on_stack[t], other_hue, piece[t] > 0.8)
         strong = ok[t] & differs & (chroma[t] > cfg.player_chroma)
         sel = np.nonzero(strong)[0]

@@ -61,9 +61,6 @@ BANNER_RAYS_BEYOND_MAT = True
 FAR_COLOUR_MAX_RAYS = 150
 # ... and rays of a colour the picture shows beyond the mat on more than this many are not even traced
 FAR_TRACE_MAX_RAYS = 1500
-# a banner side counts the shaded rays (``RayScorer.with_shade``) only when at least this many rays labelled
-# with its colour pass through it (docs/vision.md, "Session 11: shaded banners")
-SHADE_NEEDS_LABELLED = 2
 
 
 @dataclass(frozen=True)
@@ -1873,12 +1870,9 @@ def _banner_score(rays: _BannerRays, vol: _Volume, spot: FlagSpot, lab: int, geo
     pos_w = np.concatenate([p[2] * w for p, w in wparts])
     neg_obs = np.concatenate([p[3] for p, _ in wparts])
     best = -np.inf
-    labelled = pos_w == 1.0  # rays labelled with the colour (the shaded ones weigh less)
     for inside in _banner_sides(o, d, spot, geom):
         npos = float(pos_w[inside].sum())
         nneg = int(np.count_nonzero(inside & neg_obs))
-        if dark is not None and np.count_nonzero(inside & labelled) < SHADE_NEEDS_LABELLED:
-            continue  # shaded rays add to a banner the labelled rays show, never make one alone
         if npos >= min_rays and npos > nneg:
             best = max(best, npos - nneg)
     return best

@@ -122,32 +122,3 @@ def saturation(image: U8, labels: U8, model: ColourModel) -> npt.NDArray[np.floa
     lab = linear_to_lab(np.clip(model.white_balance.apply(_SRGB8_LINEAR[px[..., ::-1]]), 0.0, None))
     out[coloured] = np.hypot(lab[..., 1], lab[..., 2]) / np.maximum(lab[..., 0], 1.0)
     return out
-
-
-def dark_hue(image: U8, labels: U8, model: ColourModel, min_chroma: float, max_hue_deg: float,
-             cfg: ClassifyConfig | None = None) -> U8:
-    """The piece colour label (``vision.labels.Label``) of each pixel ``labels`` (``classify`` of ``image``) left
-    ``UNKNOWN`` for being dark (lightness from ``dark_min_lightness`` to under ``dark_lightness``) that still has
-    a piece colour's hue within ``max_hue_deg`` at chroma ``min_chroma`` or more after white balance; 0 elsewhere.
-    A banner seen from its shaded side is such a pixel (docs/vision.md, "Session 11: shaded banners"): too
-    weak to be a block's evidence, it is counted for banners only."""
-    cfg = cfg or ClassifyConfig()
-    out = np.zeros(labels.shape, np.uint8)
-    unknown = labels == int(Label.UNKNOWN)
-    if not unknown.any():
-        return out
-    px = np.ascontiguousarray(image, np.uint8)[unknown]
-    lab = linear_to_lab(np.clip(model.white_balance.apply(_SRGB8_LINEAR[px[..., ::-1]]), 0.0, None))
-    light, a, b = lab[..., 0], lab[..., 1], lab[..., 2]
-    chroma = np.hypot(a, b)
-    names = list(COLOR_LABELS)
-    hues = [math.degrees(math.atan2(model.classes[n].prototypes[0][2], model.classes[n].prototypes[0][1]))
-            for n in names]
-    hue = np.degrees(np.arctan2(b, a))
-    d = np.stack([np.abs((hue - h + 180.0) % 360.0 - 180.0) for h in hues], axis=-1)
-    best = np.argmin(d, axis=-1)
-    ok = ((light >= cfg.dark_min_lightness) & (light < cfg.dark_lightness) & (chroma >= min_chroma)
-          & (np.take_along_axis(d, best[..., None], axis=-1)[..., 0] <= max_hue_deg))
-    codes = np.array([int(COLOR_LABELS[n]) for n in names], np.uint8)
-    out[unknown] = np.where(ok, codes[best], 0).astype(np.uint8)
-    return out

@@ -28,7 +28,7 @@ from engine.ctrl.moves import FlagSpot, Turn
 from engine.ctrl.state import BLOCKS_PER_TURN, COLORS
 from engine.ctrl.validate import validate_state
 from vision.camera import ViewCamera
-from vision.classify import classify, dark_hue, saturation, weak_colour
+from vision.classify import classify, saturation, weak_colour
 from vision.free_rules import (
     assume_setup_flags,
     connect_hidden,
@@ -76,12 +76,6 @@ FREE_FLAG_AMBIGUOUS = False
 # with history: rays of pixels whose piece colour is weak (CIELAB chroma below this) are left out of the
 # history search's counts (docs/vision.md, "Session 8: following a game under hard shadows"); 0: kept
 HISTORY_WEAK_CHROMA = 30.0
-# with history: the flags of the turns read (``history.pick_flags``) also count, for a banner only, the dark pixels
-# the classifier leaves ``UNKNOWN`` that keep a piece hue (a banner seen from its shaded side: docs/vision.md,
-# "Session 11: shaded banners"), each this much of a labelled ray's evidence (0: off)
-SHADE_BANNER_WEIGHT = 0.5
-SHADE_MIN_CHROMA = 8.0  # CIELAB chroma after white balance
-SHADE_MAX_HUE_DEG = 25.0  # from the nearest piece colour's hue
 HISTORY_WEAK_COLOURS = ("blue",)
 # with history: a mover's flag whose best legal spot without the weak pixels is in the SAME cell (the pole
 # pointing another way) is asked about too (True) or not (False: the banner hangs in that cell either way,
@@ -305,16 +299,11 @@ def score_images(
         if previous is not None and HISTORY_WEAK_CHROMA > 0:
             weak_small = weak_colour(sampled, small, model, HISTORY_WEAK_CHROMA, HISTORY_WEAK_COLOURS)
             weak = np.repeat(np.repeat(weak_small, st, axis=0), st, axis=1)[: img.shape[0], : img.shape[1]]
-        shade_map = None
-        if previous is not None and SHADE_BANNER_WEIGHT > 0:
-            shade_small = dark_hue(sampled, small, model, SHADE_MIN_CHROMA, SHADE_MAX_HUE_DEG)
-            shade_map = np.repeat(np.repeat(shade_small, st, axis=0), st, axis=1)[: img.shape[0], : img.shape[1]]
         labels.append(lab)
         cam = pose.camera
         vc = ViewCamera(np.asarray(cam.camera_matrix), np.asarray(cam.dist_coeffs), pose.rvec, pose.tvec,
                         (int(img.shape[1]), int(img.shape[0])), spec.block_mm)
-        evidence.append(ViewEvidence(vc, lab, pose.facing_side(), spec.paper_world_rect(), colour_patches, weak, sat,
-                                     shade_map))
+        evidence.append(ViewEvidence(vc, lab, pose.facing_side(), spec.paper_world_rect(), colour_patches, weak, sat))
         reports.append(ViewReport(name, pose.facing_side(), round(pose.angles_deg()["elevation"], 1), pose.quality,
                                   round(pose.rms_px, 3), "patches" if wb is not None else "borrowed"))
     t_classify = time.perf_counter()
@@ -363,7 +352,7 @@ def score_images(
         hist_scorer = recon.scorer.without_weak()  # the same scorer when no weak colour was marked
         expl, dropped = explain_checked(previous, hist_scorer, recon.flags, recon.blocks,
                                         cfg=HistoryConfig(beam=HISTORY_BEAM, turns=turns_played),
-                                        flag_scorer=recon.scorer.with_shade(SHADE_BANNER_WEIGHT),
+                                        flag_scorer=recon.scorer,
                                         tie_scorer=recon.scorer if WEAK_TIE_BREAK and hist_scorer is not recon.scorer
                                         else None, tie_margin=TURN_TIE_MARGIN)
         if HISTORY_FLAG_KEEP_OFF:
@@ -972,7 +961,7 @@ def _search_again_keeping_flags_off(expl: Explanation, dropped: list[DoubtfulTur
         return expl, dropped
     cfg = HistoryConfig(beam=HISTORY_BEAM, turns=turns_played, flag_keep_off=frozenset(recon.blocks))
     again, dropped_again = explain_checked(
-        previous, scorer, recon.flags, recon.blocks, cfg=cfg, flag_scorer=recon.scorer.with_shade(SHADE_BANNER_WEIGHT),
+        previous, scorer, recon.flags, recon.blocks, cfg=cfg, flag_scorer=recon.scorer,
         tie_scorer=recon.scorer if WEAK_TIE_BREAK and scorer is not recon.scorer else None, tie_margin=TURN_TIE_MARGIN)
     if again.cost + cfg.tolerance < expl.cost:
         return again, dropped_again

@@ -106,10 +106,6 @@ class ViewEvidence:
     # NaN elsewhere); the free reading tells the mat in a tinted shadow from a block by it
     # (``vision.free_rules.drop_pale_mat_blocks``)
     saturation: npt.NDArray[np.float32] | None = None
-    # optional, the labels' size: the piece colour label of each dark ``UNKNOWN`` pixel that keeps a piece
-    # hue (``vision.classify.dark_hue``, 0 elsewhere); banner evidence only, weaker than a labelled pixel's
-    # (``RayScorer.with_shade``; docs/vision.md, "Session 11: shaded banners")
-    shade: U8 | None = None
 
 
 @dataclass
@@ -264,41 +260,6 @@ def _trace_both(view: ViewEvidence, vol: _Volume, cfg: ReconstructConfig) -> tup
                   None if weak is None else weak[hit], None if sat is None else sat[hit]), far)
 
 
-def _trace_shade(view: ViewEvidence, vol: _Volume, cfg: ReconstructConfig) -> _Rays:
-    """The sampled pixels ``view.shade`` marks (dark, with a piece hue), traced as :func:`_trace_both` traces
-    the others (to the table), labelled with the hue's colour: banner evidence only."""
-    cam = view.camera
-    s = cam.block_mm
-    empty = _Rays(np.full((0, 1), -1, np.int64), np.zeros(0, np.int64), np.zeros((0, 2), np.int64),
-                  cam.center / s, np.zeros((0, 3)))
-    if view.shade is None:
-        return empty
-    h, w = view.labels.shape
-    st = cfg.pixel_stride
-    ys, xs = np.mgrid[st // 2:h:st, st // 2:w:st]
-    got = view.shade[ys, xs]
-    sel = got > 0
-    if not sel.any():
-        return empty
-    pix = np.stack([xs[sel], ys[sel]], axis=1)
-    lab = got[sel].astype(np.int64)
-    d = cam.rays(pix.astype(np.float64))
-    c = cam.center / s
-    lo = vol.lo.astype(np.float64)
-    hi = vol.hi.astype(np.float64)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t1 = (lo - c) / d
-        t2 = (hi - c) / d
-        lo_t, hi_t = np.minimum(t1, t2), np.maximum(t1, t2)
-        tmin = np.fmax(np.fmax(lo_t[:, 0], lo_t[:, 1]), lo_t[:, 2])
-        tmax = np.fmin(np.fmin(hi_t[:, 0], hi_t[:, 1]), hi_t[:, 2])
-        t_table = np.where(d[:, 2] < 0, -c[2] / d[:, 2], np.inf)
-    tmin = np.maximum(tmin, 0.0)
-    tmax = np.minimum(tmax, t_table)
-    hit = tmax > tmin
-    return _Rays(_traverse(c, d[hit], tmin[hit], tmax[hit], vol), lab[hit], pix[hit], c, d[hit])
-
-
 def _traverse(c: npt.NDArray[np.float64], d: npt.NDArray[np.float64], tmin: npt.NDArray[np.float64],
               tmax: npt.NDArray[np.float64], vol: _Volume) -> I64:
     """The ordered cells (linear indices, -1 = none) each ray from ``c`` along ``d`` crosses between
@@ -405,9 +366,6 @@ def reconstruct(
     rays = [r for r, _ in both]
     # banners seen against the table beyond the mat (flags only; :func:`_trace_both`)
     far = _RayModel([f for _, f in both], vol.n) if BANNER_RAYS_BEYOND_MAT else None
-    # dark pixels with a piece hue (``ViewEvidence.shade``): banner evidence for ``RayScorer.with_shade`` only
-    shade = (_RayModel([_trace_shade(v, vol, cfg) for v in views], vol.n)
-             if any(v.shade is not None for v in views) else None)
     t_trace = time.perf_counter()
     cube_idx = vol.index(np.array(sorted(CENTRAL_CUBE), np.int64))
     fixed = np.zeros(vol.n, bool)
@@ -603,8 +561,7 @@ def reconstruct(
         timings={"trace_s": t_trace - t0, "carve_s": t_carve - t_trace, "model_s": t_model - t_carve,
                  "refine_s": t_refine - t_model, "colour_s": t_color - t_refine, "flags_s": t_flags - t_color},
         iterations=iterations + sweeps, first_hit_pixels=first_hit_pixels, ignored=ignored,
-        scorer=RayScorer(model, vol, flag_geometry, cfg.flag_min_rays, seed=(hyp.copy(), pred.copy()), far=far,
-                         shade=shade),
+        scorer=RayScorer(model, vol, flag_geometry, cfg.flag_min_rays, seed=(hyp.copy(), pred.copy()), far=far),
     )
 
 
@@ -617,16 +574,13 @@ class RayScorer:
     by re-predicting only the rays through them."""
 
     def __init__(self, model: _RayModel, vol: _Volume, geom: FlagGeometry = FLAG, flag_min_rays: int = 4,
-                 seed: tuple[I64, I64] | None = None, far: _RayModel | None = None,
-                 shade: _RayModel | None = None) -> None:
+                 seed: tuple[I64, I64] | None = None, far: _RayModel | None = None) -> None:
         """``seed``: a hypothesis and its predictions (``model.predict``), from which the predictions
         of nearby sets of blocks are worked out on the rays through the cells that differ only.
         ``far``: the piece-coloured rays that reach the table beyond the mat (:func:`_trace_both`),
         used for banners only."""
         self._model = model
         self._far = far
-        self._shade = shade  # dark pixels with a piece hue: counted for banners by ``with_shade`` scorers only
-        self._shade_weight = 0.0
         self._seed = seed
         self._vol = vol
         self._geom = geom
@@ -642,16 +596,6 @@ class RayScorer:
         self._ahead: dict[int, I64] = {}
         self.base_cost = 0
         self._banner: tuple[dict[Cell, str], _BannerRays] | None = None  # blocks of the last flag_scores
-
-    def with_shade(self, weight: float) -> RayScorer:
-        """The same scorer whose banner evidence also counts the dark pixels that keep a piece hue
-        (``ViewEvidence.shade``), each ``weight`` of a labelled pixel's ray; ``self`` when there are none."""
-        if self._shade is None or not len(self._shade.obs) or weight <= 0:
-            return self
-        out = copy.copy(self)
-        out._shade_weight = weight
-        out._banner = None
-        return out
 
     def without_weak(self) -> RayScorer:
         """The same pictures with the rays of weakly coloured pixels (``ViewEvidence.weak``) left out of
@@ -769,15 +713,13 @@ class RayScorer:
         (``-inf`` where too few rays are for it)."""
         rays = self._banner_rays(blocks)
         lab = int(COLOR_LABELS[color])
-        return [_banner_score(rays, self._vol, sp, lab, self._geom, self._flag_min_rays, self._shade_weight)
-                for sp in spots]
+        return [_banner_score(rays, self._vol, sp, lab, self._geom, self._flag_min_rays) for sp in spots]
 
     def _banner_rays(self, blocks: Mapping[Cell, str]) -> _BannerRays:
         """The banner scoring's view of ``blocks`` (kept: the same blocks for every colour, usually)."""
         if self._banner is None or self._banner[0] != blocks:
             hyp = self._hyp_of(blocks)
-            self._banner = (dict(blocks), _BannerRays(self._model, hyp, self._predict(hyp), self._far,
-                                                      shade=self._shade if self._shade_weight > 0 else None))
+            self._banner = (dict(blocks), _BannerRays(self._model, hyp, self._predict(hyp), self._far))
         return self._banner[1]
 
     def banner_seen_against(self, blocks: Mapping[Cell, str], color: str, spots: Sequence[FlagSpot],
@@ -1790,7 +1732,7 @@ class _BannerRays:
     ``pred`` and the rays that speak against a banner of it."""
 
     def __init__(self, model: _RayModel, hyp: I64, pred: I64, far: _RayModel | None = None,
-                 beyond_mat: bool = False, shade: _RayModel | None = None, for_only: bool = False) -> None:
+                 beyond_mat: bool = False) -> None:
         """``far``: the piece-coloured rays beyond the mat (:func:`_trace_both`), their own
         :class:`_BannerRays` (``self.far``, ``beyond_mat``) with the same blocks.  Beyond the mat a
         picture's rays of a colour count for a banner only where the picture shows that colour there
@@ -1809,11 +1751,6 @@ class _BannerRays:
             self.shown = n[key] <= FAR_COLOUR_MAX_RAYS
         self.far = (None if far is None or not len(far.obs) else
                     _BannerRays(far, hyp, far.predict(hyp), beyond_mat=True))
-        self.for_only = for_only  # no ray of this model speaks against a banner (``shade``)
-        # dark pixels with a piece hue (``ViewEvidence.shade``): for a banner only, capped per view and colour
-        # as the rays beyond the mat are (a shadow tinted by the fill light fills hundreds)
-        self.shade = (None if shade is None or not len(shade.obs) else
-                      _BannerRays(shade, hyp, shade.predict(hyp), beyond_mat=True, for_only=True))
 
     def first_full(self, rows: I64) -> npt.NDArray[np.int32]:
         """Each ray's first full column in ``hyp`` (the table's width when none)."""
@@ -1837,44 +1774,38 @@ class _BannerRays:
             unexplained = (self.pred != m.obs) & wpos & (m.obs == lab) & self.shown
             other_colour = (m.obs != lab) & (m.obs >= int(Label.BLUE)) & (m.obs <= int(Label.GREEN))
             against = ((m.obs == int(Label.BACKGROUND)) | (m.obs == int(Label.CUBE)) | other_colour) & wpos
-            if self.for_only:
-                against = np.zeros(len(m.obs), bool)
             got = (unexplained, against)
             self._labels[lab] = got
         return got
 
 
 def _banner_score(rays: _BannerRays, vol: _Volume, spot: FlagSpot, lab: int, geom: FlagGeometry,
-                  min_rays: int, shade_weight: float = 0.0) -> float:
+                  min_rays: int) -> float:
     """Evidence for a flag of label ``lab`` at ``spot``: over the sides its banner may hang on, the
     best (rays showing the colour that no block explains) - (rays showing free space or another colour
     through the banner), all counted on rays that reach the flag's cell before any block; ``-inf`` when
     fewer than ``min_rays`` rays are for it or no more are for than against (``rays``: the
     hypothesis's blocks and predictions, :class:`_BannerRays`, with the rays beyond the mat when it
-    has them).  With ``rays.shade`` (dark pixels that keep the colour's hue), each of its rays for the
-    banner counts ``shade_weight`` of a ray, for it only."""
+    has them)."""
     ci = vol.index1(spot.cell)
     if ci < 0:
         return -np.inf
     far = None if rays.far is None else _banner_part(rays.far, ci, lab, 0)
     n_far = 0 if far is None else int(np.count_nonzero(far[2]))
-    dark = None if rays.shade is None or shade_weight <= 0 else _banner_part(rays.shade, ci, lab, 1)
-    n_dark = 0.0 if dark is None else shade_weight * int(np.count_nonzero(dark[2]))
-    near = _banner_part(rays, ci, lab, min_rays - n_far - int(n_dark))
+    near = _banner_part(rays, ci, lab, min_rays - n_far)
     parts = [p for p in (near, far) if p is not None]
-    if (not parts and dark is None) or sum(int(np.count_nonzero(p[2])) for p in parts) + n_dark < min_rays:
+    if not parts or sum(int(np.count_nonzero(p[2])) for p in parts) < min_rays:
         return -np.inf
-    wparts = [(p, 1.0) for p in parts] + ([(dark, shade_weight)] if dark is not None else [])
-    o = [np.concatenate([p[0][a] for p, _ in wparts]) for a in range(3)]
-    d = [np.concatenate([p[1][a] for p, _ in wparts]) for a in range(3)]
-    pos_w = np.concatenate([p[2] * w for p, w in wparts])
-    neg_obs = np.concatenate([p[3] for p, _ in wparts])
+    o = [np.concatenate([p[0][a] for p in parts]) for a in range(3)]
+    d = [np.concatenate([p[1][a] for p in parts]) for a in range(3)]
+    pos_obs = np.concatenate([p[2] for p in parts])
+    neg_obs = np.concatenate([p[3] for p in parts])
     best = -np.inf
     for inside in _banner_sides(o, d, spot, geom):
-        npos = float(pos_w[inside].sum())
+        npos = int(np.count_nonzero(inside & pos_obs))
         nneg = int(np.count_nonzero(inside & neg_obs))
         if npos >= min_rays and npos > nneg:
-            best = max(best, npos - nneg)
+            best = max(best, float(npos - nneg))
     return best
 
 

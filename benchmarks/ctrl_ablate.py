@@ -18,7 +18,7 @@ rule listed for one mode only is run in that mode only (``--variants`` picks som
 
 ``--follow DIR`` follows each game under DIR (``benchmarks/ctrl_follow.py``'s player, flags deferred as ``follow
 turn`` does) with each rule of the history modes switched off (and ``rivals_agree``, which only following uses),
-turns known and, with ``--any-turns``, not known; one JSON line per game and variant.
+turns known (``--any-turns``: not known); one JSON line per game and variant.
 """
 
 from __future__ import annotations
@@ -55,7 +55,6 @@ VARIANTS: dict[str, tuple[tuple[str, ...], tuple[Patch, ...]]] = {
     # both
     "pole_overrules": (("free", "one", "round"), (("vision.pipeline", "POLE_OVERRULES", False),)),
     "same_cell_pole_decides": (("one", "round"), (("vision.flag_margin", "SAME_CELL_POLE_DECIDES", False),)),
-    "same_cell_upright_min_poles": (("one", "round"), (("vision.flag_margin", "SAME_CELL_UPRIGHT_MIN_POLES", 0),)),
     # with history (vision/pipeline.py, vision/turn_check.py)
     "faint_turn_check": (("one", "round"), (("vision.pipeline", "FAINT_TURN_CHECK", False),)),
     "faint_turn_cap_40": (("one", "round"), (("vision.turn_check", "FAINT_TURN_MAX_CHROMA", float("inf")),)),
@@ -204,7 +203,7 @@ def follow(args: argparse.Namespace) -> None:
     with out.open("a") as fh:
         for g in games:
             _CACHE.clear()
-            for known in [True] + ([False] if args.any_turns else []):
+            for known in [not args.any_turns]:
                 for variant in ["base", *names]:
                     if (g.name, known, variant) in done:
                         continue
@@ -305,7 +304,8 @@ def main() -> None:
     ap.add_argument("--no-cache", action="store_true", help="reconstruct again for every variant")
     ap.add_argument("--summary", nargs="*", help="summarise these JSON-lines files instead of reading")
     ap.add_argument("--follow", help="follow the games under this folder instead (see above)")
-    ap.add_argument("--any-turns", action="store_true", help="with --follow: also with the turns not known")
+    ap.add_argument("--any-turns", action="store_true", help="with --follow: the turns not known (as 'follow start "
+                    "--every any')")
     args = ap.parse_args()
     if args.summary:
         summary(args.summary)

@@ -144,10 +144,12 @@ class FaintTurn:
 def faint_turns(state: State, previous: State, turns: Sequence[Turn], scorer: RayScorer,
                 chroma: Callable[[npt.NDArray[np.int64], npt.NDArray[np.int64]], npt.NDArray[np.float64]],
                 colors: Sequence[str], ratio: float = FAINT_TURN_RATIO,
-                min_rays: int = FAINT_TURN_MIN_RAYS, max_chroma: float = FAINT_TURN_MAX_CHROMA) -> list[FaintTurn]:
+                min_rays: int = FAINT_TURN_MIN_RAYS, max_chroma: float | None = None) -> list[FaintTurn]:
     """The chosen ``turns`` (leading to ``state`` from ``previous``) of one of ``colors`` whose blocks the
     pictures show in a colour much paler than the colour's recorded blocks, and pale in itself (see above).
-    ``chroma(views, pixels)``: the CIELAB chroma (after white balance) of those pixels of those views' pictures."""
+    ``chroma(views, pixels)``: the CIELAB chroma (after white balance) of those pixels of those views' pictures.
+    ``max_chroma`` None: :data:`FAINT_TURN_MAX_CHROMA` (read at the call, so that it can be switched)."""
+    max_chroma = FAINT_TURN_MAX_CHROMA if max_chroma is None else max_chroma
     out: list[FaintTurn] = []
     scores = state.side_scores()
     for turn in turns:

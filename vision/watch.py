@@ -224,6 +224,8 @@ class Watcher:
         self._steady_side: str | None = None
         self._view: str | None = None  # the picture the last frame would be (its side, or a low view)
         self._down: float | None = None  # how far the camera looked down in the last frame (low_views)
+        self._small: npt.NDArray[np.float32] | None = None  # the last frame, small and grey (low_views)
+        self._window: npt.NDArray[np.float32] | None = None  # phase correlation's Hanning window
         self._points = _steadiness_points(self.spec.block_mm)
 
     # ------------------------------------------------------------------------------------ coverage
@@ -299,6 +301,22 @@ class Watcher:
                 return None, a["elevation"]
         return side, a["elevation"]
 
+    def _small_grey(self, frame: U8) -> npt.NDArray[np.float32]:
+        grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) if frame.ndim == 3 else frame
+        small = cv2.resize(grey, (320, max(8, round(320 * grey.shape[0] / grey.shape[1]))),
+                           interpolation=cv2.INTER_AREA)
+        return np.asarray(small, np.float32)
+
+    def _image_shift(self, a: npt.NDArray[np.float32], b: npt.NDArray[np.float32], width: int) -> float:
+        """How far the picture moved between two frames (phase correlation of 320-pixel-wide grey
+        frames), in pixels of the full frame."""
+        if a.shape != b.shape:
+            return math.inf
+        if self._window is None or self._window.shape != a.shape:
+            self._window = np.asarray(cv2.createHanningWindow((a.shape[1], a.shape[0]), cv2.CV_32F), np.float32)
+        (dx, dy), _ = cv2.phaseCorrelate(a, b, self._window)
+        return float(math.hypot(dx, dy) * width / a.shape[1])
+
     def _low_view(self, pose: MatPose, side: str) -> tuple[str, float, str | None]:
         """With ``low_views``, for a side view: the picture it would be (``side`` or ``side + " low"``),
         how far the camera looks down, and why it cannot be taken (``None`` when it can)."""
@@ -329,6 +347,8 @@ class Watcher:
             pose = estimate_pose(frame, self.spec, camera, previous=previous)
         except CalibrationError:
             pose = None
+        small = self._small_grey(frame) if cfg.low_views else None
+        previous_small, self._small = self._small, small
         if pose is None:
             self._pose = None
             self._steady, self._steady_side = 0, None
@@ -344,6 +364,10 @@ class Watcher:
         view, down, refusal = side, None, None
         if cfg.low_views and side is not None and side != "top":
             view, down, refusal = self._low_view(pose, side)
+            if view != side and motion is not None and small is not None and previous_small is not None:
+                # a low view: the pose re-estimated each frame jitters (5-20 px at the lattice points
+                # on rendered low views held still), so stillness is the picture's own shift
+                motion = self._image_shift(previous_small, small, frame.shape[1])
         self._view, self._down = view, down
         limit = cfg.steady_px * frame.shape[1] / 1280.0
         if motion is not None and motion < limit and view is not None and view == self._steady_side:

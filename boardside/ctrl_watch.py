@@ -153,5 +153,5 @@ def run(
     return WatchRun(watcher, frames, stopped, time.perf_counter() - t0, saved)
 
 
-def config_for(fps: float) -> WatchConfig:
-    return WatchConfig.for_fps(fps if fps > 0 else 10.0)
+def config_for(fps: float, low_views: bool = False) -> WatchConfig:
+    return WatchConfig.for_fps(fps if fps > 0 else 10.0, low_views=low_views)

@@ -19,7 +19,18 @@ captures the frame by itself when
 Sides needed: ``+x``, ``-x``, ``+y``, ``-y`` and ``top``.  An oblique view (camera elevation at
 least ``top_oblique_deg``, the same 40 degrees ``vision.pipeline`` uses) counts for its side *and*
 the top, so a player who shows four oblique sides is done; a direct top view shown before that is
-still captured (it sees more of the top).  :func:`draw_overlay` draws the annotated live picture
+still captured (it sees more of the top).
+
+With ``WatchConfig(low_views=True)`` (``ctrl watch --low-views``) four more pictures are asked for,
+interleaved with the sides (``top``, ``+x``, ``+x low``, ``+y``, ``+y low`` ...): each side again from
+low down, straight at it, as ``vision.pipeline.where_to_take`` describes and the renderer's
+``LOW_VIEWS`` picture it (docs/vision.md, "Session 11 (lead)": they halve the free reading's wrong
+sides).  A side view is *low* when the camera looks down at most ``low_pitch_deg[1]`` degrees
+(the optical axis's angle below the horizontal, from the pose: the renderer's 12-20 degrees are
+this angle, :func:`look_down_deg`), otherwise it is the usual side
+picture; a low view must also face its side within ``low_azimuth_deg`` and look down at least
+``low_pitch_deg[0]`` degrees.  A side already captured, seen too steep for its low picture, says
+"lower the camera".  :func:`draw_overlay` draws the annotated live picture
 (lattice, side, "show ... next", the checklist).  The command ``boardside ctrl watch`` only reads
 frames, feeds them here, shows the overlay and scores the captures with ``vision.pipeline``.
 """
@@ -49,6 +60,7 @@ __all__ = [
     "WatchConfig",
     "Watcher",
     "draw_overlay",
+    "look_down_deg",
     "side_file_stem",
 ]
 
@@ -58,6 +70,8 @@ F64 = npt.NDArray[np.float64]
 #: the order a player is told to show the sides: the top first (looking down), then around the mat
 SIDE_ORDER: tuple[str, ...] = ("top", "+x", "+y", "-x", "-y")
 assert set(SIDE_ORDER) == set(SIDES)
+#: with ``low_views``: each side again from low down, asked for right after the side itself
+LOW_ORDER: tuple[str, ...] = ("top", "+x", "+x low", "+y", "+y low", "-x", "-x low", "-y", "-y low")
 
 
 class NoMatInVideoError(BoardsideInputError):
@@ -69,8 +83,17 @@ class IncompleteCaptureError(BoardsideInputError):
 
 
 def side_file_stem(side: str) -> str:
-    """File name stem for a captured side, as the fixtures name them: ``+x`` -> ``px``, ``-y`` -> ``my``."""
-    return side.replace("+", "p").replace("-", "m")
+    """File name stem for a captured side, as the fixtures name them: ``+x`` -> ``px``, ``-y`` -> ``my``,
+    ``+x low`` -> ``px_low``."""
+    return side.replace("+", "p").replace("-", "m").replace(" ", "_")
+
+
+def look_down_deg(pose: MatPose) -> float:
+    """How far the camera looks down: the angle of its optical axis below the table's plane, in degrees
+    (90 straight down, 0 level).  The renderer's low views (``LOW_VIEWS``) are 12-20 degrees of this."""
+    r, _ = cv2.Rodrigues(pose.rvec)
+    axis = np.asarray(r, np.float64).T @ np.array([0.0, 0.0, 1.0])
+    return -math.degrees(math.asin(max(-1.0, min(1.0, float(axis[2])))))
 
 
 @dataclass(frozen=True)
@@ -83,19 +106,35 @@ class WatchConfig:
     top_oblique_deg: float = 40.0  # vision.pipeline counts a view this steep as showing the top
     relative_sharpness: float = 0.8  # a capture is at least this sharp relative to the steady run's sharpest
     locate: LocateConfig = field(default_factory=LocateConfig)
+    # --low-views: each side again from low down.  The band is the renderer's 12-20 degrees (looking
+    # down) widened for the pose: measured on 80 rendered low views (/tmp/low10), the look-down angle
+    # is within 0.9 deg (95 %, max 2.6) with a calibration and 4.9 deg (95 %, max 6.8) with the generic
+    # webcam guess; the usual side views look down 25 degrees or more.
+    low_views: bool = False
+    low_pitch_deg: tuple[float, float] = (8.0, 22.5)
+    low_azimuth_deg: float = 20.0  # a low view faces its side straight: azimuth within this of the side's
 
     def __post_init__(self) -> None:
         if self.steady_frames < 2:
             raise BoardsideInputError(f"steady_frames must be at least 2, got {self.steady_frames!r}")
         if not self.steady_px > 0:
             raise BoardsideInputError(f"steady_px must be positive, got {self.steady_px!r}")
+        lo, hi = self.low_pitch_deg
+        if not 0 <= lo < hi < self.top_oblique_deg:
+            raise BoardsideInputError(f"low_pitch_deg must be 0 <= low < high < {self.top_oblique_deg}, "
+                                      f"got {self.low_pitch_deg!r}")
+
+    @property
+    def order(self) -> tuple[str, ...]:
+        """The pictures needed, in the order they are asked for."""
+        return LOW_ORDER if self.low_views else SIDE_ORDER
 
     @classmethod
-    def for_fps(cls, fps: float, steady_s: float = 0.5) -> WatchConfig:
+    def for_fps(cls, fps: float, steady_s: float = 0.5, low_views: bool = False) -> WatchConfig:
         """The mat must be still for ``steady_s`` seconds (at least 3 frames) at ``fps``."""
         if not (fps > 0 and math.isfinite(fps)):
             fps = 10.0
-        return cls(steady_frames=max(3, round(steady_s * fps)))
+        return cls(steady_frames=max(3, round(steady_s * fps)), low_views=low_views)
 
 
 @dataclass(frozen=True, eq=False)
@@ -129,6 +168,9 @@ class FrameStatus:
     covered: dict[str, str]  # side -> "direct" (a capture faces it) or "oblique"
     next_side: str | None  # the side to show next (None when done)
     message: str
+    view: str | None = None  # with low_views: the picture this frame would be ("+x" or "+x low")
+    look_down_deg: float | None = None  # with low_views: how far the camera looks down
+    needed: tuple[str, ...] = SIDE_ORDER  # the pictures needed (the checklist)
 
 
 def _azimuth_side(azimuth_deg: float) -> str:
@@ -180,6 +222,10 @@ class Watcher:
         self._sharp: list[float] = []  # sharpness of the frames of the current steady run
         self._steady = 0
         self._steady_side: str | None = None
+        self._view: str | None = None  # the picture the last frame would be (its side, or a low view)
+        self._down: float | None = None  # how far the camera looked down in the last frame (low_views)
+        self._small: npt.NDArray[np.float32] | None = None  # the last frame, small and grey (low_views)
+        self._window: npt.NDArray[np.float32] | None = None  # phase correlation's Hanning window
         self._points = _steadiness_points(self.spec.block_mm)
 
     # ------------------------------------------------------------------------------------ coverage
@@ -196,7 +242,7 @@ class Watcher:
     @property
     def missing(self) -> list[str]:
         cov = self.covered
-        return [s for s in SIDE_ORDER if s not in cov]
+        return [s for s in self.config.order if s not in cov]
 
     @property
     def done(self) -> bool:
@@ -255,6 +301,40 @@ class Watcher:
                 return None, a["elevation"]
         return side, a["elevation"]
 
+    def _small_grey(self, frame: U8) -> npt.NDArray[np.float32]:
+        grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) if frame.ndim == 3 else frame
+        small = cv2.resize(grey, (320, max(8, round(320 * grey.shape[0] / grey.shape[1]))),
+                           interpolation=cv2.INTER_AREA)
+        return np.asarray(small, np.float32)
+
+    def _image_shift(self, a: npt.NDArray[np.float32], b: npt.NDArray[np.float32], width: int) -> float:
+        """How far the picture moved between two frames (phase correlation of 320-pixel-wide grey
+        frames), in pixels of the full frame."""
+        if a.shape != b.shape:
+            return math.inf
+        if self._window is None or self._window.shape != a.shape:
+            self._window = np.asarray(cv2.createHanningWindow((a.shape[1], a.shape[0]), cv2.CV_32F), np.float32)
+        (dx, dy), _ = cv2.phaseCorrelate(a, b, self._window)
+        return float(math.hypot(dx, dy) * width / a.shape[1])
+
+    def _low_view(self, pose: MatPose, side: str) -> tuple[str, float, str | None]:
+        """With ``low_views``, for a side view: the picture it would be (``side`` or ``side + " low"``),
+        how far the camera looks down, and why it cannot be taken (``None`` when it can)."""
+        cfg = self.config
+        down = look_down_deg(pose)
+        lo, hi = cfg.low_pitch_deg
+        if down > hi:
+            return side, down, None
+        view = f"{side} low"
+        if down < lo:
+            return view, down, f"too low for {view} (looking down {down:.0f} deg): raise the camera a little"
+        az = pose.angles_deg()["azimuth"]
+        target = {"+x": 0.0, "+y": 90.0, "-x": 180.0, "-y": -90.0}[side]
+        off = (az - target + 180.0) % 360.0 - 180.0
+        if abs(off) > cfg.low_azimuth_deg:
+            return view, down, f"{view}: face side {side} straight (turn the mat {abs(off):.0f} deg)"
+        return view, down, None
+
     def feed(self, frame: U8) -> FrameStatus:
         """Process one BGR frame; returns what was seen and whether it was captured."""
         index = self.frames
@@ -267,6 +347,8 @@ class Watcher:
             pose = estimate_pose(frame, self.spec, camera, previous=previous)
         except CalibrationError:
             pose = None
+        small = self._small_grey(frame) if cfg.low_views else None
+        previous_small, self._small = self._small, small
         if pose is None:
             self._pose = None
             self._steady, self._steady_side = 0, None
@@ -278,42 +360,72 @@ class Watcher:
             motion = float(np.max(np.linalg.norm(d, axis=1)))
         self._pose = pose
         side, elev = self._side_of(pose)
+        # the picture this frame would be: its side, or (low_views) the side's low picture
+        view, down, refusal = side, None, None
+        if cfg.low_views and side is not None and side != "top":
+            view, down, refusal = self._low_view(pose, side)
+            if view != side and motion is not None and small is not None and previous_small is not None:
+                # a low view: the pose re-estimated each frame jitters (5-20 px at the lattice points
+                # on rendered low views held still), so stillness is the picture's own shift
+                motion = self._image_shift(previous_small, small, frame.shape[1])
+        self._view, self._down = view, down
         limit = cfg.steady_px * frame.shape[1] / 1280.0
-        if motion is not None and motion < limit and side is not None and side == self._steady_side:
+        if motion is not None and motion < limit and view is not None and view == self._steady_side:
             self._steady += 1
         else:
-            self._steady, self._steady_side = (1 if side is not None else 0), side
+            self._steady, self._steady_side = (1 if view is not None else 0), view
         if side is None:
             return self._status(index, pose, None, elev, motion, None,
                                 "a corner faces the camera: turn the mat to face one side")
         if self.done:
             return self._status(index, pose, side, elev, motion, None, "all sides captured")
-        if side in self.covered and self.covered[side] == "direct":
+        assert view is not None
+        if view in self.covered and self.covered[view] == "direct":
             below = _azimuth_side(pose.angles_deg()["azimuth"])
             if side == "top" and below not in self.covered:  # a steep view of a side still needed
                 return self._status(index, pose, side, elev, motion, None,
                                     f"too steep for side {below} ({elev:.0f} deg): lower the camera")
-            return self._status(index, pose, side, elev, motion, None, f"{side} already captured")
+            if cfg.low_views and side == "top" and f"{below} low" not in self.covered:
+                return self._status(index, pose, side, elev, motion, None,
+                                    f"too steep for {below} low ({elev:.0f} deg): lower the camera")
+            if cfg.low_views and view == side and f"{side} low" not in self.covered:
+                lo, hi = cfg.low_pitch_deg
+                return self._status(index, pose, side, elev, motion, None,
+                                    f"{side} captured; for {side} low: lower the camera (looking down "
+                                    f"{down:.0f} deg, wanted {lo:.0f}-{hi:.0f})")
+            if cfg.low_views and view != side and side not in self.covered:
+                return self._status(index, pose, side, elev, motion, None,
+                                    f"{view} captured; for {side}: raise the camera")
+            return self._status(index, pose, side, elev, motion, None, f"{view} already captured")
+        if refusal is not None:
+            return self._status(index, pose, side, elev, motion, None, refusal)
         sharp = sharpness(frame)
         self._sharp = [*self._sharp[-(cfg.steady_frames - 1):], sharp] if self._steady > 1 else [sharp]
         if self._steady < cfg.steady_frames:
-            return self._status(index, pose, side, elev, motion, None, f"side {side}: hold still")
+            return self._status(index, pose, side, elev, motion, None, f"side {view}: hold still")
         if sharp < cfg.relative_sharpness * max(self._sharp):
-            return self._status(index, pose, side, elev, motion, None, f"side {side}: hold still (blurred frame)")
+            return self._status(index, pose, side, elev, motion, None, f"side {view}: hold still (blurred frame)")
         try:
             quality = check_image(frame, f"frame {index}", cfg.locate)
         except ImageRejectedError as exc:
             return self._status(index, pose, side, elev, motion, None, str(exc))
-        covers = (side, "top") if side != "top" and elev >= cfg.top_oblique_deg else (side,)
-        cap = Capture(side, covers, index, frame.copy(), pose, quality["sharpness"])
+        if view != side:  # a low picture counts for itself only
+            covers: tuple[str, ...] = (view,)
+        else:
+            covers = (side, "top") if side != "top" and elev >= cfg.top_oblique_deg else (side,)
+        cap = Capture(view, covers, index, frame.copy(), pose, quality["sharpness"])
         self.captures.append(cap)
         self._steady = 0
-        return self._status(index, pose, side, elev, motion, cap, f"captured side {side}")
+        return self._status(index, pose, side, elev, motion, cap, f"captured side {view}")
 
     def _status(self, index: int, pose: MatPose | None, side: str | None, elev: float | None,
                 motion: float | None, cap: Capture | None, message: str) -> FrameStatus:
+        if not self.config.low_views:
+            return FrameStatus(index, pose, side, elev, motion, self._steady, cap, self.covered, self.next_side(),
+                               message)
+        view = self._view if pose is not None and side is not None else None
         return FrameStatus(index, pose, side, elev, motion, self._steady, cap, self.covered, self.next_side(),
-                           message)
+                           message, view, self._down if view is not None else None, self.config.order)
 
     def finish(self, source: str) -> list[Capture]:
         """At the end of the feed: the captures, or a typed error saying what is missing."""
@@ -385,12 +497,16 @@ def draw_overlay(frame: U8, status: FrameStatus, steady_frames: int = 5) -> U8:
     y = int(40 * unit)
     if status.side is not None:
         elev = f" (elevation {status.elevation_deg:.0f} deg)" if status.elevation_deg is not None else ""
-        _text(img, f"side {status.side}{elev}", (int(12 * unit), y), 1.0 * unit, (255, 255, 255))
+        if status.look_down_deg is not None:  # low_views: say how far the camera looks down
+            elev = f" (elevation {status.elevation_deg:.0f} deg, looking down {status.look_down_deg:.0f})"
+        _text(img, f"side {status.view or status.side}{elev}", (int(12 * unit), y), 1.0 * unit, (255, 255, 255))
     else:
         _text(img, "no side" if pose is not None else "no mat", (int(12 * unit), y), 1.0 * unit, (80, 80, 255))
     y += int(38 * unit)
     if status.next_side is not None:
         nxt = "the top (look straight down)" if status.next_side == "top" else status.next_side
+        if nxt.endswith(" low"):
+            nxt = f"{nxt} (camera low, straight at {nxt.split()[0]})"
         _text(img, f"show {nxt} next", (int(12 * unit), y), 1.0 * unit, (0, 255, 255))
     else:
         _text(img, "all sides captured: scoring", (int(12 * unit), y), 1.0 * unit, (0, 255, 0))
@@ -401,8 +517,9 @@ def draw_overlay(frame: U8, status: FrameStatus, steady_frames: int = 5) -> U8:
     x0 = w - int(190 * unit)
     yy = int(36 * unit)
     _text(img, "sides", (x0, yy), 0.8 * unit, (255, 255, 255))
-    for side in SIDE_ORDER:
-        yy += int(32 * unit)
+    step = int(32 * unit) if len(status.needed) <= len(SIDE_ORDER) else int(26 * unit)
+    for side in status.needed:
+        yy += step
         how = status.covered.get(side)
         mark, col = ("[x]", (0, 255, 0)) if how == "direct" else ("[~]", (0, 200, 120)) if how else ("[ ]", (0, 0, 255))
         label = f"{mark} {side}" + (" (oblique)" if how == "oblique" else "")

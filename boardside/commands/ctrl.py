@@ -536,7 +536,12 @@ def watch_cmd(
     mat: Path | None = typer.Option(None, "--mat", help="Mat specification (mat.json from 'mat print'); "
                                     "default: the A3 CTRL mat with 22 mm blocks."),
     out_dir: Path | None = typer.Option(None, "--out", help="Save each captured picture here (px.png, mx.png, "
-                                        "py.png, my.png, top.png) to re-score later with score-images."),
+                                        "py.png, my.png, top.png; with --low-views also px_low.png ...) to "
+                                        "re-score later with score-images."),
+    low_views: bool = typer.Option(False, "--low-views", help="Also capture each side again from low down "
+                                   "(camera looking down 8-22 degrees, straight at the side, the mat's near "
+                                   "edge in view): nine pictures, read together; measured to halve the "
+                                   "wrong sides of a free reading."),
     no_window: bool = typer.Option(False, "--no-window", help="Do not show the live picture (the default "
                                    "when there is no display)."),
     previous: Path | None = typer.Option(None, "--previous", help="The last known state (colours in play, starts)."),
@@ -559,7 +564,7 @@ def watch_cmd(
     spec = MatSpec.from_json(read_json(mat, "mat file")) if mat else MatSpec()
     cam = CameraCalibration.load(calibration) if calibration else None
     prev = load_state(previous) if previous else None
-    pics = capture_sides(camera_index, video, spec, cam, out_dir, no_window)
+    pics = capture_sides(camera_index, video, spec, cam, out_dir, no_window, low_views)
     with err.status(f"reading {len(pics)} picture(s) ..."):
         res = score_images(pics, spec, cam, prev)
     report_scene(res, pics, annotate, json_out, prev)
@@ -568,7 +573,7 @@ def watch_cmd(
 
 
 def capture_sides(camera_index: int | None, video: Path | None, spec: Any, cam: Any, out_dir: Path | None,
-                  no_window: bool) -> list[tuple[str, Any]]:
+                  no_window: bool, low_views: bool = False) -> list[tuple[str, Any]]:
     """Watch a camera or a video until every side of the mat was captured (``ctrl watch``, ``ctrl follow
     turn --camera``); returns the pictures captured, named by the files saved in ``out_dir`` if any."""
     import cv2
@@ -588,8 +593,10 @@ def capture_sides(camera_index: int | None, video: Path | None, spec: Any, cam: 
         source = open_camera(camera_index)
         fps, total = float(source.get(cv2.CAP_PROP_FPS) or 0.0), 0
         name, live = f"camera {camera_index}", True
-    watcher = Watcher(spec, cam, config_for(fps))
-    err.print(f"watching {name}: show the top, then turn the mat to show +x, +y, -x, -y"
+    watcher = Watcher(spec, cam, config_for(fps, low_views))
+    sides = ("+x, +y, -x, -y" if not low_views else
+             "+x, +y, -x, -y, each also from low down (+x low ...: the camera low, straight at the side)")
+    err.print(f"watching {name}: show the top, then turn the mat to show {sides}"
               + ("" if show else " (no window)"))
     try:
         result = run(source, watcher, err, live=live, out_dir=out_dir, show=show, fps=fps, total_frames=total)

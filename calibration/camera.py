@@ -31,6 +31,7 @@ import numpy as np
 import numpy.typing as npt
 
 from calibration.errors import (
+    CalibrationError,
     CalibrationFileError,
     ImageSizeMismatchError,
     NoBoardFoundError,
@@ -349,9 +350,15 @@ def _calibrate_once(
     k_init = np.eye(3) if k0 is None else k0.copy()
     d_init = np.zeros(5)
     crit = (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 100, 1e-9)
-    rms, k, dist, _r, _t, std_i, _std_e, per_view = cv2.calibrateCameraExtended(
-        obj, img, size, k_init, d_init, flags=flags, criteria=crit
-    )
+    try:
+        rms, k, dist, _r, _t, std_i, _std_e, per_view = cv2.calibrateCameraExtended(
+            obj, img, size, k_init, d_init, flags=flags, criteria=crit
+        )
+    except cv2.error as exc:  # e.g. a view whose points lie on one line: no homography to start from
+        raise CalibrationError(
+            f"the calibration could not be solved from these {len(dets)} views ({str(exc).strip().splitlines()[-1]}); "
+            "use views that each show the target's points spread over an area, not along one line"
+        ) from None
     return (
         float(rms),
         np.asarray(k, np.float64),

@@ -480,6 +480,19 @@ def track_pose(grey: U8, previous: MatPose, max_rms_px: float = 1.0) -> MatPose 
     return pose
 
 
+def _spans_the_plane(view: MatView, min_corners: int = 8, min_spread_mm: float = 5.0) -> bool:
+    """A view fit for calibration: at least ``min_corners`` of the mat's corners, not all on one line (a
+    low view can show only the near edge's row of corners: no homography, and OpenCV's initialisation
+    fails on it).  The spread: the corners' standard deviation across their main direction on the mat, in mm
+    (two rows of corners 25 mm apart give 12.5)."""
+    if len(view.corner_ids) < min_corners:
+        return False
+    xy = np.asarray(view.as_detection().object_points, np.float64).reshape(-1, 3)[:, :2]
+    centred = xy - xy.mean(axis=0)
+    spread = float(np.linalg.svd(centred, compute_uv=False)[-1]) / math.sqrt(len(xy))
+    return spread >= min_spread_mm
+
+
 def self_calibrate(
     views: Sequence[Any], spec: MatSpec, *, names: Sequence[str] | None = None
 ) -> CameraCalibration:
@@ -494,8 +507,8 @@ def self_calibrate(
     """
     mviews: list[MatView] = [v if isinstance(v, MatView) else detect_mat(v, spec) for v in views]
     labels = list(names) if names is not None else [f"view{i}" for i in range(len(mviews))]
-    usable = [(n, v) for n, v in zip(labels, mviews, strict=True) if len(v.corner_ids) >= 8]
-    missing = tuple(n for n, v in zip(labels, mviews, strict=True) if len(v.corner_ids) < 8)
+    usable = [(n, v) for n, v in zip(labels, mviews, strict=True) if _spans_the_plane(v)]
+    missing = tuple(n for n, v in zip(labels, mviews, strict=True) if not _spans_the_plane(v))
     if not usable:
         raise NoBoardFoundError(
             "self-calibration needs views showing at least 8 of the mat's corners; none did"

@@ -23,7 +23,13 @@ def test_an_unknown_view_is_named() -> None:
         parse_views("px,side")
 
 
-def test_a_scene_without_low_pictures_reads_its_five() -> None:
+def test_the_views_read_are_those_asked_for_and_present(tmp_path: Path) -> None:
     scene = load_scene(FIXTURES / "scene_000", views=parse_views("all"))
-    assert [name.split("/")[1] for name, _ in scene.pics] == [f"{v}.jpg" for v in VIEWS]
+    assert [name.split("/")[1] for name, _ in scene.pics] == [f"{v}.jpg" for v in VIEWS + LOW_VIEWS]
+    assert len(load_scene(FIXTURES / "scene_000").pics) == 5  # the default: the five a player takes
     assert len(load_scene(FIXTURES / "scene_000", views=("px", "top")).pics) == 2
+    # a scene without low pictures reads its five
+    for f in (FIXTURES / "scene_000").glob("*"):
+        if "_low" not in f.name:
+            (tmp_path / f.name).write_bytes(f.read_bytes())
+    assert len(load_scene(tmp_path, views=parse_views("all")).pics) == 5

@@ -3,8 +3,8 @@
 What is simulated: the videos are SIMULATED hand-held videos (``vision.simulated_video``: each still
 held 1 s with affine shake, joined by sliding, blurred transitions) built from RENDERED pictures of
 one fixture scene: the five usual views of ``fixtures/ctrl/scene_003`` and its four low views
-``fixtures/ctrl_low/scene_003/{px,py,mx,my}_low.jpg`` (the same scene rendered with
-``boardside fixtures render ctrl --low-views --scenes 3``: camera looking down 12-20 degrees, straight
+``fixtures/ctrl/scene_003/{px,py,mx,my}_low.jpg`` (the same scene rendered with
+``boardside fixtures render ctrl --low-views``: camera looking down 12-20 degrees, straight
 at the side).  The low pictures are real renders of the 3D blocks, not warps of the mat plane; only the
 hand-held movement between them is simulated.  The band test uses exact look-at poses (no picture)."""
 
@@ -34,8 +34,7 @@ from vision.watch import (
 )
 
 ROOT = Path(__file__).resolve().parent.parent / "fixtures"
-SCENE = ROOT / "ctrl" / "scene_003"
-LOW = ROOT / "ctrl_low" / "scene_003"
+SCENE = LOW = ROOT / "ctrl" / "scene_003"
 #: a player walking round the mat: each side from the usual height, then again from low down
 WALK = ("top", "px", "px_low", "py", "py_low", "mx", "mx_low", "my", "my_low")
 

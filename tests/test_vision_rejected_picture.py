@@ -56,3 +56,20 @@ def test_every_picture_rejected_is_one_error_naming_each() -> None:
     with pytest.raises(ImageRejectedError, match="every picture was rejected") as info:
         score_images(pics, scene.spec, scene.camera)
     assert all(repr(n) in str(info.value) for n, _ in pics)
+
+
+def test_self_calibration_leaves_out_a_low_view_whose_corners_lie_on_one_line() -> None:
+    """Fixture scene_003's low view from -y shows one row of the mat's corners (10 on a line): OpenCV's
+    calibration cannot start from it (before: an OpenCV assertion and a traceback from `score-images`
+    on the nine pictures without --calibration).  It is listed as unusable for calibration; the pose of
+    every picture is still found."""
+    from calibration.pose import self_calibrate
+    from vision.locate import self_calibrate_views
+
+    scene = load_scene(FIXTURES / "scene_003", views=("px", "mx", "py", "my", "top", "px_low", "mx_low", "py_low",
+                                                      "my_low"))
+    cam = self_calibrate([img for _, img in scene.pics], scene.spec, names=[n for n, _ in scene.pics])
+    assert "scene_003/my_low.jpg" in cam.views_without_board
+    cam2 = self_calibrate_views(scene.pics, scene.spec)
+    res = score_images(scene.pics, scene.spec, cam2)
+    assert len(res.views) == 9

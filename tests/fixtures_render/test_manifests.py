@@ -35,15 +35,20 @@ def test_check_root_finds_no_problem() -> None:
 @needs_fixtures
 def test_ctrl_set_spans_stages_players_and_five_views() -> None:
     _d, m = MANIFESTS["ctrl"]
-    scenes = [s for s in m["scenes"] if len(s["views"]) == 5]
-    assert len(scenes) >= 40, f"only {len(scenes)} complete CTRL scenes"
+    scenes = [s for s in m["scenes"] if len(s["views"]) == 9]
+    assert len(scenes) >= 40, f"only {len(scenes)} complete CTRL scenes (five views and four low ones)"
     assert {s["stage"] for s in scenes} == {"setup", "mid", "finished"}
     assert {s["players"] for s in scenes} == {2, 3, 4}
     for s in scenes:
-        assert sorted(v["side"] for v in s["views"]) == sorted(["+x", "-x", "+y", "-y", "top"])
-        for v in s["views"]:
+        five = [v for v in s["views"] if not v.get("low")]
+        low = [v for v in s["views"] if v.get("low")]
+        assert sorted(v["side"] for v in five) == sorted(["+x", "-x", "+y", "-y", "top"])
+        assert sorted(v["side"] for v in low) == sorted(["+x", "-x", "+y", "-y"])
+        for v in five:
             if v["side"] != "top":
                 assert 25 - 1e-6 <= v["pose"]["elevation_deg"] <= 75 + 1e-6
+        for v in low:
+            assert 12 - 1e-6 <= v["pose"]["elevation_deg"] <= 20 + 1e-6
     kelvins = [s["lighting"]["kelvin"] for s in scenes]
     assert min(kelvins) < 3000 and max(kelvins) > 6000
     assert any(s["lighting"]["dim"] for s in scenes)

@@ -35,7 +35,10 @@ def test_a_blurred_extra_picture_is_left_out_with_a_warning() -> None:
     assert [v.name for v in res.views] == [n for n, _ in scene.pics]
 
 
-def test_a_side_shown_only_by_a_rejected_picture_makes_the_reading_untrusted() -> None:
+def test_a_side_shown_only_by_a_rejected_picture_is_named_missing() -> None:
+    """As when that picture was never given (a missing side is named, not an error by itself): with nine
+    pictures of fixture scene_016, whose -x picture is steep enough to count as the top and whose low -x
+    picture shows too little of the mat, an error here cost a trusted right reading one turn back."""
     scene = load_scene(FIXTURES / "scene_003")
     full = score_images(scene.pics, scene.spec, scene.camera)
     i = next(k for k, v in enumerate(full.views) if v.side not in ("top",)
@@ -46,8 +49,8 @@ def test_a_side_shown_only_by_a_rejected_picture_makes_the_reading_untrusted() -
     pics[i] = (pics[i][0], dark)
     res = score_images(pics, scene.spec, scene.camera)
     (p,) = [p for p in res.problems if p.code == "picture-rejected"]
-    assert p.severity == "error" and "too dark" in p.message and side in p.message
-    assert side in res.missing_sides and not res.trusted
+    assert p.severity == "warning" and "too dark" in p.message and side in p.message
+    assert side in res.missing_sides and side not in full.missing_sides
 
 
 def test_every_picture_rejected_is_one_error_naming_each() -> None:

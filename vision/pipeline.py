@@ -222,7 +222,7 @@ def score_images(
                        for _, img in images]
     # a picture too dark, over-exposed, blurred or without the mat is rejected with its reason; among
     # several, the reading goes on without it and says so (issue 5 item 3: a rejected picture never stops
-    # the others being read, and a side it alone showed is named missing)
+    # the others being read, and a side it alone showed is named missing, as when it was never given)
     rejected: list[tuple[str, str]] = []
     kept = []
     for i, ((name, _), grey) in enumerate(zip(images, greys, strict=True)):
@@ -684,7 +684,7 @@ def score_images(
             "picture-rejected", f"{reason}; read without it" + (
                 f", and no picture read shows side(s) {', '.join(missing)}: take it again" if missing
                 else " (the other pictures show every side): take it again for a surer reading"),
-            name, "", "error" if missing else "warning"))
+            name, "", "warning"))  # as when that picture was never given: a side no picture shows is named
     t_end = time.perf_counter()
     timings = {"locate_s": t_locate - t0, "classify_s": t_classify - t_locate, "reconstruct_s": t_recon - t_classify,
                "validate_s": t_end - t_recon, "total_s": t_end - t0}

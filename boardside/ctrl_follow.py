@@ -209,8 +209,8 @@ def read_setup(pics: Sequence[tuple[str, Any]], spec: Any, camera: Any) -> tuple
     from vision.pipeline import confirm_setup_flags, cube_on_footprint, score_images
 
     res = score_images(list(pics), spec, camera)
-    state, flag_notes = confirm_setup_flags(res.state, list(pics), res.cameras)
-    problems = check_setup(state) + cube_on_footprint(list(pics), res.poses, res.labels, spec.block_mm) + flag_notes
+    state, flag_notes = confirm_setup_flags(res.state, res.pictures, res.cameras)
+    problems = check_setup(state) + cube_on_footprint(res.pictures, res.poses, res.labels, spec.block_mm) + flag_notes
     # score_images already confirms a set-up position's flags by their poles: its notes are kept,
     # once each (the check above repeats them for a position read otherwise)
     problems += [p for p in res.problems if p.code == "unobserved"

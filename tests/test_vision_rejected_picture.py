@@ -76,3 +76,22 @@ def test_self_calibration_leaves_out_a_low_view_whose_corners_lie_on_one_line() 
     cam2 = self_calibrate_views(scene.pics, scene.spec)
     res = score_images(scene.pics, scene.spec, cam2)
     assert len(res.views) == 9
+
+
+def test_a_rejected_picture_is_left_out_of_what_is_read_again(tmp_path: Path) -> None:
+    """The result carries the pictures it read (``SceneResult.pictures``): the annotated pictures and the
+    flags read again (``ctrl follow``) use those, not the pictures given (before: "6 pictures but 5
+    cameras" from the flag re-check of a followed game with a rejected picture)."""
+    from boardside.cli import main
+    from vision.flag_recheck import recheck_flags
+
+    scene = load_scene(FIXTURES / "scene_003")
+    dark = ("dark.jpg", np.full_like(scene.pics[0][1], 6))
+    res = score_images([*scene.pics, dark], scene.spec, scene.camera, scene.truth)
+    assert [n for n, _ in res.pictures] == [n for n, _ in scene.pics] and len(res.cameras) == 5
+    recheck_flags(res, [*scene.pics, dark], sorted(scene.truth.flags))  # no mismatch of pictures and cameras
+    for name, img in [*scene.pics, dark]:
+        cv2.imwrite(str(tmp_path / Path(name).name), img)
+    out = tmp_path / "shown"
+    main(["ctrl", "score-images", *sorted(str(p) for p in tmp_path.glob("*.jpg")), "--annotate", str(out)])
+    assert len(list(out.glob("*_annotated.jpg"))) == 5

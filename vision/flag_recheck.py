@@ -85,6 +85,8 @@ def recheck_flags(res: object, images: Sequence[tuple[str, U8]], colors: Sequenc
         return {c: FlagRecheck(c, "unsure", state.flags[c], None, "the pictures could not be read again", "unread")
                 for c in todo}
     cams = list(res.cameras)
+    if res.pictures:  # the pictures actually read (a rejected one is left out of res, so of the cameras too)
+        images = res.pictures
     for color in todo:
         recorded = state.flags[color]
         weak: set[str] = set()

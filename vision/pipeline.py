@@ -178,6 +178,9 @@ class SceneResult:
     turns: list[str] = field(default_factory=list)  # with a previous state: the legal turns the pictures show
     uncertain_sides: dict[str, int] = field(default_factory=dict)  # side -> hidden cells that could change it
     uncertain_flags: list[str] = field(default_factory=list)  # colours whose flag may stand elsewhere, changing a side
+    #: the pictures read, in order, one per entry of ``views``/``poses``/``cameras``/``labels`` (a rejected
+    #: picture is left out: see the ``picture-rejected`` problem); use these, not the pictures given
+    pictures: list[tuple[str, U8]] = field(default_factory=list)
 
     @property
     def trusted(self) -> bool:
@@ -690,7 +693,8 @@ def score_images(
                "validate_s": t_end - t_recon, "total_s": t_end - t0}
     timings.update({f"reconstruct.{k}": v for k, v in recon.timings.items()})
     return SceneResult(state, recon, reports, poses, [e.camera for e in evidence], labels, problems, missing,
-                       unobserved, timings, turns, uncertain, sorted({c for cols in flag_sides.values() for c in cols}))
+                       unobserved, timings, turns, uncertain, sorted({c for cols in flag_sides.values() for c in cols}),
+                       list(images))
 
 
 def _tally(sides: dict[str, int], names: Iterable[str]) -> None:

@@ -442,7 +442,7 @@ def report_scene(res: SceneResult, pics: list[tuple[str, Any]], annotate: Path |
         annotate.mkdir(parents=True, exist_ok=True)
         faces = state.face_views()
         sides = doc["sides"]
-        for (name, img), vc, rep in zip(pics, res.cameras, res.views, strict=True):
+        for (name, img), vc, rep in zip(res.pictures, res.cameras, res.views, strict=True):
             # the cells the reading reports (and the JSON lists), not the raw reconstruction's: that one
             # also holds hidden cells far from every block, which cannot hold one
             pic = annotate_view(img, vc, state.blocks, faces, rep.side, [c for c, _ in res.unobserved],

@@ -35,22 +35,20 @@ def test_a_blurred_extra_picture_is_left_out_with_a_warning() -> None:
     assert [v.name for v in res.views] == [n for n, _ in scene.pics]
 
 
-def test_a_side_shown_only_by_a_rejected_picture_is_named_missing() -> None:
-    """As when that picture was never given (a missing side is named, not an error by itself): with nine
-    pictures of fixture scene_016, whose -x picture is steep enough to count as the top and whose low -x
-    picture shows too little of the mat, an error here cost a trusted right reading one turn back."""
+def test_a_picture_whose_side_no_other_picture_shows_is_still_rejected() -> None:
+    """Left out only when the other pictures still show every side: a side no picture shows would leave its
+    blocks and flags unchecked (a followed development game, game_f2 scene_005 with its -y picture blurred,
+    was recorded with a wrong flag when the reading went on without it), so the reading stops and names
+    the picture and the side, as before (exit 2 from the CLI)."""
     scene = load_scene(FIXTURES / "scene_003")
     full = score_images(scene.pics, scene.spec, scene.camera)
-    i = next(k for k, v in enumerate(full.views) if v.side not in ("top",)
+    i = next(k for k, v in enumerate(full.views) if v.side != "top"
              and sum(1 for w in full.views if w.side == v.side) == 1)
     side = full.views[i].side
     pics = list(scene.pics)
-    dark = np.full_like(pics[i][1], 6)
-    pics[i] = (pics[i][0], dark)
-    res = score_images(pics, scene.spec, scene.camera)
-    (p,) = [p for p in res.problems if p.code == "picture-rejected"]
-    assert p.severity == "warning" and "too dark" in p.message and side in p.message
-    assert side in res.missing_sides and side not in full.missing_sides
+    pics[i] = (pics[i][0], np.full_like(pics[i][1], 6))
+    with pytest.raises(ImageRejectedError, match=rf"too dark.*no picture shows side\(s\) \{side}"):
+        score_images(pics, scene.spec, scene.camera)
 
 
 def test_every_picture_rejected_is_one_error_naming_each() -> None:

@@ -257,6 +257,15 @@ def score_images(
     if not kept:
         raise ImageRejectedError("every picture was rejected: " + "; ".join(reason for _, reason in rejected))
     images, greys = [images[i] for i in kept], [greys[i] for i in kept]
+    if rejected:
+        # left out only when the pictures kept still show every side: a side no picture shows would leave
+        # its blocks and flags unchecked (a followed game recorded a wrong flag so), so then the picture
+        # is rejected as before, to be taken again
+        shown = {p.facing_side() for p in poses} | (
+            {"top"} if any(p.angles_deg()["elevation"] >= 40 for p in poses) else set())
+        unseen = [s for s in SIDES if s not in shown]
+        if unseen:
+            raise ImageRejectedError(f"{rejected[0][1]} (without it no picture shows side(s) {', '.join(unseen)})")
     t_locate = time.perf_counter()
     # white balance per view from its patches (gains only: an offset fitted from a black patch with
     # glare on it turns every shadowed face black); a view whose patches are all hidden borrows the others'
@@ -682,12 +691,9 @@ def score_images(
             "was misread"), 'CTRL rulebook, "Setup" 3')
     seen_sides = {r.side for r in reports} | ({"top"} if any(r.elevation_deg >= 40 for r in reports) else set())
     missing = [s for s in SIDES if s not in seen_sides]
-    for name, reason in rejected:
-        problems.append(Problem(
-            "picture-rejected", f"{reason}; read without it" + (
-                f", and no picture read shows side(s) {', '.join(missing)}: take it again" if missing
-                else " (the other pictures show every side): take it again for a surer reading"),
-            name, "", "warning"))  # as when that picture was never given: a side no picture shows is named
+    for name, reason in rejected:  # (the pictures read show every side: see above)
+        problems.append(Problem("picture-rejected", f"{reason}; read without it (the other pictures show every "
+                                "side): take it again for a surer reading", name, "", "warning"))
     t_end = time.perf_counter()
     timings = {"locate_s": t_locate - t0, "classify_s": t_classify - t_locate, "reconstruct_s": t_recon - t_classify,
                "validate_s": t_end - t_recon, "total_s": t_end - t0}

@@ -216,10 +216,12 @@ class MatPose:
 
     def facing_side(self) -> str:
         """The side of the battlefield the camera looks from (``+x``, ``-x``, ``+y``, ``-y`` or ``top``)."""
-        a = self.angles_deg()
-        if a["elevation"] > 70:
-            return "top"
-        az = a["azimuth"]
+        return "top" if self.angles_deg()["elevation"] > 70 else self.azimuth_side()
+
+    def azimuth_side(self) -> str:
+        """The side (``+x``, ``-x``, ``+y``, ``-y``) whose direction is nearest the camera's, whatever its
+        elevation."""
+        az = self.angles_deg()["azimuth"]
         return "+x" if -45 <= az < 45 else "+y" if 45 <= az < 135 else "-y" if -135 <= az < -45 else "-x"
 
     def quality_json(self) -> dict[str, Any]:

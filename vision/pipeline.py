@@ -187,6 +187,12 @@ class SceneResult:
         return not [p for p in self.problems if p.severity == "error"]
 
 
+#: A picture shows the side it faces up to this elevation (pose elevation from the mat centre; "facing" a
+#: side counts it as the top above 70 degrees, yet such a picture still shows its side's faces steeply):
+#: used to decide whether a rejected picture can be left out (the others still show every side).
+SIDE_SHOWN_MAX_ELEVATION_DEG = 80.0
+
+
 def where_to_take(side: str) -> str:
     """Where a player holds the camera for another picture of ``side``: straight down for the top; for a
     side, straight at it from low down, with the mat's near edge still in the picture (the pose comes
@@ -258,11 +264,11 @@ def score_images(
         raise ImageRejectedError("every picture was rejected: " + "; ".join(reason for _, reason in rejected))
     images, greys = [images[i] for i in kept], [greys[i] for i in kept]
     if rejected:
-        # left out only when the pictures kept still show every side: a side no picture shows would leave
-        # its blocks and flags unchecked (a followed game recorded a wrong flag so), so then the picture
-        # is rejected as before, to be taken again
-        shown = {p.facing_side() for p in poses} | (
-            {"top"} if any(p.angles_deg()["elevation"] >= 40 for p in poses) else set())
+        # left out only when the pictures kept still show every side, if only steeply (a side picture up to
+        # SIDE_SHOWN_MAX_ELEVATION_DEG): a side no picture shows would leave its blocks and flags unchecked (a
+        # followed game recorded a wrong flag so), so then the picture is rejected as before, to be taken again
+        shown = {p.azimuth_side() for p in poses if p.angles_deg()["elevation"] <= SIDE_SHOWN_MAX_ELEVATION_DEG}
+        shown |= {"top"} if any(p.angles_deg()["elevation"] >= 40 for p in poses) else set()
         unseen = [s for s in SIDES if s not in shown]
         if unseen:
             raise ImageRejectedError(f"{rejected[0][1]} (without it no picture shows side(s) {', '.join(unseen)})")

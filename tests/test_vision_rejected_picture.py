@@ -93,3 +93,19 @@ def test_a_rejected_picture_is_left_out_of_what_is_read_again(tmp_path: Path) ->
     out = tmp_path / "shown"
     main(["ctrl", "score-images", *sorted(str(p) for p in tmp_path.glob("*.jpg")), "--annotate", str(out)])
     assert len(list(out.glob("*_annotated.jpg"))) == 5
+
+
+def test_a_side_no_picture_shows_makes_the_reading_untrusted() -> None:
+    """Four pictures given, one side pictured by none (not even steeply): its counts and any flag only it
+    would show are not read, so the reading is NOT TRUSTED and says which picture to add (session 11; with
+    history such a flag was not questioned).  The five pictures read trusted."""
+    from vision.pipeline import sides_pictured
+
+    scene = load_scene(FIXTURES / "scene_003")
+    full = score_images(scene.pics, scene.spec, scene.camera)
+    assert full.trusted and not [p for p in full.problems if p.code == "side-not-pictured"]
+    i, side = next((k, s) for k in range(len(scene.pics))
+                   for s in sides_pictured(full.poses) - sides_pictured(full.poses[:k] + full.poses[k + 1:]))
+    res = score_images(scene.pics[:i] + scene.pics[i + 1:], scene.spec, scene.camera)
+    (p,) = [p for p in res.problems if p.code == "side-not-pictured"]
+    assert p.severity == "error" and p.where == f"side {side}" and not res.trusted and side in res.uncertain_sides

@@ -193,6 +193,13 @@ class SceneResult:
 SIDE_SHOWN_MAX_ELEVATION_DEG = 80.0
 
 
+def sides_pictured(poses: Sequence[MatPose]) -> set[str]:
+    """The sides some picture shows, if only steeply: a picture shows the side it faces up to
+    :data:`SIDE_SHOWN_MAX_ELEVATION_DEG`, and the top from 40 degrees up (as ``missing_sides`` counts it)."""
+    shown = {p.azimuth_side() for p in poses if p.angles_deg()["elevation"] <= SIDE_SHOWN_MAX_ELEVATION_DEG}
+    return shown | ({"top"} if any(p.angles_deg()["elevation"] >= 40 for p in poses) else set())
+
+
 def where_to_take(side: str) -> str:
     """Where a player holds the camera for another picture of ``side``: straight down for the top; for a
     side, straight at it from low down, with the mat's near edge still in the picture (the pose comes
@@ -267,9 +274,7 @@ def score_images(
         # left out only when the pictures kept still show every side, if only steeply (a side picture up to
         # SIDE_SHOWN_MAX_ELEVATION_DEG): a side no picture shows would leave its blocks and flags unchecked (a
         # followed game recorded a wrong flag so), so then the picture is rejected as before, to be taken again
-        shown = {p.azimuth_side() for p in poses if p.angles_deg()["elevation"] <= SIDE_SHOWN_MAX_ELEVATION_DEG}
-        shown |= {"top"} if any(p.angles_deg()["elevation"] >= 40 for p in poses) else set()
-        unseen = [s for s in SIDES if s not in shown]
+        unseen = [s for s in SIDES if s not in sides_pictured(poses)]
         if unseen:
             raise ImageRejectedError(f"{rejected[0][1]} (without it no picture shows side(s) {', '.join(unseen)})")
     t_locate = time.perf_counter()
@@ -697,6 +702,14 @@ def score_images(
             "was misread"), 'CTRL rulebook, "Setup" 3')
     seen_sides = {r.side for r in reports} | ({"top"} if any(r.elevation_deg >= 40 for r in reports) else set())
     missing = [s for s in SIDES if s not in seen_sides]
+    # a side no picture shows at all: its counts are not read, and flags (and blocks) only it would show are
+    # neither read nor questioned -- with history a wrong flag could be recorded so -- so the reading is not
+    # trusted (session 11; five pictures of every fixture and held-out scene show every side)
+    for side in [s for s in SIDES if s not in sides_pictured(poses)]:
+        uncertain[side] = uncertain.get(side, 0) + 1
+        problems.append(Problem(
+            "side-not-pictured", f"no picture shows side {side}: its counts, and any flag or block only it would "
+            f"show, are not read; add a picture of side {side}", f"side {side}", "", "error"))
     for name, reason in rejected:  # (the pictures read show every side: see above)
         problems.append(Problem("picture-rejected", f"{reason}; read without it (the other pictures show every "
                                 "side): take it again for a surer reading", name, "", "warning"))

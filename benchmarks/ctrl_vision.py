@@ -33,12 +33,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np
 
-from benchmarks.ctrl_scenes import load_scene, parse_views
+from benchmarks.ctrl_scenes import VIEWS, load_scene, parse_views
 from engine.ctrl.record import turns_back_chain
 from vision.pipeline import score_images
 from vision.reconstruct import ReconstructConfig
-
-VIEWS = ("px", "mx", "py", "my", "top")
 
 
 def wholly_hidden(scene_dir: Path, blocks: Mapping[tuple[int, int, int], str],

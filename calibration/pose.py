@@ -509,8 +509,9 @@ def self_calibrate(
     """
     mviews: list[MatView] = [v if isinstance(v, MatView) else detect_mat(v, spec) for v in views]
     labels = list(names) if names is not None else [f"view{i}" for i in range(len(mviews))]
-    usable = [(n, v) for n, v in zip(labels, mviews, strict=True) if _spans_the_plane(v)]
-    missing = tuple(n for n, v in zip(labels, mviews, strict=True) if not _spans_the_plane(v))
+    fit = [_spans_the_plane(v) for v in mviews]
+    usable = [(n, v) for n, v, ok in zip(labels, mviews, fit, strict=True) if ok]
+    missing = tuple(n for n, ok in zip(labels, fit, strict=True) if not ok)
     if not usable:
         raise NoBoardFoundError(
             "self-calibration needs views showing at least 8 of the mat's corners; none did"

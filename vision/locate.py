@@ -14,7 +14,7 @@ from calibration.boards import game_of_marker_id
 from calibration.camera import CameraCalibration
 from calibration.errors import CalibrationError, NoBoardFoundError
 from calibration.mat import MatSpec
-from calibration.pose import MatPose, detect_mat, estimate_pose, self_calibrate
+from calibration.pose import MatPose, MatView, detect_mat, estimate_pose, self_calibrate
 from engine.errors import BoardsideInputError
 
 U8 = npt.NDArray[np.uint8]
@@ -172,19 +172,23 @@ def self_calibrate_views(images: Sequence[tuple[str, U8]], spec: MatSpec,
     """Estimate the camera from all pictures of the mat together (same camera, no calibration file).
     With ``rejected``, a picture without the mat is listed there (name, reason) and left out, as long as
     another picture remains; otherwise it raises :class:`ImageRejectedError`."""
-    views = [detect_mat(img, spec) for _, img in images]
-    names = [n for n, _ in images]
-    for (name, img), v in zip(images, views, strict=True):
-        if len(v.corner_ids) == 0 and len(v.marker_ids) == 0:
+    usable: list[tuple[str, MatView]] = []
+    for name, img in images:
+        view = detect_mat(img, spec)
+        if len(view.corner_ids) == 0 and len(view.marker_ids) == 0:
             board = _not_the_mat(name, img)
             if board is not None:
                 raise board
             reason = f"{name!r}: the mat is not in the picture (no printed corner or marker found)"
-            if rejected is None or len(names) == 1:
+            if rejected is None or len(images) == 1:
                 raise ImageRejectedError(reason)
             rejected.append((name, reason))
-            names.remove(name)
-    views = [v for n, v in zip([n for n, _ in images], views, strict=True) if n in names]
+        else:
+            usable.append((name, view))
+    if not usable:  # every picture without the mat: the last one's reason
+        raise ImageRejectedError(rejected.pop()[1] if rejected else "no picture shows the mat")
+    names = [n for n, _ in usable]
+    views = [v for _, v in usable]
     try:
         return self_calibrate(views, spec, names=names)
     except CalibrationError as exc:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, TypeVar
 
 import cv2
 import numpy as np
@@ -200,6 +200,29 @@ def sides_pictured(poses: Sequence[MatPose]) -> set[str]:
     return shown | ({"top"} if any(p.angles_deg()["elevation"] >= 40 for p in poses) else set())
 
 
+_T = TypeVar("_T")
+
+
+def _usable(images: Sequence[tuple[str, U8]], greys: Sequence[U8], rejected: list[tuple[str, str]],
+            step: Callable[[U8, str], _T]) -> tuple[list[tuple[str, U8]], list[U8], list[_T]]:
+    """The pictures ``step(grey, name)`` accepts, their grey pictures and what it returned; a picture it
+    rejects (:class:`ImageRejectedError`) is listed in ``rejected`` (name, reason) and left out -- unless it
+    is the only picture given, then the error is raised; when none is left, one error names every reason."""
+    kept: list[int] = []
+    out: list[_T] = []
+    for i, ((name, _), grey) in enumerate(zip(images, greys, strict=True)):
+        try:
+            out.append(step(grey, name))
+            kept.append(i)
+        except ImageRejectedError as exc:
+            if len(images) == 1 and not rejected:
+                raise
+            rejected.append((name, str(exc)))
+    if not kept:
+        raise ImageRejectedError("every picture was rejected: " + "; ".join(reason for _, reason in rejected))
+    return [images[i] for i in kept], [greys[i] for i in kept], out
+
+
 def where_to_take(side: str) -> str:
     """Where a player holds the camera for another picture of ``side``: straight down for the top; for a
     side, straight at it from low down, with the mat's near edge still in the picture (the pose comes
@@ -240,41 +263,19 @@ def score_images(
     # several, the reading goes on without it and says so (issue 5 item 3: a rejected picture never stops
     # the others being read, and a side it alone showed is named missing, as when it was never given)
     rejected: list[tuple[str, str]] = []
-    kept = []
-    for i, ((name, _), grey) in enumerate(zip(images, greys, strict=True)):
-        try:
-            check_image(grey, name)
-            kept.append(i)
-        except ImageRejectedError as exc:
-            if len(images) == 1:
-                raise
-            rejected.append((name, str(exc)))
-    if not kept:
-        raise ImageRejectedError("every picture was rejected: " + "; ".join(reason for _, reason in rejected))
-    images, greys = [images[i] for i in kept], [greys[i] for i in kept]
+    images, greys, _ = _usable(images, greys, rejected, check_image)
     if camera is None:
         camera = self_calibrate_views(images, spec, rejected)
         gone = {name for name, _ in rejected}
-        greys = [g for (name, _), g in zip(images, greys, strict=True) if name not in gone]
-        images = [im for im in images if im[0] not in gone]
-    poses = []
-    kept = []
-    for i, ((name, _), grey) in enumerate(zip(images, greys, strict=True)):
-        try:
-            poses.append(locate(grey, name, spec, camera))
-            kept.append(i)
-        except ImageRejectedError as exc:
-            if len(images) == 1 and not rejected:
-                raise
-            rejected.append((name, str(exc)))
-    if not kept:
-        raise ImageRejectedError("every picture was rejected: " + "; ".join(reason for _, reason in rejected))
-    images, greys = [images[i] for i in kept], [greys[i] for i in kept]
+        keep = [i for i, (name, _) in enumerate(images) if name not in gone]
+        images, greys = [images[i] for i in keep], [greys[i] for i in keep]
+    images, greys, poses = _usable(images, greys, rejected, lambda grey, name: locate(grey, name, spec, camera))
+    pictured = sides_pictured(poses)
     if rejected:
         # left out only when the pictures kept still show every side, if only steeply (a side picture up to
         # SIDE_SHOWN_MAX_ELEVATION_DEG): a side no picture shows would leave its blocks and flags unchecked (a
         # followed game recorded a wrong flag so), so then the picture is rejected as before, to be taken again
-        unseen = [s for s in SIDES if s not in sides_pictured(poses)]
+        unseen = [s for s in SIDES if s not in pictured]
         if unseen:
             raise ImageRejectedError(f"{rejected[0][1]} (without it no picture shows side(s) {', '.join(unseen)})")
     t_locate = time.perf_counter()
@@ -705,7 +706,7 @@ def score_images(
     # a side no picture shows at all: its counts are not read, and flags (and blocks) only it would show are
     # neither read nor questioned -- with history a wrong flag could be recorded so -- so the reading is not
     # trusted (session 11; five pictures of every fixture and held-out scene show every side)
-    for side in [s for s in SIDES if s not in sides_pictured(poses)]:
+    for side in [s for s in SIDES if s not in pictured]:
         uncertain[side] = uncertain.get(side, 0) + 1
         problems.append(Problem(
             "side-not-pictured", f"no picture shows side {side}: its counts, and any flag or block only it would "

@@ -18,7 +18,7 @@ change is reported uncertain.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -69,16 +69,20 @@ def sides_changed_without(state: State, cells: Sequence[Cell], scores: Mapping[s
     return tuple(s for s in scores if scores[s] != other.get(s))
 
 
+def _placed(state: State, turns: Sequence[Turn]) -> Iterator[tuple[Turn, list[Cell]]]:
+    """Each of ``turns`` that placed blocks, with the cells of its blocks standing in ``state``."""
+    for turn in turns:
+        if turn.placement is not None:
+            yield turn, [c for c in turn.placement.cells if c in state.blocks]
+
+
 def doubtful_turns(state: State, turns: Sequence[Turn], scorer: RayScorer,
                    min_support: int = MIN_BLOCK_SUPPORT) -> list[DoubtfulTurn]:
     """The chosen ``turns`` (leading to ``state``) with a block the pictures contradict (see the module
     docstring), each with the sides its blocks change."""
     out: list[DoubtfulTurn] = []
     scores = state.side_scores()
-    for turn in turns:
-        if turn.placement is None:
-            continue
-        cells = [c for c in turn.placement.cells if c in state.blocks]
+    for turn, cells in _placed(state, turns):
         support = block_support(state.blocks, cells, scorer)
         if not support:
             continue
@@ -152,10 +156,7 @@ def faint_turns(state: State, previous: State, turns: Sequence[Turn], scorer: Ra
     max_chroma = FAINT_TURN_MAX_CHROMA if max_chroma is None else max_chroma
     out: list[FaintTurn] = []
     scores = state.side_scores()
-    for turn in turns:
-        if turn.placement is None:
-            continue
-        cells = [c for c in turn.placement.cells if c in state.blocks]
+    for turn, cells in _placed(state, turns):
         if not cells or state.blocks[cells[0]] not in colors:
             continue
         color = state.blocks[cells[0]]

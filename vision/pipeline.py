@@ -195,7 +195,8 @@ SIDE_SHOWN_MAX_ELEVATION_DEG = 80.0
 
 def sides_pictured(poses: Sequence[MatPose]) -> set[str]:
     """The sides some picture shows, if only steeply: a picture shows the side it faces up to
-    :data:`SIDE_SHOWN_MAX_ELEVATION_DEG`, and the top from 40 degrees up (as ``missing_sides`` counts it)."""
+    :data:`SIDE_SHOWN_MAX_ELEVATION_DEG`, and the top from 40 degrees up.  The one notion of a side being
+    shown: ``SceneResult.missing_sides`` and the ``side-not-pictured`` errors both come from it."""
     shown = {p.azimuth_side() for p in poses if p.angles_deg()["elevation"] <= SIDE_SHOWN_MAX_ELEVATION_DEG}
     return shown | ({"top"} if any(p.angles_deg()["elevation"] >= 40 for p in poses) else set())
 
@@ -701,12 +702,14 @@ def score_images(
         _doubt_sides(uncertain, problems, start_doubts(state), lambda cells: (
             f"{len(cells)} start cell(s) not read as their colour's start block, which never moves, so the cell "
             "was misread"), 'CTRL rulebook, "Setup" 3')
-    seen_sides = {r.side for r in reports} | ({"top"} if any(r.elevation_deg >= 40 for r in reports) else set())
-    missing = [s for s in SIDES if s not in seen_sides]
+    # one notion of "a side is shown" (sides_pictured): the side list printed as missing and the
+    # side-not-pictured errors below always agree (before session 12 a side picture at 70-80 degrees counted
+    # for its side in one and only as the top in the other)
+    missing = [s for s in SIDES if s not in pictured]
     # a side no picture shows at all: its counts are not read, and flags (and blocks) only it would show are
     # neither read nor questioned -- with history a wrong flag could be recorded so -- so the reading is not
     # trusted (session 11; five pictures of every fixture and held-out scene show every side)
-    for side in [s for s in SIDES if s not in pictured]:
+    for side in missing:
         uncertain[side] = uncertain.get(side, 0) + 1
         problems.append(Problem(
             "side-not-pictured", f"no picture shows side {side}: its counts, and any flag or block only it would "

@@ -109,3 +109,5 @@ def test_a_side_no_picture_shows_makes_the_reading_untrusted() -> None:
     res = score_images(scene.pics[:i] + scene.pics[i + 1:], scene.spec, scene.camera)
     (p,) = [p for p in res.problems if p.code == "side-not-pictured"]
     assert p.severity == "error" and p.where == f"side {side}" and not res.trusted and side in res.uncertain_sides
+    # one notion of a side being shown: the sides listed as missing are exactly those errors' sides
+    assert res.missing_sides == [side] and not full.missing_sides

@@ -40,6 +40,7 @@ from vision.board_reconstruct import (
     reconstruct_board,
 )
 from vision.board_robot import TagReading, robot_from_tag
+from vision.board_setupcheck import check_unsure_readings
 from vision.locate import ImageRejectedError
 
 __all__ = ["BoardReading", "ImageReading", "read_board", "sites_for", "structure_groups"]
@@ -646,6 +647,8 @@ def read_board(
     for p in [*not_used, *lone_pads, *unread, *pictures_disagree(readings, merged, why)]:
         recon.problems.append(p)
         recon.problem_cells.append(cells_of_problem(p))
+    # the set-up check on unsure readings (session 12): after the reading is settled, so no reading changes
+    recon = check_unsure_readings(recon, opt.min_confidence, players_given=opt.players is not None)
     t2 = time.perf_counter()
     timings = {
         "locate_s": sum(r.timings["locate_s"] for r in readings),

@@ -427,6 +427,7 @@ def read_board(
     tms: list[dict[str, float]] = []
     added: set[tuple[int, int, int]] = set()
     found_by: dict[tuple[int, int, int], int] = {}  # Gridopolis: per pad found added, how many pictures found it
+    pad_votes: dict[tuple[int, int, int], float | None] = {}  # ... and its best vote score (None: the prior decided)
     absent: set[tuple[int, int, int]] | None = None
     gains: list[Any] = []
     tested: set[tuple[int, int, int]] = set()  # Gridopolis: the places pad detection looked at
@@ -451,6 +452,9 @@ def read_board(
             added |= set(found.pads) - set(gridopolis_pads(4))
             for pad in set(found.pads) - set(gridopolis_pads(4)):
                 found_by[pad] = found_by.get(pad, 0) + 1
+                # (the set-up check: how sure the pad finder was of each pad found added, the best picture's vote)
+                v, prev_vote = found.scores.get(pad), pad_votes.get(pad)
+                pad_votes[pad] = v if prev_vote is None else prev_vote if v is None else max(v, prev_vote)
             gains.append(found.gain)
             tested |= set(found.scores)
             # a standard pad counts as left out only when every picture sees it missing
@@ -648,7 +652,9 @@ def read_board(
         recon.problems.append(p)
         recon.problem_cells.append(cells_of_problem(p))
     # the set-up check on unsure readings (session 12): after the reading is settled, so no reading changes
-    recon = check_unsure_readings(recon, opt.min_confidence, players_given=opt.players is not None)
+    recon = check_unsure_readings(recon, opt.min_confidence, players_given=opt.players is not None,
+                                  pad_votes={k: pad_votes.get(k) for k in added if k not in by_piece},
+                                  pad_present=(pad_config or PadDetectConfig()).present)
     t2 = time.perf_counter()
     timings = {
         "locate_s": sum(r.timings["locate_s"] for r in readings),

@@ -35,15 +35,21 @@ Which errors, and which cells they rest on (rulebook sections, docs/rules/<game>
   who plays (``players-colours``, ``setup-royal``, ``royal-off-rail``, ``flag-unknown``, ``colour-not-playing``;
   sections 3 and 7) are checks naming those squares.
 
+* Gridopolis pads: more pads added in play than the players hold (``parts-added``, "Adding a pad": three
+  spares each) is a check when the pads found added with a low vote of the pad finder (its score's height
+  above the score that finds a pad, scaled to 1; same limit) and nothing read on them are at least as many as
+  the excess; a piece read where the players' grid-set has no pad (``node-off-grid``, ``marker-off-grid``,
+  "Node parts") is a check when the place is a pad of the four-player grid-set the pad finder did not find
+  missing (a pad added there in play is not told from that grid-set's own pad).
+
 A Gridopolis king read at the set-up (``setup-king``) rests on the crown cue, which has no confidence of its
-own: it stays an error.  Pads added in play (``parts-added``) come from the pad finder, whose scores are not
-part of the reading: it stays an error too.
+own: it stays an error.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from engine.core import Problem
@@ -58,6 +64,7 @@ CHECK_CODE = "check-cell"
 PRESENCE_FULL = 0.15
 
 _DECLINED = ("occluded", "unseen")
+Key3 = tuple[int, int, int]
 _PLACE_CODES = {
     "bandera": ("zone-a", "royal-off-rail", "setup-royal", "flag-twice", "royal-height"),
     "gridopolis": ("node-off-grid", "node-conflict", "marker-stack", "setup-marker", "marker-on-blocker"),
@@ -76,10 +83,11 @@ SECTIONS: dict[str, dict[str, str]] = {
         "flag-unknown": "section 3, Set-up", "colour-not-playing": "section 3, Set-up",
     },
     "gridopolis": {
-        "node-off-grid": "Node parts", "node-conflict": "Node parts", "marker-stack": "Node parts",
+        "node-off-grid": "Node parts; Adding a pad", "node-conflict": "Node parts", "marker-stack": "Node parts",
         "marker-on-blocker": "Blocker boxes", "setup-marker": "The Matrix layout (start rows)",
         "markers": "The Matrix layout (each player's parts: 3 markers)",
         "blockers": "Blocker boxes; The Matrix layout (2 blocker boxes each)",
+        "marker-off-grid": "Node parts; Adding a pad", "parts-added": "Adding a pad (3 spare pads each)",
     },
     "quirky": {"extra-token": "section 1, Preparar 5 (scenario tokens)",
                "token-on-obstacle": "section 2.5, Items on obstacles"},
@@ -122,6 +130,25 @@ def _why_unsure(game: str, c: CellReading, min_conf: float, claim: str = "place"
     return None
 
 
+def _unsure_pads(p: Problem, recon: BoardReconstruction, votes: Mapping[Key3, float | None], min_conf: float,
+                 present: float) -> list[str]:
+    """More pads added than the players hold (rulebook "Adding a pad"): unsure when the pads found with a low
+    vote, nothing read on them, are at least as many as the excess."""
+    m = re.match(r"(\d+) pads added in play were read, but \d+ players hold only (\d+)", p.message)
+    if not m:
+        return []
+    over = int(m.group(1)) - int(m.group(2))
+    occupied = {tuple(c.key) for c in recon.cells if c.kind not in ("empty", *_DECLINED)}
+    out = []
+    for k, v in sorted(votes.items()):
+        conf = None if v is None else max(0.0, min(1.0, (v - present) / (1.0 - present)))
+        if k not in occupied and (conf is None or conf < min_conf):
+            out.append(f"the pad found added at {_name(k)}, nothing read on it, " + (
+                "was not seen well enough to vote (taken by the prior)" if conf is None else
+                f"with a low vote (confidence {conf:.2f})"))
+    return out if over > 0 and len(out) >= over else []
+
+
 def _section(game: str, code: str) -> str:
     sec = SECTIONS.get(game, {}).get(code)
     return f"docs/rules/{game}.md, {sec}" if sec else ""
@@ -144,6 +171,15 @@ def _doubt(game: str, p: Problem, recon: BoardReconstruction, min_conf: float,
     out: list[str] = []
     if p.code in _PLACE_CODES.get(game, ()):
         out += [w for c in _cells_named(game, p, cells) if (w := _why_unsure(game, c, min_conf))]
+    if game == "gridopolis" and p.code in ("node-off-grid", "marker-off-grid"):
+        from calibration.boards import gridopolis_pads
+
+        four = set(gridopolis_pads(4))
+        pads = {tuple(int(v) for v in q) for q in doc.get("pads", [])}
+        out += [f"a piece is read on {_name(c.key)}, a pad of the four-player grid-set that the pad finder did "
+                "not find missing: whether a pad was added there in play is not told apart from that grid-set's "
+                "own pad" for c in _cells_named(game, p, cells)
+                if tuple(c.key) in four and tuple(c.key) not in pads and c.kind not in ("empty", *_DECLINED)]
     if game == "bandera" and p.code == "cube-count":
         over = sum(int(e["cubes"]) for e in doc.get("board", [])) - int(doc.get("cubes", 0))
         unsure = [(c, w) for c in cells if c.cubes > 0 and (w := _why_unsure(game, c, min_conf, "count"))]
@@ -168,15 +204,23 @@ def _doubt(game: str, p: Problem, recon: BoardReconstruction, min_conf: float,
     return list(dict.fromkeys(out))
 
 
-def check_unsure_readings(recon: BoardReconstruction, min_conf: float = 0.3,
-                          players_given: bool = False) -> BoardReconstruction:
+def check_unsure_readings(recon: BoardReconstruction, min_conf: float = 0.3, players_given: bool = False,
+                          pad_votes: Mapping[Key3, float | None] | None = None,
+                          pad_present: float = 0.5) -> BoardReconstruction:
     """``recon`` with every rule error that rests on an unsure reading made a ``check-cell`` warning (the
     cells, why each is unsure, and the rule); the other problems and every reading unchanged.
-    ``players_given``: the number of players was given (``--players``), not taken from the colours seen."""
+    ``players_given``: the number of players was given (``--players``), not taken from the colours seen.
+    ``pad_votes``: Gridopolis, per pad found added in play (not for a piece read on it), the pad finder's vote
+    score (``vision.board_pads.PadDetection.scores``; None: the picture could not say), with ``pad_present``
+    the score above which a pad is found: its confidence is how far above, on the scale up to 1."""
     problems: list[Problem] = []
     where: list[list[tuple[int, int]]] = []
+    votes = dict(pad_votes or {})
     for p, at in zip(recon.problems, recon.problem_cells, strict=True):
         doubt = _doubt(recon.game, p, recon, min_conf, players_given) if p.severity == "error" else []
+        if p.severity == "error" and recon.game == "gridopolis" and p.code == "parts-added" \
+                and p.where == "pads added":
+            doubt = _unsure_pads(p, recon, votes, min_conf, pad_present)
         if doubt:
             p = Problem(CHECK_CODE, f"check this cell -- the table may break a rule ({p.code}: {p.message}), but "
                         f"only by a reading the camera is unsure of: {'; '.join(doubt[:6])}"

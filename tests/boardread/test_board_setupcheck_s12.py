@@ -119,3 +119,30 @@ def test_rule_breaking_fixtures_still_get_their_error(game: str, scene: str, cod
     res = read_board([("s", np.asarray(img, np.uint8))], game, spec=BoardSpec.from_json(doc["board"]),
                      camera=truth_calibration(doc["camera"], "fixture truth (simulated camera)"), options=opt)
     assert code in {p.code for p in res.reconstruction.problems if p.severity == "error"}
+
+
+def _two_player_grid(extra: Sequence[CellReading]) -> list[CellReading]:
+    return [*(CellReading((x, 0, 0), "pawn", "green", 0, False, 0.9) for x in (2, 3, 4)),
+            *(CellReading((x, 6, 0), "pawn", "blue", 0, False, 0.9) for x in (2, 3, 4)), *extra]
+
+
+def test_a_piece_on_a_four_player_pad_of_an_arm_not_in_play_is_a_check() -> None:
+    """Gridopolis "Node parts" / "Adding a pad": a blocker box read on (5,3,0), a pad of the four-player grid-set
+    the two-player set does not have: a pad may have been added there (not told apart) -- a check."""
+    cells = _two_player_grid([CellReading((5, 3, 0), "blocker", "blue", 0, False, 0.9)])
+    errors, checks = _check("gridopolis", cells)
+    assert "node-off-grid" not in errors and checks and "(5,3,0)" in checks[0].message
+
+
+def test_more_pads_added_than_held_is_a_check_only_when_enough_of_them_had_a_low_vote() -> None:
+    """Gridopolis "Adding a pad": 2 players hold 6 spare pads; 7 found added.  One of them with a vote just above
+    the finder's limit and nothing on it: a check; every vote high: the error stays."""
+    added = tuple((x, y, 3) for x, y in ((2, 2), (2, 3), (2, 4), (3, 2), (3, 4), (4, 2), (4, 3)))
+    opt = ReconstructOptions(added_pads=added, players=2)
+    rec = reconstruct_board("gridopolis", board_spec("gridopolis"), _two_player_grid([]), opt)
+    assert "parts-added" in {p.code for p in rec.problems if p.severity == "error"}
+    low = check_unsure_readings(rec, 0.3, True, {k: (0.55 if k == added[0] else 1.0) for k in added}, 0.5)
+    assert "parts-added" not in {p.code for p in low.problems if p.severity == "error"}
+    assert any("(2,2,3)" in p.message for p in low.problems if p.code == CHECK_CODE)
+    high = check_unsure_readings(rec, 0.3, True, dict.fromkeys(added, 1.0), 0.5)
+    assert "parts-added" in {p.code for p in high.problems if p.severity == "error"}

@@ -40,7 +40,7 @@ from vision.board_reconstruct import (
     reconstruct_board,
 )
 from vision.board_robot import TagReading, robot_from_tag
-from vision.board_setupcheck import check_unsure_readings
+from vision.board_setupcheck import CHECK_CODE, check_unsure_readings
 from vision.locate import ImageRejectedError
 
 __all__ = ["BoardReading", "ImageReading", "read_board", "sites_for", "structure_groups"]
@@ -87,6 +87,8 @@ class BoardReading:
             "game": self.game,
             "board": self.spec.name,
             "valid": not errors,
+            # rule errors resting on a reading the camera is unsure of (``check-cell`` warnings, session 12)
+            "to_check": sum(p.code == CHECK_CODE for p in self.reconstruction.problems),
             "problems": [p.to_json() for p in self.reconstruction.problems],
             "state": self.reconstruction.doc,
             "cells": [c.to_json() for c in self.cells if c.kind != "empty"],

@@ -14,7 +14,8 @@ reconstruct + the engine's validator) and compares each cell with the recorded t
   rule, how many the reading reports a rule *error* on (``legal_tables_called_wrong``), and of the
   tables made to break a rule, how many get an error (``breaking_tables_with_an_error``; an error of
   any code: the reading may name the break differently, or -- a weakness of the figure -- find an
-  unrelated one);
+  unrelated one); and the tables with no error but a ``check-cell`` warning (a rule error resting on
+  a reading the camera is unsure of, session 12): ``legal_tables_check_only``, ``breaking_tables_check_only``;
 * time per frame (locate + classify of one 1280x720 picture) and per stage, median and 95th
   percentile, per game (each picture is read twice: the first read of a board also draws its
   printed appearance, which later frames reuse; it is reported apart); also the CPU time per
@@ -55,6 +56,7 @@ from engine.quirky import builtin_ids, builtin_scenario, parse_scenario
 from vision.board_classify import CellReading
 from vision.board_pipeline import read_board
 from vision.board_reconstruct import ReconstructOptions
+from vision.board_setupcheck import CHECK_CODE
 from vision.locate import ImageRejectedError
 
 GAMES = ("bandera", "quirky", "gridopolis")
@@ -186,7 +188,7 @@ def main() -> None:
         first: list[float] = []
         stages: dict[str, list[float]] = {}
         cells = wrong = exact = rejected = abstain = missed = 0
-        legal = legal_wrong = breaking = breaking_caught = 0
+        legal = legal_wrong = breaking = breaking_caught = legal_check = breaking_check = 0
         confusions: dict[str, int] = {}
         for sj in scenes:
             doc = json.loads(sj.read_text())
@@ -223,12 +225,16 @@ def main() -> None:
                 continue
             records[f"{game}/{sj.stem}"] = readings_record(res)
             has_error = not res.reconstruction.trusted
+            # a rule error resting on an unsure reading is a "check this cell" warning (session 12)
+            to_check = not has_error and any(p.code == CHECK_CODE for p in res.reconstruction.problems)
             if doc.get("breaks_rules"):
                 breaking += 1
                 breaking_caught += has_error
+                breaking_check += to_check
             else:
                 legal += 1
                 legal_wrong += has_error
+                legal_check += to_check
             r = res.images[0]
             frames.append(r.timings["locate_s"] + r.timings["classify_s"])
             for k, v in r.timings.items():
@@ -285,6 +291,8 @@ def main() -> None:
             "legal_tables_called_wrong": legal_wrong,
             "breaking_tables": breaking,
             "breaking_tables_with_an_error": breaking_caught,
+            "legal_tables_check_only": legal_check,
+            "breaking_tables_check_only": breaking_check,
             "frame_ms_median": round(1000 * statistics.median(frames), 1) if frames else None,
             "frame_ms_p95": round(1000 * float(np.percentile(frames, 95)), 1) if frames else None,
             "frame_cpu_ms_median": round(1000 * statistics.median(cpu), 1) if cpu else None,
@@ -307,7 +315,8 @@ def main() -> None:
         "cells": tot_cells,
         "robot_pose": "not measured here (robot-tracking module)",
         **{k: sum(int(g[k]) for g in per_game.values()) for k in
-           ("legal_tables", "legal_tables_called_wrong", "breaking_tables", "breaking_tables_with_an_error")},
+           ("legal_tables", "legal_tables_called_wrong", "breaking_tables", "breaking_tables_with_an_error",
+            "legal_tables_check_only", "breaking_tables_check_only")},
         "per_game": per_game,
     }
     if args.save:

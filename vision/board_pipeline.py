@@ -40,6 +40,7 @@ from vision.board_reconstruct import (
     reconstruct_board,
 )
 from vision.board_robot import TagReading, robot_from_tag
+from vision.board_setupcheck import CHECK_CODE, check_unsure_readings
 from vision.locate import ImageRejectedError
 
 __all__ = ["BoardReading", "ImageReading", "read_board", "sites_for", "structure_groups"]
@@ -86,6 +87,8 @@ class BoardReading:
             "game": self.game,
             "board": self.spec.name,
             "valid": not errors,
+            # rule errors resting on a reading the camera is unsure of (``check-cell`` warnings, session 12)
+            "to_check": sum(p.code == CHECK_CODE for p in self.reconstruction.problems),
             "problems": [p.to_json() for p in self.reconstruction.problems],
             "state": self.reconstruction.doc,
             "cells": [c.to_json() for c in self.cells if c.kind != "empty"],
@@ -426,6 +429,7 @@ def read_board(
     tms: list[dict[str, float]] = []
     added: set[tuple[int, int, int]] = set()
     found_by: dict[tuple[int, int, int], int] = {}  # Gridopolis: per pad found added, how many pictures found it
+    pad_votes: dict[tuple[int, int, int], float | None] = {}  # ... and its best vote score (None: the prior decided)
     absent: set[tuple[int, int, int]] | None = None
     gains: list[Any] = []
     tested: set[tuple[int, int, int]] = set()  # Gridopolis: the places pad detection looked at
@@ -450,6 +454,9 @@ def read_board(
             added |= set(found.pads) - set(gridopolis_pads(4))
             for pad in set(found.pads) - set(gridopolis_pads(4)):
                 found_by[pad] = found_by.get(pad, 0) + 1
+                # (the set-up check: how sure the pad finder was of each pad found added, the best picture's vote)
+                v, prev_vote = found.scores.get(pad), pad_votes.get(pad)
+                pad_votes[pad] = v if prev_vote is None else prev_vote if v is None else max(v, prev_vote)
             gains.append(found.gain)
             tested |= set(found.scores)
             # a standard pad counts as left out only when every picture sees it missing
@@ -646,6 +653,10 @@ def read_board(
     for p in [*not_used, *lone_pads, *unread, *pictures_disagree(readings, merged, why)]:
         recon.problems.append(p)
         recon.problem_cells.append(cells_of_problem(p))
+    # the set-up check on unsure readings (session 12): after the reading is settled, so no reading changes
+    recon = check_unsure_readings(recon, opt.min_confidence, players_given=opt.players is not None,
+                                  pad_votes={k: pad_votes.get(k) for k in added if k not in by_piece},
+                                  pad_present=(pad_config or PadDetectConfig()).present)
     t2 = time.perf_counter()
     timings = {
         "locate_s": sum(r.timings["locate_s"] for r in readings),

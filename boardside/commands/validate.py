@@ -10,7 +10,9 @@ from rich.console import Console
 
 from boardside.games import GAMES, validator
 from boardside.io import emit_json, read_json
+from engine.core import Problem
 from engine.errors import BoardsideInputError
+from vision.board_setupcheck import CHECK_CODE
 
 BOARD_GAMES = ("bandera", "quirky", "gridopolis")
 
@@ -29,6 +31,20 @@ def checked_as(game: str, doc: dict[str, object]) -> str:
         return "the set-up (--in-play to check a game in progress)" if doc.get("turns") == 0 else \
             "a game in progress (--setup to check it as the set-up)"
     return ""
+
+
+def verdict(problems: list[Problem]) -> str:
+    """One line saying which it is: the table breaks a rule (an error resting on sure readings), or it may
+    (a rule error resting on a reading the camera is unsure of: ``check`` lines), or neither."""
+    errors = sum(p.severity == "error" for p in problems)
+    checks = sum(p.code == CHECK_CODE for p in problems)
+    if errors:
+        return (f"RULE BROKEN: {errors} rule error(s) resting on sure readings"
+                + (f"; and {checks} to check (a reading the camera is unsure of)" if checks else ""))
+    if checks:
+        return (f"CHECK THE TABLE: no rule error on sure readings, but {checks} rule(s) would be broken if "
+                "the cell(s) named in the 'check' lines are as read -- the camera is unsure of them")
+    return "no rule error"
 
 
 def _validate_images(
@@ -89,7 +105,8 @@ def _validate_images(
         if not recon.problems:
             out.print(f"OK: the {game} set-up follows the rules")
         for p in recon.problems:
-            out.print(f"{p.severity}: {p}")
+            out.print(f"{'check' if p.code == CHECK_CODE else p.severity}: {p}")
+        out.print(verdict(recon.problems))
         if annotate is not None:
             out.print(f"annotated pictures in {annotate}")
     if errors:
@@ -122,7 +139,10 @@ def register(root: typer.Typer) -> None:
         From a state file: ``boardside validate bandera table.json``.  From photos:
         ``boardside validate bandera --images top.jpg side.jpg --annotate checked/``.
 
-        Exit code 0 when the set-up is right, 1 when it is not, 2 for bad input (an unreadable file,
+        From photos, a rule error that rests on a reading the camera is unsure of (a cell read with low
+        confidence or not seen) is printed as ``check:`` with the cell and the rule, not as an error: look
+        at that cell.  Exit code 0 when the set-up is right (or only has cells to check), 1 when it breaks a
+        rule on sure readings, 2 for bad input (an unreadable file,
         a picture too dark or blurred, the board not in the picture, another game's board).
         """
         paths = list(files or [])

@@ -8,7 +8,10 @@ reconstruct + the engine's validator) and compares each cell with the recorded t
   character) differs from the truth, over every cell of every scene.  A cell the reader declines
   to read (``occluded``: something covers it; ``unseen``: outside the picture or behind the
   grid-set) is not a wrong reading -- it is reported as a warning -- and is counted apart
-  (``abstained_cells``, and ``abstained_on_visible_pieces`` when the truth shows a piece there);
+  (``abstained_cells``, and ``abstained_on_visible_pieces`` when the truth shows a piece there -- the
+  truth calls a piece visible from 30 pixels; ``abstained_on_visible_pieces_by_size`` splits them by
+  the pixels the cell's most visible piece shows, 30-150 and over 150, so declines of clearly visible
+  pieces stand apart);
 * whole-board exact: scenes where no cell is read wrong and no visible piece is declined;
 * the set-up check (``validate GAME --images``, issue 9 item 3): of the tables whose truth breaks no
   rule, how many the reading reports a rule *error* on (``legal_tables_called_wrong``), and of the
@@ -68,7 +71,8 @@ def truth_camera(doc: dict[str, Any]) -> CameraCalibration:
 
 
 def truth_labels(doc: dict[str, Any]) -> tuple[dict[tuple[int, ...], str], set[tuple[int, ...]]]:
-    """Per-site label from a scene's truth, and the sites the truth marks hidden."""
+    """Per-site label from a scene's truth, and the sites the truth marks hidden (a piece showing fewer
+    than the renderer's 30 pixels)."""
     game = doc["board"]["game"]
     per: dict[tuple[int, ...], list[dict[str, Any]]] = {}
     for c in doc.get("cells", []):
@@ -81,6 +85,27 @@ def truth_labels(doc: dict[str, Any]) -> tuple[dict[tuple[int, ...], str], set[t
         if any(not e.get("visible", True) for e in entries):
             hidden.add(key)
     return labels, hidden
+
+
+def truth_pixels(doc: dict[str, Any]) -> dict[tuple[int, ...], int]:
+    """Per site, how many pixels its most visible piece shows in the picture (the truth's ``pixels``;
+    0 where a truth file does not record them)."""
+    game = doc["board"]["game"]
+    out: dict[tuple[int, ...], int] = {}
+    for c in doc.get("cells", []):
+        key = (int(c["x"]), int(c["y"]), int(c.get("level", 0))) if game == "gridopolis" else (int(c["x"]), int(c["y"]))
+        out[key] = max(out.get(key, 0), int(c.get("pixels", 0)))
+    return out
+
+
+#: size bands of a declined visible piece (its most visible piece's pixels; the truth calls a piece
+#: visible from 30 pixels, and most declined ones show under 150): (name, lowest pixels)
+DECLINE_BANDS: tuple[tuple[str, int], ...] = (("30-150px", 0), (">150px", 150))
+
+
+def decline_band(pixels: int) -> str:
+    """The size band (``DECLINE_BANDS``) a declined visible piece of ``pixels`` pixels falls in."""
+    return [name for name, lo in DECLINE_BANDS if pixels >= lo][-1]
 
 
 def label_of_entries(game: str, entries: list[dict[str, Any]]) -> str:
@@ -188,6 +213,7 @@ def main() -> None:
         first: list[float] = []
         stages: dict[str, list[float]] = {}
         cells = wrong = exact = rejected = abstain = missed = 0
+        missed_by_size = {name: 0 for name, _ in DECLINE_BANDS}
         legal = legal_wrong = breaking = breaking_caught = legal_check = breaking_check = 0
         confusions: dict[str, int] = {}
         for sj in scenes:
@@ -198,6 +224,7 @@ def main() -> None:
             spec = BoardSpec.from_json(doc["board"])
             cam = None if args.self_calibrate else truth_camera(doc)
             labels, hidden = truth_labels(doc)
+            pixels = truth_pixels(doc)
             finds = not args.standard_pads
             opt = ReconstructOptions()
             if game == "quirky":
@@ -252,8 +279,10 @@ def main() -> None:
                     if want != "empty" and key not in hidden:
                         scene_wrong += 1
                         missed += 1
+                        missed_by_size[decline_band(pixels.get(key, 0))] += 1
                         if args.verbose:
-                            print(f"{game} {sj.stem} {key}: truth {want}, declined ({got}; visible)", file=sys.stderr)
+                            print(f"{game} {sj.stem} {key}: truth {want}, declined ({got}; visible, "
+                                  f"{pixels.get(key, 0)} px)", file=sys.stderr)
                     continue
                 if got != want:
                     wrong += 1
@@ -286,6 +315,7 @@ def main() -> None:
             "cell_error_rate": round(wrong / max(cells, 1), 5),
             "abstained_cells": abstain,
             "abstained_on_visible_pieces": missed,
+            "abstained_on_visible_pieces_by_size": missed_by_size,
             "whole_board_exact": round(exact / len(scenes), 4),
             "legal_tables": legal,
             "legal_tables_called_wrong": legal_wrong,
@@ -316,7 +346,9 @@ def main() -> None:
         "robot_pose": "not measured here (robot-tracking module)",
         **{k: sum(int(g[k]) for g in per_game.values()) for k in
            ("legal_tables", "legal_tables_called_wrong", "breaking_tables", "breaking_tables_with_an_error",
-            "legal_tables_check_only", "breaking_tables_check_only")},
+            "legal_tables_check_only", "breaking_tables_check_only", "abstained_on_visible_pieces")},
+        "abstained_on_visible_pieces_by_size": {name: sum(int(g["abstained_on_visible_pieces_by_size"][name])
+                                                          for g in per_game.values()) for name, _ in DECLINE_BANDS},
         "per_game": per_game,
     }
     if args.save:

@@ -453,6 +453,12 @@ CAST_SHADOW_WHOLE = 0.8
 #: this many degrees and come as much nearer a player's plastic (12 and 20 did 2 cells worse than 15 over 385
 #: development scenes; docs/boards_vision.md, "Session 11: Bandera on fresh pictures")
 CHARACTER_TOWARD_DEG = 15.0
+#: Bandera (session 12): a probe darker than this (L*, shading undone) where the print is light is a black piece, not a
+#: shadow (the reader's default, 45, left the faces of black cubes in warm or dim light to "shade": black stacks read
+#: one cube short or a cube read beside them).  Chosen leaving each development set out in turn (45-55 tried; 47-50
+#: a plateau): wrong cells 60 -> 55 on six sets (228 scenes), 132 -> 131 on ten more (236); 50 was worse on the ten
+#: (136).  The gain rests on few scenes (docs/boards_vision.md, "Session 12: board cells across sets")
+BANDERA_BLACK_LIGHTNESS = 47.0
 
 
 def config_for(game: str) -> ClassifyBoardConfig:
@@ -543,7 +549,7 @@ def config_for(game: str) -> ClassifyBoardConfig:
                                    socket_two_seen=True, upper_colour=UPPER_COLOUR, socket_pair=SOCKET_PAIR,
                                    royal_off_rail=True, character_seats=True, royal_empty_flag=True,
                                    cast_shadow_tall=1, cast_shadow_whole=CAST_SHADOW_WHOLE,
-                                   character_toward_deg=CHARACTER_TOWARD_DEG)
+                                   character_toward_deg=CHARACTER_TOWARD_DEG, black_lightness=BANDERA_BLACK_LIGHTNESS)
     if game == "quirky":
         return ClassifyBoardConfig(token_dark_l=60.0, skin_chroma=(4.0, 42.0), token_past_hand=0.2,
                                    token_dot_local=10.0, token_dot_owner=0.5,

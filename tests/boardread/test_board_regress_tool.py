@@ -32,3 +32,15 @@ def test_a_changed_kind_and_a_missing_scene_are_listed() -> None:
     assert diffs[0].startswith("g/s0: ['cells'")
     assert "blocker" in diffs[0]
     assert diffs[1] == "g/s1: only in the saved run"
+
+
+def test_declined_pieces_fall_in_size_bands_by_their_most_visible_piece() -> None:
+    from benchmarks.board_vision import decline_band, truth_pixels
+
+    assert decline_band(30) == "30-150px" and decline_band(149) == "30-150px"
+    assert decline_band(150) == ">150px" and decline_band(4000) == ">150px"
+    doc = {"board": {"game": "bandera"}, "cells": [
+        {"x": 1, "y": 2, "piece": "cube", "pixels": 90},
+        {"x": 1, "y": 2, "piece": "character", "pixels": 400},
+        {"x": 3, "y": 0, "piece": "cube"}]}  # a truth file without pixel counts: 0
+    assert truth_pixels(doc) == {(1, 2): 400, (3, 0): 0}

@@ -47,9 +47,11 @@ def test_a_cube_no_probe_saw_is_found_by_its_sockets() -> None:
     The two-cube tower at (3, 5), read empty alike, now reads as a stack (as one cube by its lower cube's sockets;
     as two since ``socket_two_seen``, session 9 banderatower).
     Nothing else changes."""
-    cfg = config_for("bandera")
+    # (the reader's former ``black_lightness`` 45, to test this rule alone: at session 12's 47 the tower at (3, 5) is
+    # read as two cubes without it)
+    cfg = replace(config_for("bandera"), black_lightness=45.0)
     assert cfg.socket_all
-    on = _read("s9s_gdev_003")
+    on = _read("s9s_gdev_003", cfg)
     off = _read("s9s_gdev_003", replace(cfg, socket_all=False))
     assert (2, 4) in _stacks("s9s_gdev_003")
     assert off[(2, 4)].kind == "empty", off[(2, 4)]

@@ -25,9 +25,12 @@ def test_an_ivory_upper_cube_against_the_paper_is_found_by_its_sockets() -> None
     white paper: the probes over the lower cube see a piece, those over the ivory one the paper, and both read as
     one cube. The ivory cube's sockets show (its top's at two cubes' height, darker than at one cube's; or its side
     faces'): with ``socket_two_seen`` both read as two cubes; nothing else changes."""
-    cfg = config_for("bandera")
+    # (the reader's former ``black_lightness`` 45, to test this rule alone.  At session 12's 47 this picture reads
+    # (5, 0) as ONE cube -- a wrong cell the change adds -- while (4, 0), a two-cube stack read empty at 45, is read
+    # right: docs/boards_vision.md, "Session 12: board cells across sets")
+    cfg = replace(config_for("bandera"), black_lightness=45.0)
     assert cfg.socket_two_seen
-    on = _read("s9t_gchk_003")
+    on = _read("s9t_gchk_003", cfg)
     off = _read("s9t_gchk_003", replace(cfg, socket_two_seen=False))
     truth = _cubes("s9t_gchk_003")
     for cell in ((5, 0), (7, 1)):

@@ -40,6 +40,7 @@ from benchmarks.ctrl_scenes import load_scene, parse_views
 from engine.ctrl.geometry import SIDE_VECTORS, Cell
 from engine.ctrl.scoring import face_views
 from engine.ctrl.state import State
+from vision import free_rules
 from vision.pipeline import score_images
 from vision.reconstruct import RayScorer
 
@@ -186,10 +187,16 @@ def main() -> None:
     ap.add_argument("--min-rays", type=int, default=3, help="rays that must change for a line to be decidable")
     ap.add_argument("--tie-rays", type=int, default=10, help="a line whose fix changes the mismatching rays by at "
                     "most this many is a near tie (a block face is some 60-300 sampled rays)")
+    ap.add_argument("--off", action="append", default=[], help="switch a rule of vision.free_rules off for the "
+                    "run (a module switch such as DROP_GROUND_MAT_BLOCKS), to measure it against the same code")
     ap.add_argument("--save", help="write every scene's row here (JSON)")
     ap.add_argument("--compare", help="list the scenes whose reading differs from this saved run")
     args = ap.parse_args()
     views = parse_views(args.views)
+    for name in args.off:
+        if not isinstance(getattr(free_rules, name, None), bool):
+            sys.exit(f"no switch {name!r} in vision.free_rules")
+        setattr(free_rules, name, False)
     per_root: dict[str, list[dict[str, Any]]] = {}
     for root in args.fixtures:
         scenes = sorted(p for p in Path(root).glob("scene_*") if (p / "scene.json").exists())
@@ -202,7 +209,8 @@ def main() -> None:
             print(json.dumps(brief), flush=True)
     if args.save:
         Path(args.save).write_text(json.dumps(per_root))
-    out: dict[str, Any] = {"views": list(views), "min_rays": args.min_rays, "tie_rays": args.tie_rays}
+    out: dict[str, Any] = {"views": list(views), "min_rays": args.min_rays, "tie_rays": args.tie_rays,
+                           "off": args.off}
     if args.compare:
         old = json.loads(Path(args.compare).read_text())
         changed = []

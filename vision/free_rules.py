@@ -696,6 +696,14 @@ def drop_pale_mat_blocks(blocks: dict[Cell, str], scorer: RayScorer, starts: Map
             ratio = float(np.median(sats[c])) / max(ref_med, 1e-6)
             if ratio < PALE_MAT_RATIO:
                 found.append((ratio, c, colour))
+    out = _leave_out(blocks, found)
+    return out, {c: v for c, v in limits.items() if any(col == c for _, col, _ in out)}
+
+
+def _leave_out(blocks: dict[Cell, str], found: list[tuple[float, Cell, str]]) -> list[tuple[Cell, str, float]]:
+    """Take the candidates ``found`` (key, cell, colour) out of ``blocks``, lowest key first, unless that leaves
+    a block unsupported that is not a candidate itself; in the end no block is unsupported that was held
+    before.  Returns (cell, colour, key) per block left out."""
     out: list[tuple[Cell, str, float]] = []
     todo = sorted(found)
     unsupported_before = _unsupported(blocks)
@@ -719,4 +727,40 @@ def drop_pale_mat_blocks(blocks: dict[Cell, str], scorer: RayScorer, starts: Map
     while out and _unsupported(blocks) - unsupported_before:
         c, colour, _ = out.pop()
         blocks[c] = colour
-    return out, {c: v for c, v in limits.items() if any(col == c for _, col, _ in out)}
+    return out
+
+
+#: switch (for measuring): leave out blocks on the mat whose colour the pictures show on the mat around them
+#: (:func:`drop_ground_mat_blocks`; docs/vision.md, "Session 12: the free reading with nine pictures")
+DROP_GROUND_MAT_BLOCKS = True
+#: ... at least this many of the block's rays have their place on the mat seen by another picture ...
+GROUND_MAT_MIN_RAYS = 20
+#: ... and at least this share of them show the block's colour there
+GROUND_MAT_SHARE = 0.95
+
+
+def drop_ground_mat_blocks(blocks: dict[Cell, str], scorer: RayScorer, starts: Mapping[str, Cell],
+                           ) -> list[tuple[Cell, str, float]]:
+    """Leave out blocks read on the mat whose colour the other pictures show *on the mat* where this one's rays
+    would reach it (:meth:`RayScorer.colour_on_ground`).
+
+    A block hides from each picture the patch of mat behind it, and the other pictures see that patch: if
+    nearly all of them show the block's colour there too, the colour lies on the mat (a tinted cast shadow,
+    colour bled onto the paper), not in a block standing on it.  The saturation test of
+    :func:`drop_pale_mat_blocks` misses hard shadows under a warm key, which read as saturated as blue plastic
+    seen dimly (ratios 0.5-0.7); the four low pictures see such a patch from further off, so the test has
+    many more places checked with nine pictures.  A non-start block on the mat (rulebook "Setup" 3: a start
+    block never moves) with at least :data:`GROUND_MAT_MIN_RAYS` rays checked and at least
+    :data:`GROUND_MAT_SHARE` of them showing its colour on the mat is left out, most on the ground first,
+    unless that leaves a block unsupported that is not such a block itself (rulebook "The Battlefield").
+    Mutates ``blocks``; returns (cell, colour, share on the mat) per block left out."""
+    if not DROP_GROUND_MAT_BLOCKS:
+        return []
+    found: list[tuple[float, Cell, str]] = []
+    for c, colour in sorted(blocks.items()):
+        if c[2] != 0 or c == starts.get(colour):
+            continue
+        checked, on_ground = scorer.colour_on_ground(blocks, c)
+        if checked >= GROUND_MAT_MIN_RAYS and on_ground >= GROUND_MAT_SHARE * checked:
+            found.append((-on_ground / checked, c, colour))
+    return [(c, colour, -key) for c, colour, key in _leave_out(blocks, found)]

@@ -33,6 +33,7 @@ from vision.free_rules import (
     assume_setup_flags,
     connect_hidden,
     count_doubts,
+    drop_ground_mat_blocks,
     drop_pale_mat_blocks,
     fill_pockets,
     lower_blocks,
@@ -146,6 +147,10 @@ NOT_LEGAL_PALE_CHROMA = 30.0
 SAME_CELL_POLE_MOVES = True
 # ... and without history (every flag read), the move reported the same way
 FREE_SAME_CELL_POLE_MOVES = True
+# the free rules after blocks on the mat were left out as colour on the mat price blocks without the rays that
+# showed them (vision.free_rules.drop_ground_mat_blocks; docs/vision.md, "Session 12: the free reading with nine
+# pictures")
+GROUND_FREE_RULES = True
 # the free rules after the pale blocks on the mat were left out price blocks without the pale pixels
 # (vision.free_rules.drop_pale_mat_blocks; docs/vision.md, "Session 10: the free reading's score sheet")
 PALE_FREE_RULES = True
@@ -482,6 +487,20 @@ def score_images(
                                         f"{ratio:.2f} times as saturated as the {colour} blocks above the mat (the "
                                         "mat in a tinted shadow, not a block)", f"cell {cell[0]},{cell[1]},{cell[2]}",
                                         "", "warning"))
+            # blocks on the mat whose colour the other pictures show on the mat around them (free_rules, session 12)
+            before_ground = dict(blocks)
+            on_ground = drop_ground_mat_blocks(blocks, free_scorer, starts)
+            if on_ground and GROUND_FREE_RULES:
+                # the later steps price blocks without the rays that showed them (else they move other blocks in)
+                shown = free_scorer.shown_by(before_ground, [c for c, _, _ in on_ground])
+                free_scorer = free_scorer.without_rays(shown)
+            for cell, colour, share in on_ground:
+                pale.append(cell)
+                inferred.append(Problem("colour-on-mat", f"a {colour} block read here is left out: where its "
+                                        f"rays reach the mat, the other pictures show {colour} on the mat itself "
+                                        f"({share:.0%} of the places checked: a tinted shadow or colour on the "
+                                        "paper, not a block)", f"cell {cell[0]},{cell[1]},{cell[2]}", "",
+                                        "warning"))
             # after the floating blocks were dropped (free_rules, round 2)
             inferred += repair_after_floating(blocks, free_scorer, recon.ignored, recon.confidence,
                                               recon.unobserved, recon.flags)

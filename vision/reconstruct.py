@@ -787,6 +787,24 @@ class RayScorer:
             out[c] = m.sat[rows[lo:hi]]
         return out
 
+    def shown_by(self, blocks: Mapping[Cell, str], cells: Sequence[Cell]) -> npt.NDArray[np.bool_]:
+        """Marks the weighted sampled rays whose first full cell with exactly ``blocks`` on the battlefield is
+        one of ``cells`` and which show that block's colour (for :meth:`without_rays`)."""
+        m = self._model
+        out = np.zeros(len(m.obs), bool)
+        ids = [i for i in (self._index(c) for c in cells) if i >= 0]
+        if not ids:
+            return out
+        hyp = self._hyp_of(blocks)
+        rows = np.unique(np.concatenate([m.rays_of[i] for i in ids]))
+        _, first = m.predict_first(hyp, rows)
+        hit = first < m.idx.shape[1]
+        rows, first = rows[hit], first[hit]
+        cell_of = m.idx[rows, first]
+        keep = np.isin(cell_of, ids) & (hyp[cell_of] == m.obs[rows]) & (m.weight[rows] > 0)
+        out[rows[keep]] = True
+        return out
+
     def rays_meeting_first(self, blocks: Mapping[Cell, str], cells: Sequence[Cell], color: str,
                            ) -> tuple[I64, I64]:
         """The weighted sampled rays whose first full cell with exactly ``blocks`` on the battlefield is

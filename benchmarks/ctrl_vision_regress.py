@@ -9,7 +9,11 @@ and the final state's blocks, flags and turns -- plus CPU seconds (``time.proces
     python benchmarks/ctrl_vision_regress.py --compare /tmp/base.json         # same outputs?
 
 ``--previous`` gives each scene the state one turn back (as ``ctrl_vision.py --previous``) so the
-history search (vision/history.py, priced by the reconstruct stage's ray model) is checked too.
+history search (vision/history.py, priced by the reconstruct stage's ray model) is checked too;
+``--turns-back round`` a round back, ``--views all`` reads the nine pictures (as ``ctrl_vision.py``).
+Each scene's record also holds how the reading compares with the truth (state exact, sides exact,
+trusted, wrong and silently wrong sides), and ``--compare`` prints a line per scene whose figures
+changed (e.g. ``trusted True -> False``), so a change's gains and losses can be listed scene by scene.
 The stage timings are taken by the pipeline's own clock, which this script points at
 ``time.process_time`` (CPU seconds of this process) instead of the wall clock.  Last line: one JSON
 object (differences and CPU figures).
@@ -32,11 +36,13 @@ import numpy as np
 
 import vision.pipeline as pipeline_mod
 import vision.reconstruct as reconstruct_mod
-from benchmarks.ctrl_scenes import load_scene
+from benchmarks.ctrl_scenes import load_scene, parse_views
+from engine.ctrl import State
 from engine.ctrl.record import turns_back
 from vision.pipeline import score_images
 
-VIEWS = ("px", "mx", "py", "my", "top")
+#: the per-scene figures against the truth (compared and listed apart from the pipeline's outputs)
+FIGURES = ("state_exact", "sides_exact", "trusted", "wrong_sides", "silent_sides", "flags_wrong")
 
 
 def _cpu_clock() -> None:
@@ -68,6 +74,21 @@ def _outputs(res: pipeline_mod.SceneResult) -> dict[str, Any]:
     }
 
 
+def _figures(res: pipeline_mod.SceneResult, truth: State) -> dict[str, Any]:
+    """How the reading compares with the truth (as ``benchmarks/ctrl_vision.py`` counts it)."""
+    got = res.state
+    gs, ts = got.side_scores(), truth.side_scores()
+    wrong = sorted(side for side in ts if gs.get(side) != ts[side])
+    cells = set(truth.blocks) | set(got.blocks)
+    flags_wrong = sorted(c for c in truth.colors if got.flags.get(c) != truth.flags.get(c))
+    return {
+        "state_exact": not any(truth.blocks.get(c) != got.blocks.get(c) for c in cells) and not flags_wrong,
+        "sides_exact": not wrong, "trusted": res.trusted, "wrong_sides": wrong,
+        "silent_sides": [side for side in wrong if side not in res.uncertain_sides],
+        "flags_wrong": flags_wrong,
+    }
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--fixtures", default=str(Path(__file__).resolve().parent.parent / "fixtures" / "ctrl"))
@@ -78,20 +99,28 @@ def main() -> None:
     ap.add_argument("--save", help="write the outputs and timings here (JSON)")
     ap.add_argument("--compare", help="compare the outputs with this saved run")
     ap.add_argument("--repeat", type=int, default=1, help="run each scene this many times (min CPU kept)")
+    ap.add_argument("--views", default="five", help="pictures read: 'five' (default), 'all' (nine) or stems "
+                    "(as benchmarks/ctrl_vision.py)")
     args = ap.parse_args()
+    try:
+        views = parse_views(args.views)
+    except ValueError as exc:
+        sys.exit(str(exc))
     _cpu_clock()
     root = Path(args.fixtures)
     scenes = sorted(p for p in root.glob("scene_*") if (p / "scene.json").exists())
     if args.scenes:
         scenes = scenes[: args.scenes]
     base = json.loads(Path(args.compare).read_text()) if args.compare else None
-    out: dict[str, Any] = {"previous": args.previous, "turns_back": args.turns_back, "scenes": {}}
+    out: dict[str, Any] = {"previous": args.previous, "turns_back": args.turns_back, "views": list(views),
+                           "scenes": {}}
+    changes: list[str] = []
     diffs: list[str] = []
     cpu_total: list[float] = []
     wall_total: list[float] = []
     stages: dict[str, list[float]] = {}
     for sc in scenes:
-        scene = load_scene(sc)
+        scene = load_scene(sc, views=views)
         truth, spec, pics, cam = scene.truth, scene.spec, scene.pics, scene.camera
         prev = None
         if args.previous:
@@ -110,6 +139,7 @@ def main() -> None:
                 break
             cpu, wall = time.process_time() - c0, time.perf_counter() - w0
             rec = _outputs(res)
+            rec["figures"] = _figures(res, truth)
             if cpu < best_cpu:
                 best_cpu, best_wall, best_t = cpu, wall, dict(res.timings)
         if "error" not in rec:
@@ -124,14 +154,21 @@ def main() -> None:
         same = ""
         if base is not None:
             b = base["scenes"].get(sc.name, {})
-            keys = [k for k in rec if k not in ("cpu_s", "wall_s", "stage_cpu_s")]
+            keys = [k for k in rec if k not in ("cpu_s", "wall_s", "stage_cpu_s", "figures")]
             bad = [k for k in keys if rec.get(k) != b.get(k)]
             same = " same" if not bad else f" DIFFERENT: {bad}"
             if bad:
                 diffs.append(f"{sc.name}: {bad}")
+            fb, fr = b.get("figures", {}), rec.get("figures", {})
+            moved = [f"{k} {fb.get(k)} -> {fr.get(k)}" for k in FIGURES if fb.get(k) != fr.get(k)]
+            if moved:
+                changes.append(f"{sc.name}: " + "; ".join(moved))
         print(f"{sc.name}: cpu {rec.get('cpu_s')} s wall {rec.get('wall_s')} s{same}", flush=True)
     if args.save:
         Path(args.save).write_text(json.dumps(out, indent=1, sort_keys=True))
+
+    figs = [r["figures"] for r in out["scenes"].values() if "figures" in r]
+    n = len(scenes)
 
     def q(v: list[float], p: float) -> float:
         return round(float(np.percentile(v, p)), 3) if v else float("nan")
@@ -144,9 +181,18 @@ def main() -> None:
         "stage_cpu_s_median": {k: round(statistics.median(v), 4) for k, v in sorted(stages.items())},
         "load_avg": [round(x, 2) for x in __import__("os").getloadavg()],
         "compared_with": args.compare, "scenes_different": len(diffs) if base is not None else None,
+        "views": list(views), "rejected": n - len(figs),
+        "state_exact_share": round(sum(f["state_exact"] for f in figs) / max(1, n), 3),
+        "sides_exact_share": round(sum(f["sides_exact"] for f in figs) / max(1, n), 3),
+        "trusted_share": round(sum(f["trusted"] for f in figs) / max(1, n), 3),
+        "trusted_but_sides_wrong": sum(1 for f in figs if f["trusted"] and f["wrong_sides"]),
+        "wrong_sides": sum(len(f["wrong_sides"]) for f in figs),
+        "silently_wrong_sides": sum(len(f["silent_sides"]) for f in figs),
     }
     for d in diffs:
         print("DIFF", d)
+    for c in changes:
+        print("CHANGED", c)
     print(json.dumps(summary))
 
 

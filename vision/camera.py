@@ -26,6 +26,10 @@ class ViewCamera:
     tvec: F64
     size: tuple[int, int]  # (width, height)
     block_mm: float = 22.0
+    #: the mat's printed ChArUco ring in world mm, as ``(paper rect, clear centre rect)`` (each
+    #: ``(x_min, y_min, x_max, y_max)``: the ring is the paper outside the clear centre), when known:
+    #: the flag pole test leaves out pole points seen against it (vision/poles.py ``PoleConfig.ring``)
+    mat_ring: tuple[tuple[float, float, float, float], tuple[float, float, float, float]] | None = None
     R: F64 = field(init=False, repr=False)
     center: F64 = field(init=False, repr=False)
 

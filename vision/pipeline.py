@@ -332,7 +332,8 @@ def score_images(
         labels.append(lab)
         cam = pose.camera
         vc = ViewCamera(np.asarray(cam.camera_matrix), np.asarray(cam.dist_coeffs), pose.rvec, pose.tvec,
-                        (int(img.shape[1]), int(img.shape[0])), spec.block_mm)
+                        (int(img.shape[1]), int(img.shape[0])), spec.block_mm,
+                        mat_ring=(spec.paper_world_rect(), spec.clear_world_rect()))
         evidence.append(ViewEvidence(vc, lab, pose.facing_side(), spec.paper_world_rect(), colour_patches, weak, sat))
         reports.append(ViewReport(name, pose.facing_side(), round(pose.angles_deg()["elevation"], 1), pose.quality,
                                   round(pose.rms_px, 3), "patches" if wb is not None else "borrowed"))

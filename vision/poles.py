@@ -52,6 +52,17 @@ class PoleConfig:
     # (grey level): a light pole in front of something lighter still (a banner, a lit face, the mat).
     # None: only lighter lines count
     dark_min_grey: float | None = None
+    # leave out the points of the pole seen against the mat's printed ChArUco ring (the camera's
+    # ``mat_ring``; its line of sight, continued past the point, meets the paper outside the clear centre
+    # before any block or the Central Cube) in these pictures: "all", "low" (side pictures looking down
+    # less than ``LOW_LOOK_DOWN_DEG``) or None (none left out).  The white gaps between the ring's black
+    # squares are thin light lines: docs/vision.md, "Session 12: flag checks with nine pictures"
+    ring: str | None = None
+
+
+#: a picture looking down less than this (degrees below the horizon, optical axis) is a low picture
+#: (``ctrl watch --low-views`` takes them 8-22.5 degrees down; usual side pictures 25 and more)
+LOW_LOOK_DOWN_DEG = 22.5
 
 
 @dataclass(frozen=True)
@@ -118,6 +129,8 @@ def _line_masks(img: npt.NDArray[Any], cam: ViewCamera, spot: FlagSpot, geom: Fl
     visible = ~_behind_box(cam.center / s, pts / s, _CUBE_LO, _CUBE_HI)
     if occupied:
         visible &= ~_behind_cells(cam.center / s, pts / s, occupied, spot.cell)
+    if _ring_applies(cam, cfg):
+        visible &= ~_Backdrop(occupied or ()).against_ring(cam, pts)
     h, w = img.shape[:2]
     inside = (px[:, 0] > 6) & (px[:, 0] < w - 7) & (px[:, 1] > 6) & (px[:, 1] < h - 7)
     use = visible & inside
@@ -203,6 +216,63 @@ def _behind_cells(origin: npt.NDArray[np.float64], pts: npt.NDArray[np.float64],
     return out
 
 
+def _ring_applies(cam: ViewCamera, cfg: PoleConfig) -> bool:
+    """Does ``cfg.ring`` leave out points seen against the mat's ring in this picture?"""
+    if cfg.ring is None or cam.mat_ring is None:
+        return False
+    if cfg.ring == "low":
+        axis_z = float(cam.R[2, 2])  # the optical axis in world coordinates: the camera's z row
+        return bool(-axis_z < np.sin(np.radians(LOW_LOOK_DOWN_DEG)))
+    return cfg.ring == "all"
+
+
+class _Backdrop:
+    """What a picture sees behind a point: the blocks (and the Central Cube), or the paper."""
+
+    def __init__(self, occupied: Collection[Cell]) -> None:
+        cells = np.array(sorted(set(occupied) | set(CENTRAL_CUBE)), np.int64).reshape(-1, 3)
+        self._lo = cells.min(axis=0) - 1
+        hi = cells.max(axis=0) + 2
+        self._grid = np.zeros(tuple(int(v) for v in hi - self._lo), bool)
+        self._grid[tuple((cells - self._lo).T)] = True
+
+    def against_ring(self, cam: ViewCamera, pts_mm: npt.NDArray[np.float64], step: float = 0.2,
+                     ) -> npt.NDArray[np.bool_]:
+        """For each point (world mm): does the picture's line of sight through it, continued past it, meet
+        the mat's printed ring (``cam.mat_ring``) before any block or the Central Cube?"""
+        out = np.zeros(len(pts_mm), bool)
+        if cam.mat_ring is None or not len(pts_mm):
+            return out
+        s = cam.block_mm
+        c = cam.center / s
+        p = np.asarray(pts_mm, np.float64) / s
+        down = c[2] > p[:, 2] + 1e-9  # the line of sight goes on down to the table
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t = np.where(down, c[2] / (c[2] - p[:, 2]), np.nan)
+        g = c[None, :] + t[:, None] * (p - c[None, :])  # where it meets the table (block units)
+        (px0, py0, px1, py1), (cx0, cy0, cx1, cy1) = cam.mat_ring
+        x, y = g[:, 0] * s, g[:, 1] * s
+        on_paper = down & (x >= px0) & (x <= px1) & (y >= py0) & (y <= py1)
+        ring = on_paper & ~((x >= cx0) & (x <= cx1) & (y >= cy0) & (y <= cy1))
+        rows = np.flatnonzero(ring)
+        if not len(rows):
+            return out
+        seg = g[rows] - p[rows]
+        length = np.linalg.norm(seg, axis=1)
+        n_max = int(np.ceil(float(length.max()) / step)) + 1
+        # samples from half a step past the point to the table
+        ts = (0.5 + np.arange(n_max))[None, :] * step / np.maximum(length, 1e-9)[:, None]
+        inside_seg = ts <= 1.0
+        q = np.floor(p[rows][:, None, :] + ts[:, :, None] * seg[:, None, :]).astype(np.int64) - self._lo
+        shape = np.array(self._grid.shape)
+        ok = inside_seg & np.all((q >= 0) & (q < shape), axis=2)
+        hit = np.zeros(ok.shape, bool)
+        qq = q[ok]
+        hit[ok] = self._grid[qq[:, 0], qq[:, 1], qq[:, 2]]
+        out[rows] = ~hit.any(axis=1)
+        return out
+
+
 class PoleJudge:
     """:func:`pole_evidence` for many spots in the same pictures, cheaply: the spots asked for together
     are judged together (one projection, one occlusion test and one sampling per picture for all of
@@ -220,6 +290,7 @@ class PoleJudge:
         self._geom = geom
         self.cfg = cfg or PoleConfig()
         self._occ = _OccupancyGrid(occupied) if occupied else None
+        self._backdrop = _Backdrop(occupied or ()) if self.cfg.ring is not None else None
         self._done: dict[FlagSpot, PoleEvidence] = {}
 
     def evidence(self, spots: Sequence[FlagSpot]) -> list[PoleEvidence]:
@@ -260,6 +331,8 @@ class PoleJudge:
         if self._occ is not None:
             own = np.repeat(np.array([sp.cell for sp in spots], np.int64), n, axis=0)
             visible &= ~self._occ.behind(cam.center / s, pts / s, own).reshape(m, n)
+        if self._backdrop is not None and _ring_applies(cam, cfg):
+            visible &= ~self._backdrop.against_ring(cam, pts).reshape(m, n)
         h, w = grey.shape[:2]
         inside = (px[..., 0] > 6) & (px[..., 0] < w - 7) & (px[..., 1] > 6) & (px[..., 1] < h - 7)
         use = visible & inside & ok[:, None]

@@ -246,14 +246,19 @@ def test_a_reading_is_as_many_turns_as_were_played(tmp_path: Path,
     assert not doc["trusted"] and "not-a-legal-continuation" in {p["code"] for p in doc["problems"]}
     assert game.read_bytes() == before
     # read as any number of turns (as before the players said how often), the two turns are found
-    assert main(["ctrl", "score-images", *_pics("scene_003"), "--previous", str(tmp_path / "prev.json"),
-                 "-c", str(tmp_path / "cam.json"), "--json"]) == 0
-    assert len(json.loads(capsys.readouterr().out)["turns"]) == 2
+    # (not trusted since session 12 only because the green flag is read on one banner ray while a spot no
+    # picture shows could hold it: flag-ambiguous, which following the game settles by asking)
+    code = main(["ctrl", "score-images", *_pics("scene_003"), "--previous", str(tmp_path / "prev.json"),
+                 "-c", str(tmp_path / "cam.json"), "--json"])
+    doc = json.loads(capsys.readouterr().out)
+    assert len(doc["turns"]) == 2
+    assert code == 0 or {p["code"] for p in doc["problems"] if p["severity"] == "error"} == {"flag-ambiguous"}
     code = main(["ctrl", "follow", "turn", str(game), *_pics("scene_003"), "--turns", "2", "--json"])
     doc = json.loads(capsys.readouterr().out)
-    if not doc["recorded"]:  # trusted, with a flag to confirm first (the player looks: the truth's spot)
-        assert code == 1 and doc["trusted"] and doc["flags_unconfirmed"]
-        said = [a for c in doc["flags_unconfirmed"] for a in ("--flag", f"{c}={_flag_text(truth, c)}")]
+    if not doc["recorded"]:  # a flag to confirm or settle first (the player looks: the truth's spot)
+        unsure = doc["flags_unconfirmed"] if doc["trusted"] else doc["unsettled_flags"]
+        assert code == 1 and unsure
+        said = [a for c in unsure for a in ("--flag", f"{c}={_flag_text(truth, c)}")]
         code = main(["ctrl", "follow", "turn", str(game), *_pics("scene_003"), "--turns", "2", *said])
     assert code == 0
     assert _same_position(FollowedGame.load(game).state, truth)

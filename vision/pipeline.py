@@ -1284,6 +1284,8 @@ def _ambiguous_flag_problems(state: State, colors: set[str], scorer: RayScorer, 
         _tally(sides, a.sides)
         why = (f"but nothing in the pictures shows it there (no banner, no pole), and it may as well stand at "
                f"{a.rival}" if a.evidence_read <= 0 else
+               f"but the pictures show little of it there (evidence {a.evidence_read:.0f}: banner rays, and "
+               f"pictures showing a pole), and it may stand at {a.rival}, which no picture shows" if a.rival_unseen else
                f"but {a.rival} fits the pictures nearly as well (evidence {a.evidence_read:.0f} against "
                f"{a.evidence_rival:.0f}: banner rays, and pictures showing a pole)")
         out.append(Problem(

@@ -85,7 +85,8 @@ def render_followed(
     low_views: bool = False,
 ) -> int:
     """Render (or finish rendering: views already written are kept) one followed game under
-    ``root/name``; returns how many views were rendered.  The game and the look come from ``seed``.
+    ``root/name``; returns how many views were rendered.  The game and the look come from ``seed`` (a game
+    already under ``root/name`` keeps its own seed and players).
     ``low_views``: also the four low pictures of every position (``px_low.jpg`` ...); the five usual
     pictures are unchanged by it, so a game rendered without them can be completed with them."""
     from engine.ctrl import GameRecord
@@ -97,7 +98,8 @@ def render_followed(
     if truth_path.exists():
         doc = json.loads(truth_path.read_text())
         record, shots = GameRecord.from_json(doc["record"]), [int(n) for n in doc["shots"]]
-        players = int(doc["players"])  # the recorded game's, whatever was asked now
+        # the recorded game's, whatever was asked now (a resumed render with another --seed once mixed looks)
+        players, seed = int(doc["players"]), int(doc["seed"])
     else:
         record, shots = play_game(players, random.Random(seed), every)
         doc = {"format": GAME_FORMAT, "simulated": "rendered photographs of a random legal game",

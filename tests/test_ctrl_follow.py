@@ -317,3 +317,30 @@ def test_a_confirmation_given_with_flag_records_the_reading(tmp_path: Path,
     doc = json.loads(capsys.readouterr().out)
     assert doc["recorded"] and doc["flags_to_confirm"] == ["yellow"] and doc["flags_unconfirmed"] == []
     assert _same_position(FollowedGame.load(game).state, _truth("scene_007"))
+
+
+def test_a_reading_missing_a_side_is_not_recorded_and_names_the_side_to_photograph(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Four of scene_003's pictures, none showing -y: a ``side-not-pictured`` error, the reading is not
+    recorded (its flags on -y were neither read nor questioned), and the player is told to photograph
+    side -y and give it with the others (session 12); the record is untouched.  With -y's picture added
+    the same turn is recorded."""
+    from boardside.commands._ctrl_follow import retake_sides_note
+
+    game = _started(tmp_path, "scene_003")
+    before = game.read_text()
+    capsys.readouterr()
+    four = [p for p in _pics("scene_003") if not p.endswith("my.jpg")]
+    assert main(["ctrl", "follow", "turn", str(game), *four]) == 1
+    printed = " ".join(capsys.readouterr().out.split())
+    assert "side-not-pictured" in printed or "no picture shows side -y" in printed
+    assert "not recorded: no picture shows side -y, so what stands on it was not read. Photograph side -y" in printed
+    assert game.read_text() == before
+    assert main(["ctrl", "follow", "turn", str(game), *four, "--json"]) == 1
+    doc = json.loads(capsys.readouterr().out)
+    assert not doc["recorded"] and doc["sides_not_pictured"] == ["-y"]
+    assert [p["code"] for p in doc["problems"] if p["severity"] == "error"].count("side-not-pictured") == 1
+    assert main(["ctrl", "follow", "turn", str(game), *_pics("scene_003")]) == 0
+    assert "recorded 1 turn(s)" in capsys.readouterr().out
+    assert retake_sides_note(["+x", "-y"], game).startswith("no picture shows sides +x and -y, so what stands on "
+                                                           "them was not read. Photograph sides +x and -y")

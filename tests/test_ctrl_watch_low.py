@@ -184,3 +184,38 @@ def test_cli_low_views_scores_all_nine(tmp_path: Path, capsys: pytest.CaptureFix
     rescored = json.loads(capsys.readouterr().out)
     for key in ("sides", "totals", "winners", "state"):
         assert rescored[key] == watched[key], key
+
+
+def test_cli_follow_turn_low_views_reads_nine_captures(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``ctrl follow turn GAME --video FILE --low-views`` (session 12): the nine sides captured from the
+    SIMULATED walk are read against the recorded position (scene_003 one turn back) and the turn recorded,
+    the reading naming the nine saved pictures; without --low-views the same walk gives the five."""
+    from boardside.ctrl_follow import FollowedGame
+    from engine.ctrl import State
+    from engine.ctrl.record import one_turn_back
+
+    _spec, calib = _scene()
+    cam = tmp_path / "cam.json"
+    cam.write_text(json.dumps(calib.to_json()))
+    truth = State.from_json(json.loads((SCENE / "scene.json").read_text())["state"])
+    before = one_turn_back(truth)
+    assert before is not None
+    (tmp_path / "before.json").write_text(json.dumps(before.to_json()))
+    video = _video()
+    path = write_video(tmp_path / "walk.avi", video.frames, video.fps)
+    for low, stems in ((True, WALK), (False, ("top", "px", "py", "mx", "my"))):
+        game = tmp_path / f"game_{low}.json"
+        assert main(["ctrl", "follow", "start", str(game), "--state", str(tmp_path / "before.json"),
+                     "-c", str(cam)]) == 0
+        out = tmp_path / f"captured_{low}"
+        assert main(["ctrl", "follow", "turn", str(game), "--video", str(path), "--no-window", "--out", str(out),
+                     *(["--low-views"] if low else [])]) == 0
+        err = capsys.readouterr().err
+        assert ("each also from low down" in err.replace("\n", " ")) == low
+        followed = FollowedGame.load(game)
+        assert followed.state.blocks == truth.blocks and dict(followed.state.flags) == dict(truth.flags)
+        assert sorted(Path(p).name for p in followed.readings[-1].pictures) == sorted(f"{v}.png" for v in stems)
+    # with pictures given, --low-views has nothing to capture: a one-line error, the record untouched
+    game = tmp_path / "game_True.json"
+    assert main(["ctrl", "follow", "turn", str(game), str(SCENE / "px.jpg"), "--low-views"]) == 2
+    assert "--low-views is for capturing with --camera N / --video FILE" in capsys.readouterr().err

@@ -111,3 +111,41 @@ def test_a_side_no_picture_shows_makes_the_reading_untrusted() -> None:
     assert p.severity == "error" and p.where == f"side {side}" and not res.trusted and side in res.uncertain_sides
     # one notion of a side being shown: the sides listed as missing are exactly those errors' sides
     assert res.missing_sides == [side] and not full.missing_sides
+
+
+def test_a_side_pictured_only_too_steeply_names_the_picture_to_take_lower() -> None:
+    """The side-not-pictured message names the picture meant for the side (session 12, three readings of
+    new followed games): one steeper than SIDE_SHOWN_MAX_ELEVATION_DEG counts as the top (a -x picture 74
+    degrees up from the battlefield's centre was 80.3 from the footprint's): take it lower; one turned so far
+    that it counts for the next side: take it from further round; with none near, add one."""
+    from calibration.pose import MatPose
+    from vision.pipeline import SIDE_SHOWN_MAX_ELEVATION_DEG, retake_side
+
+    scene = load_scene(FIXTURES / "scene_003")
+    spec, calib = scene.spec, scene.camera
+
+    def pose(azimuth: float, elevation: float) -> MatPose:
+        centre = np.array([1.5, 1.5, 0.0]) * spec.block_mm  # (the elevation is measured from there)
+        a, e = np.radians(azimuth), np.radians(elevation)
+        eye = centre + 600.0 * np.array([np.cos(e) * np.cos(a), np.cos(e) * np.sin(a), np.sin(e)])
+        fwd = (centre - eye) / np.linalg.norm(centre - eye)
+        right = np.cross(fwd, [0.0, 0.0, 1.0])
+        right = right / np.linalg.norm(right)
+        r = np.stack([right, np.cross(fwd, right), fwd])
+        return MatPose(spec, calib, np.asarray(cv2.Rodrigues(r)[0], np.float64).reshape(3), -r @ eye,
+                       0.2, 40, 60, 10, 20, 0, 1.0)
+
+    img = np.zeros((2, 2, 3), np.uint8)
+    steep = pose(165.0, SIDE_SHOWN_MAX_ELEVATION_DEG + 3)
+    assert steep.azimuth_side() == "-x"
+    names = [("px.jpg", img), ("mx.jpg", img), ("top.jpg", img)]
+    said = retake_side("-x", names, [pose(10.0, 45.0), steep, pose(178.0, 88.0)])
+    assert said.startswith("mx.jpg faces it from 83.0 degrees up, too steep to show its side faces: take it again "
+                           "lower down")
+    # the top picture (the steepest) is never the one to take lower
+    assert retake_side("-x", [names[0], names[2]], [pose(10.0, 45.0), pose(178.0, 88.0)]) == "add a picture of side -x"
+    # a picture meant for -y but turned so far that it counts for +x (game_a scene_011: 46 degrees)
+    turned = retake_side("-y", [("px.jpg", img), ("my.jpg", img)], [pose(10.0, 45.0), pose(-44.0, 60.0)])
+    assert turned == ("my.jpg, the picture nearest to it, is turned 46 degrees away from it (it counts for side "
+                      "+x): take it again from further round towards side -y, the whole mat in the picture")
+    assert retake_side("-x", [("px.jpg", img)], [pose(0.0, 45.0)]) == "add a picture of side -x"

@@ -206,6 +206,33 @@ def sides_pictured(poses: Sequence[MatPose]) -> set[str]:
     return shown | ({"top"} if any(p.angles_deg()["elevation"] >= 40 for p in poses) else set())
 
 
+def retake_side(side: str, images: Sequence[tuple[str, U8]], poses: Sequence[MatPose]) -> str:
+    """What to do about ``side`` no picture shows: add a picture of it -- naming the picture meant for it
+    when there is one: one facing it from above :data:`SIDE_SHOWN_MAX_ELEVATION_DEG` (it counts as the
+    top), or one turned so far that it counts for the next side (direction and elevation are measured from
+    the Central Cube's footprint, and a battlefield grown to one side moves its own centre away from it).
+    Both seen in session 12's followed games: a -x picture rendered 74 deg up from the battlefield's centre
+    was 80.3 from the footprint's; +y and -y pictures straight at the battlefield were 42-46 deg off from
+    the footprint's centre, so counted for +x."""
+    if side == "top":
+        return "add a picture of the top, taken from above"
+    target = {"+x": 0.0, "+y": 90.0, "-x": 180.0, "-y": -90.0}[side]
+    angles = [(name, p.angles_deg(), p.azimuth_side()) for (name, _), p in zip(images, poses, strict=True)]
+    top = max(angles, key=lambda x: x[1]["elevation"])[0]  # the steepest picture is the top's, not the side's
+    steep = sorted((a["elevation"], name) for name, a, s in angles if s == side and name != top)
+    if steep:
+        elev, name = steep[0]
+        return (f"{name} faces it from {elev:.1f} degrees up, too steep to show its side faces: take it again "
+                f"lower down (about 45 degrees above the table), or add a picture of side {side}")
+    turned = sorted((abs((a["azimuth"] - target + 180.0) % 360.0 - 180.0), name, s) for name, a, s in angles
+                    if a["elevation"] <= SIDE_SHOWN_MAX_ELEVATION_DEG)
+    if turned and turned[0][0] < 90.0:
+        off, name, counted = turned[0]
+        return (f"{name}, the picture nearest to it, is turned {off:.0f} degrees away from it (it counts for side "
+                f"{counted}): take it again from further round towards side {side}, the whole mat in the picture")
+    return f"add a picture of side {side}"
+
+
 _T = TypeVar("_T")
 
 
@@ -733,7 +760,7 @@ def score_images(
         uncertain[side] = uncertain.get(side, 0) + 1
         problems.append(Problem(
             "side-not-pictured", f"no picture shows side {side}: its counts, and any flag or block only it would "
-            f"show, are not read; add a picture of side {side}", f"side {side}", "", "error"))
+            f"show, are not read; {retake_side(side, images, poses)}", f"side {side}", "", "error"))
     for name, reason in rejected:  # (the pictures read show every side: see above)
         problems.append(Problem("picture-rejected", f"{reason}; read without it (the other pictures show every "
                                 "side): take it again for a surer reading", name, "", "warning"))

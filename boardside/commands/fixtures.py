@@ -253,10 +253,16 @@ def render_followed_cmd(
     players: int = typer.Option(4, "--players", "-p", min=2, max=4, help="2 (variant), 3 or 4 players."),
     every: int = typer.Option(0, "--every", min=0, help="Photograph after every N turns (0: once a round)."),
     spp: int = typer.Option(6, "--spp", min=1, max=4096, help="Path-tracing samples per pixel (before denoising)."),
+    low_views: bool = typer.Option(
+        False, "--low-views", help="Also picture each side from low down at every position (4 more pictures, "
+        "px_low.jpg ...; the five are unchanged, so a game rendered without them can be completed). For "
+        "measurement: benchmarks/ctrl_follow.py --views all."
+    ),
 ) -> None:
-    """Render a followed CTRL game: a random legal game photographed (five views) at the set-up and
-    after every round (or N turns), same pieces, light and camera throughout -- SIMULATED pictures for
-    'ctrl follow' and benchmarks/ctrl_follow.py.  Views already rendered are kept (it resumes)."""
+    """Render a followed CTRL game: a random legal game photographed (five views; nine with --low-views)
+    at the set-up and after every round (or N turns), same pieces, light and camera throughout --
+    SIMULATED pictures for 'ctrl follow' and benchmarks/ctrl_follow.py.  Views already rendered are kept
+    (it resumes)."""
     import json as _json
     import random as _random
 
@@ -272,10 +278,10 @@ def render_followed_cmd(
     load_mitsuba()
     with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
                   TimeElapsedColumn(), TimeRemainingColumn()) as progress:
-        task = progress.add_task(f"rendering {name}", total=5 * len(shots))
+        task = progress.add_task(f"rendering {name}", total=(9 if low_views else 5) * len(shots))
 
         def on_view(label: str, seconds: float) -> None:
             progress.update(task, advance=1, description=f"{label} ({seconds:.0f} s)")
 
-        done = render_followed(root, name, seed, players, every, RenderSettings(spp=spp), on_view)
+        done = render_followed(root, name, seed, players, every, RenderSettings(spp=spp), on_view, low_views)
     typer.echo(f"rendered {done} views of {len(shots)} positions under {root / name}")

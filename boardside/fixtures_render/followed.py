@@ -1,11 +1,12 @@
 """Followed CTRL games for the fixtures: one game's positions -- the set-up, then after every turn
 or every round -- rendered with the same pieces, light, table, mat and camera device, each position
-from new hand-held shots of the five sides.  SIMULATED photographs of a game followed with
+from new hand-held shots of the five sides (with ``low_views`` also each side again from low down,
+as ``fixtures render ctrl --low-views`` does for single scenes).  SIMULATED photographs of a game followed with
 ``boardside ctrl follow`` (``benchmarks/ctrl_follow.py`` measures the following on them).
 
 Layout: ``ROOT/NAME/game.json`` (the truth: the game record, and after how many turns each position
 was photographed) and ``ROOT/NAME/scene_KKK/`` (position K, as a CTRL fixture scene: ``scene.json``
-with the truth state and scores, five views with their truth files).
+with the truth state and scores, five views -- or nine -- with their truth files).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from typing import Any
 from boardside.fixtures_render.ctrl_states import score_document
 from boardside.fixtures_render.sets import (
     RenderSettings,
+    ScenePlan,
     SetDef,
     _lights_clear_of_cameras,
     build_spec,
@@ -29,6 +31,7 @@ from boardside.fixtures_render.sets import (
     render_view,
     scene_truth,
     view_path,
+    with_low_views,
 )
 from boardside.io import write_text_atomic
 
@@ -54,6 +57,23 @@ def play_game(players: int, rng: random.Random, every: int) -> tuple[Any, list[i
     return record, shots
 
 
+def position_plans(name: str, seed: int, players: int, shots: list[int], states: list[Any],
+                   low_views: bool = False) -> list[ScenePlan]:
+    """The plan of each photographed position of a followed game (``states``: the game's states, one
+    per turn played): the look, light, table and camera device of ``seed``, the state after
+    ``shots[k]`` turns.  With ``low_views`` each plan also pictures the four low views
+    (:func:`~boardside.fixtures_render.sets.with_low_views`), added after the lights were kept clear
+    of the five usual cameras, so the five pictures are the same with or without them."""
+    base = plan_scene(SetDef("ctrl", "ctrl", seed, 1), 0, states[0].to_json())
+    plans = []
+    for k, n in enumerate(shots):
+        stage = "setup" if n == 0 else ("finished" if states[n].is_terminal() else "mid")
+        plan = _lights_clear_of_cameras(replace(base, set_name=name, index=k, stage=stage, players=players,
+                                                state=states[n].to_json()))
+        plans.append(with_low_views(plan) if low_views else plan)
+    return plans
+
+
 def render_followed(
     root: Path,
     name: str,
@@ -62,9 +82,13 @@ def render_followed(
     every: int = 0,
     settings: RenderSettings | None = None,
     on_view: Callable[[str, float], None] | None = None,
+    low_views: bool = False,
 ) -> int:
     """Render (or finish rendering: views already written are kept) one followed game under
-    ``root/name``; returns how many views were rendered.  The game and the look come from ``seed``."""
+    ``root/name``; returns how many views were rendered.  The game and the look come from ``seed`` (a game
+    already under ``root/name`` keeps its own seed and players).
+    ``low_views``: also the four low pictures of every position (``px_low.jpg`` ...); the five usual
+    pictures are unchanged by it, so a game rendered without them can be completed with them."""
     from engine.ctrl import GameRecord
 
     settings = settings or RenderSettings()
@@ -74,7 +98,8 @@ def render_followed(
     if truth_path.exists():
         doc = json.loads(truth_path.read_text())
         record, shots = GameRecord.from_json(doc["record"]), [int(n) for n in doc["shots"]]
-        players = int(doc["players"])  # the recorded game's, whatever was asked now
+        # the recorded game's, whatever was asked now (a resumed render with another --seed once mixed looks)
+        players, seed = int(doc["players"]), int(doc["seed"])
     else:
         record, shots = play_game(players, random.Random(seed), every)
         doc = {"format": GAME_FORMAT, "simulated": "rendered photographs of a random legal game",
@@ -83,15 +108,10 @@ def render_followed(
         _write(truth_path, doc)
     states = list(record.states())
     mat = mat_texture()
-    base = plan_scene(SetDef("ctrl", "ctrl", seed, 1), 0, states[0].to_json())
     done = 0
-    for k, n in enumerate(shots):
-        state = states[n].to_json()
-        stage = "setup" if n == 0 else ("finished" if states[n].is_terminal() else "mid")
-        plan = _lights_clear_of_cameras(replace(base, set_name=name, index=k, stage=stage, players=players,
-                                                state=state))
+    for plan, n in zip(position_plans(name, seed, players, shots, states, low_views), shots, strict=True):
         truth = scene_truth(plan, mat[0])
-        truth.update({"scores": score_document(state), "turns_played": n})
+        truth.update({"scores": score_document(plan.state), "turns_played": n})
         sj = game_dir / plan.scene_id / "scene.json"
         sj.parent.mkdir(parents=True, exist_ok=True)
         if not sj.exists():
@@ -114,4 +134,4 @@ def _write(path: Path, doc: dict[str, Any]) -> None:
     write_text_atomic(path, json.dumps(doc, indent=1) + "\n")
 
 
-__all__ = ["play_game", "render_followed"]
+__all__ = ["play_game", "position_plans", "render_followed"]

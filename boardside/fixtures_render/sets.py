@@ -560,6 +560,14 @@ def iter_plans(sdef: SetDef, root: Path, only: list[int] | None = None) -> Itera
         yield plan_scene(sdef, i, recorded_state(root, sdef, i))
 
 
+def with_low_views(plan: ScenePlan) -> ScenePlan:
+    """``plan`` with the four :data:`LOW_VIEWS` pictured after its own views.  Only the list of views
+    changes: the lights were kept clear of the plan's own cameras when it was made (each view's camera,
+    sensor and render seed come from its own generator), so the usual pictures render exactly as
+    without the low ones."""
+    return dataclasses.replace(plan, views=plan.views + [v for v in LOW_VIEWS if v not in plan.views])
+
+
 def render_set(
     sdef: SetDef,
     root: Path,
@@ -577,7 +585,7 @@ def render_set(
     done = 0
     for plan in iter_plans(sdef, root, only):
         if low_views and sdef.kind == "ctrl":
-            plan = dataclasses.replace(plan, views=plan.views + list(LOW_VIEWS))
+            plan = with_low_views(plan)
         scene_dir = root / plan.set_name / plan.scene_id
         scene_dir.mkdir(parents=True, exist_ok=True)
         sj = scene_dir / "scene.json"

@@ -30,6 +30,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchmarks.ctrl_free_split import put_right as corrected
 from benchmarks.ctrl_scenes import load_scene, parse_views
 from engine.ctrl.geometry import Cell
 from vision.labels import COLOR_LABELS, Label
@@ -98,13 +99,7 @@ def analyse(scene_dir: Path, views: tuple[str, ...]) -> dict[str, Any]:
     # the off cells put right together (a block and its neighbours moved as one), and per case its
     # whole line along the shift (three cells each way) put right
     def put_right(cells: set[Cell]) -> int:
-        fixed = dict(got)
-        for c in cells:
-            if c in truth:
-                fixed[c] = truth[c]
-            else:
-                fixed.pop(c, None)
-        return int((per_view_misses(scorer, fixed) - base).sum())
+        return int((per_view_misses(scorer, corrected(got, truth, cells)) - base).sum())
 
     group: set[Cell] = set()
     for case in cases:

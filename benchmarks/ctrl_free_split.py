@@ -30,7 +30,7 @@ import argparse
 import json
 import sys
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -73,15 +73,21 @@ def shown_blocks(scene_dir: Path, views: tuple[str, ...]) -> dict[Cell, int]:
     return dict(seen)
 
 
-def judge_line(scorer: RayScorer, truth: Mapping[Cell, str], got: Mapping[Cell, str], cells: list[Cell],
-               min_rays: int, tie_rays: int) -> str:
-    """The rays' verdict on putting ``cells`` right in the reading ``got``."""
+def put_right(got: Mapping[Cell, str], truth: Mapping[Cell, str], cells: Iterable[Cell]) -> dict[Cell, str]:
+    """The reading ``got`` with ``cells`` as in ``truth`` (a block there, or none)."""
     fixed = dict(got)
     for c in cells:
         if c in truth:
             fixed[c] = truth[c]
         else:
             fixed.pop(c, None)
+    return fixed
+
+
+def judge_line(scorer: RayScorer, truth: Mapping[Cell, str], got: Mapping[Cell, str], cells: list[Cell],
+               min_rays: int, tie_rays: int) -> str:
+    """The rays' verdict on putting ``cells`` right in the reading ``got``."""
+    fixed = put_right(got, truth, cells)
     m = scorer._model  # measurement tool: the rays' predictions themselves
     pa, pb = scorer._predict(scorer._hyp_of(got)), scorer._predict(scorer._hyp_of(fixed))
     differ = (pa != pb) & (m.weight > 0)

@@ -35,3 +35,21 @@ def test_a_weak_flag_with_an_unseen_rival_is_not_trusted(monkeypatch: pytest.Mon
         assert "pink" in res.uncertain_flags
     else:
         assert res.trusted and not notes
+
+
+def test_the_cli_hints_at_the_low_pictures(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A reading with a flag problem, from the five usual pictures only, ends with a hint to add the four low
+    pictures (which settle most such flags); with them given, no hint."""
+    import json
+
+    from boardside.cli import main
+
+    scene = load_scene(FIXTURES / "scene_006", with_camera=True)
+    (tmp_path / "prev.json").write_text(json.dumps(turns_back(scene.truth, 1).to_json()))
+    five = [str(FIXTURES / "scene_006" / f"{v}.jpg") for v in ("px", "mx", "py", "my", "top")]
+    low = [str(FIXTURES / "scene_006" / f"{v}_low.jpg") for v in ("px", "mx", "py", "my")]
+    assert main(["ctrl", "score-images", *five, "--previous", str(tmp_path / "prev.json")]) == 1
+    out = capsys.readouterr().out
+    assert "hint:" in out and "low down" in out and "--low-views" in out
+    main(["ctrl", "score-images", *five, *low, "--previous", str(tmp_path / "prev.json")])
+    assert "hint:" not in capsys.readouterr().out

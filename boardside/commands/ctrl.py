@@ -486,6 +486,28 @@ def report_scene(res: SceneResult, pics: list[tuple[str, Any]], annotate: Path |
         print_score(state, "CTRL score sheet (from pictures)" + ("" if res.trusted else " -- NOT TRUSTED"))
         for p in res.problems:
             out.print(f"{p.severity}: {p}")
+        hint = low_pictures_hint(res)
+        if hint:
+            out.print(f"[cyan]hint:[/] {hint}")
+
+
+#: problems that the four low pictures (each side again from low down) settle most often: on SIMULATED
+#: followed games (docs/vision.md, "Session 12: following a game with low pictures") readings with
+#: flag-ambiguous fell 20 -> 10, with flag-missing 10 -> 1, with nine pictures instead of five
+LOW_PICTURES_HELP = ("flag-ambiguous", "flag-missing", "side-not-pictured")
+#: a picture this low (elevation above the table, degrees) is one of the low pictures
+LOW_PICTURE_MAX_ELEVATION_DEG = 25.0
+
+
+def low_pictures_hint(res: Any) -> str | None:
+    """A hint to add the four low pictures when the reading has a problem they settle most often and no
+    picture given is a low one; otherwise None."""
+    codes = sorted({p.code for p in res.problems if p.code in LOW_PICTURES_HELP})
+    if not codes or any(v.elevation_deg <= LOW_PICTURE_MAX_ELEVATION_DEG for v in res.views):
+        return None
+    return (f"{' and '.join(codes)} problems are most often settled by four more pictures: each side again from low "
+            "down, about 15 degrees above the table with the mat's near edge in the picture (px_low.jpg ...; "
+            "taken live by 'ctrl watch' or 'ctrl follow turn' with --camera 0 --low-views)")
 
 
 def read_setup(pics: list[tuple[str, Any]], spec: Any, cam: Any) -> tuple[State, list[Any]]:

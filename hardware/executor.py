@@ -38,6 +38,10 @@ from hardware.errors import (
 from hardware.link import Acked, Command, Done, Driver, Hello, Rejected, RobotState, Status, make_driver, within
 from hardware.transport import Transport, make_transport
 
+#: hellos in a row that must name another run before the executor decides the robot lost ours (a damaged
+#: hello can pass the CRC-8: one in 256 damaged lines)
+RUN_MISMATCH_HELLOS = 3
+
 
 @dataclass(frozen=True)
 class LinkTiming:
@@ -262,6 +266,7 @@ class _Run:
         self.sent_ever = log.sent_upto(run_id)
         self.report = RunReport(run_id, self.total, self.done, resumed_from=self.done)
         self.connected_once = False
+        self.run_mismatches = 0  # hellos in a row naming another run (see _stream)
         self.replaced: dict[int, Command] = {}  # seq -> command sent instead (a skipped interrupted move)
 
     def _tell(self, kind: str, seq: int = 0, reported: Pose | None = None, message: str = "") -> None:
@@ -357,12 +362,19 @@ class _Run:
                 if not drv.deduplicates:
                     # the Root numbers commands itself; nothing of ours is outstanding
                     pass
+            elif self.run_mismatches < RUN_MISMATCH_HELLOS - 1:
+                # a damaged hello can pass the CRC-8 (1 in 256 damaged lines): say hello again before
+                # deciding the robot lost the run (session 12: the 1000-disconnect fault campaign stopped
+                # once on a hello whose run id had lost a byte, '19378c' read as '1378c')
+                self.run_mismatches += 1
+                raise LinkLostError(f"the robot's hello named run {state.run!r}, not {self.run_id!r}: asking again")
             else:
                 raise ExecutionLogError(
                     f"the robot no longer knows run {self.run_id!r} (it reports run {state.run!r}): "
                     f"{self.done} of {self.total} commands were done; re-place the robot at "
                     f"{self.commands[self.done - 1].expected if self.done else 'the start'} and start a new run"
                 )
+        self.run_mismatches = 0
         if state.interrupted:
             seq = state.interrupted
             if seq > max(self.done, state.done) and seq <= self.total:

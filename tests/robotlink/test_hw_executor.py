@@ -166,6 +166,67 @@ def test_robot_that_forgot_the_run_is_refused(tmp_path: Path) -> None:
     asyncio.run(scenario())
 
 
+class _DamagedHello(SimTransport):
+    """SIMULATED damage the CRC-8 cannot catch (1 in 256 damaged lines): the first ``times`` hellos naming a
+    run lose that run id's first character and are framed again with a matching checksum."""
+
+    def __init__(self, robot: SimulatedRobot, times: int) -> None:
+        super().__init__(RobotURL.parse("sim://"), robot=robot)
+        self.times = times
+        self._held = b""
+
+    async def read(self) -> bytes:
+        from hardware.firmware import bsproto
+
+        while True:
+            self._held += await super().read()
+            if b"\n" in self._held:
+                break
+        done, _, self._held = self._held.rpartition(b"\n")
+        lines = []
+        for line in done.split(b"\n"):
+            body = bsproto.unframe(line)
+            parts = body.split(" ") if body else []
+            if parts[:1] == ["h"] and len(parts) >= 8 and len(parts[2]) > 1 and self.times > 0:
+                self.times -= 1
+                parts[2] = parts[2][1:]
+                line = bsproto.frame(" ".join(parts))[:-1]
+            lines.append(line)
+        return b"\n".join(lines) + b"\n"
+
+
+@pytest.mark.parametrize("damaged", [1, 2, 3])
+def test_a_hello_damaged_past_its_checksum_is_asked_again(tmp_path: Path, damaged: int) -> None:
+    """A hello whose run id lost a byte but whose CRC-8 still matches (the 1000-disconnect fault campaign
+    met one) is asked again: the run goes on while fewer than RUN_MISMATCH_HELLOS hellos in a row name
+    another run; as many in a row is a robot that lost the run, refused as before."""
+    from hardware.executor import RUN_MISMATCH_HELLOS
+
+    db = tmp_path / "log.db"
+    robot = SimulatedRobot(time_factor=0.002)
+
+    async def scenario() -> None:
+        task = asyncio.ensure_future(execute_async(PROGRAM, None, db, transport=sim(robot), timing=FAST))
+        while robot.core.done < 3:
+            await asyncio.sleep(0.001)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        link = _DamagedHello(robot, damaged)
+        if damaged < RUN_MISMATCH_HELLOS:
+            await execute_async(PROGRAM, None, db, transport=link, timing=FAST)
+        else:
+            with pytest.raises(ExecutionLogError, match="no longer knows run"):
+                await execute_async(PROGRAM, None, db, transport=link, timing=FAST)
+        assert link.times == 0
+        await robot.stop()
+
+    asyncio.run(scenario())
+    if damaged < 3:
+        done = seqs(robot)
+        assert sorted(set(done)) == list(range(1, len(PROGRAM) + 2)) and len(done) == len(set(done))
+
+
 def test_unreachable_serial_port_is_one_clear_error(tmp_path: Path) -> None:
     with pytest.raises(RobotUnreachableError, match="cannot open serial port '/dev/does-not-exist'"):
         execute(PROGRAM, "serial:///dev/does-not-exist", tmp_path / "l.db", timing=FAST)

@@ -387,7 +387,8 @@ __all__ = ["IllegalMoveError", "app"]
 
 @app.command("score-images")
 def score_images_cmd(
-    images: list[Path] = typer.Argument(..., help="Pictures of the battlefield on the mat: four sides and the top."),
+    images: list[Path] = typer.Argument(..., help="Pictures of the battlefield on the mat: four sides and the "
+                                        "top (and, best, each side again from low down)."),
     calibration: Path | None = typer.Option(None, "--calibration", "-c", help="Camera calibration (cam.json); "
                                             "without it the camera is estimated from the pictures."),
     mat: Path | None = typer.Option(None, "--mat", help="Mat specification (mat.json from 'mat print'); "
@@ -399,9 +400,12 @@ def score_images_cmd(
 ) -> None:
     """Score a physical game from pictures of the battlefield on the mat (four sides and the top).
 
-    Accuracy is below the project's targets without --previous (see docs/vision.md); cells no
-    picture shows are reported, never guessed silently.  Exit code 0 when the reconstruction passes
-    the rule checks, 1 when it does not (the sheet is then printed as NOT TRUSTED), 2 for unusable input.
+    Best: nine pictures -- the four sides and the top, and each side again from low down (about 15
+    degrees above the table, the mat's near edge in the picture): on rendered test scenes they make the
+    reading with --previous exact far more often (docs/vision.md).  Accuracy is below the project's
+    targets without --previous; cells no picture shows are reported, never guessed silently.
+    Exit code 0 when the reconstruction passes the rule checks, 1 when it does not (the sheet is then
+    printed as NOT TRUSTED), 2 for unusable input.
     """
     from calibration.camera import CameraCalibration, read_image
     from calibration.mat import MatSpec

@@ -395,6 +395,9 @@ def score_images_cmd(
                                     "default: the A3 CTRL mat with 22 mm blocks."),
     previous: Path | None = typer.Option(None, "--previous", help="The last known state (a state file): the "
                                          "pictures must then show legal turns played from it, which are printed."),
+    turns: int | None = typer.Option(None, "--turns", min=0, help="With --previous: how many turns were played "
+                                     "since it (the reading then looks for exactly that many; without it, any "
+                                     "number, and a colour on the mat can be read as an extra turn)."),
     annotate: Path | None = typer.Option(None, "--annotate", help="Write annotated pictures and a 3D preview here."),
     json_out: bool = JSON_OPT,
 ) -> None:
@@ -413,10 +416,12 @@ def score_images_cmd(
 
     spec = MatSpec.from_json(read_json(mat, "mat file")) if mat else MatSpec()
     cam = CameraCalibration.load(calibration) if calibration else None
+    if turns is not None and previous is None:
+        raise typer.BadParameter(f"--turns {turns!r} needs --previous (the turns are counted from that state)")
     prev = load_state(previous) if previous else None
     pics = [(str(p), read_image(p)) for p in images]
     with err.status(f"reading {len(pics)} picture(s) ..."):
-        res = score_images(pics, spec, cam, prev)
+        res = score_images(pics, spec, cam, prev, turns_played=turns)
     report_scene(res, pics, annotate, json_out, prev)
     if not res.trusted:
         raise typer.Exit(1)

@@ -37,7 +37,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import vision.pipeline as pipeline_mod
-from benchmarks.ctrl_scenes import load_scene
+from benchmarks.ctrl_scenes import compare_reading, load_scene
 from engine.ctrl import State
 from engine.ctrl.record import turns_back_chain
 
@@ -132,17 +132,11 @@ def _digest(res: Any) -> str:
 
 
 def _row(truth: State, res: Any) -> dict[str, Any]:
-    got = res.state
-    cells = set(truth.blocks) | set(got.blocks)
-    wrong = sum(1 for c in cells if truth.blocks.get(c) != got.blocks.get(c))
-    gs, ts = got.side_scores(), truth.side_scores()
-    wrong_sides = [side for side in ts if gs.get(side) != ts[side]]
-    flags_ok = dict(got.flags) == dict(truth.flags)
-    return {"wrong_cells": wrong, "state_exact": wrong == 0 and flags_ok, "sides_exact": not wrong_sides,
-            "flags_right": sum(1 for c in truth.colors if got.flags.get(c) == truth.flags.get(c)),
-            "winner_right": got.winners() == truth.winners(), "trusted": res.trusted,
-            "wrong_sides": len(wrong_sides),
-            "silent": sum(1 for side in wrong_sides if side not in res.uncertain_sides),
+    cmp = compare_reading(res.state, truth, res.uncertain_sides)
+    return {"wrong_cells": len(cmp.wrong_cells), "state_exact": cmp.state_exact, "sides_exact": cmp.sides_exact,
+            "flags_right": len(truth.colors) - len(cmp.flags_wrong),
+            "winner_right": cmp.winner_right, "trusted": res.trusted,
+            "wrong_sides": len(cmp.wrong_sides), "silent": len(cmp.silent_sides),
             "flagged_sides": len(res.uncertain_sides), "digest": _digest(res)}
 
 

@@ -36,7 +36,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.ctrl_scenes import load_scene, parse_views
+from benchmarks.ctrl_scenes import compare_reading, load_scene, parse_views
 from engine.ctrl.geometry import SIDE_VECTORS, Cell
 from engine.ctrl.scoring import face_views
 from engine.ctrl.state import State
@@ -112,11 +112,10 @@ def analyse(scene_dir: Path, views: tuple[str, ...], min_rays: int, tie_rays: in
         return {"scene": str(scene_dir), "error": str(exc)[:200]}
     got = res.state
     scorer = res.reconstruction.scorer
-    gs, ts = got.side_scores(), truth.side_scores()
-    wrong_sides = [s for s in ts if gs.get(s) != ts[s]]
+    cmp = compare_reading(got, truth, res.uncertain_sides)
+    wrong_sides, wrong_cells = cmp.wrong_sides, cmp.wrong_cells
     tl, gl = counted_lines(truth), counted_lines(got)
     shown = shown_blocks(scene_dir, views)
-    wrong_cells = sorted(c for c in set(truth.blocks) | set(got.blocks) if truth.blocks.get(c) != got.blocks.get(c))
     cell_kind = Counter("extra" if c not in truth.blocks else "shown" if shown.get(c, 0) > 0 else "hidden"
                         for c in wrong_cells)
     sides: dict[str, dict[str, Any]] = {}
@@ -146,9 +145,9 @@ def analyse(scene_dir: Path, views: tuple[str, ...], min_rays: int, tie_rays: in
         sides[side] = {"verdict": verdict, "lines": len(lines), "line_verdicts": verdicts, "line_kinds": kinds,
                        "renderer_hidden_lines": hidden_lines, "reported": side in res.uncertain_sides}
     return {
-        "scene": str(scene_dir), "state_exact": not wrong_cells and dict(got.flags) == dict(truth.flags),
-        "sides_exact": not wrong_sides, "winner_right": got.winners() == truth.winners(), "trusted": res.trusted,
-        "wrong_sides": len(wrong_sides), "silent": sum(1 for s in wrong_sides if s not in res.uncertain_sides),
+        "scene": str(scene_dir), "state_exact": cmp.state_exact,
+        "sides_exact": cmp.sides_exact, "winner_right": cmp.winner_right, "trusted": res.trusted,
+        "wrong_sides": len(wrong_sides), "silent": len(cmp.silent_sides),
         "wrong_cells": len(wrong_cells), "cell_kinds": dict(cell_kind), "sides": sides,
         "blocks": {",".join(map(str, c)): col for c, col in sorted(got.blocks.items())},
         "flags": {k: str(v) for k, v in sorted(got.flags.items())},

@@ -4,6 +4,7 @@ mat, the five pictures and the camera calibration recorded with them."""
 from __future__ import annotations
 
 import json
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -12,6 +13,7 @@ from boardside.fixtures_render.camera import truth_calibration
 from calibration.camera import CameraCalibration, read_image
 from calibration.mat import MatSpec
 from engine.ctrl import State
+from engine.ctrl.geometry import Cell
 
 VIEWS = ("px", "mx", "py", "my", "top")
 #: Extra pictures a scene may hold besides the five: each side again from low down (rendered for
@@ -60,3 +62,34 @@ def load_scene(directory: Path, with_camera: bool = True, views: tuple[str, ...]
             vt = json.loads((directory / f"{v}.json").read_text())["camera"]
             cam = truth_calibration(vt)
     return CtrlScene(directory.name, doc, State.from_json(doc["state"]), MatSpec.from_json(doc["mat"]), pics, cam)
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """A reading against the truth, as every CTRL benchmark counts it."""
+
+    wrong_cells: list[Cell]  # sorted: cells whose content (empty or a colour) differs
+    wrong_sides: list[str]  # in the sheet's side order: sides whose score row differs
+    silent_sides: list[str]  # ... those the reading did not report uncertain
+    flags_wrong: list[str]  # the truth's colours whose flag was read elsewhere (or not at all)
+    flags_same: bool  # every flag as in the truth, and no other
+    winner_right: bool
+
+    @property
+    def state_exact(self) -> bool:
+        return not self.wrong_cells and self.flags_same
+
+    @property
+    def sides_exact(self) -> bool:
+        return not self.wrong_sides
+
+
+def compare_reading(got: State, truth: State, uncertain_sides: Collection[str]) -> Comparison:
+    """How the state read (``got``, with the sides it reports uncertain) compares with ``truth``."""
+    gs, ts = got.side_scores(), truth.side_scores()
+    wrong_sides = [side for side in ts if gs.get(side) != ts[side]]
+    return Comparison(
+        wrong_cells=sorted(c for c in set(truth.blocks) | set(got.blocks) if truth.blocks.get(c) != got.blocks.get(c)),
+        wrong_sides=wrong_sides, silent_sides=[side for side in wrong_sides if side not in uncertain_sides],
+        flags_wrong=[c for c in truth.colors if got.flags.get(c) != truth.flags.get(c)],
+        flags_same=dict(got.flags) == dict(truth.flags), winner_right=got.winners() == truth.winners())

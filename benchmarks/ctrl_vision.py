@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np
 
-from benchmarks.ctrl_scenes import VIEWS, load_scene, parse_views
+from benchmarks.ctrl_scenes import VIEWS, compare_reading, load_scene, parse_views
 from engine.ctrl.record import turns_back_chain
 from vision.pipeline import score_images
 from vision.reconstruct import ReconstructConfig
@@ -98,20 +98,13 @@ def main() -> None:
         dt = time.perf_counter() - t0
         for k, v in res.timings.items():
             stage_times.setdefault(k, []).append(v)
-        got = res.state
-        cells = set(truth.blocks) | set(got.blocks)
-        wrong = sum(1 for c in cells if truth.blocks.get(c) != got.blocks.get(c))
-        sides_ok = got.side_scores() == truth.side_scores()
-        gs, ts = got.side_scores(), truth.side_scores()
-        wrong_sides = [side for side in ts if gs.get(side) != ts[side]]
-        silent = [side for side in wrong_sides if side not in res.uncertain_sides]
-        flags_ok = dict(got.flags) == dict(truth.flags)
+        cmp = compare_reading(res.state, truth, res.uncertain_sides)
         hidden = wholly_hidden(sc, truth.blocks, views)
-        row = {"scene": sc.name, "stage": truth_doc.get("stage"), "blocks": len(truth.blocks), "wrong_cells": wrong,
-               "state_exact": wrong == 0 and flags_ok, "flags_right": sum(
-                   1 for c in truth.colors if got.flags.get(c) == truth.flags.get(c)), "sides_exact": sides_ok,
-               "winner_right": got.winners() == truth.winners(), "trusted": res.trusted,
-               "wrong_sides": len(wrong_sides), "silently_wrong_sides": len(silent),
+        row = {"scene": sc.name, "stage": truth_doc.get("stage"), "blocks": len(truth.blocks),
+               "wrong_cells": len(cmp.wrong_cells), "state_exact": cmp.state_exact,
+               "flags_right": len(truth.colors) - len(cmp.flags_wrong), "sides_exact": cmp.sides_exact,
+               "winner_right": cmp.winner_right, "trusted": res.trusted,
+               "wrong_sides": len(cmp.wrong_sides), "silently_wrong_sides": len(cmp.silent_sides),
                "flagged_sides": len(res.uncertain_sides), "wholly_hidden_blocks": len(hidden),
                "seconds": round(dt, 2)}
         rows.append(row)

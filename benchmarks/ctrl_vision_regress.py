@@ -36,7 +36,7 @@ import numpy as np
 
 import vision.pipeline as pipeline_mod
 import vision.reconstruct as reconstruct_mod
-from benchmarks.ctrl_scenes import load_scene, parse_views
+from benchmarks.ctrl_scenes import compare_reading, load_scene, parse_views
 from engine.ctrl import State
 from engine.ctrl.record import turns_back
 from vision.pipeline import score_images
@@ -76,16 +76,11 @@ def _outputs(res: pipeline_mod.SceneResult) -> dict[str, Any]:
 
 def _figures(res: pipeline_mod.SceneResult, truth: State) -> dict[str, Any]:
     """How the reading compares with the truth (as ``benchmarks/ctrl_vision.py`` counts it)."""
-    got = res.state
-    gs, ts = got.side_scores(), truth.side_scores()
-    wrong = sorted(side for side in ts if gs.get(side) != ts[side])
-    cells = set(truth.blocks) | set(got.blocks)
-    flags_wrong = sorted(c for c in truth.colors if got.flags.get(c) != truth.flags.get(c))
+    cmp = compare_reading(res.state, truth, res.uncertain_sides)
     return {
-        "state_exact": not any(truth.blocks.get(c) != got.blocks.get(c) for c in cells) and not flags_wrong,
-        "sides_exact": not wrong, "trusted": res.trusted, "wrong_sides": wrong,
-        "silent_sides": [side for side in wrong if side not in res.uncertain_sides],
-        "flags_wrong": flags_wrong,
+        "state_exact": not cmp.wrong_cells and not cmp.flags_wrong, "sides_exact": cmp.sides_exact,
+        "trusted": res.trusted, "wrong_sides": sorted(cmp.wrong_sides), "silent_sides": sorted(cmp.silent_sides),
+        "flags_wrong": sorted(cmp.flags_wrong),
     }
 
 

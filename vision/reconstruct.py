@@ -787,22 +787,35 @@ class RayScorer:
             out[c] = m.sat[rows[lo:hi]]
         return out
 
+    def _meeting_first(self, blocks: Mapping[Cell, str], cells: Sequence[Cell], label: int | None = None,
+                       ) -> tuple[I64, I64, I64]:
+        """The weighted sampled rays (showing ``label``, when given) whose first full cell with exactly
+        ``blocks`` on the battlefield is one of ``cells``: their rows, that cell's index on each, and the
+        hypothesis of ``blocks``."""
+        m = self._model
+        ids = [i for i in (self._index(c) for c in cells) if i >= 0]
+        hyp = self._hyp_of(blocks)
+        if not ids:
+            return np.zeros(0, np.int64), np.zeros(0, np.int64), hyp
+        rows = np.unique(np.concatenate([m.rays_of[i] for i in ids]))
+        keep = m.weight[rows] > 0
+        if label is not None:
+            keep &= m.obs[rows] == label
+        rows = rows[keep]
+        _, first = m.predict_first(hyp, rows)
+        hit = first < m.idx.shape[1]
+        rows, first = rows[hit], first[hit]
+        cell_of = m.idx[rows, first]
+        inside = np.isin(cell_of, ids)
+        return rows[inside], cell_of[inside], hyp
+
     def shown_by(self, blocks: Mapping[Cell, str], cells: Sequence[Cell]) -> npt.NDArray[np.bool_]:
         """Marks the weighted sampled rays whose first full cell with exactly ``blocks`` on the battlefield is
         one of ``cells`` and which show that block's colour (for :meth:`without_rays`)."""
         m = self._model
         out = np.zeros(len(m.obs), bool)
-        ids = [i for i in (self._index(c) for c in cells) if i >= 0]
-        if not ids:
-            return out
-        hyp = self._hyp_of(blocks)
-        rows = np.unique(np.concatenate([m.rays_of[i] for i in ids]))
-        _, first = m.predict_first(hyp, rows)
-        hit = first < m.idx.shape[1]
-        rows, first = rows[hit], first[hit]
-        cell_of = m.idx[rows, first]
-        keep = np.isin(cell_of, ids) & (hyp[cell_of] == m.obs[rows]) & (m.weight[rows] > 0)
-        out[rows[keep]] = True
+        rows, cell_of, hyp = self._meeting_first(blocks, cells)
+        out[rows[hyp[cell_of] == m.obs[rows]]] = True
         return out
 
     def rays_meeting_first(self, blocks: Mapping[Cell, str], cells: Sequence[Cell], color: str,
@@ -811,16 +824,9 @@ class RayScorer:
         one of ``cells`` and which show ``color``: their views (indices) and pixels (x, y; each view's
         picture), for a look at the pixels themselves (``vision.turn_check.faint_turns``)."""
         m = self._model
-        ids = [i for i in (self._index(c) for c in cells) if i >= 0]
-        if not ids or color not in COLOR_LABELS:
+        if color not in COLOR_LABELS:
             return np.zeros(0, np.int64), np.zeros((0, 2), np.int64)
-        hyp = self._hyp_of(blocks)
-        rows = np.unique(np.concatenate([m.rays_of[i] for i in ids]))
-        rows = rows[(m.obs[rows] == int(COLOR_LABELS[color])) & (m.weight[rows] > 0)]
-        _, first = m.predict_first(hyp, rows)
-        hit = first < m.idx.shape[1]
-        rows, first = rows[hit], first[hit]
-        rows = rows[np.isin(m.idx[rows, first], ids)]
+        rows, _, _ = self._meeting_first(blocks, cells, int(COLOR_LABELS[color]))
         return m.view[rows], m.pixels[rows]
 
     def cost_where(self, blocks: Mapping[Cell, str], rays: npt.NDArray[np.bool_]) -> int:

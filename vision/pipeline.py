@@ -256,6 +256,10 @@ def _usable(images: Sequence[tuple[str, U8]], greys: Sequence[U8], rejected: lis
     return [images[i] for i in kept], [greys[i] for i in kept], out
 
 
+#: how a low picture of a side is taken (the advice of :func:`where_to_take` and the CLI's hint)
+LOW_DOWN = "low down (about 15 degrees above the table, the mat's near edge in the picture)"
+
+
 def where_to_take(side: str) -> str:
     """Where a player holds the camera for another picture of ``side``: straight down for the top; for a
     side, straight at it from low down, with the mat's near edge still in the picture (the pose comes
@@ -263,7 +267,7 @@ def where_to_take(side: str) -> str:
     sides (docs/vision.md, "Session 11 (lead)")."""
     if side == "top":
         return "straight down from above"
-    return f"from side {side}, low down (about 15 degrees above the table, the mat's near edge in the picture)"
+    return f"from side {side}, {LOW_DOWN}"
 
 
 def _suggest_view(cell: Cell, occupied: set[Cell]) -> str:
@@ -304,13 +308,15 @@ def score_images(
         images, greys = [images[i] for i in keep], [greys[i] for i in keep]
     images, greys, poses = _usable(images, greys, rejected, lambda grey, name: locate(grey, name, spec, camera))
     pictured = sides_pictured(poses)
-    if rejected:
+    # one notion of "a side is shown" (sides_pictured): the sides listed as missing and the side-not-pictured
+    # errors at the end always agree (before session 12 a side picture at 70-80 degrees counted for its side in
+    # one and only as the top in the other)
+    missing = [s for s in SIDES if s not in pictured]
+    if rejected and missing:
         # left out only when the pictures kept still show every side, if only steeply (a side picture up to
         # SIDE_SHOWN_MAX_ELEVATION_DEG): a side no picture shows would leave its blocks and flags unchecked (a
         # followed game recorded a wrong flag so), so then the picture is rejected as before, to be taken again
-        unseen = [s for s in SIDES if s not in pictured]
-        if unseen:
-            raise ImageRejectedError(f"{rejected[0][1]} (without it no picture shows side(s) {', '.join(unseen)})")
+        raise ImageRejectedError(f"{rejected[0][1]} (without it no picture shows side(s) {', '.join(missing)})")
     t_locate = time.perf_counter()
     # white balance per view from its patches (gains only: an offset fitted from a black patch with
     # glare on it turns every shadowed face black); a view whose patches are all hidden borrows the others'
@@ -749,10 +755,6 @@ def score_images(
         _doubt_sides(uncertain, problems, start_doubts(state), lambda cells: (
             f"{len(cells)} start cell(s) not read as their colour's start block, which never moves, so the cell "
             "was misread"), 'CTRL rulebook, "Setup" 3')
-    # one notion of "a side is shown" (sides_pictured): the side list printed as missing and the
-    # side-not-pictured errors below always agree (before session 12 a side picture at 70-80 degrees counted
-    # for its side in one and only as the top in the other)
-    missing = [s for s in SIDES if s not in pictured]
     # a side no picture shows at all: its counts are not read, and flags (and blocks) only it would show are
     # neither read nor questioned -- with history a wrong flag could be recorded so -- so the reading is not
     # trusted (session 11; five pictures of every fixture and held-out scene show every side)

@@ -508,15 +508,17 @@ LOW_PICTURES_HELP = ("flag-ambiguous", "flag-missing", "side-not-pictured")
 LOW_PICTURE_MAX_ELEVATION_DEG = 25.0
 
 
-def low_pictures_hint(res: Any) -> str | None:
+def low_pictures_hint(res: SceneResult) -> str | None:
     """A hint to add the four low pictures when the reading has a problem they settle most often and no
     picture given is a low one; otherwise None."""
+    from vision.pipeline import LOW_DOWN
+
     codes = sorted({p.code for p in res.problems if p.code in LOW_PICTURES_HELP})
     if not codes or any(v.elevation_deg <= LOW_PICTURE_MAX_ELEVATION_DEG for v in res.views):
         return None
-    return (f"{' and '.join(codes)} problems are most often settled by four more pictures: each side again from low "
-            "down, about 15 degrees above the table with the mat's near edge in the picture (px_low.jpg ...; "
-            "taken live by 'ctrl watch' or 'ctrl follow turn' with --camera 0 --low-views)")
+    return (f"{' and '.join(codes)} problems are most often settled by four more pictures: each side again "
+            f"{LOW_DOWN} (px_low.jpg ...; taken live by 'ctrl watch' or 'ctrl follow turn' with --camera 0 "
+            "--low-views)")
 
 
 def read_setup(pics: list[tuple[str, Any]], spec: Any, cam: Any) -> tuple[State, list[Any]]:

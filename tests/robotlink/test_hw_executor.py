@@ -71,17 +71,23 @@ def test_pose_mismatch_detected_when_robot_disagrees(tmp_path: Path) -> None:
     assert robot.core.held
 
 
+async def _stop_after(robot: SimulatedRobot, db: Path, done: int) -> None:
+    """Run PROGRAM on ``robot`` (log ``db``) and cancel it, as Ctrl-C does to the running command, once the
+    robot has done ``done`` commands."""
+    task = asyncio.ensure_future(execute_async(PROGRAM, None, db, transport=sim(robot), timing=FAST))
+    while robot.core.done < done:
+        await asyncio.sleep(0.001)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+
+
 def test_ctrl_c_holds_and_resume_finishes_exactly_once(tmp_path: Path) -> None:
     robot = SimulatedRobot(time_factor=0.02)
     db = tmp_path / "log.db"
 
     async def scenario() -> None:
-        task = asyncio.ensure_future(execute_async(PROGRAM, None, db, transport=sim(robot), timing=FAST))
-        while robot.core.done < 3:
-            await asyncio.sleep(0.001)
-        task.cancel()  # what Ctrl-C does to the running command
-        with pytest.raises(asyncio.CancelledError):
-            await task
+        await _stop_after(robot, db, 3)  # Ctrl-C while the run goes on
         assert robot.core.held  # the out-of-band stop reached the robot
         log = ExecutionLog(db)
         assert log.runs()[0]["status"] == "stopped"
@@ -151,12 +157,7 @@ def test_robot_that_forgot_the_run_is_refused(tmp_path: Path) -> None:
     robot = SimulatedRobot(time_factor=0.002)
 
     async def scenario() -> None:
-        task = asyncio.ensure_future(execute_async(PROGRAM, None, db, transport=sim(robot), timing=FAST))
-        while robot.core.done < 3:
-            await asyncio.sleep(0.001)
-        task.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await task
+        await _stop_after(robot, db, 3)
         other = SimulatedRobot(time_factor=0.002)  # a different robot (or erased flash)
         with pytest.raises(ExecutionLogError, match="no longer knows run"):
             await execute_async(PROGRAM, None, db, transport=sim(other), timing=FAST)
@@ -206,12 +207,7 @@ def test_a_hello_damaged_past_its_checksum_is_asked_again(tmp_path: Path, damage
     robot = SimulatedRobot(time_factor=0.002)
 
     async def scenario() -> None:
-        task = asyncio.ensure_future(execute_async(PROGRAM, None, db, transport=sim(robot), timing=FAST))
-        while robot.core.done < 3:
-            await asyncio.sleep(0.001)
-        task.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await task
+        await _stop_after(robot, db, 3)
         link = _DamagedHello(robot, damaged)
         if damaged < RUN_MISMATCH_HELLOS:
             await execute_async(PROGRAM, None, db, transport=link, timing=FAST)

@@ -3,7 +3,7 @@ every problem's cell(s) outlined in red with the problem's number, and the probl
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 import cv2
 import numpy as np
@@ -36,8 +36,11 @@ def _label(c: CellReading) -> str:
 def annotate_board(
     image: U8, pose: BoardPose, cells: Sequence[CellReading], problems: Sequence[Problem],
     problem_cells: Sequence[Sequence[tuple[int, int]]], title: str = "",
+    unsure: Collection[tuple[int, ...]] = (),
 ) -> U8:
-    """A copy of ``image`` (BGR) with the reading drawn on it."""
+    """A copy of ``image`` (BGR) with the reading drawn on it.  ``unsure``: the sites whose reading is unsure
+    (:mod:`vision.board_sureness`): their label gets a ``?`` and a second, orange outline inside."""
+    doubtful = {tuple(k) for k in unsure}
     out = image.copy()
     spec = pose.spec
     s = spec.cell_mm
@@ -54,7 +57,7 @@ def annotate_board(
         return gridopolis_pad_top_mm(key[2]) if len(key) > 2 else 0.0
 
     for c in cells:
-        if c.kind == "empty" or len(c.key) < 2:
+        if (c.kind == "empty" and tuple(c.key) not in doubtful) or len(c.key) < 2:
             continue
         x, y = c.key[0], c.key[1]
         colour = _BGR.get(c.colour or "", (255, 255, 255))
@@ -63,7 +66,11 @@ def annotate_board(
         poly = cell_poly(x, y, 0.12 * s) if len(c.key) == 2 else cell_poly(x, y, 0.2 * s, floor(c.key))
         cv2.polylines(out, [poly], True, colour, 2, cv2.LINE_AA)
         cx, cy = poly.mean(axis=0)
-        text = _label(c)
+        text = ("0" if c.kind == "empty" else _label(c))
+        if tuple(c.key) in doubtful and c.kind not in ("occluded", "unseen"):
+            text += "?"
+            inner = cell_poly(x, y, 0.22 * s) if len(c.key) == 2 else cell_poly(x, y, 0.3 * s, floor(c.key))
+            cv2.polylines(out, [inner], True, (0, 140, 255), 2, cv2.LINE_AA)
         cv2.putText(out, text, (int(cx) - 8, int(cy) + 6), cv2.FONT_HERSHEY_SIMPLEX, 0.55, (0, 0, 0), 3, cv2.LINE_AA)
         cv2.putText(out, text, (int(cx) - 8, int(cy) + 6), cv2.FONT_HERSHEY_SIMPLEX, 0.55, colour, 1, cv2.LINE_AA)
     for n, (p, where) in enumerate(zip(problems, problem_cells, strict=True), start=1):
@@ -76,11 +83,12 @@ def annotate_board(
             tx, ty = poly.min(axis=0)
             cv2.putText(out, str(n), (int(tx) + 2, int(ty) + 14), cv2.FONT_HERSHEY_SIMPLEX, 0.5, red, 2, cv2.LINE_AA)
     lines = [title] if title else []
-    lines += [f"{n}. {p.severity}: {p.where + ': ' if p.where else ''}{p.message}" for n, p in
-              enumerate(problems, start=1)]
+    lines += [f"{n}. {'unsure' if p.code == 'cell-unsure' else p.severity}: {p.where + ': ' if p.where else ''}"
+              f"{p.message}" for n, p in enumerate(problems, start=1)]
     if not problems:
         lines.append("OK: no problem found")
-    lines.append("labels: 1/2 cubes, R royal tower, C character, P pawn, K king, bl blocker, ? covered, - unseen")
+    lines.append("labels: 1/2 cubes, R royal tower, C character, P pawn, K king, bl blocker, ? covered, - unseen; "
+                 "a label ending in ? (orange inner outline, 0? = read empty): the camera is unsure of it, check it")
     # the list goes on a white panel under the picture, so that no part of the board is hidden
     wrapped: list[str] = []
     for line in lines:

@@ -582,6 +582,9 @@ class CellReading:
     #: what the reader chose against the picture's first impression because of a rule (Bandera: a banner
     #: of a colour whose royal tower never stands there), in words: reported as warnings
     notes: tuple[str, ...] = field(default=(), compare=False)
+    #: the share of the site's probes that could be used (rays clear of other pieces, the hand, the picture's
+    #: edge; 0-1), None where the reader does not say: how much of the site was seen (session 13)
+    seen: float | None = field(default=None, compare=False)
 
     def to_json(self) -> dict[str, object]:
         doc: dict[str, object] = {"site": list(self.key), "kind": self.kind, "colour": self.colour,
@@ -1520,7 +1523,7 @@ def classify_sites(
         out.append(CellReading(site.key, kind, colour, cubes_read if kind not in ("unseen", "occluded") else 0,
                                char_colour is not None, conf, char_colour,
                                {f"{h.kind}{'+c' if h.character else ''}": float(scores[j, i])
-                                for j, h in enumerate(hyps)}, notes))
+                                for j, h in enumerate(hyps)}, notes, float(used[i])))
     if crown_check and cfg.box_margin_mm > 0:
         # a blocker box or a marker: decided on the box's faces where a marker would not be seen
         g_rows = [r for r in solids_now if len(r)]
@@ -3383,11 +3386,12 @@ def _classify_tokens(sc: _Scene, sites: Sequence[Site], kinds: Sequence[str] | N
             continue
         if not found:
             busy = float((piece[i] * ok[i]).sum() / max(ok[i].sum(), 1))
-            out.append(CellReading(site.key, "empty", None, 0, False, float(np.clip(1 - 2 * busy, 0, 1)) * used))
+            out.append(CellReading(site.key, "empty", None, 0, False, float(np.clip(1 - 2 * busy, 0, 1)) * used,
+                                   seen=float(used)))
             continue
         kinds_here = sorted(k for k, _ in found[:2])
         conf = float(np.clip(min(v for _, v in found[:2]) / (2 * cfg.token_min_share), 0, 1))
-        out.append(CellReading(site.key, "+".join(kinds_here), None, 0, False, conf))
+        out.append(CellReading(site.key, "+".join(kinds_here), None, 0, False, conf, seen=float(used)))
     return out
 
 

@@ -41,6 +41,7 @@ from vision.board_reconstruct import (
 )
 from vision.board_robot import TagReading, robot_from_tag
 from vision.board_setupcheck import CHECK_CODE, check_unsure_readings
+from vision.board_sureness import CellDoubt, judge_cells, unsure_problems
 from vision.locate import ImageRejectedError
 
 __all__ = ["BoardReading", "ImageReading", "read_board", "sites_for", "structure_groups"]
@@ -76,10 +77,17 @@ class BoardReading:
     images: list[ImageReading]
     reconstruction: BoardReconstruction
     timings: dict[str, float] = field(default_factory=dict)
+    #: per cell of ``cells``, how sure its reading is (None: declined; :mod:`vision.board_sureness`, session 13)
+    doubts: list[CellDoubt | None] = field(default_factory=list)
 
     @property
     def cells(self) -> list[CellReading]:
         return self.reconstruction.cells
+
+    @property
+    def unsure(self) -> list[tuple[CellReading, CellDoubt]]:
+        """The read cells judged unsure, with why."""
+        return [(c, d) for c, d in zip(self.cells, self.doubts, strict=False) if d is not None and not d.sure]
 
     def to_json(self) -> dict[str, Any]:
         errors = [p for p in self.reconstruction.problems if p.severity == "error"]
@@ -91,10 +99,17 @@ class BoardReading:
             "to_check": sum(p.code == CHECK_CODE for p in self.reconstruction.problems),
             "problems": [p.to_json() for p in self.reconstruction.problems],
             "state": self.reconstruction.doc,
-            "cells": [c.to_json() for c in self.cells if c.kind != "empty"],
+            "cells": [c.to_json() | self._sure_json(i) for i, c in enumerate(self.cells) if c.kind != "empty"],
+            # every read cell judged unsure (empty ones too), with why: look at these (session 13)
+            "unsure_cells": [c.to_json() | d.to_json() for c, d in self.unsure],
             "images": [{"name": r.name, "pose": r.pose.to_json(),
                         "timings_ms": {k: round(v * 1000, 2) for k, v in r.timings.items()}} for r in self.images],
         }
+
+
+    def _sure_json(self, i: int) -> dict[str, Any]:
+        d = self.doubts[i] if i < len(self.doubts) else None
+        return {} if d is None else {"sure": d.sure, "p_right": round(d.p_right, 3)}
 
 
 def sites_for(spec: BoardSpec, added_pads: Sequence[tuple[int, int, int]] = (),
@@ -653,10 +668,20 @@ def read_board(
     for p in [*not_used, *lone_pads, *unread, *pictures_disagree(readings, merged, why)]:
         recon.problems.append(p)
         recon.problem_cells.append(cells_of_problem(p))
+    # how sure each cell read is (session 13): its doubt signs and the share of readings like it that were right on
+    # the development tables; the reader's "cell-unsure" warnings (a low confidence) give way to these
+    aligned = all(len(r.cells) == len(recon.cells) for r in readings)
+    doubts = judge_cells(game, recon.cells, [r.pose.camera_position for r in readings], spec.cell_mm,
+                         [r.cells for r in readings] if aligned else ())
+    kept = [(p, at) for p, at in zip(recon.problems, recon.problem_cells, strict=True) if p.code != "cell-unsure"]
+    recon = replace(recon, problems=[p for p, _ in kept], problem_cells=[at for _, at in kept])
+    for p in unsure_problems(game, recon.cells, doubts):
+        recon.problems.append(p)
+        recon.problem_cells.append(cells_of_problem(p))
     # the set-up check on unsure readings (session 12): after the reading is settled, so no reading changes
     recon = check_unsure_readings(recon, opt.min_confidence, players_given=opt.players is not None,
                                   pad_votes={k: pad_votes.get(k) for k in added if k not in by_piece},
-                                  pad_present=(pad_config or PadDetectConfig()).present)
+                                  pad_present=(pad_config or PadDetectConfig()).present, doubts=doubts)
     t2 = time.perf_counter()
     timings = {
         "locate_s": sum(r.timings["locate_s"] for r in readings),
@@ -668,4 +693,4 @@ def read_board(
         for k, v in r.timings.items():
             if "." in k:
                 timings[k] = timings.get(k, 0.0) + v
-    return BoardReading(game, spec, readings, recon, timings)
+    return BoardReading(game, spec, readings, recon, timings, doubts)

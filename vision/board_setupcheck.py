@@ -55,6 +55,7 @@ from dataclasses import replace
 from engine.core import Problem
 from vision.board_classify import CellReading
 from vision.board_reconstruct import BoardReconstruction, cells_of_problem
+from vision.board_sureness import CellDoubt
 
 __all__ = ["CHECK_CODE", "PRESENCE_FULL", "check_unsure_readings"]
 
@@ -65,6 +66,7 @@ PRESENCE_FULL = 0.15
 
 _DECLINED = ("occluded", "unseen")
 Key3 = tuple[int, int, int]
+Key = tuple[int, ...]
 _PLACE_CODES = {
     "bandera": ("zone-a", "royal-off-rail", "setup-royal", "flag-twice", "royal-height"),
     "gridopolis": ("node-off-grid", "node-conflict", "marker-stack", "setup-marker", "marker-on-blocker"),
@@ -109,9 +111,12 @@ def _presence(c: CellReading) -> float:
     return max(0.0, min(1.0, (max(piece) - c.scores["empty"]) / PRESENCE_FULL))
 
 
-def _why_unsure(game: str, c: CellReading, min_conf: float, claim: str = "place") -> str | None:
+def _why_unsure(game: str, c: CellReading, min_conf: float, claim: str = "place",
+                doubts: Mapping[Key, CellDoubt] | None = None, judged: Sequence[str] = ("count",)) -> str | None:
     """Why the reading of ``c`` is unsure (words), or None when it is sure.  ``claim``: what the error needs of
-    it -- ``place`` (a piece there or not), ``count`` (how many cubes: the reading's own confidence too)."""
+    it -- ``place`` (a piece there or not), ``count`` (how many cubes: the reading's own confidence too).
+    ``doubts``: the cells judged unsure by their doubt signs (:mod:`vision.board_sureness`, session 13) are
+    unsure too, for the claims in ``judged``."""
     if c.kind in _DECLINED:
         return f"{_name(c.key)} could not be read ({'covered' if c.kind == 'occluded' else 'not seen'})"
     if c.kind == "robot":  # (read from its tag)
@@ -123,10 +128,14 @@ def _why_unsure(game: str, c: CellReading, min_conf: float, claim: str = "place"
         conf = c.confidence
         if c.kind != "empty" and game == "bandera":
             # where a piece stands rests on whether one is there; how many cubes, on its height too
-            conf = _presence(c) if claim == "place" else min(conf, _presence(c))
+            conf = _presence(c) if claim in ("place", "seat") else min(conf, _presence(c))
         what = "nothing" if c.kind == "empty" else c.kind.replace("_", " ") + (f" ({c.colour})" if c.colour else "")
     if conf < min_conf:
         return f"{_name(c.key)} read as {what} with low confidence ({conf:.2f})"
+    d = (doubts or {}).get(tuple(c.key))
+    if d is not None and not d.sure and claim in judged:
+        return (f"{_name(c.key)} read as {what}, but {'; '.join(d.reasons) or 'such readings are often wrong'} "
+                f"(about {round(100 * d.p_right)} % of such readings right)")
     return None
 
 
@@ -165,12 +174,14 @@ def _cells_named(game: str, p: Problem, cells: Sequence[CellReading]) -> list[Ce
 
 
 def _doubt(game: str, p: Problem, recon: BoardReconstruction, min_conf: float,
-           players_given: bool) -> list[str]:
+           players_given: bool, doubts: Mapping[Key, CellDoubt] | None = None,
+           judged: Sequence[str] = ("count",)) -> list[str]:
     """The unsure readings an error rests on (words; empty: it rests on sure readings)."""
     cells, doc = recon.cells, recon.doc
     out: list[str] = []
     if p.code in _PLACE_CODES.get(game, ()):
-        out += [w for c in _cells_named(game, p, cells) if (w := _why_unsure(game, c, min_conf))]
+        out += [w for c in _cells_named(game, p, cells)
+                if (w := _why_unsure(game, c, min_conf, doubts=doubts, judged=judged))]
     if game == "gridopolis" and p.code in ("node-off-grid", "marker-off-grid"):
         from calibration.boards import gridopolis_pads
 
@@ -182,7 +193,8 @@ def _doubt(game: str, p: Problem, recon: BoardReconstruction, min_conf: float,
                 if tuple(c.key) in four and tuple(c.key) not in pads and c.kind not in ("empty", *_DECLINED)]
     if game == "bandera" and p.code == "cube-count":
         over = sum(int(e["cubes"]) for e in doc.get("board", [])) - int(doc.get("cubes", 0))
-        unsure = [(c, w) for c in cells if c.cubes > 0 and (w := _why_unsure(game, c, min_conf, "count"))]
+        unsure = [(c, w) for c in cells
+                  if c.cubes > 0 and (w := _why_unsure(game, c, min_conf, "count", doubts, judged))]
         if over > 0 and sum(c.cubes for c, _ in unsure) >= over:
             out += [w for _, w in unsure]
     if game == "gridopolis" and p.code in ("markers", "blockers"):
@@ -192,32 +204,41 @@ def _doubt(game: str, p: Problem, recon: BoardReconstruction, min_conf: float,
             limit = 3 if p.code == "markers" else 2
             kinds = ("pawn", "king") if p.code == "markers" else ("blocker",)
             doubtful = [w for c in cells if c.kind in kinds and c.colour == colour
-                        and (w := _why_unsure(game, c, min_conf))]
+                        and (w := _why_unsure(game, c, min_conf, "count", doubts, judged))]
             if n > limit and len(doubtful) >= n - limit:
                 out += doubtful
     if game == "bandera" and p.code in _SEAT_CODES and not players_given:
         seen = {e.get("flag") for e in doc.get("board", []) if e.get("flag")} | set(doc.get("characters", {}))
         if len(seen - {"unknown"}) < 4:
             paved = [w for c in cells if c.key[0] in _PAVED and c.kind not in ("royal_tower",)
-                     and (w := _why_unsure(game, c, min_conf))]
+                     and (w := _why_unsure(game, c, min_conf, "seat", doubts, judged))]
             out += [f"{w}: a royal tower may stand there, so who plays is not sure" for w in paved]
     return list(dict.fromkeys(out))
 
 
 def check_unsure_readings(recon: BoardReconstruction, min_conf: float = 0.3, players_given: bool = False,
                           pad_votes: Mapping[Key3, float | None] | None = None,
-                          pad_present: float = 0.5) -> BoardReconstruction:
+                          pad_present: float = 0.5,
+                          doubts: Sequence[CellDoubt | None] | None = None,
+                          judged: Sequence[str] = ("count",)) -> BoardReconstruction:
     """``recon`` with every rule error that rests on an unsure reading made a ``check-cell`` warning (the
     cells, why each is unsure, and the rule); the other problems and every reading unchanged.
     ``players_given``: the number of players was given (``--players``), not taken from the colours seen.
     ``pad_votes``: Gridopolis, per pad found added in play (not for a piece read on it), the pad finder's vote
     score (``vision.board_pads.PadDetection.scores``; None: the picture could not say), with ``pad_present``
-    the score above which a pad is found: its confidence is how far above, on the scale up to 1."""
+    the score above which a pad is found: its confidence is how far above, on the scale up to 1.
+    ``doubts``: per cell of ``recon.cells``, how sure its reading is (:func:`vision.board_sureness.judge_cells`,
+    session 13): a cell judged unsure is unsure here too, whatever its confidence, for the errors whose claim is in
+    ``judged``: ``count`` (Bandera cube count, Gridopolis markers and boxes per player: the default), ``place`` (a
+    piece where none may stand), ``seat`` (who plays, from a paved square).  Chosen leaving each development set
+    out (docs/boards_vision.md, "Session 13: honest confidence"): on place claims the judgement softened more
+    breaking tables than legal ones."""
     problems: list[Problem] = []
+    by_key = {d.key: d for d in doubts or () if d is not None}
     where: list[list[tuple[int, int]]] = []
     votes = dict(pad_votes or {})
     for p, at in zip(recon.problems, recon.problem_cells, strict=True):
-        doubt = _doubt(recon.game, p, recon, min_conf, players_given) if p.severity == "error" else []
+        doubt = _doubt(recon.game, p, recon, min_conf, players_given, by_key, judged) if p.severity == "error" else []
         if p.severity == "error" and recon.game == "gridopolis" and p.code == "parts-added" \
                 and p.where == "pads added":
             doubt = _unsure_pads(p, recon, votes, min_conf, pad_present)

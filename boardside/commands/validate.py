@@ -88,7 +88,7 @@ def _validate_images(
         annotate.mkdir(parents=True, exist_ok=True)
         for (name, img), r in zip(images, result.images, strict=True):
             pic = annotate_board(img, r.pose, r.cells, recon.problems, recon.problem_cells,
-                                 f"{Path(name).name}: {spec.name}")
+                                 f"{Path(name).name}: {spec.name}", unsure=[c.key for c, _ in result.unsure])
             cv2.imwrite(str(annotate / f"{Path(name).stem}_checked.png"), pic)
     errors = [p for p in recon.problems if p.severity == "error"]
     if json_out:
@@ -105,7 +105,8 @@ def _validate_images(
         if not recon.problems:
             out.print(f"OK: the {game} set-up follows the rules")
         for p in recon.problems:
-            out.print(f"{'check' if p.code == CHECK_CODE else p.severity}: {p}")
+            head = "check" if p.code == CHECK_CODE else "unsure" if p.code == "cell-unsure" else p.severity
+            out.print(f"{head}: {p}")
         out.print(verdict(recon.problems))
         if annotate is not None:
             out.print(f"annotated pictures in {annotate}")

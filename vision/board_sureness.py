@@ -1,0 +1,283 @@
+"""How sure a board reading is, honestly (issue 9, session 13): per read cell, the share of readings like it that
+were right on the rendered development tables, and whether that is sure enough to go unchecked.
+
+The reader's own ``CellReading.confidence`` is the margin between the site's two best shapes times the share of
+its probes seen.  On the development tables it says little: of the Bandera pieces read with confidence 1.0 about
+1 in 20 were wrong, and Gridopolis pawns (a pawn and a king tie at nil) are read right at confidence 0.
+(docs/boards_vision.md, "Session 13: honest confidence").  So a cell's sureness is judged here from **doubt
+signs** -- things the reader already knows about the cell, each named in words a player can act on:
+
+* ``rule``: the reader chose the reading by a rule, not by sight (``CellReading.notes``: a character taken to
+  stand on its royal tower, a banner's colour not allowed on that square, ...);
+* ``hand``: the cell is next to a cell a hand covers (its outline, its shadow);
+* ``seen``: under :data:`SEEN_LOW` of the cell's probes could be used (hardly seen: other pieces or the picture's
+  edge in the way);
+* ``weak``: the reader's own margin is small (its confidence under :data:`WEAK`; a Gridopolis piece: its best
+  shape's margin over "empty", since a pawn and a king tie);
+* ``shape`` (an empty cell): a piece's shape explains the probes better than "empty" (by :data:`WEAK_PRESENCE`),
+  but the reader emptied it (not a player's colour, too faint);
+* ``front`` / ``behind`` (Bandera pieces): a stack two cubes high stands on the neighbouring square towards /
+  away from the camera (in every picture), whose sides and shadow the probes take for this cell's;
+* ``disagree``: the pictures read the cell differently (two or more pictures).
+
+The **calibration table** (:data:`CALIBRATION`) holds, per game, the count of right readings and of readings of each
+kind class (``empty``, ``cube``, ``tower2``, ``royal_tower``, ``+c`` with a character; ``pawn``, ``king``,
+``blocker``; ``token``) and of each sign among empty cells and among pieces, over the development tables (one
+picture each; counted by ``benchmarks/board_sureness.py --fit``).  A cell's share right (``p_right``) is the lowest
+of its class's share and its signs' shares (each smoothed towards its class: ``(right + 5 p) / (n + 5)``); it is
+**unsure** when that is under :data:`P_SURE` (0.9: fewer than nine in ten readings like it were right; fixed
+before measuring, not fitted).  A declined cell (``occluded``, ``unseen``) is not judged here: it is not read.
+
+Every number of the table is a count, not a tuned threshold; the sign limits (:data:`SEEN_LOW`, :data:`WEAK`) are
+round values fixed before measuring, and whether a sign makes a cell unsure is decided by its count.  The
+leave-one-set-out figures (the table counted without each set, that set judged) are in the docs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from engine.core import Problem
+from vision.board_classify import CellReading
+
+__all__ = ["CALIBRATION", "P_SURE", "SEEN_LOW", "SIGNS", "WEAK", "CellDoubt", "cell_class", "doubt_signs",
+           "judge_cells", "presence_margin", "unsure_problems"]
+
+#: under this share of right readings like it, a cell is unsure (fixed before measuring)
+P_SURE = 0.9
+#: a cell whose usable probes are under this share is "hardly seen"
+SEEN_LOW = 0.6
+#: the reader's own confidence under this is a weak margin (the reconstruction's ``min_confidence``)
+WEAK = 0.3
+#: a Gridopolis piece's margin of its best shape over "empty" under this is weak (``WEAK`` x the classifier's
+#: ``margin_full`` 0.15: the same scale as the confidence)
+WEAK_PRESENCE = 0.045
+#: smoothing of a sign's share towards its class's share: as if this many readings at the class's share were added
+PRIOR_N = 5.0
+SIGNS = ("rule", "hand", "seen", "weak", "shape", "front", "behind", "disagree")
+_DECLINED = ("occluded", "unseen", "robot")
+
+#: (game, class or "sign:<piece|empty>:<sign>") -> (readings right, readings) over the development tables, one picture
+#: each (bdev, held, held8, held9, held10, held11, held12, fixtures: 300 tables read), and ``disagree`` over the
+#: tables read from two pictures (held10, held11, held12, fixtures with their second pictures: 152 tables);
+#: ``benchmarks/board_sureness.py --fit`` counts them
+CALIBRATION: dict[str, dict[str, tuple[int, int]]] = {
+    "bandera": {
+        "all": (6262, 6345), "cube": (439, 465), "cube+c": (23, 25), "empty": (5437, 5458), "royal_tower": (23, 28),
+        "royal_tower+c": (219, 232), "sign:empty:hand": (295, 300), "sign:empty:seen": (206, 210),
+        "sign:empty:shape": (21, 26), "sign:empty:weak": (19, 22), "sign:piece:behind": (22, 33),
+        "sign:piece:front": (24, 34), "sign:piece:hand": (40, 45), "sign:piece:rule": (61, 74),
+        "sign:piece:seen": (35, 47), "sign:piece:weak": (80, 91), "tower2": (117, 131), "tower2+c": (4, 6),
+        "sign:empty:disagree": (17, 21), "sign:piece:disagree": (33, 47),
+    },
+    "gridopolis": {
+        "all": (3264, 3332), "blocker": (163, 168), "empty": (2533, 2570), "king": (24, 30), "pawn": (544, 564),
+        "sign:empty:hand": (168, 177), "sign:empty:seen": (544, 560), "sign:empty:shape": (117, 129),
+        "sign:empty:weak": (27, 27), "sign:piece:hand": (34, 38), "sign:piece:rule": (0, 2),
+        "sign:piece:seen": (105, 123), "sign:piece:weak": (1, 1),
+        "sign:empty:disagree": (4, 5), "sign:piece:disagree": (9, 13),
+    },
+    "quirky": {
+        "all": (3572, 3581), "empty": (3313, 3313), "sign:empty:hand": (301, 301), "sign:empty:seen": (24, 24),
+        "sign:empty:weak": (59, 59), "sign:piece:hand": (25, 28), "sign:piece:seen": (1, 1), "token": (259, 268),
+        "sign:empty:disagree": (2, 2), "sign:piece:disagree": (5, 5),
+    },
+}
+
+
+Key = tuple[int, ...]
+F64 = npt.NDArray[np.float64]
+
+
+@dataclass(frozen=True)
+class CellDoubt:
+    """How sure one read cell is: ``p_right`` the share of readings like it that were right on the development
+    tables, ``sure`` whether that is at least :data:`P_SURE`, ``signs`` the doubt signs found, ``reasons`` in
+    words (the signs that make it unsure, or its class when that alone does)."""
+
+    key: Key
+    p_right: float
+    sure: bool
+    signs: tuple[str, ...]
+    reasons: tuple[str, ...]
+
+    def to_json(self) -> dict[str, object]:
+        return {"site": list(self.key), "p_right": round(self.p_right, 3), "sure": self.sure,
+                "signs": list(self.signs), "reasons": list(self.reasons)}
+
+
+def presence_margin(c: CellReading) -> float | None:
+    """The margin of a site's best piece shape over "empty" (its scores), None where the reader gives none."""
+    piece = [v for k, v in c.scores.items() if k != "empty"]
+    if "empty" not in c.scores or not piece:
+        return None
+    return max(piece) - c.scores["empty"]
+
+
+def cell_class(game: str, c: CellReading) -> str:
+    """The kind class a cell's share right is counted in."""
+    if c.kind == "empty":
+        return "empty"
+    if game == "quirky":
+        return "token"
+    if game == "bandera":
+        base = c.kind if c.kind == "royal_tower" else {1: "cube", 2: "tower2"}.get(c.cubes, c.kind)
+        return base + ("+c" if c.character else "")
+    return c.kind
+
+
+def _name(key: Sequence[int]) -> str:
+    return "(" + ",".join(str(v) for v in key) + ")"
+
+
+def _towards(cam: F64, x: int, y: int, cell_mm: float) -> tuple[int, int]:
+    """The step to the neighbouring square nearest the camera's foot."""
+    dx, dy = float(cam[0]) - (x + 0.5) * cell_mm, float(cam[1]) - (y + 0.5) * cell_mm
+    n = max(abs(dx), abs(dy), 1e-9)
+    return round(dx / n), round(dy / n)
+
+
+def _tall(n: CellReading | None) -> bool:
+    return n is not None and n.kind not in _DECLINED and n.cubes >= 2
+
+
+def doubt_signs(game: str, cells: Sequence[CellReading], cameras: Sequence[F64] = (), cell_mm: float = 0.0,
+                per_picture: Sequence[Sequence[CellReading]] = ()) -> list[tuple[str, ...]]:
+    """The doubt signs (:data:`SIGNS`) of each cell (in order; a declined cell has none).  ``cameras``: the camera
+    positions in board mm of the pictures (Bandera ``front`` / ``behind``, with the squares' ``cell_mm``);
+    ``per_picture``: each picture's own readings, in the order of ``cells`` (``disagree``)."""
+    covered = [c.key for c in cells if c.kind == "occluded"]
+    flat = {tuple(c.key[:2]): c for c in cells} if game == "bandera" else {}
+    out: list[tuple[str, ...]] = []
+    for i, c in enumerate(cells):
+        if c.kind in _DECLINED:
+            out.append(())
+            continue
+        s: list[str] = []
+        if c.notes:
+            s.append("rule")
+        if any(len(k) == len(c.key) and max(abs(k[0] - c.key[0]), abs(k[1] - c.key[1])) <= 1 for k in covered):
+            s.append("hand")
+        if c.seen is not None and c.seen < SEEN_LOW:
+            s.append("seen")
+        pm = presence_margin(c)
+        if c.kind == "empty" and pm is not None and pm >= WEAK_PRESENCE:
+            s.append("shape")
+        elif game == "gridopolis" and c.kind != "empty":
+            if pm is not None and pm < WEAK_PRESENCE:
+                s.append("weak")
+        elif c.confidence < WEAK:
+            s.append("weak")
+        if game == "bandera" and c.kind != "empty" and cameras and cell_mm > 0:
+            x, y = c.key[0], c.key[1]
+            steps = [_towards(cam, x, y, cell_mm) for cam in cameras]
+
+            if all(_tall(flat.get((x + sx, y + sy))) for sx, sy in steps):
+                s.append("front")
+            if all(_tall(flat.get((x - sx, y - sy))) for sx, sy in steps):
+                s.append("behind")
+        if len(per_picture) > 1:
+            said = {(p[i].kind, p[i].colour, p[i].cubes, p[i].character, p[i].character_colour)
+                    for p in per_picture if p[i].kind not in _DECLINED}
+            if len(said) > 1:
+                s.append("disagree")
+        out.append(tuple(s))
+    return out
+
+
+def _share(game: str, entry: str, prior: float, table: Mapping[str, Mapping[str, tuple[int, int]]]) -> float:
+    right, n = table.get(game, {}).get(entry, (0, 0))
+    return (right + PRIOR_N * prior) / (n + PRIOR_N)
+
+
+def _kind_words(game: str, c: CellReading) -> str:
+    if c.kind == "empty":
+        return "empty"
+    if game == "bandera":
+        what = {"royal_tower": f"{c.colour}'s royal tower", "tower2": "a two-cube tower"}.get(
+            c.kind, "a two-cube tower" if c.cubes == 2 else "one cube")
+        if c.colour and c.kind != "royal_tower":
+            what += f" ({c.colour})"
+        return what + (f" with {c.character_colour}'s character" if c.character else "")
+    if game == "quirky":
+        return "a " + " and a ".join(c.kind.split("+")) + " token" + ("s" if "+" in c.kind else "")
+    return f"a {c.colour + ' ' if c.colour else ''}{'blocker box' if c.kind == 'blocker' else c.kind}"
+
+
+def _sign_words(sign: str, c: CellReading) -> str:
+    return {
+        "rule": "read by a rule, not by sight (see its warning)",
+        "hand": "next to the hand",
+        "seen": f"hardly seen ({round(100 * (c.seen or 0.0))} % of its view clear)",
+        "weak": "hardly told from the next best reading",
+        "shape": "a piece's shape was seen there (no player's colour, or too faint)",
+        "front": "a two-cube stack stands in front of it (towards the camera)",
+        "behind": "a two-cube stack stands behind it",
+        "disagree": "the pictures read it differently",
+    }[sign]
+
+
+def judge_cells(game: str, cells: Sequence[CellReading], cameras: Sequence[F64] = (), cell_mm: float = 0.0,
+                per_picture: Sequence[Sequence[CellReading]] = (),
+                table: Mapping[str, Mapping[str, tuple[int, int]]] | None = None,
+                p_sure: float = P_SURE) -> list[CellDoubt | None]:
+    """How sure each read cell is (None for a declined cell): :class:`CellDoubt` (module docstring)."""
+    tab = CALIBRATION if table is None else table
+    base_all = _share(game, "all", 0.95, tab)
+    out: list[CellDoubt | None] = []
+    for c, signs in zip(cells, doubt_signs(game, cells, cameras, cell_mm, per_picture), strict=True):
+        if c.kind in _DECLINED:
+            out.append(None)
+            continue
+        cls = cell_class(game, c)
+        p_cls = _share(game, cls, base_all, tab)
+        side = "empty" if c.kind == "empty" else "piece"
+        p_sign = {s: _share(game, f"sign:{side}:{s}", p_cls, tab) for s in signs}
+        p = min([p_cls, *p_sign.values()])
+        sure = p >= p_sure
+        reasons: list[str] = []
+        if not sure:
+            reasons = [_sign_words(s, c) for s, v in sorted(p_sign.items(), key=lambda kv: kv[1]) if v < p_sure]
+            if p_cls < p_sure:
+                reasons.append(f"{'an empty cell' if c.kind == 'empty' else _kind_words(game, c)} is often misread")
+        out.append(CellDoubt(tuple(c.key), p, sure, signs, tuple(reasons)))
+    return out
+
+
+def count_table(samples: Iterable[tuple[str, CellReading, tuple[str, ...], bool]]
+                ) -> dict[str, dict[str, tuple[int, int]]]:
+    """The calibration table from (game, cell, its signs, read right) samples."""
+    raw: dict[str, dict[str, list[int]]] = {}
+    for game, c, signs, ok in samples:
+        if c.kind in _DECLINED:
+            continue
+        g = raw.setdefault(game, {})
+        side = "empty" if c.kind == "empty" else "piece"
+        for entry in ("all", cell_class(game, c), *(f"sign:{side}:{s}" for s in signs)):
+            v = g.setdefault(entry, [0, 0])
+            v[0] += int(ok)
+            v[1] += 1
+    return {g: {k: (v[0], v[1]) for k, v in sorted(e.items())} for g, e in sorted(raw.items())}
+
+
+def _where(key: Sequence[int]) -> str:
+    return "cell (" + ",".join(str(v) for v in key[:2]) + ")" + (f" level {key[2]}" if len(key) > 2 else "")
+
+
+def doubt_words(game: str, c: CellReading, d: CellDoubt) -> str:
+    """One unsure cell in words a player can act on: what was read, why it is unsure, how often such readings
+    were right, and what to do."""
+    why = "; ".join(d.reasons) or "readings like it are often wrong"
+    return (f"looks {'empty' if c.kind == 'empty' else 'like ' + _kind_words(game, c)}, but {why} (about "
+            f"{int(100 * d.p_right)} % of such readings were right on test pictures): check this cell")
+
+
+def unsure_problems(game: str, cells: Sequence[CellReading], doubts: Sequence[CellDoubt | None]) -> list[Problem]:
+    """A ``cell-unsure`` warning for every read cell judged unsure (:func:`judge_cells`), worded by
+    :func:`doubt_words` and placed on the cell."""
+    return [Problem("cell-unsure", doubt_words(game, c, d), _where(c.key), "", "warning")
+            for c, d in zip(cells, doubts, strict=True) if d is not None and not d.sure]

@@ -18,6 +18,8 @@ signs** -- things the reader already knows about the cell, each named in words a
   but the reader emptied it (not a player's colour, too faint);
 * ``front`` / ``behind`` (Bandera pieces): a stack two cubes high stands on the neighbouring square towards /
   away from the camera (in every picture), whose sides and shadow the probes take for this cell's;
+* ``under`` (Gridopolis): a pad of an upper level stands right above the site (the piece is seen past it or
+  through the slit under it);
 * ``disagree``: the pictures read the cell differently (two or more pictures).
 
 The **calibration table** (:data:`CALIBRATION`) holds, per game, the count of right readings and of readings of each
@@ -58,7 +60,7 @@ WEAK = 0.3
 WEAK_PRESENCE = 0.045
 #: smoothing of a sign's share towards its class's share: as if this many readings at the class's share were added
 PRIOR_N = 5.0
-SIGNS = ("rule", "hand", "seen", "weak", "shape", "front", "behind", "disagree")
+SIGNS = ("rule", "hand", "seen", "weak", "shape", "front", "behind", "under", "disagree")
 _DECLINED = ("occluded", "unseen", "robot")
 
 #: (game, class or "sign:<piece|empty>:<sign>") -> (readings right, readings) over the development tables, one picture
@@ -68,23 +70,23 @@ _DECLINED = ("occluded", "unseen", "robot")
 CALIBRATION: dict[str, dict[str, tuple[int, int]]] = {
     "bandera": {
         "all": (6262, 6345), "cube": (439, 465), "cube+c": (23, 25), "empty": (5437, 5458), "royal_tower": (23, 28),
-        "royal_tower+c": (219, 232), "sign:empty:hand": (295, 300), "sign:empty:seen": (206, 210),
-        "sign:empty:shape": (21, 26), "sign:empty:weak": (19, 22), "sign:piece:behind": (22, 33),
-        "sign:piece:front": (24, 34), "sign:piece:hand": (40, 45), "sign:piece:rule": (61, 74),
-        "sign:piece:seen": (35, 47), "sign:piece:weak": (80, 91), "tower2": (117, 131), "tower2+c": (4, 6),
-        "sign:empty:disagree": (17, 21), "sign:piece:disagree": (33, 47),
+        "royal_tower+c": (219, 232), "sign:empty:disagree": (17, 21), "sign:empty:hand": (295, 300),
+        "sign:empty:seen": (206, 210), "sign:empty:shape": (21, 26), "sign:empty:weak": (19, 22),
+        "sign:piece:behind": (22, 33), "sign:piece:disagree": (33, 47), "sign:piece:front": (24, 34),
+        "sign:piece:hand": (40, 45), "sign:piece:rule": (61, 74), "sign:piece:seen": (35, 47),
+        "sign:piece:weak": (80, 91), "tower2": (117, 131), "tower2+c": (4, 6),
     },
     "gridopolis": {
         "all": (3264, 3332), "blocker": (163, 168), "empty": (2533, 2570), "king": (24, 30), "pawn": (544, 564),
-        "sign:empty:hand": (168, 177), "sign:empty:seen": (544, 560), "sign:empty:shape": (117, 129),
-        "sign:empty:weak": (27, 27), "sign:piece:hand": (34, 38), "sign:piece:rule": (0, 2),
-        "sign:piece:seen": (105, 123), "sign:piece:weak": (1, 1),
-        "sign:empty:disagree": (4, 5), "sign:piece:disagree": (9, 13),
+        "sign:empty:disagree": (4, 5), "sign:empty:hand": (168, 177), "sign:empty:seen": (544, 560),
+        "sign:empty:shape": (117, 129), "sign:empty:under": (674, 691), "sign:empty:weak": (27, 27),
+        "sign:piece:disagree": (9, 13), "sign:piece:hand": (34, 38), "sign:piece:rule": (0, 2),
+        "sign:piece:seen": (105, 123), "sign:piece:under": (96, 116), "sign:piece:weak": (1, 1),
     },
     "quirky": {
-        "all": (3572, 3581), "empty": (3313, 3313), "sign:empty:hand": (301, 301), "sign:empty:seen": (24, 24),
-        "sign:empty:weak": (59, 59), "sign:piece:hand": (25, 28), "sign:piece:seen": (1, 1), "token": (259, 268),
-        "sign:empty:disagree": (2, 2), "sign:piece:disagree": (5, 5),
+        "all": (3572, 3581), "empty": (3313, 3313), "sign:empty:disagree": (2, 2), "sign:empty:hand": (301, 301),
+        "sign:empty:seen": (24, 24), "sign:empty:weak": (59, 59), "sign:piece:disagree": (5, 5),
+        "sign:piece:hand": (25, 28), "sign:piece:seen": (1, 1), "token": (259, 268),
     },
 }
 
@@ -151,6 +153,10 @@ def doubt_signs(game: str, cells: Sequence[CellReading], cameras: Sequence[F64] 
     positions in board mm of the pictures (Bandera ``front`` / ``behind``, with the squares' ``cell_mm``);
     ``per_picture``: each picture's own readings, in the order of ``cells`` (``disagree``)."""
     covered = [c.key for c in cells if c.kind == "occluded"]
+    levels: dict[tuple[int, int], list[int]] = {}
+    for c in cells:
+        if len(c.key) > 2:
+            levels.setdefault((c.key[0], c.key[1]), []).append(c.key[2])
     flat = {tuple(c.key[:2]): c for c in cells} if game == "bandera" else {}
     out: list[tuple[str, ...]] = []
     for i, c in enumerate(cells):
@@ -180,6 +186,8 @@ def doubt_signs(game: str, cells: Sequence[CellReading], cameras: Sequence[F64] 
                 s.append("front")
             if all(_tall(flat.get((x - sx, y - sy))) for sx, sy in steps):
                 s.append("behind")
+        if len(c.key) > 2 and any(lv > c.key[2] for lv in levels.get((c.key[0], c.key[1]), [])):
+            s.append("under")
         if len(per_picture) > 1:
             said = {(p[i].kind, p[i].colour, p[i].cubes, p[i].character, p[i].character_colour)
                     for p in per_picture if p[i].kind not in _DECLINED}
@@ -217,6 +225,7 @@ def _sign_words(sign: str, c: CellReading) -> str:
         "shape": "a piece's shape was seen there (no player's colour, or too faint)",
         "front": "a two-cube stack stands in front of it (towards the camera)",
         "behind": "a two-cube stack stands behind it",
+        "under": "a pad stands right above it",
         "disagree": "the pictures read it differently",
     }[sign]
 

@@ -41,7 +41,7 @@ from calibration.boards import BoardSpec
 from calibration.camera import read_image
 from vision.board_reconstruct import BoardReconstruction, cells_of_problem
 from vision.board_setupcheck import CHECK_CODE, check_unsure_readings
-from vision.board_sureness import P_SURE, count_table, doubt_signs, judge_cells, unsure_problems
+from vision.board_sureness import count_table, doubt_signs, judge_cells, unsure_problems
 from vision.locate import ImageRejectedError
 
 GAMES = ("bandera", "gridopolis", "quirky")
@@ -117,6 +117,22 @@ def table_of(tables: list[dict[str, Any]]) -> dict[str, dict[str, tuple[int, int
     return one
 
 
+def _cost(tables: list[dict[str, Any]], table: dict[str, dict[str, tuple[int, int]]], p_sure: float,
+          check_cost: float) -> float:
+    """Silent wrong cells + right cells marked unsure x ``check_cost`` of ``tables`` judged with ``table``."""
+    cost = 0.0
+    for t in tables:
+        doubts = judge_cells(t["game"], t["recon"].cells, t["cams"], t["cell_mm"], _per_picture(t), table=table,
+                             p_sure=p_sure)
+        for c, d in zip(t["recon"].cells, doubts, strict=True):
+            if d is None:
+                continue
+            ok = reading_label(t["game"], c) == t["labels"].get(tuple(c.key) if t["game"] == "gridopolis" else
+                                                                tuple(c.key[:2]), "empty")
+            cost += (not ok and d.sure) + check_cost * (ok and not d.sure)
+    return cost
+
+
 def _verdict(recon: BoardReconstruction) -> str:
     if any(p.severity == "error" for p in recon.problems):
         return "error"
@@ -128,7 +144,10 @@ def main() -> None:
     ap.add_argument("--set", action="append", default=[], help="NAME=DIR or NAME=DIR:SECOND_DIR (repeat)")
     ap.add_argument("--cache", help="keep the readings here (pickle), and use them when the file exists")
     ap.add_argument("--fit", action="store_true", help="print the calibration table counted on every set")
-    ap.add_argument("--p-sure", type=float, default=P_SURE)
+    ap.add_argument("--p-sure", type=float, default=None, help="one limit for every game (default: P_SURE)")
+    ap.add_argument("--choose-p", default="", help="limits to choose among, per game and left-out set, by the "
+                    "fewest silent wrong cells + right cells marked unsure x --check-cost on the other sets")
+    ap.add_argument("--check-cost", type=float, default=0.1)
     ap.add_argument("--judged", default="count", help="the set-up check's claims the judgement applies to")
     args = ap.parse_args()
     if args.cache and Path(args.cache).exists():
@@ -150,12 +169,23 @@ def main() -> None:
     cells: dict[str, dict[str, int]] = {}
     bins: dict[str, dict[str, list[int]]] = {}
     whole: dict[str, dict[str, int]] = {}
-    for left in sets:
+    choices = [float(v) for v in args.choose_p.split(",") if v]
+    chosen: dict[str, dict[str, float]] = {}
+    for left in sets + (["(none)"] if choices else []):
         table = table_of([t for t in tables if t["set"] != left])
+        p_of: dict[str, float | None] = {g: args.p_sure for g in GAMES}
+        if choices:
+            others = [t for t in tables if t["set"] != left and t["mode"] == "one"]
+            for g in GAMES:
+                costs = {p: _cost([t for t in others if t["game"] == g], table, p, args.check_cost) for p in choices}
+                p_of[g] = min(choices, key=lambda p: (costs[p], p))
+            chosen[left] = {g: float(v) for g, v in p_of.items() if v is not None}
+        if left == "(none)":
+            break
         for t in (t for t in tables if t["set"] == left):
             game, recon = t["game"], t["recon"]
             doubts = judge_cells(game, recon.cells, t["cams"], t["cell_mm"], _per_picture(t), table=table,
-                                 p_sure=args.p_sure)
+                                 p_sure=p_of[game])
             for c, d in zip(recon.cells, doubts, strict=True):
                 if d is None:
                     continue
@@ -203,7 +233,10 @@ def main() -> None:
               f"check only {w['check_only_before']:2d} -> {w['check_only_after']:2d}")
     for key, per in sorted(bins.items()):
         print(key, " ".join(f"{lo}: {r}/{n} = {r / n:.3f}" for lo, (r, n) in sorted(per.items())))
-    print(json.dumps({"simulated": "rendered photographs", "p_sure": args.p_sure, "judged": list(judged),
+    for left, ps in chosen.items():
+        print(f"limits chosen without {left}: {ps}")
+    print(json.dumps({"simulated": "rendered photographs", "p_sure": args.p_sure, "chosen": chosen,
+                      "judged": list(judged),
                       "cells": cells, "whole_tables": whole, "reliability": bins,
                       "left_out": "the calibration table counted without each set, that set judged"},
                      default=lambda v: int(v) if isinstance(v, np.integer) else str(v)))

@@ -27,8 +27,8 @@ kind class (``empty``, ``cube``, ``tower2``, ``royal_tower``, ``+c`` with a char
 ``blocker``; ``token``) and of each sign among empty cells and among pieces, over the development tables (one
 picture each; counted by ``benchmarks/board_sureness.py --fit``).  A cell's share right (``p_right``) is the lowest
 of its class's share and its signs' shares (each smoothed towards its class: ``(right + 5 p) / (n + 5)``); it is
-**unsure** when that is under :data:`P_SURE` (0.9: fewer than nine in ten readings like it were right; fixed
-before measuring, not fitted).  A declined cell (``occluded``, ``unseen``) is not judged here: it is not read.
+**unsure** when that is under :data:`P_SURE` (0.9: fewer than nine in ten readings like it were right).  A
+declined cell (``occluded``, ``unseen``) is not judged here: it is not read.
 
 Every number of the table is a count, not a tuned threshold; the sign limits (:data:`SEEN_LOW`, :data:`WEAK`) are
 round values fixed before measuring, and whether a sign makes a cell unsure is decided by its count.  The
@@ -49,8 +49,11 @@ from vision.board_classify import CellReading
 __all__ = ["CALIBRATION", "P_SURE", "SEEN_LOW", "SIGNS", "WEAK", "CellDoubt", "cell_class", "doubt_signs",
            "judge_cells", "presence_margin", "unsure_problems"]
 
-#: under this share of right readings like it, a cell is unsure (fixed before measuring)
-P_SURE = 0.9
+#: under this share of right readings like it, a cell is unsure: 0.9 for every game, fixed before measuring.  (Chosen
+#: instead per game among 0.85, 0.9, 0.93, 0.95 by the fewest silent wrong cells + right cells marked unsure / 10,
+#: leaving each development set out -- ``benchmarks/board_sureness.py --choose-p`` -- it is 0.85 or 0.9 for nearly
+#: every set: the cost is flat there; the trade-off is in docs/boards_vision.md, "Session 13: honest confidence")
+P_SURE: dict[str, float] = {"bandera": 0.9, "gridopolis": 0.9, "quirky": 0.9}
 #: a cell whose usable probes are under this share is "hardly seen"
 SEEN_LOW = 0.6
 #: the reader's own confidence under this is a weak margin (the reconstruction's ``min_confidence``)
@@ -233,8 +236,11 @@ def _sign_words(sign: str, c: CellReading) -> str:
 def judge_cells(game: str, cells: Sequence[CellReading], cameras: Sequence[F64] = (), cell_mm: float = 0.0,
                 per_picture: Sequence[Sequence[CellReading]] = (),
                 table: Mapping[str, Mapping[str, tuple[int, int]]] | None = None,
-                p_sure: float = P_SURE) -> list[CellDoubt | None]:
-    """How sure each read cell is (None for a declined cell): :class:`CellDoubt` (module docstring)."""
+                p_sure: float | None = None) -> list[CellDoubt | None]:
+    """How sure each read cell is (None for a declined cell): :class:`CellDoubt` (module docstring).  ``table``
+    and ``p_sure`` (default :data:`CALIBRATION`, :data:`P_SURE` of the game) are for measuring."""
+    if p_sure is None:
+        p_sure = P_SURE.get(game, 0.9)
     tab = CALIBRATION if table is None else table
     base_all = _share(game, "all", 0.95, tab)
     out: list[CellDoubt | None] = []

@@ -47,7 +47,7 @@ def test_the_calibration_table_is_counts() -> None:
             assert 0 <= right <= n, (game, key)
             if key.startswith("sign:"):
                 assert key.split(":")[1] in ("empty", "piece") and key.split(":")[2] in SIGNS, key
-    assert 0.5 < P_SURE < 1.0
+    assert set(P_SURE) == {"bandera", "gridopolis", "quirky"} and all(0.5 < v < 1.0 for v in P_SURE.values())
 
 
 def test_a_plain_cube_clearly_seen_is_sure_and_each_sign_is_found() -> None:
@@ -63,9 +63,9 @@ def test_a_plain_cube_clearly_seen_is_sure_and_each_sign_is_found() -> None:
     judged = judge_cells("bandera", cells, [CAM], BANDERA_MM)
     assert judged[-1] is None  # (a declined cell is not judged: it is not read)
     first = judged[0]
-    assert first is not None and first.sure and first.p_right >= P_SURE
+    assert first is not None and first.sure and first.p_right >= P_SURE["bandera"]
     for d in judged[1:4]:
-        assert d is not None and not d.sure and d.reasons and d.p_right < P_SURE
+        assert d is not None and not d.sure and d.reasons and d.p_right < P_SURE["bandera"]
 
 
 def test_a_gridopolis_pawn_of_nil_confidence_is_sure_when_its_shape_is_clear() -> None:

@@ -14,6 +14,8 @@ signs** -- things the reader already knows about the cell, each named in words a
   edge in the way);
 * ``weak``: the reader's own margin is small (its confidence under :data:`WEAK`; a Gridopolis piece: its best
   shape's margin over "empty", since a pawn and a king tie);
+* ``partial`` (Quirky tokens): the token's printed colours cover less of the cell's probes than a whole token
+  does (its confidence under 1: the share of matching probes over twice the least share that finds a token);
 * ``shape`` (an empty cell): a piece's shape explains the probes better than "empty" (by :data:`WEAK_PRESENCE`),
   but the reader emptied it (not a player's colour, too faint);
 * ``front`` / ``behind`` (Bandera pieces): a stack two cubes high stands on the neighbouring square towards /
@@ -63,7 +65,7 @@ WEAK = 0.3
 WEAK_PRESENCE = 0.045
 #: smoothing of a sign's share towards its class's share: as if this many readings at the class's share were added
 PRIOR_N = 5.0
-SIGNS = ("rule", "hand", "seen", "weak", "shape", "front", "behind", "under", "disagree")
+SIGNS = ("rule", "hand", "seen", "weak", "partial", "shape", "front", "behind", "under", "disagree")
 _DECLINED = ("occluded", "unseen", "robot")
 
 #: (game, class or "sign:<piece|empty>:<sign>") -> (readings right, readings) over the development tables, one picture
@@ -89,7 +91,7 @@ CALIBRATION: dict[str, dict[str, tuple[int, int]]] = {
     "quirky": {
         "all": (3572, 3581), "empty": (3313, 3313), "sign:empty:disagree": (2, 2), "sign:empty:hand": (301, 301),
         "sign:empty:seen": (24, 24), "sign:empty:weak": (59, 59), "sign:piece:disagree": (5, 5),
-        "sign:piece:hand": (25, 28), "sign:piece:seen": (1, 1), "token": (259, 268),
+        "sign:piece:hand": (25, 28), "sign:piece:partial": (13, 20), "sign:piece:seen": (1, 1), "token": (259, 268),
     },
 }
 
@@ -181,6 +183,8 @@ def doubt_signs(game: str, cells: Sequence[CellReading], cameras: Sequence[F64] 
                 s.append("weak")
         elif c.confidence < WEAK:
             s.append("weak")
+        elif game == "quirky" and c.kind != "empty" and c.confidence < 1.0:
+            s.append("partial")
         if game == "bandera" and c.kind != "empty" and cameras and cell_mm > 0:
             x, y = c.key[0], c.key[1]
             steps = [_towards(cam, x, y, cell_mm) for cam in cameras]
@@ -225,6 +229,7 @@ def _sign_words(sign: str, c: CellReading) -> str:
         "hand": "next to the hand",
         "seen": f"hardly seen ({round(100 * (c.seen or 0.0))} % of its view clear)",
         "weak": "hardly told from the next best reading",
+        "partial": "only part of the cell shows the token's print",
         "shape": "a piece's shape was seen there (no player's colour, or too faint)",
         "front": "a two-cube stack stands in front of it (towards the camera)",
         "behind": "a two-cube stack stands behind it",

@@ -142,8 +142,11 @@ def register(root: typer.Typer) -> None:
 
         From photos, a rule error that rests on a reading the camera is unsure of (a cell read with low
         confidence or not seen) is printed as ``check:`` with the cell and the rule, not as an error: look
-        at that cell.  Exit code 0 when the set-up is right (or only has cells to check), 1 when it breaks a
-        rule on sure readings, 2 for bad input (an unreadable file,
+        at that cell.  Each cell the camera is unsure of is printed as ``unsure:`` with what it looks like and
+        why (next to the hand, hardly seen, a taller stack in front of it, read by a rule...), marked ``?`` in
+        the annotated picture and listed under ``unsure_cells`` in the JSON.  Exit code 0 when the set-up is
+        right (or only has cells to check), 1 when it breaks a rule on sure readings, 2 for bad input (an unreadable
+        file,
         a picture too dark or blurred, the board not in the picture, another game's board).
         """
         paths = list(files or [])

@@ -48,8 +48,8 @@ import numpy.typing as npt
 from engine.core import Problem
 from vision.board_classify import CellReading
 
-__all__ = ["CALIBRATION", "P_SURE", "SEEN_LOW", "SIGNS", "WEAK", "CellDoubt", "cell_class", "doubt_signs",
-           "judge_cells", "presence_margin", "unsure_problems"]
+__all__ = ["CALIBRATION", "P_SURE", "SEEN_LOW", "SIGNS", "WEAK", "CellDoubt", "cell_class", "count_table",
+           "doubt_signs", "doubt_words", "judge_cells", "presence_margin", "unsure_problems"]
 
 #: under this share of right readings like it, a cell is unsure: 0.9 for every game, fixed before measuring.  (Chosen
 #: instead per game among 0.85, 0.9, 0.93, 0.95 by the fewest silent wrong cells + right cells marked unsure / 10,
@@ -135,10 +135,6 @@ def cell_class(game: str, c: CellReading) -> str:
         base = c.kind if c.kind == "royal_tower" else {1: "cube", 2: "tower2"}.get(c.cubes, c.kind)
         return base + ("+c" if c.character else "")
     return c.kind
-
-
-def _name(key: Sequence[int]) -> str:
-    return "(" + ",".join(str(v) for v in key) + ")"
 
 
 def _towards(cam: F64, x: int, y: int, cell_mm: float) -> tuple[int, int]:

@@ -148,6 +148,7 @@ def main() -> None:
     ap.add_argument("--choose-p", default="", help="limits to choose among, per game and left-out set, by the "
                     "fewest silent wrong cells + right cells marked unsure x --check-cost on the other sets")
     ap.add_argument("--check-cost", type=float, default=0.1)
+    ap.add_argument("--combine", default="min", help="how a cell's signs combine: min (the weakest) or odds")
     ap.add_argument("--judged", default="count", help="the set-up check's claims the judgement applies to")
     args = ap.parse_args()
     if args.cache and Path(args.cache).exists():
@@ -185,7 +186,7 @@ def main() -> None:
         for t in (t for t in tables if t["set"] == left):
             game, recon = t["game"], t["recon"]
             doubts = judge_cells(game, recon.cells, t["cams"], t["cell_mm"], _per_picture(t), table=table,
-                                 p_sure=p_of[game])
+                                 p_sure=p_of[game], combine=args.combine)
             for c, d in zip(recon.cells, doubts, strict=True):
                 if d is None:
                     continue

@@ -205,6 +205,20 @@ def _share(game: str, entry: str, prior: float, table: Mapping[str, Mapping[str,
     return (right + PRIOR_N * prior) / (n + PRIOR_N)
 
 
+def _odds(p: float) -> float:
+    q = min(max(p, 1e-4), 1.0 - 1e-4)
+    return q / (1.0 - q)
+
+
+def _side_share(game: str, side: str, table: Mapping[str, Mapping[str, tuple[int, int]]]) -> float:
+    """The share right of all empty cells, or of all pieces, of a game."""
+    e = table.get(game, {})
+    all_r, all_n = e.get("all", (0, 0))
+    emp_r, emp_n = e.get("empty", (0, 0))
+    r, n = (emp_r, emp_n) if side == "empty" else (all_r - emp_r, all_n - emp_n)
+    return (r + 1.0) / (n + 2.0)
+
+
 def _kind_words(game: str, c: CellReading) -> str:
     if c.kind == "empty":
         return "empty"
@@ -237,7 +251,7 @@ def _sign_words(sign: str, c: CellReading) -> str:
 def judge_cells(game: str, cells: Sequence[CellReading], cameras: Sequence[F64] = (), cell_mm: float = 0.0,
                 per_picture: Sequence[Sequence[CellReading]] = (),
                 table: Mapping[str, Mapping[str, tuple[int, int]]] | None = None,
-                p_sure: float | None = None) -> list[CellDoubt | None]:
+                p_sure: float | None = None, combine: str = "min") -> list[CellDoubt | None]:
     """How sure each read cell is (None for a declined cell): :class:`CellDoubt` (module docstring).  ``table``
     and ``p_sure`` (default :data:`CALIBRATION`, :data:`P_SURE` of the game) are for measuring."""
     if p_sure is None:
@@ -253,11 +267,21 @@ def judge_cells(game: str, cells: Sequence[CellReading], cameras: Sequence[F64] 
         p_cls = _share(game, cls, base_all, tab)
         side = "empty" if c.kind == "empty" else "piece"
         p_sign = {s: _share(game, f"sign:{side}:{s}", p_cls, tab) for s in signs}
-        p = min([p_cls, *p_sign.values()])
+        if combine == "odds" and p_sign:
+            # each sign's odds against its side's (empty cells, or pieces) multiply the class's odds (signs taken
+            # as independent evidence: three weak signs together weigh more than the weakest alone)
+            base = _side_share(game, side, tab)
+            odds = _odds(p_cls)
+            for v in p_sign.values():
+                odds *= _odds(v) / _odds(base)
+            p = min(p_cls, odds / (1.0 + odds))
+        else:
+            p = min([p_cls, *p_sign.values()])
         sure = p >= p_sure
         reasons: list[str] = []
         if not sure:
-            reasons = [_sign_words(s, c) for s, v in sorted(p_sign.items(), key=lambda kv: kv[1]) if v < p_sure]
+            reasons = [_sign_words(s, c) for s, v in sorted(p_sign.items(), key=lambda kv: kv[1])
+                       if v < p_sure or combine == "odds"]
             if p_cls < p_sure:
                 reasons.append(f"{'an empty cell' if c.kind == 'empty' else _kind_words(game, c)} is often misread")
         out.append(CellDoubt(tuple(c.key), p, sure, signs, tuple(reasons)))

@@ -165,3 +165,17 @@ def test_a_quirky_token_only_partly_matching_its_print_is_unsure() -> None:
     assert d_whole is not None and d_whole.sure
     assert d_part is not None and not d_part.sure and d_part.signs == ("partial",)
     assert "only part of the cell shows the token's print" in d_part.reasons
+
+
+def test_signs_combined_as_odds_add_up_where_the_weakest_alone_does_not() -> None:
+    """Check set, Gridopolis: pieces read empty with three signs at once (hardly seen, a piece's shape, a pad
+    above), each alone just above the limit.  ``combine="odds"`` (measured, not the default) makes them unsure."""
+    empty = CellReading((3, 3, 1), "empty", None, 0, False, 0.0, None, {"empty": 0.3, "pawn": 0.9, "king": 0.9,
+                                                                          "blocker": 0.4}, (), 0.2)
+    cells = [empty, CellReading((3, 3, 2), "empty", None, 0, False, 1.0, seen=1.0)]
+    weakest = judge_cells("gridopolis", cells)[0]
+    odds = judge_cells("gridopolis", cells, combine="odds")[0]
+    assert weakest is not None and odds is not None
+    assert set(weakest.signs) == {"seen", "shape", "under"}
+    assert weakest.sure and not odds.sure and odds.p_right < weakest.p_right
+    assert len(odds.reasons) == 3

@@ -139,6 +139,21 @@ class PadDetectConfig:
     # development scenes 4 false upper pads more are left out, no true one, no reading changes)
     drop_unheld: bool = True  # ... and a pad found added that nothing holds up once those pads are left out (no link
     # to a held pad of its level, no pad right below) is left out with them (session 11: found above a false pad)
+    outline_sides: float = 0.8  # (> 1: off) a candidate above the table (level >= 1, not the core) that its colours
+    # do not take for a pad is one all the same when its top's outline is seen all round: on each of at least
+    # ``outline_sides_n`` sides with 3 or more clean point pairs (pairs whose rays would end on one surface without
+    # it: no edge there anyway) this share of the pairs differ ...
+    outline_sides_n: int = 2
+    outline_colour_min: float = -1.0  # ... its colour votes at least this (or unable to say: -1 asks every one) ...
+    outline_even: float = 10.0  # ... and its top just inside that outline one even surface: the L* of those points
+    # spans (90th less 10th percentile) at most this (session 13: on 9 development sets the candidates outlined so
+    # spanned 1.5-7.7 where a pad was there, 10.4 and more where none was -- structure and shade seen through)
+    unsure_sides: float = 0.5  # (> 1: off) a place above the table not taken for a pad whose outline's lowest share
+    # is this on ``unsure_sides_n`` sides or more may hold a pad: a site read empty below it (a level lower, at
+    # most one step off) whose pawn's room it would cover in the picture for ``unsure_cover`` of that room's
+    # outline is declined instead -- what its probes showed may be that pad, hiding a piece (session 13)
+    unsure_sides_n: int = 2
+    unsure_cover: float = 0.5
     lone_pads: bool = True  # several pictures: when more pads are found added than the players hold, those only some
     # pictures found, with nothing read on them, are left out (session 11)
 
@@ -154,6 +169,8 @@ class PadDetection:
     gain: Any = None  # the picture's white balance (vision.board_classify.GainField), for the classify stage
     edges: dict[Key, float | None] = field(default_factory=dict)  # per candidate: its outline's share of contrast
     colourful: dict[Key, int] = field(default_factory=dict)  # per candidate: its ring points showing a colour
+    unsure: tuple[Key, ...] = ()  # places above the table not taken for pads whose outline is seen on some sides
+    # (``PadDetectConfig.unsure_sides``): a pad may stand there
 
 
 def _plain_core() -> list[Key]:
@@ -516,6 +533,8 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
     scores: dict[Key, float | None] = {}
     edges: dict[Key, float | None] = {}
     colourful: dict[Key, int] = {}
+    outlined: dict[Key, tuple[float | None, int]] = {}  # per candidate asked: its outline's lowest share over its
+    # sides, and on how many sides it was seen
     found: set[Key] = set(core_keys)
 
     # the outline of a pad's top: points just inside it and just outside it (clear of the links, in the
@@ -529,7 +548,8 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
     edge_out[np.abs(edge_out) == hside] *= cfg.edge_out
     n_e = len(edge_in)
 
-    def edge_share(keys: list[Key], others: list[Key], clean: Sequence[bool] = ()) -> list[float | None]:
+    def edge_share(keys: list[Key], others: list[Key], clean: Sequence[bool] = (),
+                   sides_out: list[tuple[float | None, int, float | None]] | None = None) -> list[float | None]:
         """Share of the outline's point pairs (both seen, not hidden by a higher pad) that differ.
 
         For the candidates flagged ``clean`` only the pairs whose rays, without the candidate, would end
@@ -579,6 +599,20 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
         n = both.sum(axis=1)
         with np.errstate(divide="ignore", invalid="ignore"):
             share = ((diff & both).sum(axis=1) / n).tolist()
+            if sides_out is not None:  # per side (3 or more pairs seen): its share; the lowest, and how many sides
+                nb = both.reshape(len(keys), 4, n_e // 4).sum(axis=2)
+                sh = np.where(nb >= 3, (diff & both).reshape(len(keys), 4, n_e // 4).sum(axis=2) / np.maximum(nb, 1),
+                              np.inf)
+                n_sides = (nb >= 3).sum(axis=1)
+                low = sh.min(axis=1)
+                inner = lab_e[:m, 0].reshape(len(keys), n_e)
+                ok_in = ok[:m].reshape(len(keys), n_e)
+                for q in range(len(keys)):
+                    spread = None  # (the inner points' L* span: only where the outline may take the candidate)
+                    if n_sides[q] >= cfg.outline_sides_n and low[q] >= cfg.outline_sides and ok_in[q].sum() >= 6:
+                        li = np.sort(inner[q][ok_in[q]])
+                        spread = float(np.percentile(li, 90) - np.percentile(li, 10))
+                    sides_out.append((float(low[q]) if n_sides[q] else None, int(n_sides[q]), spread))
         return [v if c >= cfg.min_points else None for v, c in zip(share, n.tolist(), strict=True)]
 
     def decide(k: Key, s: float | None, e: float | None = None) -> bool:
@@ -628,11 +662,24 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
                      for j in need]
             for j, e in zip(need, edge_share([level[j] for j in need], others, clean), strict=True):
                 es[j] = e
-        for k, s, e in zip(level, ss, es, strict=True):
+        sides: dict[int, tuple[float | None, int, float | None]] = {}
+        if (cfg.outline_sides <= 1.0 or cfg.unsure_sides <= 1.0) and lv > 0:
+            ask = [j for j, (k, v, e) in enumerate(zip(level, ss, es, strict=True))
+                   if k not in core_set and not decide(k, v, e) and (v is None or v >= cfg.outline_colour_min)]
+            got: list[tuple[float | None, int, float | None]] = []
+            edge_share([level[j] for j in ask], others, [True] * len(ask), got)
+            sides = dict(zip(ask, got, strict=True))
+        for j, (k, s, e) in enumerate(zip(level, ss, es, strict=True)):
             scores[k] = s
             edges[k] = e
             if decide(k, s, e):
                 found.add(k)
+            elif j in sides:
+                low, n_sides, spread = sides[j]
+                outlined[k] = (low, n_sides)
+                if low is not None and n_sides >= cfg.outline_sides_n and low >= cfg.outline_sides \
+                        and spread is not None and spread <= cfg.outline_even:
+                    found.add(k)
     for lv in range(cfg.max_level + 1):
         level = list(_level_candidates(cfg.max_level, lv))
         if lv > 0:  # the engine allows a pad above a pad or beside one of its level; check twice
@@ -689,7 +736,9 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
                     (k[0] + dx, k[1] + dy, k[2]) in held for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1))):
                 held.add(k)
                 grew = True
-    return PadDetection(tuple(sorted(held)), scores, tuple(sorted(absent - held)), gain, edges, colourful)
+    unsure = tuple(sorted(k for k, (low, n_sides) in outlined.items() if k not in held and low is not None
+                          and n_sides >= cfg.unsure_sides_n and low >= cfg.unsure_sides))
+    return PadDetection(tuple(sorted(held)), scores, tuple(sorted(absent - held)), gain, edges, colourful, unsure)
 
 
 def piece_places(tested: Iterable[Key], pads: Iterable[Key], from_level: int = 1) -> list[Key]:

@@ -30,8 +30,17 @@ from calibration.camera import CameraCalibration
 from engine.core import Problem
 from vision.board_classify import CellReading, ClassifyBoardConfig, Site, classify_sites, flat_sites
 from vision.board_locate import BoardLocateConfig, BoardPose, WrongBoardError, locate_board
-from vision.board_pads import PadDetectConfig, detect_pads, link_rows, piece_colour_at, piece_places, post_rows
+from vision.board_pads import (
+    PadDetectConfig,
+    detect_pads,
+    link_rows,
+    pad_rows,
+    piece_colour_at,
+    piece_places,
+    post_rows,
+)
 from vision.board_pieces import PIECES
+from vision.board_rays import box_corners
 from vision.board_reconstruct import (
     BoardReconstruction,
     ReconstructOptionError,
@@ -399,6 +408,44 @@ def _within_rules(game: str, spec: BoardSpec, merged: list[CellReading], reading
     return recon, cells, notes
 
 
+def _declined_below_unsure(cells: list[CellReading], sites: Sequence[Site], pose: BoardPose,
+                           unsure: Sequence[tuple[int, int, int]], pcfg: PadDetectConfig) -> list[CellReading]:
+    """Gridopolis (session 13): the sites read empty below a place a pad may stand on (``PadDetection.unsure``: its
+    outline seen on some sides, not taken for a pad) -- a level lower, at most one step off, the room of a pawn
+    standing there covered by that pad in the picture for ``unsure_cover`` of its outline -- are declined: what
+    their probes showed may be that pad, hiding a piece."""
+    import cv2
+
+    if not unsure:
+        return cells
+    spec = pose.spec
+    g = PIECES
+
+    def hull(rows: npt.NDArray[np.float64]) -> npt.NDArray[np.float32]:
+        return np.asarray(cv2.convexHull(pose.project(box_corners(rows).reshape(-1, 3)).astype(np.float32)),
+                          np.float32)
+
+    hulls = {k: hull(pad_rows(spec, [k])) for k in unsure}
+    out = list(cells)
+    for j, (st, r) in enumerate(zip(sites, cells, strict=True)):
+        if r.kind != "empty":
+            continue
+        x, y, lv = _key3(st.key)
+        over = [k for k in unsure if k[2] > lv and abs(k[0] - x) <= 1 and abs(k[1] - y) <= 1]
+        if not over:
+            continue
+        room = hull(np.array([[0.0, st.x_mm, st.y_mm, g.marker_radius, st.floor_mm, st.floor_mm + g.pawn_height]]))
+        area = float(cv2.contourArea(room))
+        for k in over:
+            inter = float(cv2.intersectConvexConvex(room, hulls[k])[0])
+            if area > 0 and inter / area >= pcfg.unsure_cover:
+                out[j] = CellReading(r.key, "unseen", None, 0, False, 0.0, None, r.scores, notes=(
+                    f"read empty, but a pad may stand at ({k[0]},{k[1]},{k[2]}) in front of it (its outline is seen "
+                    "on some sides, not clearly enough to take it for one): not read",))
+                break
+    return out
+
+
 def read_board(
     images: Sequence[tuple[str, U8]],
     game: str,
@@ -447,6 +494,7 @@ def read_board(
     pad_votes: dict[tuple[int, int, int], float | None] = {}  # ... and its best vote score (None: the prior decided)
     absent: set[tuple[int, int, int]] | None = None
     gains: list[Any] = []
+    unsures: list[tuple[tuple[int, int, int], ...]] = []  # Gridopolis, per picture: places a pad may stand on
     tested: set[tuple[int, int, int]] = set()  # Gridopolis: the places pad detection looked at
     # several pictures: one that cannot be used (blurred, too dark, no board found) is left out, with a warning,
     # and the table read from the others (session 11); all of them unusable, the first one's reason is raised
@@ -473,6 +521,7 @@ def read_board(
                 v, prev_vote = found.scores.get(pad), pad_votes.get(pad)
                 pad_votes[pad] = v if prev_vote is None else prev_vote if v is None else max(v, prev_vote)
             gains.append(found.gain)
+            unsures.append(found.unsure)
             tested |= set(found.scores)
             # a standard pad counts as left out only when every picture sees it missing
             absent = set(found.absent) if absent is None else absent & set(found.absent)
@@ -629,6 +678,9 @@ def read_board(
             sites, structure, per_image = first_sites, first_structure, first
             robots.clear()
             robots.extend(first_robots)
+    if unsures and any(unsures):
+        per_image = [(_declined_below_unsure(cells, sites, pose, [k for k in unsure if k not in added], pcfg), extra)
+                     for (cells, extra), pose, unsure in zip(per_image, poses, unsures, strict=True)]
     for (name, _), pose, tm, (cells, extra) in zip(images, poses, tms, per_image, strict=True):
         readings.append(ImageReading(name, pose, cells, tm, extra))
         if on_image is not None:

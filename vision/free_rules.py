@@ -781,6 +781,10 @@ class FlatPatchConfig:
     min_gain: int = 20
     #: rounds: the blocks behind one left out meet its rays first, so they are priced again
     rounds: int = 3
+    #: the later free rules price blocks without every ray the patches explain (``RayScorer.flat_patch_rays``:
+    #: the rays that showed the blocks and those reaching the patches' squares in their colour), not only
+    #: those that showed the blocks left out (``RayScorer.shown_by``)
+    hide_patch_rays: bool = True
 
 
 #: switch (for measuring): leave out blocks on the mat that a flat patch of their colour explains better

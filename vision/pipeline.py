@@ -541,7 +541,11 @@ def score_images(
             patches = drop_flat_patch_blocks(blocks, free_scorer, starts)
             if patches and GROUND_FREE_RULES:
                 # as above: the later steps price blocks without the rays the patch explains
-                free_scorer = free_scorer.without_rays(free_scorer.shown_by(before_patch, [c for c, _, _ in patches]))
+                patched = [c for c, _, _ in patches]
+                fp = free_rules.FLAT_PATCH
+                free_scorer = free_scorer.without_rays(
+                    free_scorer.flat_patch_rays(before_patch, patched, fp.bin_size, fp.min_views)
+                    if fp.hide_patch_rays else free_scorer.shown_by(before_patch, patched))
             for cell, colour, delta in patches:
                 pale.append(cell)
                 inferred.append(Problem("patch-on-mat", f"a {colour} block read here is left out: a flat {colour} "

@@ -960,6 +960,17 @@ class RayScorer:
 
     def flat_patch_deltas(self, blocks: Mapping[Cell, str], cells: Sequence[Cell], bin_size: float = 0.25,
                           min_views: int = 2) -> list[tuple[int, int]]:
+        return self._flat_patch(blocks, cells, bin_size, min_views)[0]
+
+    def flat_patch_rays(self, blocks: Mapping[Cell, str], cells: Sequence[Cell], bin_size: float = 0.25,
+                        min_views: int = 2) -> npt.NDArray[np.bool_]:
+        """Marks the weighted rays a flat patch explains in place of the blocks of ``blocks`` at ``cells`` (for
+        :meth:`without_rays`): those that meet such a block first and show its colour, and those that reach
+        the mat where its patch takes its colour (:meth:`flat_patch_deltas`) and show that colour."""
+        return self._flat_patch(blocks, cells, bin_size, min_views)[1]
+
+    def _flat_patch(self, blocks: Mapping[Cell, str], cells: Sequence[Cell], bin_size: float,
+                    min_views: int) -> tuple[list[tuple[int, int]], npt.NDArray[np.bool_]]:
         """For each block of ``blocks`` at ``cells`` (on the mat): how many more weighted rays a **flat patch of
         its colour on the mat** fails to explain than the block does -- negative when the patch explains the
         pictures better (docs/vision.md, "Session 13: colour on the mat as a flat patch").
@@ -996,6 +1007,7 @@ class RayScorer:
         order = np.argsort(fk, kind="stable")
         free, fk = free[order], fk[order]
         out: list[tuple[int, int]] = []
+        explained = np.zeros(len(m.obs), bool)
         for cell in cells:
             i = self._index(cell)
             colour = blocks.get(cell)
@@ -1028,11 +1040,15 @@ class RayScorer:
             cost_block += _square_cost(np.searchsorted(squares, f_keys), m.view[f_rows], m.obs[f_rows], lab,
                                        len(squares), n_views, min_views)
             sq = np.concatenate([np.searchsorted(squares, f_keys), np.searchsorted(squares, mk)])
-            cost_patch += _square_cost(sq, np.concatenate([m.view[f_rows], m.view[mat_rays]]),
-                                       np.concatenate([m.obs[f_rows], m.obs[mat_rays]]), lab, len(squares),
-                                       n_views, min_views)
+            sq_view = np.concatenate([m.view[f_rows], m.view[mat_rays]])
+            sq_obs = np.concatenate([m.obs[f_rows], m.obs[mat_rays]])
+            cost_patch += _square_cost(sq, sq_view, sq_obs, lab, len(squares), n_views, min_views)
             out.append((cost_patch - cost_block, len(own)))
-        return out
+            explained[own[m.obs[own] == lab]] = True
+            painted = _painted(sq, sq_view, sq_obs, lab, len(squares), n_views, min_views)
+            f_sq = np.searchsorted(squares, f_keys)
+            explained[f_rows[painted[f_sq] & (m.obs[f_rows] == lab)]] = True
+        return out, explained
 
     def move_gains(self, cell: Cell, targets: Sequence[Cell]) -> list[int]:
         """For the base's block at ``cell``: for each of ``targets`` (cells empty in the base), how many
@@ -1183,12 +1199,21 @@ def _square_cost(square: I64, view: I64, obs: I64, lab: int, n_squares: int, n_v
         return 0
     n = np.bincount(square, minlength=n_squares)
     bg = np.bincount(square, weights=(obs == int(Label.BACKGROUND)).astype(np.float64), minlength=n_squares)
+    col = np.bincount(square[obs == lab], minlength=n_squares)
+    best = np.where(_painted(square, view, obs, lab, n_squares, n_views, min_views), col, bg)
+    return int((n - best).sum())
+
+
+def _painted(square: I64, view: I64, obs: I64, lab: int, n_squares: int, n_views: int,
+             min_views: int) -> npt.NDArray[np.bool_]:
+    """Per mat square: does it take the colour ``lab`` (:func:`_square_cost`)?"""
+    bg = np.bincount(square, weights=(obs == int(Label.BACKGROUND)).astype(np.float64), minlength=n_squares)
     is_lab = obs == lab
     col = np.bincount(square[is_lab], minlength=n_squares)
     pairs = np.unique(square[is_lab] * n_views + view[is_lab])
     views = np.bincount(pairs // n_views, minlength=n_squares)
-    best = np.where((views >= min_views) & (col > bg), col, bg)
-    return int((n - best).sum())
+    out: npt.NDArray[np.bool_] = (views >= min_views) & (col > bg)
+    return out
 
 
 def _each_once(mark: npt.NDArray[np.bool_], parts: list[I64]) -> I64:

@@ -84,6 +84,12 @@ def test_a_candidate_holding_a_kept_block_stays(monkeypatch: pytest.MonkeyPatch)
     blocks = {(1, -1, 0): "blue", (1, -2, 0): "blue", (1, -2, 1): "blue"}
     out = _drop(blocks, _Patch({(1, -2, 0): (-90, 300)}), {"blue": (1, -1, 0)})
     assert out == [] and (1, -2, 0) in blocks  # it holds 1,-2,1 (rulebook "The Battlefield")
+    # with fewer than two pictures taken low down the rule does not run
+    blocks = {(1, -1, 0): "blue", (2, -1, 0): "blue"}
+    assert [c for c, _, _ in drop_flat_patch_blocks(blocks, _Patch({(2, -1, 0): (-90, 300)}),  # type: ignore[arg-type]
+                                                    {"blue": (1, -1, 0)}, low_pictures=1)] == []
+    assert [c for c, _, _ in drop_flat_patch_blocks(blocks, _Patch({(2, -1, 0): (-90, 300)}),  # type: ignore[arg-type]
+                                                    {"blue": (1, -1, 0)}, low_pictures=4)] == [(2, -1, 0)]
     monkeypatch.setattr(free_rules, "DROP_FLAT_PATCH_BLOCKS", False)
     blocks = {(1, -1, 0): "blue", (2, -1, 0): "blue"}
     assert _drop(blocks, _Patch({(2, -1, 0): (-90, 300)}), {"blue": (1, -1, 0)}) == []
@@ -106,3 +112,6 @@ def test_a_patch_explains_the_hard_shadow_not_the_blocks() -> None:
     assert n > 100 and d < -free_rules.FLAT_PATCH.min_gain
     left = [p for p in res.problems if p.code == "patch-on-mat"]
     assert [p.where for p in left] == ["cell 4,-2,0"] and all(p.severity == "warning" for p in left)
+    # the five usual pictures: none is taken low down, the rule does not run
+    five = load_scene(FIXTURES / "scene_024", views=parse_views("five"))
+    assert not [p for p in score_images(five.pics, five.spec, five.camera, None).problems if p.code == "patch-on-mat"]

@@ -538,7 +538,8 @@ def score_images(
                                         "warning"))
             # blocks on the mat that a flat patch of their colour on the mat explains better (free_rules, session 13)
             before_patch = dict(blocks)
-            patches = drop_flat_patch_blocks(blocks, free_scorer, starts)
+            low = sum(p.angles_deg()["elevation"] <= free_rules.FLAT_PATCH.low_elevation_deg for p in poses)
+            patches = drop_flat_patch_blocks(blocks, free_scorer, starts, low_pictures=low)
             if patches and GROUND_FREE_RULES:
                 # as above: the later steps price blocks without the rays the patch explains
                 patched = [c for c, _, _ in patches]

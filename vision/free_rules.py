@@ -776,8 +776,8 @@ class FlatPatchConfig:
     #: a square takes a colour only where at least this many pictures show it that colour
     min_views: int = 2
     #: a block on the mat is left out when the patch explains more than this many weighted rays more than the
-    #: block does (0 left out 9 right blocks with 51 extras on the nine-picture dev readings, all 9 by at most 32
-    #: rays; 20 left out 1 at -32, a blue block read pink, with 38 extras)
+    #: block does (offline, the nine-picture dev readings' blocks on the mat: 0 left out 51 extras, 5 right blocks
+    #: and 4 of another colour, those 9 all within 32 rays; 20 left out 38 extras and 1 blue block read pink)
     min_gain: int = 20
     #: rounds: the blocks behind one left out meet its rays first, so they are priced again
     rounds: int = 3

@@ -12,7 +12,7 @@ flag wins) dropped the colour whose flag was not found.
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -764,3 +764,71 @@ def drop_ground_mat_blocks(blocks: dict[Cell, str], scorer: RayScorer, starts: M
         if checked >= GROUND_MAT_MIN_RAYS and on_ground >= GROUND_MAT_SHARE * checked:
             found.append((-on_ground / checked, c, colour))
     return [(c, colour, -key) for c, colour, key in _leave_out(blocks, found)]
+
+
+@dataclass(frozen=True)
+class FlatPatchConfig:
+    """Thresholds of :func:`drop_flat_patch_blocks` (docs/vision.md, "Session 13: colour on the mat as a flat
+    patch")."""
+
+    #: the mat squares a patch is made of (block units: 0.25 of a block is 5.5 mm on the 22 mm mat)
+    bin_size: float = 0.25
+    #: a square takes a colour only where at least this many pictures show it that colour
+    min_views: int = 2
+    #: a block on the mat is left out when the patch explains more than this many weighted rays more than the
+    #: block does (offline, the nine-picture dev readings' blocks on the mat: 0 left out 51 extras, 5 right blocks
+    #: and 4 of another colour, those 9 all within 32 rays; 20 left out 38 extras and 1 blue block read pink)
+    min_gain: int = 20
+    #: rounds: the blocks behind one left out meet its rays first, so they are priced again
+    rounds: int = 3
+    #: the later free rules price blocks without every ray the patches explain (``RayScorer.flat_patch_rays``:
+    #: the rays that showed the blocks and those reaching the patches' squares in their colour), not only
+    #: those that showed the blocks left out (``RayScorer.shown_by``)
+    hide_patch_rays: bool = True
+    #: the rule runs only with at least this many pictures taken low down (at most ``low_elevation_deg`` above
+    #: the table): with the five usual pictures it left out as many extras as the later rules put back
+    #: (development renders: 11 extras gone, 11 new, 2 right blocks lost, 1 gained; 286 wrong sides before and
+    #: after), with the four low ones too it helped (docs/vision.md, "Session 13: colour on the mat as a flat
+    #: patch")
+    min_low_pictures: int = 2
+    low_elevation_deg: float = 30.0
+
+
+#: switch (for measuring): leave out blocks on the mat that a flat patch of their colour explains better
+#: (:func:`drop_flat_patch_blocks`)
+DROP_FLAT_PATCH_BLOCKS = True
+FLAT_PATCH = FlatPatchConfig()
+
+
+def drop_flat_patch_blocks(blocks: dict[Cell, str], scorer: RayScorer, starts: Mapping[str, Cell],
+                           cfg: FlatPatchConfig | None = None, low_pictures: int | None = None,
+                           ) -> list[tuple[Cell, str, float]]:
+    """Leave out blocks read on the mat that a flat patch of their colour *on* the mat explains better
+    (:meth:`RayScorer.flat_patch_deltas`).
+
+    The ray model explains colour only by blocks, so colour lying on the mat -- a cast shadow tinted blue under
+    a warm key, the renderer's colour bled onto the paper beside and under blocks -- is read as blocks standing
+    there, most of all from the low pictures, which see such a patch across many cells.  A block and a patch
+    show their colour differently: a patch at the same mat places in every picture, a block on its side faces
+    above the mat, which each picture sees in front of another piece of mat.  A non-start block on the mat
+    (rulebook "Setup" 3: a start block never moves) that explains more than ``cfg.min_gain`` rays fewer than the
+    patch is left out, the patch's best first, unless that leaves a block unsupported that is not such
+    a block itself (rulebook "The Battlefield"); then the blocks left are priced again (``cfg.rounds``).
+    ``low_pictures``: how many of the pictures were taken low down (``cfg.low_elevation_deg``); with fewer than
+    ``cfg.min_low_pictures`` nothing is left out (None: not known, the rule runs).  Mutates ``blocks``; returns
+    (cell, colour, patch cost - block cost) per block left out."""
+    cfg = cfg or FLAT_PATCH
+    if not DROP_FLAT_PATCH_BLOCKS or (low_pictures is not None and low_pictures < cfg.min_low_pictures):
+        return []
+    out: list[tuple[Cell, str, float]] = []
+    for _ in range(cfg.rounds):
+        cells = [c for c, colour in sorted(blocks.items()) if c[2] == 0 and c != starts.get(colour)]
+        if not cells:
+            break
+        deltas = scorer.flat_patch_deltas(blocks, cells, cfg.bin_size, cfg.min_views)
+        found = [(float(d), c, blocks[c]) for c, (d, n) in zip(cells, deltas, strict=True) if n and d < -cfg.min_gain]
+        gone = _leave_out(blocks, found)
+        out += gone
+        if not gone:
+            break
+    return out

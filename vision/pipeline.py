@@ -33,6 +33,7 @@ from vision.free_rules import (
     assume_setup_flags,
     connect_hidden,
     count_doubts,
+    drop_flat_patch_blocks,
     drop_ground_mat_blocks,
     drop_pale_mat_blocks,
     fill_pockets,
@@ -535,6 +536,23 @@ def score_images(
                                         f"({share:.0%} of the places checked: a tinted shadow or colour on the "
                                         "paper, not a block)", f"cell {cell[0]},{cell[1]},{cell[2]}", "",
                                         "warning"))
+            # blocks on the mat that a flat patch of their colour on the mat explains better (free_rules, session 13)
+            before_patch = dict(blocks)
+            low = sum(p.angles_deg()["elevation"] <= free_rules.FLAT_PATCH.low_elevation_deg for p in poses)
+            patches = drop_flat_patch_blocks(blocks, free_scorer, starts, low_pictures=low)
+            if patches and GROUND_FREE_RULES:
+                # as above: the later steps price blocks without the rays the patch explains
+                patched = [c for c, _, _ in patches]
+                fp = free_rules.FLAT_PATCH
+                free_scorer = free_scorer.without_rays(
+                    free_scorer.flat_patch_rays(before_patch, patched, fp.bin_size, fp.min_views)
+                    if fp.hide_patch_rays else free_scorer.shown_by(before_patch, patched))
+            for cell, colour, delta in patches:
+                pale.append(cell)
+                inferred.append(Problem("patch-on-mat", f"a {colour} block read here is left out: a flat {colour} "
+                                        f"patch on the mat explains the pictures better ({-delta:.0f} sampled pixels "
+                                        "fewer unexplained: a tinted shadow or colour on the paper, not a block)",
+                                        f"cell {cell[0]},{cell[1]},{cell[2]}", "", "warning"))
             # after the floating blocks were dropped (free_rules, round 2)
             inferred += repair_after_floating(blocks, free_scorer, recon.ignored, recon.confidence,
                                               recon.unobserved, recon.flags)

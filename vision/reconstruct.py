@@ -958,6 +958,98 @@ class RayScorer:
         checked = n_other > 0
         return int(checked.sum()), int((checked & (2 * c_other > n_other)).sum())
 
+    def flat_patch_deltas(self, blocks: Mapping[Cell, str], cells: Sequence[Cell], bin_size: float = 0.25,
+                          min_views: int = 2) -> list[tuple[int, int]]:
+        return self._flat_patch(blocks, cells, bin_size, min_views)[0]
+
+    def flat_patch_rays(self, blocks: Mapping[Cell, str], cells: Sequence[Cell], bin_size: float = 0.25,
+                        min_views: int = 2) -> npt.NDArray[np.bool_]:
+        """Marks the weighted rays a flat patch explains in place of the blocks of ``blocks`` at ``cells`` (for
+        :meth:`without_rays`): those that meet such a block first and show its colour, and those that reach
+        the mat where its patch takes its colour (:meth:`flat_patch_deltas`) and show that colour."""
+        return self._flat_patch(blocks, cells, bin_size, min_views)[1]
+
+    def _flat_patch(self, blocks: Mapping[Cell, str], cells: Sequence[Cell], bin_size: float,
+                    min_views: int) -> tuple[list[tuple[int, int]], npt.NDArray[np.bool_]]:
+        """For each block of ``blocks`` at ``cells`` (on the mat): how many more weighted rays a **flat patch of
+        its colour on the mat** fails to explain than the block does -- negative when the patch explains the
+        pictures better (docs/vision.md, "Session 13: colour on the mat as a flat patch").
+
+        The ray model knows blocks and a plain mat only, so colour on the mat (a tinted cast shadow, colour
+        bled onto the paper) can only be explained by a block standing there.  Here the mat plane is cut into
+        ``bin_size`` squares (block units), and each square may take the block's colour instead of the mat's:
+        it does where more rays ending on it show that colour than the mat, and at least ``min_views``
+        pictures show it the colour (a square one picture alone shows is no evidence of colour on the mat;
+        without this a patch would explain any block a picture looking straight down shows).  The block and
+        the patch are priced on the same rays: the rays that meet the block first (with the block: it
+        predicts its colour; without: they go on to the next full cell, or to the mat squares they reach),
+        and the rays that reach those squares with the block there (both hypotheses paint the squares as
+        best they can).  A block standing on the mat shows its colour on its side faces well above the mat,
+        whose rays reach the mat beyond its footprint where the other pictures see the plain mat; a patch
+        shows its colour at the same mat places in every picture.  Returns (patch cost - block cost, rays
+        meeting the block first) per cell (0, 0 for a cell outside the volume or without a block)."""
+        m = self._model
+        hyp = self._hyp_of(blocks)
+        _, fcol = m.predict_first(hyp)
+        width = m.idx.shape[1]
+        down = m.dirs[2] < 0
+        n_views = int(m.view.max()) + 1 if len(m.view) else 1
+
+        def keys(r: I64) -> I64:
+            t = -m.origins[2][r] / m.dirs[2][r]
+            kx = np.floor((m.origins[0][r] + t * m.dirs[0][r]) / bin_size).astype(np.int64)
+            ky = np.floor((m.origins[1][r] + t * m.dirs[1][r]) / bin_size).astype(np.int64)
+            out: I64 = (kx + 2**20) * 2**21 + (ky + 2**20)
+            return out
+
+        free = np.flatnonzero(down & (fcol == width) & (m.weight > 0))
+        fk = keys(free)
+        order = np.argsort(fk, kind="stable")
+        free, fk = free[order], fk[order]
+        out: list[tuple[int, int]] = []
+        explained = np.zeros(len(m.obs), bool)
+        for cell in cells:
+            i = self._index(cell)
+            colour = blocks.get(cell)
+            if i < 0 or colour not in COLOR_LABELS:
+                out.append((0, 0))
+                continue
+            lab = int(COLOR_LABELS[colour])
+            rows = m.rays_of[i]
+            own = rows[(m.cols_of(i) == fcol[rows]) & (m.weight[rows] > 0)]
+            if m.repeats:
+                own = np.unique(own)
+            if len(own) == 0:
+                out.append((0, 0))
+                continue
+            cost_block = int(np.count_nonzero(m.obs[own] != lab))
+            hyp[i] = 0
+            pred2, f2 = m.predict_first(hyp, own)
+            hyp[i] = lab
+            to_mat = (f2 == width) & down[own]
+            cost_patch = int(np.count_nonzero(m.obs[own[~to_mat]] != pred2[~to_mat]))
+            mat_rays = own[to_mat]
+            mk = keys(mat_rays)
+            squares = np.unique(mk)
+            lo = np.searchsorted(fk, squares)
+            hi = np.searchsorted(fk, squares, side="right")
+            n_free = hi - lo
+            pos = np.arange(int(n_free.sum()), dtype=np.int64) + np.repeat(lo - (np.cumsum(n_free) - n_free), n_free)
+            f_rows, f_keys = free[pos], fk[pos]
+            # the squares' rays with the block (the free ones) and without it (those and the block's)
+            cost_block += _square_cost(np.searchsorted(squares, f_keys), m.view[f_rows], m.obs[f_rows], lab,
+                                       len(squares), n_views, min_views)
+            sq = np.concatenate([np.searchsorted(squares, f_keys), np.searchsorted(squares, mk)])
+            sq_view = np.concatenate([m.view[f_rows], m.view[mat_rays]])
+            sq_obs = np.concatenate([m.obs[f_rows], m.obs[mat_rays]])
+            cost_patch += _square_cost(sq, sq_view, sq_obs, lab, len(squares), n_views, min_views)
+            out.append((cost_patch - cost_block, len(own)))
+            explained[own[m.obs[own] == lab]] = True
+            painted = _painted(sq, sq_view, sq_obs, lab, len(squares), n_views, min_views)
+            f_sq = np.searchsorted(squares, f_keys)
+            explained[f_rows[painted[f_sq] & (m.obs[f_rows] == lab)]] = True
+        return out, explained
+
     def move_gains(self, cell: Cell, targets: Sequence[Cell]) -> list[int]:
         """For the base's block at ``cell``: for each of ``targets`` (cells empty in the base), how many
         fewer weighted rays fail with that block moved there -- ``cost(base) - cost(base without
@@ -1096,6 +1188,32 @@ class RayScorer:
         for k in slow:
             out[k] = self.delta({c: color for c in placements[k]})
         return out
+
+
+def _square_cost(square: I64, view: I64, obs: I64, lab: int, n_squares: int, n_views: int, min_views: int) -> int:
+    """The rays (``square``: each one's mat square, 0 .. ``n_squares - 1``; its picture and observed label) that
+    the mat squares fail to explain when each square shows the mat, or the colour ``lab`` where more of its
+    rays show that than the mat and at least ``min_views`` pictures show it that colour
+    (:meth:`RayScorer.flat_patch_deltas`)."""
+    if len(square) == 0:
+        return 0
+    n = np.bincount(square, minlength=n_squares)
+    bg = np.bincount(square, weights=(obs == int(Label.BACKGROUND)).astype(np.float64), minlength=n_squares)
+    col = np.bincount(square[obs == lab], minlength=n_squares)
+    best = np.where(_painted(square, view, obs, lab, n_squares, n_views, min_views), col, bg)
+    return int((n - best).sum())
+
+
+def _painted(square: I64, view: I64, obs: I64, lab: int, n_squares: int, n_views: int,
+             min_views: int) -> npt.NDArray[np.bool_]:
+    """Per mat square: does it take the colour ``lab`` (:func:`_square_cost`)?"""
+    bg = np.bincount(square, weights=(obs == int(Label.BACKGROUND)).astype(np.float64), minlength=n_squares)
+    is_lab = obs == lab
+    col = np.bincount(square[is_lab], minlength=n_squares)
+    pairs = np.unique(square[is_lab] * n_views + view[is_lab])
+    views = np.bincount(pairs // n_views, minlength=n_squares)
+    out: npt.NDArray[np.bool_] = (views >= min_views) & (col > bg)
+    return out
 
 
 def _each_once(mark: npt.NDArray[np.bool_], parts: list[I64]) -> I64:

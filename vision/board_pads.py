@@ -154,7 +154,7 @@ class PadDetectConfig:
     # outline is declined instead -- what its probes showed may be that pad, hiding a piece (session 13)
     unsure_sides_n: int = 2
     unsure_cover: float = 0.5
-    open_ref: bool = False  # a candidate above the table (level >= 1, not the core) that is not taken is asked
+    open_ref: bool = True  # a candidate above the table (level >= 1, not the core) that is not taken is asked
     # again with the pad colour in the open -- measured on the plain pads found, the one at ``open_ref_q`` of their
     # lightness -- for the pad colour (and the colour of the pads and links seen through it): the core's top level,
     # the colour asked otherwise, may stand in the shade while the candidate is in the open (session 13) ...

@@ -12,8 +12,9 @@ from vision.board_pads import PadDetectConfig, piece_places
 from vision.board_pipeline import read_board
 
 DEV = Path(__file__).resolve().parent / "data" / "gridopolis_dev"
-# (session 13's outline rule finds dev_s9_h007's pad (0, 4, 1) too: off with the rule tested)
-OFF = PadDetectConfig(piece_pads=False, outline_sides=1.01)
+# (session 13's outline rule finds dev_s9_h007's pad (0, 4, 1) too, and the pad colour in the open its (5, 2, 2):
+# off with the rule tested)
+OFF = PadDetectConfig(piece_pads=False, outline_sides=1.01, open_ref=False)
 
 
 def _truth(doc: dict) -> dict[tuple[int, int, int], tuple[str, str]]:  # type: ignore[type-arg]

@@ -677,21 +677,14 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
     plain_core = set(core)
 
     def pad_colours(keys: list[Key], others: list[Key]) -> dict[Key, F64]:
-        """The median top colour of each pad ``keys`` seen (ring points not hidden by a higher pad of ``others``
-        nor showing a colour; 8 points or more)."""
+        """The median top colour of each pad ``keys`` seen (ring points not showing a colour; 8 points or more)."""
         if not keys:
             return {}
         pts = tops(keys)
         pix: list[F64] = []
         lab_p, ok = observe(pts, pix)
         ok &= np.hypot(lab_p[:, 1], lab_p[:, 2]) <= math.hypot(lit[1], lit[2]) + cfg.colour_veto
-        orows, _, obox, _, _, _, _ = in_place(others)
-        if len(orows):
-            z = float(pts[:, 2].min())
-            up = orows[:, 5] > z + 1e-6
-            if up.any():
-                ok &= ~box_ray_hits(cam, pts, orows[up], np.ones(len(pts)), pix[0], obox[up], chunk=n_o,
-                                    behind=False)[0]
+        # (a higher pad in front of a few points is not looked for: a pad too, and the median holds)
         good = ok.reshape(len(keys), n_o)
         lab_p = lab_p.reshape(len(keys), n_o, 3)
         return {k: np.asarray(np.median(lab_p[q][good[q]], axis=0), np.float64)

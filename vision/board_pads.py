@@ -154,6 +154,13 @@ class PadDetectConfig:
     # outline is declined instead -- what its probes showed may be that pad, hiding a piece (session 13)
     unsure_sides_n: int = 2
     unsure_cover: float = 0.5
+    open_ref: bool = True  # a candidate above the table (level >= 1, not the core) that is not taken is asked
+    # again with the pad colour in the open -- measured on the plain pads found, the one at ``open_ref_q`` of their
+    # lightness -- for the pad colour (and the colour of the pads and links seen through it): the core's top level,
+    # the colour asked otherwise, may stand in the shade while the candidate is in the open (session 13) ...
+    open_ref_q: float = 0.9
+    open_ref_pads: int = 2  # ... measured on this many pads or more; the candidate is a pad when its votes then
+    # beat ``present_up`` and its outline ``edge_min_up``, as any pad added above the table
     lone_pads: bool = True  # several pictures: when more pads are found added than the players hold, those only some
     # pictures found, with nothing read on them, are left out (session 11)
 
@@ -451,9 +458,12 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
             placed[key] = got
         return got
 
-    def score(keys: list[Key], others: list[Key]) -> list[float | None]:
+    def score(keys: list[Key], others: list[Key], alt: F64 | None = None,
+              alt_out: list[float | None] | None = None) -> list[float | None]:
         """Vote of each candidate with ``others`` (pads, with their links) in place around it (the
-        background a pad or link shows: the plain pad colour ``lit``)."""
+        background a pad or link shows: the plain pad colour ``lit``).  With ``alt`` (a pad colour), each
+        candidate's vote with that colour for the pad and for the pads and links seen through it is appended
+        to ``alt_out`` too (:attr:`PadDetectConfig.open_ref`; the table's local light not undone)."""
         if not keys:
             return []
         krows = rows_of(keys)
@@ -475,6 +485,8 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
             # pad is the background (the highest one met)
             cam_d = np.linalg.norm(pts - cam, axis=1) / np.maximum(np.linalg.norm(ends - cam, axis=1), 1e-9)
             hidden, first = box_ray_hits(cam, ends, orows, cam_d, pix[0], obox, chunk=n_o)
+        bg_print = bg
+        if len(orows):
             bg = np.where((first >= 0)[:, None], lit[None, :], bg)  # (a pad or link: the pad colour)
         rf = np.broadcast_to(lit, lab_o.shape)
         inf = ok & ~hidden & (_dist(rf, bg, cfg.light_weight) >= cfg.informative)
@@ -519,6 +531,19 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
             vote = np.where(vivid, -1.0, np.where(piece_seen, 1.0, vote))
             inf = inf | piece_seen
             inf = inf | vivid
+        if alt is not None and alt_out is not None:
+            bg2 = np.where((first >= 0)[:, None], alt[None, :], bg_print) if len(orows) else bg_print
+            inf2 = ok & ~hidden & (_dist(np.broadcast_to(alt, bg2.shape), bg2, cfg.light_weight) >= cfg.informative)
+            d_pad2, d_bg2 = _dist(lab_o, alt[None, :], cfg.light_weight), _dist(lab_o, bg2, cfg.light_weight)
+            vote2 = np.where(d_bg2 > d_pad2 + cfg.vote_margin, 1.0,
+                             np.where(d_pad2 > d_bg2 + cfg.vote_margin, -1.0, 0.0))
+            if cfg.colour_veto > 0:
+                vote2 = np.where(vivid, -1.0, np.where(piece_seen, 1.0, vote2))
+                inf2 = inf2 | piece_seen | vivid
+            n2 = inf2.reshape(len(keys), n_o).sum(axis=1)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                sh2 = (np.where(inf2, vote2, 0.0).reshape(len(keys), n_o).sum(axis=1) / n2).tolist()
+            alt_out.extend(v if n >= cfg.min_points else None for v, n in zip(sh2, n2.tolist(), strict=True))
         # (votes are -1, 0 or 1: their sums are exact in any order)
         vote_sum = np.where(inf, vote, 0.0).reshape(len(keys), n_o).sum(axis=1)
         n_inf = inf.reshape(len(keys), n_o).sum(axis=1)
@@ -649,10 +674,45 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
                     if s is not None and s > cfg.present:
                         found.add(k)
 
+    plain_core = set(core)
+
+    def pad_colours(keys: list[Key], others: list[Key]) -> dict[Key, F64]:
+        """The median top colour of each pad ``keys`` seen (ring points not showing a colour; 8 points or more)."""
+        if not keys:
+            return {}
+        pts = tops(keys)
+        pix: list[F64] = []
+        lab_p, ok = observe(pts, pix)
+        ok &= np.hypot(lab_p[:, 1], lab_p[:, 2]) <= math.hypot(lit[1], lit[2]) + cfg.colour_veto
+        # (a higher pad in front of a few points is not looked for: a pad too, and the median holds)
+        good = ok.reshape(len(keys), n_o)
+        lab_p = lab_p.reshape(len(keys), n_o, 3)
+        return {k: np.asarray(np.median(lab_p[q][good[q]], axis=0), np.float64)
+                for q, k in enumerate(keys) if good[q].sum() >= 8}
+
+    open_cache: list[F64 | None] = []  # (measured once, when first asked)
+
+    def pad_in_open(others: list[Key]) -> F64 | None:
+        """The pad colour in the open (:attr:`PadDetectConfig.open_ref`): of the plain pads found (``others``: not
+        the kingerizers, tinted), the top colour of the pad at the quantile ``open_ref_q`` of their lightness;
+        None when fewer than ``open_ref_pads`` were seen.  Measured on the pads found when first asked (the table
+        level and the arms as read)."""
+        if not open_cache:
+            plain = [k for k in others if k not in start_rows and (k in plain_core or k not in core_set)]
+            got = list(pad_colours(plain, others).values())
+            r = None
+            if len(got) >= cfg.open_ref_pads:
+                g = np.array(got)
+                r = g[np.argsort(g[:, 0])[min(len(g) - 1, int(cfg.open_ref_q * len(g)))]]
+            open_cache.append(r)
+        return open_cache[0]
+
     def decide_level(level: list[Key], lv: int) -> None:
         """Score and decide the candidates ``level`` of level ``lv`` with the pads found in place."""
         others = sorted(found)
-        ss = score(level, others)
+        r_open = pad_in_open(others) if cfg.open_ref and lv > 0 else None
+        s_open: list[float | None] = []
+        ss = score(level, others, r_open, s_open)
         es: list[float | None] = [None] * len(level)
         if cfg.edge_contrast > 0 and lv >= cfg.edge_from_level:
             # the outline is needed only where the colours say "pad" (or cannot say)
@@ -669,10 +729,16 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
             got: list[tuple[float | None, int, float | None]] = []
             edge_share([level[j] for j in ask], others, [True] * len(ask), got)
             sides = dict(zip(ask, got, strict=True))
+        second: set[int] = set()
+        if s_open:  # the pad colour in the open (``open_ref``): the candidates above the table not taken
+            up_ok = [j for j, (k, v, e, v2) in enumerate(zip(level, ss, es, s_open, strict=True))
+                     if k not in core_set and not decide(k, v, e) and v2 is not None and v2 > cfg.present_up]
+            e2 = edge_share([level[j] for j in up_ok], others)
+            second = {j for j, e in zip(up_ok, e2, strict=True) if e is not None and e > cfg.edge_min_up}
         for j, (k, s, e) in enumerate(zip(level, ss, es, strict=True)):
             scores[k] = s
             edges[k] = e
-            if decide(k, s, e):
+            if decide(k, s, e) or j in second:
                 found.add(k)
             elif j in sides:
                 low, n_sides, spread = sides[j]

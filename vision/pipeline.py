@@ -36,6 +36,7 @@ from vision.free_rules import (
     drop_ground_mat_blocks,
     drop_pale_mat_blocks,
     fill_pockets,
+    hidden_move_doubts,
     lower_blocks,
     pocket_sides,
     relocate_blocks,
@@ -93,6 +94,13 @@ WEAK_LAST_TURN_GAIN = 100
 # (not only the last one's) are reported uncertain: a turn explaining nothing before it (a hidden placement)
 # is as much in doubt (docs/vision.md, "Session 9: reading a round back"); the error itself is unchanged
 WEAK_TAIL_SIDES = True
+# with history and the number of turns not known: a chosen turn whose blocks every picture but one, counted
+# together, explains fewer sampled rays than this (beyond the reading without its blocks) rests on one picture:
+# ``doubtful-turn`` (an error), the sides it changes reported uncertain.  Session 12's fresh scene_001 (nine
+# pictures): a yellow turn read on the mat under an overhang from the colour bled onto the mat, seen by one low
+# picture (+556 rays) and against by the other eight (-92); every true turn read on the development sets had
+# hundreds from the other pictures (docs/vision.md, "Session 13: never guessing silently").  0 turns it off
+ONE_PICTURE_TURN_GAIN = 100
 # with history: other legal turns (other blocks) the search kept that explain the pictures within this many
 # sampled rays of the turns read make them ``doubtful-turn`` (an error)
 TURN_TIE_MARGIN = 20
@@ -499,6 +507,8 @@ def score_images(
                 "turns since the previous state", 'CTRL rulebook, "Game Turn"'))
             for side in SIDES:
                 doubt_sides[side] = doubt_sides.get(side, 0) + 1
+        if ONE_PICTURE_TURN_GAIN > 0 and turns_played is None and len(images) > 1:
+            inferred += _one_picture_turns(state, expl.turns, recon.scorer, images, doubt_sides)
         movers = {state.blocks[t.placement.cells[0]] for t in expl.turns
                   if t.placement is not None and t.placement.cells[0] in state.blocks}
         if expl.rival is not None and expl.rival[0] - expl.cost < TURN_TIE_MARGIN:
@@ -752,6 +762,10 @@ def score_images(
         _doubt_sides(uncertain, problems, support_doubts(held), lambda cells: (
             f"{len(cells)} block(s) read where nothing could hold them (not connected to the Central Cube, or "
             "under another block), so they or their support were misread"), 'CTRL rulebook, "The Battlefield"')
+        # a block read next to a hidden cell may stand in it instead: the pictures cannot tell (free_rules)
+        _doubt_sides(uncertain, problems, hidden_move_doubts(state, relevant), lambda cells: (
+            f"{len(cells)} cell(s) no picture shows could hold a block read next to them instead (the pictures "
+            "cannot tell it from one there), which changes this count"), 'CTRL rulebook, "The Battlefield"')
         _doubt_sides(uncertain, problems, start_doubts(state), lambda cells: (
             f"{len(cells)} start cell(s) not read as their colour's start block, which never moves, so the cell "
             "was misread"), 'CTRL rulebook, "Setup" 3')
@@ -1232,6 +1246,32 @@ def _last_turn_gain(depth_costs: Sequence[int], n_turns: int) -> int | None:
     if n_turns < 1 or len(depth_costs) <= n_turns:
         return None
     return int(depth_costs[n_turns - 1]) - int(depth_costs[n_turns])
+
+
+def _one_picture_turns(state: State, turns: Sequence[Turn], scorer: RayScorer, images: Sequence[tuple[str, U8]],
+                       sides: dict[str, int]) -> list[Problem]:
+    """Chosen turns whose blocks one picture alone speaks for (see :data:`ONE_PICTURE_TURN_GAIN`): each is
+    ``doubtful-turn`` (an error) and the sides its blocks change are counted into ``sides`` and named."""
+    out: list[Problem] = []
+    for turn in turns:
+        cells = [c for c in (turn.placement.cells if turn.placement is not None else ()) if c in state.blocks]
+        if not cells:
+            continue
+        gains = scorer.gains_by_view(state.blocks, cells)
+        if len(gains) < 2:
+            continue
+        best = int(np.argmax(gains))
+        rest = int(gains.sum()) - int(gains[best])
+        if rest >= ONE_PICTURE_TURN_GAIN:
+            continue
+        out.append(Problem(
+            "doubtful-turn", f"the turn read {turn} rests on one picture: {images[best][0]} explains "
+            f"{int(gains[best])} sampled pixels with its blocks, the other pictures together {rest} (fewer than "
+            f"{ONE_PICTURE_TURN_GAIN}): it may not have been played (colour on the mat, a reflection) or stand "
+            "elsewhere", "turns since the previous state", 'CTRL rulebook, "Game Turn"'))
+        out += _guessed_turn_sides(state, [turn], sides, "a turn read rests on one picture, and its blocks change "
+                                   "these counts")
+    return out
 
 
 def _weak_tail(depth_costs: Sequence[int], n_turns: int) -> int:

@@ -94,13 +94,16 @@ WEAK_LAST_TURN_GAIN = 100
 # (not only the last one's) are reported uncertain: a turn explaining nothing before it (a hidden placement)
 # is as much in doubt (docs/vision.md, "Session 9: reading a round back"); the error itself is unchanged
 WEAK_TAIL_SIDES = True
-# with history and the number of turns not known: a chosen turn whose blocks every picture but one, counted
-# together, explains fewer sampled rays than this (beyond the reading without its blocks) rests on one picture:
-# ``doubtful-turn`` (an error), the sides it changes reported uncertain.  Session 12's fresh scene_001 (nine
-# pictures): a yellow turn read on the mat under an overhang from the colour bled onto the mat, seen by one low
-# picture (+556 rays) and against by the other eight (-92); every true turn read on the development sets had
-# hundreds from the other pictures (docs/vision.md, "Session 13: never guessing silently").  0 turns it off
+# with history and the number of turns not known: a chosen turn whose blocks one picture shows (they explain at
+# least ONE_PICTURE_TURN_GAIN more of its sampled rays than the reading without them) while every other picture,
+# counted together, explains fewer than ONE_PICTURE_TURN_REST (or shows the cells empty: negative) rests on that
+# picture alone: ``doubtful-turn`` (an error), the sides it changes reported uncertain.  Session 12's fresh
+# scene_001 (nine pictures): a yellow turn read on the mat under an overhang from the colour bled onto the mat,
+# seen by one low picture (+556 rays) and against by the other eight together (-92).  True turns read on the
+# development sets with one picture showing them that clearly had 82 or more from the others when the reading was
+# trusted (docs/vision.md, "Session 13: never guessing silently").  ONE_PICTURE_TURN_GAIN = 0 turns it off
 ONE_PICTURE_TURN_GAIN = 100
+ONE_PICTURE_TURN_REST = 20
 # with history: other legal turns (other blocks) the search kept that explain the pictures within this many
 # sampled rays of the turns read make them ``doubtful-turn`` (an error)
 TURN_TIE_MARGIN = 20
@@ -763,8 +766,18 @@ def score_images(
             f"{len(cells)} block(s) read where nothing could hold them (not connected to the Central Cube, or "
             "under another block), so they or their support were misread"), 'CTRL rulebook, "The Battlefield"')
         # a block read next to a hidden cell may stand in it instead: the pictures cannot tell (free_rules)
-        _doubt_sides(uncertain, problems, hidden_move_doubts(state, relevant), lambda cells: (
-            f"{len(cells)} cell(s) no picture shows could hold a block read next to them instead (the pictures "
+        # -- two readings the pictures cannot tell apart that score differently: not trusted (an error)
+        moves = hidden_move_doubts(state, relevant)
+        if moves:
+            cells = ", ".join(f"{c[0]},{c[1]},{c[2]}" for c in sorted({c for cs in moves.values() for c in cs}))
+            problems.append(Problem(
+                "hidden-block-ambiguous", f"a block read next to {cells}, which "
+                "no picture shows, may stand there instead (the pictures cannot tell the two apart), and the "
+                f"counts of {', '.join(side for side in SIDES if side in moves)} then differ",
+                f"cell{'s' if ', ' in cells else ''} {cells}",
+                'CTRL rulebook, "The Battlefield"'))
+        _doubt_sides(uncertain, problems, moves, lambda cells: (
+            f"{len(cells)} hidden cell(s) could hold a block read next to them instead (the pictures "
             "cannot tell it from one there), which changes this count"), 'CTRL rulebook, "The Battlefield"')
         _doubt_sides(uncertain, problems, start_doubts(state), lambda cells: (
             f"{len(cells)} start cell(s) not read as their colour's start block, which never moves, so the cell "
@@ -1262,12 +1275,12 @@ def _one_picture_turns(state: State, turns: Sequence[Turn], scorer: RayScorer, i
             continue
         best = int(np.argmax(gains))
         rest = int(gains.sum()) - int(gains[best])
-        if rest >= ONE_PICTURE_TURN_GAIN:
+        if gains[best] < ONE_PICTURE_TURN_GAIN or rest >= ONE_PICTURE_TURN_REST:
             continue
         out.append(Problem(
             "doubtful-turn", f"the turn read {turn} rests on one picture: {images[best][0]} explains "
             f"{int(gains[best])} sampled pixels with its blocks, the other pictures together {rest} (fewer than "
-            f"{ONE_PICTURE_TURN_GAIN}): it may not have been played (colour on the mat, a reflection) or stand "
+            f"{ONE_PICTURE_TURN_REST}): it may not have been played (colour on the mat, a reflection) or stand "
             "elsewhere", "turns since the previous state", 'CTRL rulebook, "Game Turn"'))
         out += _guessed_turn_sides(state, [turn], sides, "a turn read rests on one picture, and its blocks change "
                                    "these counts")

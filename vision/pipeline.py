@@ -104,6 +104,11 @@ WEAK_TAIL_SIDES = True
 # trusted (docs/vision.md, "Session 13: never guessing silently").  ONE_PICTURE_TURN_GAIN = 0 turns it off
 ONE_PICTURE_TURN_GAIN = 100
 ONE_PICTURE_TURN_REST = 20
+# without history: a block read on the mat that one picture shows (ONE_PICTURE_TURN_GAIN rays more with it) while
+# the other pictures together show it absent (fewer rays explained with it than without) is ``doubtful-block``
+# (an error), the sides it changes reported uncertain: the free reading's side of the same failure (session
+# 12's fresh scene_001 read free: yellow bled onto the mat read as blocks, +353 / -55 and +285 / -22 rays)
+ONE_PICTURE_BLOCK_CHECK = True
 # with history: other legal turns (other blocks) the search kept that explain the pictures within this many
 # sampled rays of the turns read make them ``doubtful-turn`` (an error)
 TURN_TIE_MARGIN = 20
@@ -766,6 +771,12 @@ def score_images(
             f"{len(cells)} block(s) read where nothing could hold them (not connected to the Central Cube, or "
             "under another block), so they or their support were misread"), 'CTRL rulebook, "The Battlefield"')
         # a block read next to a hidden cell may stand in it instead: the pictures cannot tell (free_rules)
+        if ONE_PICTURE_BLOCK_CHECK and recon.scorer is not None:
+            lone = _one_picture_blocks(held, recon.scorer, images)
+            problems += [p for p, _ in lone]
+            _doubt_sides(uncertain, problems, _per_side(held, [c for _, c in lone]), lambda cells: (
+                f"{len(cells)} block(s) on the mat one picture alone shows, which the others show absent, change "
+                "this count"), 'CTRL rulebook, "The Battlefield"')
         # -- two readings the pictures cannot tell apart that score differently: not trusted (an error)
         moves = hidden_move_doubts(state, relevant)
         if moves:
@@ -1284,6 +1295,37 @@ def _one_picture_turns(state: State, turns: Sequence[Turn], scorer: RayScorer, i
             "elsewhere", "turns since the previous state", 'CTRL rulebook, "Game Turn"'))
         out += _guessed_turn_sides(state, [turn], sides, "a turn read rests on one picture, and its blocks change "
                                    "these counts")
+    return out
+
+
+def _one_picture_blocks(state: State, scorer: RayScorer, images: Sequence[tuple[str, U8]],
+                        ) -> list[tuple[Problem, Cell]]:
+    """Blocks on the mat (not a start block) one picture alone speaks for, the others against
+    (:data:`ONE_PICTURE_BLOCK_CHECK`): a ``doubtful-block`` error per block, with its cell."""
+    cells = [c for c, col in sorted(state.blocks.items()) if c[2] == 0 and state.starts.get(col) != c]
+    out: list[tuple[Problem, Cell]] = []
+    for c, gains in zip(cells, scorer.gains_by_view_each(state.blocks, [[c] for c in cells]), strict=True):
+        if len(gains) < 2:
+            continue
+        best = int(np.argmax(gains))
+        rest = int(gains.sum()) - int(gains[best])
+        if gains[best] < ONE_PICTURE_TURN_GAIN or rest >= 0:
+            continue
+        out.append((Problem(
+            "doubtful-block", f"the {state.blocks[c]} block read here rests on one picture: {images[best][0]} "
+            f"explains {int(gains[best])} sampled pixels with it, the other pictures together {-rest} fewer than "
+            "without it: it may be colour on the mat (light bled from the blocks, a reflection)",
+            f"cell {c[0]},{c[1]},{c[2]}", 'CTRL rulebook, "The Battlefield"'), c))
+    return out
+
+
+def _per_side(state: State, cells: Sequence[Cell]) -> dict[str, list[Cell]]:
+    """Side -> those of ``cells`` whose block, taken away, changes that side's counts."""
+    scores = state.side_scores()
+    out: dict[str, list[Cell]] = {}
+    for c in cells:
+        for side in sides_changed_without(state, [c], scores):
+            out.setdefault(side, []).append(c)
     return out
 
 

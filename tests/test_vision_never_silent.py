@@ -40,15 +40,18 @@ def test_a_turn_one_picture_alone_shows_is_doubtful(monkeypatch: pytest.MonkeyPa
         assert res.trusted and not doubtful and set(wrong) - set(res.uncertain_sides)
 
 
-@pytest.mark.parametrize("reach", ["all", ""])
-def test_a_block_next_to_a_hidden_cell_may_stand_in_it(monkeypatch: pytest.MonkeyPatch, reach: str) -> None:
+@pytest.mark.parametrize(("reach", "error"), [("all", False), ("all", True), ("", False)])
+def test_a_block_next_to_a_hidden_cell_may_stand_in_it(monkeypatch: pytest.MonkeyPatch, reach: str,
+                                                        error: bool) -> None:
     monkeypatch.setattr(free_rules, "HIDDEN_MOVE_NEIGHBOURS", reach)
+    monkeypatch.setattr(pipeline, "HIDDEN_MOVE_ERROR", error)
     res, wrong = _read("fresh12c_scene_021", back=0)
     assert sorted(wrong) == ["+y", "-x"]  # the documented misreading: a yellow block one cell up
     assert [p.where for p in res.problems if p.code == "unobserved"] == ["cell -1,2,0"]
     ambiguous = [p.where for p in res.problems if p.code == "hidden-block-ambiguous"]
     if reach:
-        assert set(wrong) <= set(res.uncertain_sides) and ambiguous == ["cell -1,2,0"] and not res.trusted
+        assert set(wrong) <= set(res.uncertain_sides)  # named, trusted or not
+        assert (ambiguous == ["cell -1,2,0"] and not res.trusted) if error else (not ambiguous and res.trusted)
     else:
         assert not set(wrong) & set(res.uncertain_sides) and not ambiguous and res.trusted
 

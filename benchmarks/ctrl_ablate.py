@@ -52,6 +52,8 @@ VARIANTS: dict[str, tuple[tuple[str, ...], tuple[Patch, ...]]] = {
     "lower_blocks": (("free",), (("vision.free_rules", "LOWER_BLOCKS", False),)),
     "free_same_cell_pole_moves": (("free",), (("vision.pipeline", "FREE_SAME_CELL_POLE_MOVES", False),)),
     "check_ground": (("free",), (("vision.opening", "CHECK_GROUND", False),)),
+    "hidden_move_doubts": (("free",), (("vision.free_rules", "HIDDEN_MOVE_NEIGHBOURS", ""),)),
+    "one_picture_block_check": (("free",), (("vision.pipeline", "ONE_PICTURE_BLOCK_CHECK", False),)),
     # both
     "pole_overrules": (("free", "one", "round"), (("vision.pipeline", "POLE_OVERRULES", False),)),
     "same_cell_pole_decides": (("one", "round"), (("vision.flag_margin", "SAME_CELL_POLE_DECIDES", False),)),
@@ -66,6 +68,7 @@ VARIANTS: dict[str, tuple[tuple[str, ...], tuple[Patch, ...]]] = {
     "ground_flag_rays_20": (("one", "round"), (("vision.pipeline", "HISTORY_MIN_GROUND_FLAG_RAYS", 0),)),
     "same_cell_pole_moves": (("one", "round"), (("vision.pipeline", "SAME_CELL_POLE_MOVES", False),)),
     "no_turn_check": (("one", "round"), (("vision.pipeline", "NO_TURN_CHECK", False),)),
+    "one_picture_turn": (("one", "round"), (("vision.pipeline", "ONE_PICTURE_TURN_GAIN", 0),)),
     # following a game only (vision/flag_recheck.py)
     "rivals_agree": (("follow",), (("vision.flag_recheck", "RIVALS_AGREE", False),)),
 }

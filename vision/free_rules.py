@@ -354,6 +354,49 @@ def start_doubts(state: State) -> dict[str, list[Cell]]:
     return out
 
 
+#: switch and reach of :func:`hidden_move_doubts`: "all" tries the block of every face neighbour of a hidden
+#: cell, "above" only the one over it (the top picture's line of sight), "" turns the doubt off
+HIDDEN_MOVE_NEIGHBOURS = "all"
+
+
+def hidden_move_doubts(state: State, hidden: Collection[Cell]) -> dict[str, list[Cell]]:
+    """Sides whose counts change if a block read next to a cell no picture shows stands in that cell instead.
+
+    A cell no picture shows (``unobserved``) is hidden by the blocks read around it: every ray through it
+    meets one of them first.  The pictures then cannot tell a block read there from the same block one cell
+    further along those rays, in the hidden cell (session 12's fresh scene_021: a block read one cell up
+    over an empty hidden cell, two sides wrong and not reported, because a block *added* in the hidden cell
+    would show on no side).  For each hidden cell and each face neighbour holding a block that may move
+    (not a start block, rulebook "Setup" 3; no flag plugged into it), the reading with that block in the
+    hidden cell instead is compared, if every block in it is still held (rulebook "The Battlefield"): the
+    sides whose score rows differ are in doubt.  Returns side -> the hidden cells that put it in doubt."""
+    if not HIDDEN_MOVE_NEIGHBOURS:
+        return {}
+    dirs = [(0, 0, 1)] if HIDDEN_MOVE_NEIGHBOURS == "above" else list(ALL_DIRS)
+    starts = {cell for colour, cell in state.starts.items() if state.blocks.get(cell) == colour}
+    pinned = {f.block for f in state.flags.values()} | {f.cell for f in state.flags.values()}
+    base = state.side_scores()
+    before = _unsupported(state.blocks)
+    out: dict[str, list[Cell]] = {}
+    for u in sorted(hidden):
+        if u in state.blocks or u in CENTRAL_CUBE or u in pinned or u[2] < 0:
+            continue
+        changed: set[str] = set()
+        for d in dirs:
+            n = (u[0] + d[0], u[1] + d[1], u[2] + d[2])
+            if n not in state.blocks or n in starts or n in pinned:
+                continue
+            blocks = {c: v for c, v in state.blocks.items() if c != n}
+            blocks[u] = state.blocks[n]
+            if _unsupported(blocks) - {u} - before:
+                continue
+            alt = replace(state, blocks=blocks).side_scores()
+            changed.update(side for side in base if alt[side] != base[side])
+        for side in changed:
+            out.setdefault(side, []).append(u)
+    return out
+
+
 #: switch (for measuring the step's effect and for the tests that show it matters)
 RELOCATE_BLOCKS = True
 #: which blocks may move: "all" = every block that is not a start block; "rules" = only those breaking

@@ -1297,6 +1297,19 @@ def _last_turn_gain(depth_costs: Sequence[int], n_turns: int) -> int | None:
     return int(depth_costs[n_turns - 1]) - int(depth_costs[n_turns])
 
 
+def _one_picture_alone(gains: npt.NDArray[np.int64]) -> tuple[int, int] | None:
+    """Per picture, the sampled pixels some blocks explain (``RayScorer.gains_by_view``): (the picture that speaks
+    for them, the others' gain together) when one picture alone gains at least :data:`ONE_PICTURE_TURN_GAIN` and
+    the others together lose; else None."""
+    if len(gains) < 2:
+        return None
+    best = int(np.argmax(gains))
+    rest = int(gains.sum()) - int(gains[best])
+    if gains[best] < ONE_PICTURE_TURN_GAIN or rest >= 0:
+        return None
+    return best, rest
+
+
 def _one_picture_turns(state: State, turns: Sequence[Turn], scorer: RayScorer, images: Sequence[tuple[str, U8]],
                        sides: dict[str, int]) -> list[Problem]:
     """Chosen turns whose blocks one picture alone speaks for (see :data:`ONE_PICTURE_TURN_GAIN`): each is
@@ -1307,12 +1320,10 @@ def _one_picture_turns(state: State, turns: Sequence[Turn], scorer: RayScorer, i
         if not cells:
             continue
         gains = scorer.gains_by_view(state.blocks, cells)
-        if len(gains) < 2:
+        alone = _one_picture_alone(gains)
+        if alone is None:
             continue
-        best = int(np.argmax(gains))
-        rest = int(gains.sum()) - int(gains[best])
-        if gains[best] < ONE_PICTURE_TURN_GAIN or rest >= 0:
-            continue
+        best, rest = alone
         out.append(Problem(
             "doubtful-turn", f"the turn read {turn} rests on one picture: {images[best][0]} explains "
             f"{int(gains[best])} sampled pixels with its blocks, the other pictures together {-rest} fewer than "
@@ -1330,12 +1341,10 @@ def _one_picture_blocks(state: State, scorer: RayScorer, images: Sequence[tuple[
     cells = [c for c, col in sorted(state.blocks.items()) if c[2] == 0 and state.starts.get(col) != c]
     out: list[tuple[Problem, Cell]] = []
     for c, gains in zip(cells, scorer.gains_by_view_each(state.blocks, [[c] for c in cells]), strict=True):
-        if len(gains) < 2:
+        alone = _one_picture_alone(gains)
+        if alone is None:
             continue
-        best = int(np.argmax(gains))
-        rest = int(gains.sum()) - int(gains[best])
-        if gains[best] < ONE_PICTURE_TURN_GAIN or rest >= 0:
-            continue
+        best, rest = alone
         out.append((Problem(
             "doubtful-block", f"the {state.blocks[c]} block read here rests on one picture: {images[best][0]} "
             f"explains {int(gains[best])} sampled pixels with it, the other pictures together {-rest} fewer than "

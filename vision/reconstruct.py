@@ -955,11 +955,7 @@ class RayScorer:
         free = np.flatnonzero(down & (fcol == width) & (m.weight > 0))
 
         def keys(r: I64) -> I64:
-            t = -m.origins[2][r] / m.dirs[2][r]
-            kx = np.floor((m.origins[0][r] + t * m.dirs[0][r]) / bin_size).astype(np.int64)
-            ky = np.floor((m.origins[1][r] + t * m.dirs[1][r]) / bin_size).astype(np.int64)
-            out: I64 = (kx + 2**20) * 2**21 + (ky + 2**20)
-            return out
+            return _mat_places(m, r, bin_size)
 
         n_views = int(m.view.max()) + 1
         fk = keys(free) * n_views + m.view[free]  # (place, picture)
@@ -1022,11 +1018,7 @@ class RayScorer:
         n_views = int(m.view.max()) + 1 if len(m.view) else 1
 
         def keys(r: I64) -> I64:
-            t = -m.origins[2][r] / m.dirs[2][r]
-            kx = np.floor((m.origins[0][r] + t * m.dirs[0][r]) / bin_size).astype(np.int64)
-            ky = np.floor((m.origins[1][r] + t * m.dirs[1][r]) / bin_size).astype(np.int64)
-            out: I64 = (kx + 2**20) * 2**21 + (ky + 2**20)
-            return out
+            return _mat_places(m, r, bin_size)
 
         free = np.flatnonzero(down & (fcol == width) & (m.weight > 0))
         fk = keys(free)
@@ -1214,6 +1206,16 @@ class RayScorer:
         for k in slow:
             out[k] = self.delta({c: color for c in placements[k]})
         return out
+
+
+def _mat_places(m: _RayModel, rows: I64, bin_size: float) -> I64:
+    """One integer per ray of ``rows`` (going down): the ``bin_size`` square of the mat plane (block units) where it
+    reaches the mat."""
+    t = -m.origins[2][rows] / m.dirs[2][rows]
+    kx = np.floor((m.origins[0][rows] + t * m.dirs[0][rows]) / bin_size).astype(np.int64)
+    ky = np.floor((m.origins[1][rows] + t * m.dirs[1][rows]) / bin_size).astype(np.int64)
+    out: I64 = (kx + 2**20) * 2**21 + (ky + 2**20)
+    return out
 
 
 def _square_cost(square: I64, view: I64, obs: I64, lab: int, n_squares: int, n_views: int, min_views: int) -> int:

@@ -313,7 +313,7 @@ def doubt_words(game: str, c: CellReading, d: CellDoubt) -> str:
     were right, and what to do."""
     why = "; ".join(d.reasons) or "readings like it are often wrong"
     return (f"looks {'empty' if c.kind == 'empty' else 'like ' + _kind_words(game, c)}, but {why} (about "
-            f"{int(100 * d.p_right)} % of such readings were right on test pictures): check this cell")
+            f"{int(100 * d.p_right)} % of such readings were right on our rendered test pictures): check this cell")
 
 
 def unsure_problems(game: str, cells: Sequence[CellReading], doubts: Sequence[CellDoubt | None]) -> list[Problem]:

@@ -14,8 +14,8 @@ the other sets, the left-out set judged with it):
 
 ``--fit`` prints the calibration table counted on every set (one picture each; the ``disagree`` sign on the
 two-picture tables) in the form of :data:`vision.board_sureness.CALIBRATION`.  ``--cache FILE`` keeps the readings
-(pickle) so that a second run does not read the pictures again.  ``--p-sure`` the limit to judge with.  Last line:
-one JSON object.
+(pickle) so that a second run does not read the pictures again.  ``--p-sure`` the limit to judge with.  ``--games``
+reads only these games (comma-separated).  Last line: one JSON object.
 
     python benchmarks/board_sureness.py --set bdev=/tmp/data/bdev --set fix=fixtures/boards:/tmp/fix_view2
 """
@@ -48,7 +48,7 @@ GAMES = ("bandera", "gridopolis", "quirky")
 DECLINED = ("occluded", "unseen")
 
 
-def read_set(name: str, first: Path, second: Path | None) -> list[dict[str, Any]]:
+def read_set(name: str, first: Path, second: Path | None, games: tuple[str, ...] = GAMES) -> list[dict[str, Any]]:
     """Every table of a set read (one picture, and both where a second exists), with the reconstruction as it was
     before the set-up check (and the check's other arguments) and the truth."""
     captured: dict[str, Any] = {}
@@ -61,7 +61,7 @@ def read_set(name: str, first: Path, second: Path | None) -> list[dict[str, Any]
     setattr(pipeline, "check_unsure_readings", capture)  # noqa: B010 (the pipeline's own name, replaced while reading)
     out: list[dict[str, Any]] = []
     try:
-        for game in GAMES:
+        for game in games:
             for sj in sorted((first / game).glob("scene_*.json")):
                 doc = json.loads(sj.read_text())
                 img = read_image(sj.with_suffix(".jpg"))
@@ -142,6 +142,7 @@ def _verdict(recon: BoardReconstruction) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--set", action="append", default=[], help="NAME=DIR or NAME=DIR:SECOND_DIR (repeat)")
+    ap.add_argument("--games", default=",".join(GAMES), help="the games to read (comma-separated)")
     ap.add_argument("--cache", help="keep the readings here (pickle), and use them when the file exists")
     ap.add_argument("--fit", action="store_true", help="print the calibration table counted on every set")
     ap.add_argument("--p-sure", type=float, default=None, help="one limit for every game (default: P_SURE)")
@@ -158,7 +159,8 @@ def main() -> None:
         for spec_arg in args.set:
             name, _, dirs = spec_arg.partition("=")
             first, _, second = dirs.partition(":")
-            tables += read_set(name, Path(first), Path(second) if second else None)
+            tables += read_set(name, Path(first), Path(second) if second else None,
+                               tuple(g for g in args.games.split(",") if g))
             print(f"read {name}: {sum(t['set'] == name for t in tables)} reads", file=sys.stderr, flush=True)
         if args.cache:
             Path(args.cache).write_bytes(pickle.dumps(tables))

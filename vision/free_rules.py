@@ -877,9 +877,10 @@ def drop_flat_patch_blocks(blocks: dict[Cell, str], scorer: RayScorer, starts: M
     return out
 
 
-#: :func:`depth_tie_doubts`: the most sampled rays (weighted) a block added in an empty cell may cost the
-#: reading for the pictures to count as "about as well explained" with it; 0 turns the doubt off
-DEPTH_TIE_RAYS = 0
+#: :func:`depth_tie_doubts`: the most sampled rays (weighted) a block added in an empty cell may change the
+#: reading's cost by, either way, for the pictures to count as "about as well explained" with it (6: the least
+#: gain :data:`RELOCATE_MIN_GAIN` and :data:`REFILL_MIN_GAIN` act on); 0 turns the doubt off
+DEPTH_TIE_RAYS = 6
 
 
 @dataclass(frozen=True)

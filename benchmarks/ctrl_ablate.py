@@ -53,6 +53,7 @@ VARIANTS: dict[str, tuple[tuple[str, ...], tuple[Patch, ...]]] = {
     "free_same_cell_pole_moves": (("free",), (("vision.pipeline", "FREE_SAME_CELL_POLE_MOVES", False),)),
     "check_ground": (("free",), (("vision.opening", "CHECK_GROUND", False),)),
     "hidden_move_doubts": (("free",), (("vision.free_rules", "HIDDEN_MOVE_NEIGHBOURS", ""),)),
+    "depth_tie_doubts": (("free",), (("vision.free_rules", "DEPTH_TIE_RAYS", 0),)),
     "one_picture_block_check": (("free",), (("vision.pipeline", "ONE_PICTURE_BLOCK_CHECK", False),)),
     # both
     "pole_overrules": (("free", "one", "round"), (("vision.pipeline", "POLE_OVERRULES", False),)),

@@ -33,6 +33,7 @@ from vision.free_rules import (
     assume_setup_flags,
     connect_hidden,
     count_doubts,
+    depth_tie_doubts,
     drop_flat_patch_blocks,
     drop_ground_mat_blocks,
     drop_pale_mat_blocks,
@@ -815,6 +816,12 @@ def score_images(
         _doubt_sides(uncertain, problems, moves, lambda cells: (
             f"{len(cells)} hidden cell(s) could hold a block read next to them instead (the pictures "
             "cannot tell it from one there), which changes this count"), 'CTRL rulebook, "The Battlefield"')
+        # an empty cell the rays barely reach: a block there would explain the pictures about as well (free_rules)
+        if recon.scorer is not None:
+            _doubt_sides(uncertain, problems, depth_tie_doubts(state, recon.scorer, relevant), lambda ties: (
+                "; ".join(f"a {t.colour} block at {t.cell[0]},{t.cell[1]},{t.cell[2]} would explain the pictures "
+                          f"about as well ({abs(t.rays)} sampled ray(s) {'fewer' if t.rays > 0 else 'more'})"
+                          for t in ties) + ", and would change this count"), 'CTRL rulebook, "The Battlefield"')
         _doubt_sides(uncertain, problems, start_doubts(state), lambda cells: (
             f"{len(cells)} start cell(s) not read as their colour's start block, which never moves, so the cell "
             "was misread"), 'CTRL rulebook, "Setup" 3')

@@ -44,7 +44,8 @@ from vision.board_locate import BoardPose
 from vision.board_pieces import Hypothesis, PieceGeometry, hypotheses_for
 from vision.board_rays import box_corners, box_ray_hits, hits, segments_to_board
 
-__all__ = ["CellReading", "ClassifyBoardConfig", "Site", "classify_sites", "config_for", "flat_sites"]
+__all__ = ["DECLINED_KINDS", "CellReading", "ClassifyBoardConfig", "Site", "cell_where", "classify_sites",
+           "config_for", "flat_sites"]
 
 F64 = npt.NDArray[np.float64]
 U8 = npt.NDArray[np.uint8]
@@ -596,6 +597,20 @@ class CellReading:
         if self.notes:
             doc["notes"] = list(self.notes)
         return doc
+
+    def says(self) -> tuple[Any, ...]:
+        """What the reading says is on its site (kind, colour, cubes, character): equal for two readings of a
+        site that agree."""
+        return self.kind, self.colour, self.cubes, self.character, self.character_colour
+
+
+#: the kinds of a site the reader declined to read (covered, not seen) or that the robot stands on
+DECLINED_KINDS = ("occluded", "unseen", "robot")
+
+
+def cell_where(key: Sequence[int]) -> str:
+    """A site in words, as problems name it: ``cell (x,y)``, with `` level L`` on a Gridopolis grid-set."""
+    return "cell (" + ",".join(str(v) for v in key[:2]) + ")" + (f" level {key[2]}" if len(key) > 2 else "")
 
 
 def flat_sites(spec: BoardSpec) -> list[Site]:

@@ -458,6 +458,22 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
             placed[key] = got
         return got
 
+    def votes(lab: F64, pad: F64, back: F64) -> F64:
+        """Per point: 1 where it looks like the pad colour ``pad`` rather than the background ``back``, -1 the
+        other way round, 0 when neither by ``vote_margin``."""
+        d_pad, d_bg = _dist(lab, pad, cfg.light_weight), _dist(lab, back, cfg.light_weight)
+        out: F64 = np.where(d_bg > d_pad + cfg.vote_margin, 1.0, np.where(d_pad > d_bg + cfg.vote_margin, -1.0, 0.0))
+        return out
+
+    def shares(inf: npt.NDArray[np.bool_], vote: F64, n_keys: int) -> list[float | None]:
+        """Per candidate: its informative points' mean vote; None with fewer than ``min_points`` of them."""
+        # (votes are -1, 0 or 1: their sums are exact in any order)
+        vote_sum = np.where(inf, vote, 0.0).reshape(n_keys, n_o).sum(axis=1)
+        n_inf = inf.reshape(n_keys, n_o).sum(axis=1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            share = (vote_sum / n_inf).tolist()
+        return [v if n >= cfg.min_points else None for v, n in zip(share, n_inf.tolist(), strict=True)]
+
     def score(keys: list[Key], others: list[Key], alt: F64 | None = None,
               alt_out: list[float | None] | None = None) -> list[float | None]:
         """Vote of each candidate with ``others`` (pads, with their links) in place around it (the
@@ -494,9 +510,7 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
         if cfg.local_light_points > 0:
             on_table = np.repeat(np.asarray(keys, np.int64).reshape(-1, 3)[:, 2] == 0, n_o)
             lab_v = _local_light(lab_o, rf, bg, ok & ~hidden & ~inf & on_table, len(keys), n_o, cfg)
-        d_pad = _dist(lab_v, rf, cfg.light_weight)
-        d_bg = _dist(lab_v, bg, cfg.light_weight)
-        vote = np.where(d_bg > d_pad + cfg.vote_margin, 1.0, np.where(d_pad > d_bg + cfg.vote_margin, -1.0, 0.0))
+        vote = votes(lab_v, rf, bg)
         if cfg.colour_veto > 0:  # a plain pad is grey: a point showing a colour (a piece) is no pad's ...
             vivid = ok & ~hidden & (np.hypot(lab_o[:, 1], lab_o[:, 2]) > math.hypot(lit[1], lit[2]) + cfg.colour_veto)
             for k, n in zip(keys, vivid.reshape(len(keys), n_o).sum(axis=1).tolist(), strict=True):
@@ -534,22 +548,12 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
         if alt is not None and alt_out is not None:
             bg2 = np.where((first >= 0)[:, None], alt[None, :], bg_print) if len(orows) else bg_print
             inf2 = ok & ~hidden & (_dist(np.broadcast_to(alt, bg2.shape), bg2, cfg.light_weight) >= cfg.informative)
-            d_pad2, d_bg2 = _dist(lab_o, alt[None, :], cfg.light_weight), _dist(lab_o, bg2, cfg.light_weight)
-            vote2 = np.where(d_bg2 > d_pad2 + cfg.vote_margin, 1.0,
-                             np.where(d_pad2 > d_bg2 + cfg.vote_margin, -1.0, 0.0))
+            vote2 = votes(lab_o, alt[None, :], bg2)
             if cfg.colour_veto > 0:
                 vote2 = np.where(vivid, -1.0, np.where(piece_seen, 1.0, vote2))
                 inf2 = inf2 | piece_seen | vivid
-            n2 = inf2.reshape(len(keys), n_o).sum(axis=1)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                sh2 = (np.where(inf2, vote2, 0.0).reshape(len(keys), n_o).sum(axis=1) / n2).tolist()
-            alt_out.extend(v if n >= cfg.min_points else None for v, n in zip(sh2, n2.tolist(), strict=True))
-        # (votes are -1, 0 or 1: their sums are exact in any order)
-        vote_sum = np.where(inf, vote, 0.0).reshape(len(keys), n_o).sum(axis=1)
-        n_inf = inf.reshape(len(keys), n_o).sum(axis=1)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            share = (vote_sum / n_inf).tolist()
-        return [v if n >= cfg.min_points else None for v, n in zip(share, n_inf.tolist(), strict=True)]
+            alt_out.extend(shares(inf2, vote2, len(keys)))
+        return shares(inf, vote, len(keys))
 
     core_keys = [(p.x, p.y, p.level) for p in CORE]
     core_set = set(core_keys)

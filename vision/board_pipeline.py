@@ -28,7 +28,15 @@ from calibration.boards import (
 )
 from calibration.camera import CameraCalibration
 from engine.core import Problem
-from vision.board_classify import CellReading, ClassifyBoardConfig, Site, classify_sites, flat_sites
+from vision.board_classify import (
+    DECLINED_KINDS,
+    CellReading,
+    ClassifyBoardConfig,
+    Site,
+    cell_where,
+    classify_sites,
+    flat_sites,
+)
 from vision.board_locate import BoardLocateConfig, BoardPose, WrongBoardError, locate_board
 from vision.board_pads import (
     PadDetectConfig,
@@ -223,19 +231,16 @@ def pictures_disagree(readings: Sequence[ImageReading], merged: Sequence[CellRea
     if len(readings) < 2:
         return []
     out: list[Problem] = []
-    declined = ("occluded", "unseen", "robot")
     short = [r.name.replace("\\", "/").rsplit("/", 1)[-1] for r in readings]
     names = short if len(set(short)) == len(short) else [r.name for r in readings]
     for i, kept in enumerate(merged):
-        seen = [(n, r.cells[i]) for n, r in zip(names, readings, strict=True) if r.cells[i].kind not in declined]
-        kinds = {(c.kind, c.colour, c.cubes, c.character, c.character_colour) for _, c in seen}
-        if len(kinds) < 2:
+        seen = [(n, r.cells[i]) for n, r in zip(names, readings, strict=True) if r.cells[i].kind not in DECLINED_KINDS]
+        if len({c.says() for _, c in seen}) < 2:
             continue
-        where = "cell (" + ",".join(str(v) for v in kept.key[:2]) + ")" + \
-            (f" level {kept.key[2]}" if len(kept.key) > 2 else "")
+        where = cell_where(kept.key)
         said = "; ".join(f"{name} reads {_what(c)}" for name, c in seen)
         how = (why or {}).get(i, "the more confident reading")
-        done = how if kept.kind in declined else f"kept: {_what(kept)} ({how}) -- check this cell"
+        done = how if kept.kind in DECLINED_KINDS else f"kept: {_what(kept)} ({how}) -- check this cell"
         out.append(Problem("pictures-disagree", f"the pictures disagree here: {said}; {done}", where, "", "warning"))
     return out
 
@@ -247,14 +252,6 @@ def _better(a: CellReading, b: CellReading) -> CellReading:
     if ra != rb:
         return a if ra > rb else b
     return a if a.confidence >= b.confidence else b
-
-
-_DECLINED = ("occluded", "unseen", "robot")
-
-
-def _said(r: CellReading) -> tuple[Any, ...]:
-    """What a reading says is on its site (kind, colour, cubes, character)."""
-    return r.kind, r.colour, r.cubes, r.character, r.character_colour
 
 
 def _hypothesis(r: CellReading) -> str:
@@ -303,8 +300,8 @@ def merge_readings(game: str, readings: Sequence[ImageReading]) -> tuple[list[Ce
     if len(readings) < 2:
         return merged, why
     for i in range(len(merged)):
-        at = [r.cells[i] for r in readings if r.cells[i].kind not in _DECLINED]
-        if len({_said(c) for c in at}) < 2:
+        at = [r.cells[i] for r in readings if r.cells[i].kind not in DECLINED_KINDS]
+        if len({c.says() for c in at}) < 2:
             continue
         best = max(at, key=lambda c: c.confidence)
         ev = {h: _evidence(h, at) for h in {_hypothesis(c) for c in at}}
@@ -368,12 +365,12 @@ def _within_rules(game: str, spec: BoardSpec, merged: list[CellReading], reading
     errors = sum(p.severity == "error" for p in recon.problems)
     if not errors or len(readings) < 2:
         return recon, merged, []
-    others = {i: [c for c in {_said(r.cells[i]): r.cells[i] for r in readings
-                              if r.cells[i].kind not in _DECLINED}.values() if _said(c) != _said(merged[i])]
+    others = {i: [c for c in {r.cells[i].says(): r.cells[i] for r in readings
+                              if r.cells[i].kind not in DECLINED_KINDS}.values() if c.says() != merged[i].says()]
               for i in sorted(why)}
     if lone if lone is not None else game == "gridopolis":
         for i, m in enumerate(merged):
-            if i not in others and m.kind not in (*_DECLINED, "empty") \
+            if i not in others and m.kind not in (*DECLINED_KINDS, "empty") \
                     and any(r.cells[i].kind in ("occluded", "unseen") for r in readings):
                 others[i] = [CellReading(m.key, "unseen", None, 0, False, 0.0, None, m.scores)]
     sites = sorted(i for i in others if others[i])
@@ -400,8 +397,7 @@ def _within_rules(game: str, spec: BoardSpec, merged: list[CellReading], reading
         if i in why:
             why[i] = "the reading that keeps the table within the rules (the other breaks one)"
         else:
-            where = "cell (" + ",".join(str(v) for v in merged[i].key[:2]) + ")" + \
-                (f" level {merged[i].key[2]}" if len(merged[i].key) > 2 else "")
+            where = cell_where(merged[i].key)
             notes.append(Problem("pictures-one-reads", f"{_what(merged[i])} was read here by only some of the "
                                  "pictures (the others could not see it), and breaks a rule with the rest of the "
                                  "table: not read -- check this cell", where, "", "warning"))

@@ -39,7 +39,7 @@ from calibration.boards import BoardSpec, gridopolis_posts_needed
 from engine.core import Problem
 from engine.errors import BoardsideInputError
 from engine.gridopolis.layout import MARKERS_PER_PLAYER, START_BLOCKERS, START_PADS, START_POSTS
-from vision.board_classify import CellReading
+from vision.board_classify import CellReading, cell_where
 
 #: the rulebook passage on the spare pads and posts (docs/rules/gridopolis.md, "Adding a pad")
 R_ADD_PAD = 'Gridopolis rulebook, "Agregar un pad"'
@@ -107,7 +107,7 @@ def _rule_notes(c: CellReading) -> tuple[str, ...]:
 def _reader_problems(cells: Sequence[CellReading], min_conf: float) -> list[Problem]:
     out: list[Problem] = []
     for c in cells:
-        where = "cell (" + ",".join(str(v) for v in c.key[:2]) + ")" + (f" level {c.key[2]}" if len(c.key) > 2 else "")
+        where = cell_where(c.key)
         if c.kind == "occluded":
             out.append(Problem("cell-covered", "something covers this cell (a hand?): it could not be read", where,
                                "", "warning"))

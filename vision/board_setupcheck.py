@@ -55,7 +55,7 @@ from dataclasses import replace
 from engine.core import Problem
 from vision.board_classify import CellReading
 from vision.board_reconstruct import BoardReconstruction, cells_of_problem
-from vision.board_sureness import CellDoubt
+from vision.board_sureness import CellDoubt, presence_margin
 
 __all__ = ["CHECK_CODE", "PRESENCE_FULL", "check_unsure_readings"]
 
@@ -105,10 +105,8 @@ def _name(key: Sequence[int]) -> str:
 def _presence(c: CellReading) -> float:
     """How sure the reader is that a piece (any) stands on a site read with one: its best shape's margin
     over "empty", scaled as the classifier's confidence; 1.0 when the scores do not say."""
-    piece = [v for k, v in c.scores.items() if k != "empty"]
-    if "empty" not in c.scores or not piece:
-        return 1.0
-    return max(0.0, min(1.0, (max(piece) - c.scores["empty"]) / PRESENCE_FULL))
+    margin = presence_margin(c)
+    return 1.0 if margin is None else max(0.0, min(1.0, margin / PRESENCE_FULL))
 
 
 def _why_unsure(game: str, c: CellReading, min_conf: float, claim: str = "place",

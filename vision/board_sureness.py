@@ -46,7 +46,7 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.core import Problem
-from vision.board_classify import CellReading
+from vision.board_classify import DECLINED_KINDS, CellReading, cell_where
 
 __all__ = ["CALIBRATION", "P_SURE", "SEEN_LOW", "SIGNS", "WEAK", "CellDoubt", "cell_class", "count_table",
            "doubt_signs", "doubt_words", "judge_cells", "presence_margin", "unsure_problems"]
@@ -66,7 +66,6 @@ WEAK_PRESENCE = 0.045
 #: smoothing of a sign's share towards its class's share: as if this many readings at the class's share were added
 PRIOR_N = 5.0
 SIGNS = ("rule", "hand", "seen", "weak", "partial", "shape", "front", "behind", "under", "disagree")
-_DECLINED = ("occluded", "unseen", "robot")
 
 #: (game, class or "sign:<piece|empty>:<sign>") -> (readings right, readings) over the development tables, one picture
 #: each (bdev, held, held8, held9, held10, held11, held12, fixtures: 300 tables read), and ``disagree`` over the
@@ -145,7 +144,7 @@ def _towards(cam: F64, x: int, y: int, cell_mm: float) -> tuple[int, int]:
 
 
 def _tall(n: CellReading | None) -> bool:
-    return n is not None and n.kind not in _DECLINED and n.cubes >= 2
+    return n is not None and n.kind not in DECLINED_KINDS and n.cubes >= 2
 
 
 def doubt_signs(game: str, cells: Sequence[CellReading], cameras: Sequence[F64] = (), cell_mm: float = 0.0,
@@ -161,7 +160,7 @@ def doubt_signs(game: str, cells: Sequence[CellReading], cameras: Sequence[F64] 
     flat = {tuple(c.key[:2]): c for c in cells} if game == "bandera" else {}
     out: list[tuple[str, ...]] = []
     for i, c in enumerate(cells):
-        if c.kind in _DECLINED:
+        if c.kind in DECLINED_KINDS:
             out.append(())
             continue
         s: list[str] = []
@@ -191,11 +190,8 @@ def doubt_signs(game: str, cells: Sequence[CellReading], cameras: Sequence[F64] 
                 s.append("behind")
         if len(c.key) > 2 and any(lv > c.key[2] for lv in levels.get((c.key[0], c.key[1]), [])):
             s.append("under")
-        if len(per_picture) > 1:
-            said = {(p[i].kind, p[i].colour, p[i].cubes, p[i].character, p[i].character_colour)
-                    for p in per_picture if p[i].kind not in _DECLINED}
-            if len(said) > 1:
-                s.append("disagree")
+        if len(per_picture) > 1 and len({p[i].says() for p in per_picture if p[i].kind not in DECLINED_KINDS}) > 1:
+            s.append("disagree")
         out.append(tuple(s))
     return out
 
@@ -260,7 +256,7 @@ def judge_cells(game: str, cells: Sequence[CellReading], cameras: Sequence[F64] 
     base_all = _share(game, "all", 0.95, tab)
     out: list[CellDoubt | None] = []
     for c, signs in zip(cells, doubt_signs(game, cells, cameras, cell_mm, per_picture), strict=True):
-        if c.kind in _DECLINED:
+        if c.kind in DECLINED_KINDS:
             out.append(None)
             continue
         cls = cell_class(game, c)
@@ -293,7 +289,7 @@ def count_table(samples: Iterable[tuple[str, CellReading, tuple[str, ...], bool]
     """The calibration table from (game, cell, its signs, read right) samples."""
     raw: dict[str, dict[str, list[int]]] = {}
     for game, c, signs, ok in samples:
-        if c.kind in _DECLINED:
+        if c.kind in DECLINED_KINDS:
             continue
         g = raw.setdefault(game, {})
         side = "empty" if c.kind == "empty" else "piece"
@@ -302,10 +298,6 @@ def count_table(samples: Iterable[tuple[str, CellReading, tuple[str, ...], bool]
             v[0] += int(ok)
             v[1] += 1
     return {g: {k: (v[0], v[1]) for k, v in sorted(e.items())} for g, e in sorted(raw.items())}
-
-
-def _where(key: Sequence[int]) -> str:
-    return "cell (" + ",".join(str(v) for v in key[:2]) + ")" + (f" level {key[2]}" if len(key) > 2 else "")
 
 
 def doubt_words(game: str, c: CellReading, d: CellDoubt) -> str:
@@ -319,5 +311,5 @@ def doubt_words(game: str, c: CellReading, d: CellDoubt) -> str:
 def unsure_problems(game: str, cells: Sequence[CellReading], doubts: Sequence[CellDoubt | None]) -> list[Problem]:
     """A ``cell-unsure`` warning for every read cell judged unsure (:func:`judge_cells`), worded by
     :func:`doubt_words` and placed on the cell."""
-    return [Problem("cell-unsure", doubt_words(game, c, d), _where(c.key), "", "warning")
+    return [Problem("cell-unsure", doubt_words(game, c, d), cell_where(c.key), "", "warning")
             for c, d in zip(cells, doubts, strict=True) if d is not None and not d.sure]

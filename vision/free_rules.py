@@ -309,24 +309,8 @@ def support_doubts(state: State) -> dict[str, list[Cell]]:
     sides the block shows on and those its empty face neighbours (where a missed block would stand)
     show on.  Returns side -> the offending cells."""
     occupied = set(state.blocks) | set(CENTRAL_CUBE)
-    reached: set[Cell] = set()
-    todo = [c for c in state.blocks if any((c[0] + d[0], c[1] + d[1], c[2] + d[2]) in CENTRAL_CUBE for d in ALL_DIRS)]
-    reached.update(todo)
-    while todo:
-        c = todo.pop()
-        for d in ALL_DIRS:
-            nb = (c[0] + d[0], c[1] + d[1], c[2] + d[2])
-            if nb in state.blocks and nb not in reached:
-                reached.add(nb)
-                todo.append(nb)
-    bad: list[Cell] = []
-    for c in sorted(state.blocks):
-        not_above = [d for d in ALL_DIRS if d != (0, 0, 1)]
-        if c not in reached or not any(
-                (c[0] + d[0], c[1] + d[1], c[2] + d[2]) in occupied for d in not_above):
-            bad.append(c)
     out: dict[str, list[Cell]] = {}
-    for c in bad:
+    for c in sorted(_unsupported(state.blocks)):
         sides = _open_sides(c, occupied)
         for d in ALL_DIRS:
             nb = (c[0] + d[0], c[1] + d[1], c[2] + d[2])
@@ -413,13 +397,18 @@ _AROUND: tuple[Cell, ...] = tuple((dx, dy, dz) for dx in (-1, 0, 1) for dy in (-
                                   if (dx, dy, dz) != (0, 0, 0))
 
 
+def _held(cell: Cell, occupied: Collection[Cell]) -> bool:
+    """Whether ``cell`` touches a block or the Central Cube (``occupied``) other than by a block above it
+    (rulebook "Placing Blocks": no block is placed under another)."""
+    return any((cell[0] + d[0], cell[1] + d[1], cell[2] + d[2]) in occupied for d in ALL_DIRS if d != (0, 0, 1))
+
+
 def _unsupported(blocks: Mapping[Cell, str]) -> set[Cell]:
     """Blocks not connected to the Central Cube through blocks, or held by nothing but a block above
     (rulebook "The Battlefield", "Placing Blocks"; the cells :func:`support_doubts` reports)."""
     occupied = set(blocks) | set(CENTRAL_CUBE)
     reached = _reached_from_cube(blocks)
-    return {c for c in blocks if c not in reached or not any(
-        (c[0] + d[0], c[1] + d[1], c[2] + d[2]) in occupied for d in ALL_DIRS if d != (0, 0, 1))}
+    return {c for c in blocks if c not in reached or not _held(c, occupied)}
 
 
 def relocate_blocks(blocks: dict[Cell, str], scorer: RayScorer, starts: Mapping[str, Cell],
@@ -924,8 +913,7 @@ def depth_tie_candidates(state: State, scorer: RayScorer, skip: Collection[Cell]
             seen.add(n)
             if not scorer.in_volume(n) or not _open_sides(n, occupied):
                 continue
-            held = any((n[0] + e[0], n[1] + e[1], n[2] + e[2]) in occupied for e in ALL_DIRS if e != (0, 0, 1))
-            if held:
+            if _held(n, occupied):
                 cands.append(n)
     if not cands:
         return []

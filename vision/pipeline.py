@@ -796,14 +796,15 @@ def score_images(
         _doubt_sides(uncertain, problems, support_doubts(held), lambda cells: (
             f"{len(cells)} block(s) read where nothing could hold them (not connected to the Central Cube, or "
             "under another block), so they or their support were misread"), 'CTRL rulebook, "The Battlefield"')
-        # a block read next to a hidden cell may stand in it instead: the pictures cannot tell (free_rules)
+        # blocks on the mat one picture alone speaks for, the others against: colour on the mat?
         if ONE_PICTURE_BLOCK_CHECK and recon.scorer is not None:
             lone = _one_picture_blocks(held, recon.scorer, images)
             problems += [p for p, _ in lone]
             _doubt_sides(uncertain, problems, _per_side(held, [c for _, c in lone]), lambda cells: (
                 f"{len(cells)} block(s) on the mat one picture alone shows, which the others show absent, change "
                 "this count"), 'CTRL rulebook, "The Battlefield"')
-        # -- two readings the pictures cannot tell apart that score differently: not trusted (an error)
+        # a block read next to a hidden cell may stand in it instead: the pictures cannot tell (free_rules); with
+        # HIDDEN_MOVE_ERROR the two readings scoring differently also make the reading not trusted (an error)
         moves = hidden_move_doubts(state, relevant)
         if moves and HIDDEN_MOVE_ERROR:
             cells = ", ".join(f"{c[0]},{c[1]},{c[2]}" for c in sorted({c for cs in moves.values() for c in cs}))

@@ -954,11 +954,8 @@ class RayScorer:
             return 0, 0
         free = np.flatnonzero(down & (fcol == width) & (m.weight > 0))
 
-        def keys(r: I64) -> I64:
-            return _mat_places(m, r, bin_size)
-
         n_views = int(m.view.max()) + 1
-        fk = keys(free) * n_views + m.view[free]  # (place, picture)
+        fk = _mat_places(m, free, bin_size) * n_views + m.view[free]  # (place, picture)
         uk, inv = np.unique(fk, return_inverse=True)
         n = np.bincount(inv, minlength=len(uk))
         c = np.bincount(inv, weights=(m.obs[free] == lab).astype(np.float64), minlength=len(uk)).astype(np.int64)
@@ -966,7 +963,7 @@ class RayScorer:
         up, pinv = np.unique(place, return_inverse=True)
         n_all = np.bincount(pinv, weights=n.astype(np.float64), minlength=len(up)).astype(np.int64)
         c_all = np.bincount(pinv, weights=c.astype(np.float64), minlength=len(up)).astype(np.int64)
-        ok_place = keys(own)
+        ok_place = _mat_places(m, own, bin_size)
         pos = np.minimum(np.searchsorted(up, ok_place), len(up) - 1)
         hit = up[pos] == ok_place
         n_other = np.where(hit, n_all[pos], 0)
@@ -1017,11 +1014,8 @@ class RayScorer:
         down = m.dirs[2] < 0
         n_views = int(m.view.max()) + 1 if len(m.view) else 1
 
-        def keys(r: I64) -> I64:
-            return _mat_places(m, r, bin_size)
-
         free = np.flatnonzero(down & (fcol == width) & (m.weight > 0))
-        fk = keys(free)
+        fk = _mat_places(m, free, bin_size)
         order = np.argsort(fk, kind="stable")
         free, fk = free[order], fk[order]
         out: list[tuple[int, int]] = []
@@ -1047,7 +1041,7 @@ class RayScorer:
             to_mat = (f2 == width) & down[own]
             cost_patch = int(np.count_nonzero(m.obs[own[~to_mat]] != pred2[~to_mat]))
             mat_rays = own[to_mat]
-            mk = keys(mat_rays)
+            mk = _mat_places(m, mat_rays, bin_size)
             squares = np.unique(mk)
             lo = np.searchsorted(fk, squares)
             hi = np.searchsorted(fk, squares, side="right")
@@ -1055,16 +1049,16 @@ class RayScorer:
             pos = np.arange(int(n_free.sum()), dtype=np.int64) + np.repeat(lo - (np.cumsum(n_free) - n_free), n_free)
             f_rows, f_keys = free[pos], fk[pos]
             # the squares' rays with the block (the free ones) and without it (those and the block's)
-            cost_block += _square_cost(np.searchsorted(squares, f_keys), m.view[f_rows], m.obs[f_rows], lab,
-                                       len(squares), n_views, min_views)
-            sq = np.concatenate([np.searchsorted(squares, f_keys), np.searchsorted(squares, mk)])
+            f_sq = np.searchsorted(squares, f_keys)
+            cost_block += _square_cost(f_sq, m.view[f_rows], m.obs[f_rows], lab, len(squares), n_views,
+                                       min_views)[0]
+            sq = np.concatenate([f_sq, np.searchsorted(squares, mk)])
             sq_view = np.concatenate([m.view[f_rows], m.view[mat_rays]])
             sq_obs = np.concatenate([m.obs[f_rows], m.obs[mat_rays]])
-            cost_patch += _square_cost(sq, sq_view, sq_obs, lab, len(squares), n_views, min_views)
+            patch_cost, painted = _square_cost(sq, sq_view, sq_obs, lab, len(squares), n_views, min_views)
+            cost_patch += patch_cost
             out.append((cost_patch - cost_block, len(own)))
             explained[own[m.obs[own] == lab]] = True
-            painted = _painted(sq, sq_view, sq_obs, lab, len(squares), n_views, min_views)
-            f_sq = np.searchsorted(squares, f_keys)
             explained[f_rows[painted[f_sq] & (m.obs[f_rows] == lab)]] = True
         return out, explained
 
@@ -1218,30 +1212,22 @@ def _mat_places(m: _RayModel, rows: I64, bin_size: float) -> I64:
     return out
 
 
-def _square_cost(square: I64, view: I64, obs: I64, lab: int, n_squares: int, n_views: int, min_views: int) -> int:
+def _square_cost(square: I64, view: I64, obs: I64, lab: int, n_squares: int, n_views: int,
+                 min_views: int) -> tuple[int, npt.NDArray[np.bool_]]:
     """The rays (``square``: each one's mat square, 0 .. ``n_squares - 1``; its picture and observed label) that
     the mat squares fail to explain when each square shows the mat, or the colour ``lab`` where more of its
     rays show that than the mat and at least ``min_views`` pictures show it that colour
-    (:meth:`RayScorer.flat_patch_deltas`)."""
-    if len(square) == 0:
-        return 0
-    n = np.bincount(square, minlength=n_squares)
-    bg = np.bincount(square, weights=(obs == int(Label.BACKGROUND)).astype(np.float64), minlength=n_squares)
-    col = np.bincount(square[obs == lab], minlength=n_squares)
-    best = np.where(_painted(square, view, obs, lab, n_squares, n_views, min_views), col, bg)
-    return int((n - best).sum())
-
-
-def _painted(square: I64, view: I64, obs: I64, lab: int, n_squares: int, n_views: int,
-             min_views: int) -> npt.NDArray[np.bool_]:
-    """Per mat square: does it take the colour ``lab`` (:func:`_square_cost`)?"""
+    (:meth:`RayScorer.flat_patch_deltas`); and per square, whether it takes the colour."""
     bg = np.bincount(square, weights=(obs == int(Label.BACKGROUND)).astype(np.float64), minlength=n_squares)
     is_lab = obs == lab
     col = np.bincount(square[is_lab], minlength=n_squares)
     pairs = np.unique(square[is_lab] * n_views + view[is_lab])
     views = np.bincount(pairs // n_views, minlength=n_squares)
-    out: npt.NDArray[np.bool_] = (views >= min_views) & (col > bg)
-    return out
+    painted: npt.NDArray[np.bool_] = (views >= min_views) & (col > bg)
+    if len(square) == 0:
+        return 0, painted
+    n = np.bincount(square, minlength=n_squares)
+    return int((n - np.where(painted, col, bg)).sum()), painted
 
 
 def _each_once(mark: npt.NDArray[np.bool_], parts: list[I64]) -> I64:

@@ -175,6 +175,11 @@ class ClassifyBoardConfig:
     character_flag_twin: bool = False  # Bandera: a character read on a royal tower in another colour than its flag,
     # that colour's character read on another stack too, is the flag's owner's when that one is seen nowhere
     # (one character per player, rules section 1; it starts on its own royal tower, section 3)
+    character_on_empty: int = 0  # Bandera (> 0: on): a player whose flag is read but whose character is seen nowhere,
+    # its character seen standing one cube high, on at least this many probes, over exactly one square read empty: a
+    # cube stands there, carrying it (characters only ever stand on cubes, rules section 6; one per player, section
+    # 1) -- a pale cube the probes took for the paper; looked for before ``character_by_flag`` puts that character on
+    # its royal tower
     character_own_royal: bool = False  # Bandera: a character read on its own royal tower (flag of its colour) and
     # on one plain stack too is the royal tower's: the plain stack's is dropped, with a note (one character per
     # player, rules section 1; it starts on its own royal tower, section 3)
@@ -454,6 +459,10 @@ CAST_SHADOW_WHOLE = 0.8
 #: this many degrees and come as much nearer a player's plastic (12 and 20 did 2 cells worse than 15 over 385
 #: development scenes; docs/boards_vision.md, "Session 11: Bandera on fresh pictures")
 CHARACTER_TOWARD_DEG = 15.0
+#: Bandera: the probes a character seen over a square read empty must show (``character_on_empty``): the median of
+#: the probes showing a character read on a stack, over the session-14 development sets (first quartile 10, which
+#: also took a royal tower's banner for a character)
+CHARACTER_ON_EMPTY = 14
 #: Bandera (session 12): a probe darker than this (L*, shading undone) where the print is light is a black piece, not a
 #: shadow (the reader's default, 45, left the faces of black cubes in warm or dim light to "shade": black stacks read
 #: one cube short or a cube read beside them).  Chosen leaving each development set out in turn (45-55 tried; 47-50
@@ -545,7 +554,8 @@ def config_for(game: str) -> ClassifyBoardConfig:
                                    character_by_flag=True, shadow_sockets=True, tint_sockets=1, tint_flags=True,
                                    cover_socket_top=1, character_once_mm=5.0, cover_flag=True,
                                    beside_tall=1, tower_min_conf=0.3, character_flag_twin=True,
-                                   character_own_royal=True, royal_missing=0.05, flag_once=True, hand_shade=0.2,
+                                   character_own_royal=True, character_on_empty=CHARACTER_ON_EMPTY,
+                                   royal_missing=0.05, flag_once=True, hand_shade=0.2,
                                    cast_shadow=0.5, socket_all=True, count_outline=5.0,
                                    socket_two_seen=True, upper_colour=UPPER_COLOUR, socket_pair=SOCKET_PAIR,
                                    royal_off_rail=True, character_seats=True, royal_empty_flag=True,
@@ -1332,6 +1342,11 @@ def classify_sites(
             _character_own_royal(sites, char_of, flag_of, char_dropped)
         if cfg.beside_tall > 0:
             _beside_tall(sites, hyps, choice, scores, weight, pred, piece, ends_s, cam, char_of, flag_of, covered, cfg)
+        if cfg.character_on_empty:
+            found_c = _character_on_empty(sc, sites, hyps, choice, cand_set, covered, char_of, flag_of, by_char,
+                                          past_hand, rows_g, owner_g, colours, cfg)
+            if len(found_c):
+                stacks = np.append(stacks, found_c)
         if cfg.character_by_flag:
             # one character per player, always on the board (docs/rules/bandera.md, sections 1 and 3: it starts
             # on its royal tower): a player whose flag is found but whose character is seen nowhere has it on its
@@ -1526,7 +1541,7 @@ def classify_sites(
         notes: tuple[str, ...] = () if unsure is None else (unsure,)
         if i in by_rule and kind == "royal_tower":
             notes += (by_rule[i],)
-        if i in by_char and kind == "royal_tower":
+        if i in by_char and kind in ("royal_tower", "cube"):
             notes += (by_char[i],)
         if i in char_dropped and kind in ("cube", "tower2"):
             notes += (char_dropped[i],)
@@ -2515,6 +2530,68 @@ def _royal_per_player(sites: Sequence[Site], stacks: npt.NDArray[np.int64], choi
                           f"players whose royal tower may, only {free[0]}'s is read nowhere: taken to be {free[0]}'s")
 
 
+def _character_on_empty(sc: _Scene, sites: Sequence[Site], hyps: Sequence[Hypothesis], choice: npt.NDArray[np.int64],
+                        seen: set[int], covered: F64, char_of: dict[int, tuple[str | None, float, float] | None],
+                        flag_of: dict[int, str | None], by_char: dict[int, str], past_hand: set[int], rows: F64,
+                        owner: npt.NDArray[np.int64], colours: Sequence[str] | None,
+                        cfg: ClassifyBoardConfig) -> npt.NDArray[np.int64]:
+    """Bandera: a player whose flag is read but whose character is seen on no stack: a character stands only on
+    cubes (docs/rules/bandera.md, section 6: "Los personajes nunca pueden tocar el tablero") and each player has one
+    (section 1), so where it is seen standing one cube high (:func:`_characters`, as over a single cube) over
+    exactly one square read empty (``seen``: some probe saw something there; not covered, not zone A), a cube stands
+    there carrying it -- a pale cube the probes took for the paper.  ``choice``, ``char_of`` and ``by_char`` are
+    changed in place; returns the sites found."""
+    from engine.bandera.board import ZONE_A
+
+    seen_c = {f[0] for f in char_of.values() if f is not None}
+    # (a royal tower read beside a hand by its flag: its character was not looked for, the hand may hide it)
+    seen_c |= {f for i, f in flag_of.items() if f is not None and i in past_hand}
+    missing = sorted({f for f in flag_of.values() if f is not None} - seen_c)
+    if not missing:
+        return np.zeros(0, np.int64)
+    idx = np.array([i for i in sorted(seen) if hyps[int(choice[i])].cubes == 0 and not covered[i]
+                    and (int(sites[i].key[0]), int(sites[i].key[1])) not in ZONE_A], np.int64)
+    if not len(idx):
+        return np.zeros(0, np.int64)
+    # (a probe seen past the room over a stack's top -- where the missing character itself may stand, unseen on its
+    # royal tower, in front of the square -- says nothing; a banner's room is not left out: as wide as a square, it
+    # would hide the character on the next square)
+    g = cfg.geometry
+    c = g.cube_mm
+    extra: list[list[float]] = []
+    extra_own: list[int] = []
+    for j in range(len(sites)):
+        cubes = 2 if flag_of.get(j) is not None else hyps[int(choice[j])].cubes
+        if cubes == 0 or covered[j] > 0:
+            continue
+        top = sites[j].floor_mm + cubes * c
+        extra.append([0.0, sites[j].x_mm, sites[j].y_mm, c / 2, top - c, top + g.character_height])
+        extra_own.append(j)
+    if extra:
+        rows = np.concatenate([rows, np.array(extra)]) if len(rows) else np.array(extra)
+        owner = np.concatenate([owner, np.array(extra_own, np.int64)])
+    strength: dict[int, tuple[int, int]] = {}
+    got = _characters(sc, sites, idx, np.ones(len(idx), np.int64), rows, owner, colours, cfg, strength=strength,
+                      over_print=True)
+    # (seen clearly, as the cube under it is not: on as many probes as half the characters read on a stack)
+    got = [f if strength.get(i, (0, 0))[0] >= cfg.character_on_empty else None
+           for i, f in zip(idx.tolist(), got, strict=True)]
+    one = next(j for j, h in enumerate(hyps) if h.cubes == 1)
+    found: list[int] = []
+    for p in missing:
+        where = [(int(i), f) for i, f in zip(idx.tolist(), got, strict=True) if f is not None and f[0] == p]
+        if len(where) != 1:
+            continue  # seen over none, or over two: which one carries it cannot be told
+        i, at = where[0]
+        choice[i] = one
+        char_of[i] = at
+        found.append(i)
+        x, y = sites[i].key[0], sites[i].key[1]
+        by_char[i] = (f"{p}'s character is seen on no stack, but one cube high over ({x},{y}), read empty: a cube "
+                      f"taken to stand there and carry it (a character stands only on cubes)")
+    return np.array(found, np.int64)
+
+
 def _royal_on_empty(sc: _Scene, sites: Sequence[Site], hyps: Sequence[Hypothesis], choice: npt.NDArray[np.int64],
                     seen: set[int], covered: F64, char_of: dict[int, tuple[str | None, float, float] | None],
                     flag_of: dict[int, str | None], by_rule: dict[int, str], rows: F64, owner: npt.NDArray[np.int64],
@@ -2883,11 +2960,13 @@ def _sockets(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], rows
 def _characters(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], cubes: npt.NDArray[np.int64],
                 rows: F64, owner: npt.NDArray[np.int64], colours: Sequence[str] | None,
                 cfg: ClassifyBoardConfig, cube_colours: dict[int, F64] | None = None,
-                strength: dict[int, tuple[int, int]] | None = None
+                strength: dict[int, tuple[int, int]] | None = None, over_print: bool = False
                 ) -> list[tuple[str | None, float, float] | None]:
     """The character standing on each stack ``idx`` (``cubes`` high) -- its colour and where it
     stands (board mm) -- or None.  ``cube_colours`` receives each stack's top cube's CIELAB, ``strength`` each
-    character's probes showing its colour and the probes over the top seen.
+    character's probes showing its colour and the probes over the top seen.  With ``over_print`` (sites read
+    empty, where a cube is only supposed) every probe must differ from the print its ray goes on to as well: the
+    top it would go on to may not be there.
 
     The top cube's own colour is read on its face towards the camera.  Probes over the top face at
     the character's body height then show a character where they see a player's colour: another
@@ -2977,6 +3056,8 @@ def _characters(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], c
             other_hue |= (dh > cfg.character_toward_deg) \
                 & (_player_hue_deg(hue[t], colours) < c_deg - cfg.character_toward_deg)
         differs = np.where(on_stack[t], other_hue, piece[t] > 0.8)
+        if over_print:
+            differs &= piece[t] > 0.8
         strong = ok[t] & differs & (chroma[t] > cfg.player_chroma)
         sel = np.nonzero(strong)[0]
         names = _hue_names(lab[t, sel], cfg, colours)

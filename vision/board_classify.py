@@ -180,6 +180,8 @@ class ClassifyBoardConfig:
     # cube stands there, carrying it (characters only ever stand on cubes, rules section 6; one per player, section
     # 1) -- a pale cube the probes took for the paper; looked for before ``character_by_flag`` puts that character on
     # its royal tower
+    character_on_empty_royal: bool = False  # ... and a player's character read on its own royal tower alone, seen so
+    # over one square read empty next to it, is that square's
     character_own_royal: bool = False  # Bandera: a character read on its own royal tower (flag of its colour) and
     # on one plain stack too is the royal tower's: the plain stack's is dropped, with a note (one character per
     # player, rules section 1; it starts on its own royal tower, section 3)
@@ -555,6 +557,7 @@ def config_for(game: str) -> ClassifyBoardConfig:
                                    cover_socket_top=1, character_once_mm=5.0, cover_flag=True,
                                    beside_tall=1, tower_min_conf=0.3, character_flag_twin=True,
                                    character_own_royal=True, character_on_empty=CHARACTER_ON_EMPTY,
+                                   character_on_empty_royal=True,
                                    royal_missing=0.05, flag_once=True, hand_shade=0.2,
                                    cast_shadow=0.5, socket_all=True, count_outline=5.0,
                                    socket_two_seen=True, upper_colour=UPPER_COLOUR, socket_pair=SOCKET_PAIR,
@@ -2547,10 +2550,21 @@ def _character_on_empty(sc: _Scene, sites: Sequence[Site], hyps: Sequence[Hypoth
     # (a royal tower read beside a hand by its flag: its character was not looked for, the hand may hide it)
     seen_c |= {f for i, f in flag_of.items() if f is not None and i in past_hand}
     missing = sorted({f for f in flag_of.values() if f is not None} - seen_c)
-    if not missing:
+    # (with ``character_on_empty_royal``: also a player whose character is read on its own royal tower alone -- it
+    # may be the one on the next square, seen past the tower -- looked for over the tower's neighbours only)
+    own: dict[str, int] = {}
+    if cfg.character_on_empty_royal:
+        for p in sorted({f for f in flag_of.values() if f is not None} - set(missing)):
+            where_c = [i for i, f in char_of.items() if f is not None and f[0] == p]
+            if len(where_c) == 1 and flag_of.get(where_c[0]) == p and where_c[0] not in past_hand:
+                own[p] = where_c[0]
+    if not missing and not own:
         return np.zeros(0, np.int64)
+    beside = {(int(sites[i].key[0]) + dx, int(sites[i].key[1]) + dy) for i in own.values()
+              for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1))}
     idx = np.array([i for i in sorted(seen) if hyps[int(choice[i])].cubes == 0 and not covered[i]
-                    and (int(sites[i].key[0]), int(sites[i].key[1])) not in ZONE_A], np.int64)
+                    and (int(sites[i].key[0]), int(sites[i].key[1])) not in ZONE_A
+                    and (missing or (int(sites[i].key[0]), int(sites[i].key[1])) in beside)], np.int64)
     if not len(idx):
         return np.zeros(0, np.int64)
     # (a probe seen past the room over a stack's top -- where the missing character itself may stand, unseen on its
@@ -2578,11 +2592,17 @@ def _character_on_empty(sc: _Scene, sites: Sequence[Site], hyps: Sequence[Hypoth
            for i, f in zip(idx.tolist(), got, strict=True)]
     one = next(j for j, h in enumerate(hyps) if h.cubes == 1)
     found: list[int] = []
-    for p in missing:
+    for p in missing + sorted(own):
         where = [(int(i), f) for i, f in zip(idx.tolist(), got, strict=True) if f is not None and f[0] == p]
+        if p in own:  # (on a square next to its royal tower: seen past it)
+            ko = sites[own[p]].key
+            where = [(i, f) for i, f in where
+                     if abs(int(sites[i].key[0]) - int(ko[0])) + abs(int(sites[i].key[1]) - int(ko[1])) == 1]
         if len(where) != 1:
             continue  # seen over none, or over two: which one carries it cannot be told
         i, at = where[0]
+        if p in own:
+            char_of[own[p]] = None
         choice[i] = one
         char_of[i] = at
         found.append(i)

@@ -47,3 +47,18 @@ def test_a_red_character_on_an_ivory_cube_in_another_scene() -> None:
     """Render s14_bp_005 (warm light, another table): the same on the ivory cube (8, 0), beside red's royal tower
     (9, 0)."""
     _check("s14_bp_005", (8, 0), (9, 0), "red")
+
+
+def test_a_character_read_on_its_royal_tower_is_the_one_over_the_pale_cube_next_to_it() -> None:
+    """Render s14_h10b_005 (warm light): blue's character stands on the ivory cube (1, 0), read empty, next to blue's
+    royal tower (0, 0); seen past the tower, it is read there too (behind its banner). Read clearly one cube high over
+    the square next to the tower (``character_on_empty_royal``), it is that square's: a cube carrying it, and the
+    tower bare. Off, the tower keeps the character and the cube is read empty."""
+    cfg = config_for("bandera")
+    assert cfg.character_on_empty > 0 and cfg.character_on_empty_royal
+    on = _read("s14_h10b_005")
+    assert (on[(1, 0)].kind, on[(1, 0)].cubes, on[(1, 0)].character_colour) == ("cube", 1, "blue"), on[(1, 0)]
+    assert (on[(0, 0)].kind, on[(0, 0)].colour, on[(0, 0)].character) == ("royal_tower", "blue", False), on[(0, 0)]
+    off = _read("s14_h10b_005", replace(cfg, character_on_empty_royal=False))
+    assert off[(1, 0)].kind == "empty", off[(1, 0)]
+    assert (off[(0, 0)].kind, off[(0, 0)].character_colour) == ("royal_tower", "blue"), off[(0, 0)]

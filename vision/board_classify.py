@@ -327,6 +327,8 @@ class ClassifyBoardConfig:
     yellow_crown_relief: float = 0.0  # (> 0: on) ... or a king when bluer at all and the top, up to 4 mm above it
     # within the crown's reach, spans this much of L* (90th less 10th percentile): a crown's points and rim are a
     # relief, lit and shaded unevenly, where a pawn's top is one flat face (session 9)
+    yellow_crown_flat: float = 0.0  # (> 0: on) ... but a pawn, however blue its middle, when that span is under this:
+    # a lamp's highlight on a pawn's flat top is as blue as a crown, and as even as the top (session 14)
     box_fit_share: float = 0.0  # Gridopolis (> 0: on): a box also when its faces show its colour on this share
     # of the points (below ``box_share``) and the probes' fit prefers a box to a pawn by ``box_fit_margin``
     box_fit_margin: float = 0.1
@@ -395,6 +397,11 @@ YELLOW_CROWN_UNSURE: float = 0.15
 #: 7.8; the four above 9.4 all less blue in the middle than on the rim) on the development renders
 #: (docs/boards_vision.md, "Session 9: Gridopolis pieces on pads built above other pads")
 YELLOW_CROWN_RELIEF: float = 9.4
+#: ... and the L* span under which a yellow marker is a pawn however blue the middle of its top: on 478
+#: development renders (session 14) the yellow pawns bluer there than 0.7 (a lamp's highlight on the flat top;
+#: 11, of them 6 read kings and 5 declined) spanned 2.8-6.8, the kings that blue 7.6-33 (docs/boards_vision.md,
+#: "Session 14: Gridopolis boards not exact")
+YELLOW_CROWN_FLAT: float = 7.2
 
 
 #: Bandera: the paved columns, the only squares a royal tower (the only piece with a flag) ever stands
@@ -527,7 +534,8 @@ def config_for(game: str) -> ClassifyBoardConfig:
                                    ring_short_neighbours=3, marker_saturation_under=SAT_UNDER,
                                    yellow_crown=YELLOW_CROWN_BLUE,
                                    yellow_crown_unsure=YELLOW_CROWN_UNSURE,
-                                   yellow_crown_relief=YELLOW_CROWN_RELIEF, empty_min_inside=2,
+                                   yellow_crown_relief=YELLOW_CROWN_RELIEF, yellow_crown_flat=YELLOW_CROWN_FLAT,
+                                   empty_min_inside=2,
                                    marker_ring_contrast=RING_CONTRAST, box_fit_alone=0.2,
                                    shape_by_rule=True, reprobe_grid=6, sure_box_fit=SURE_BOX_FIT,
                                    piece_past_hand=PIECE_PAST_HAND)
@@ -1575,6 +1583,8 @@ def classify_sites(
                 continue
             if rel is not None and rel >= cfg.yellow_crown_relief and blue >= 0.0:
                 out[i] = replace(out[i], kind="king")
+            elif rel is not None and rel < cfg.yellow_crown_flat:
+                out[i] = replace(out[i], kind="pawn")  # (a flat top: its blue middle is the lamp's highlight)
             elif cfg.yellow_crown - cfg.yellow_crown_unsure <= blue < cfg.yellow_crown:
                 x, y, lv = out[i].key
                 out[i] = CellReading(out[i].key, "unseen", None, 0, False, 0.0, None, out[i].scores, notes=(

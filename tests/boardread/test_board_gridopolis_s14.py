@@ -48,3 +48,20 @@ def test_a_yellow_king_whose_crown_shows_stays_a_king() -> None:
     on, doc = _read("dev_s8_gs019")
     assert _truth(doc, (6, 4, 0)) == ("king", "yellow")
     assert (on[(6, 4, 0)].kind, on[(6, 4, 0)].colour) == ("king", "yellow")
+
+
+def test_a_red_pawn_in_the_hands_blob_is_read_past_the_hand() -> None:
+    """dev_s14_gs2013 (dim, a hand reaching in over red's start row): the red pawn on (0, 2, 0) (1,871 pixels) has
+    the hue of skin by the hand finder's range and joins the hand's blob, so every probe of it lies on the hand's mask.
+    Its plastic is 20 degrees of hue and 8 of chroma from this hand's own skin: it is read past the hand, a red pawn
+    (``past_hand_hue``); with the switch off it is "occluded"."""
+    on, doc = _read("dev_s14_gs2013")
+    off, _ = _read("dev_s14_gs2013", replace(config_for("gridopolis"), past_hand_hue=0.0))
+    assert _truth(doc, (0, 2, 0)) == ("pawn", "red")
+    assert (on[(0, 2, 0)].kind, on[(0, 2, 0)].colour) == ("pawn", "red")
+    assert off[(0, 2, 0)].kind == "occluded"
+    # nothing read past the hand that the truth does not show
+    truth = {(e["x"], e["y"], e.get("level", 0)): (e["piece"], e["colour"]) for e in doc["cells"]}
+    for key, r in on.items():
+        if off[key].kind == "occluded" and r.kind not in ("occluded", "unseen", "empty"):
+            assert truth.get(key) == (r.kind, r.colour), key

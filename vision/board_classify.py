@@ -135,6 +135,10 @@ class ClassifyBoardConfig:
     piece_past_hand: float = 0.0  # Gridopolis (> 0: on; session 11): a site a hand partly covers is read on its
     # probes seen clear of the hand when at least this share of its probes is, and they show a piece beating "empty"
     # by ``sure_margin``; else it stays "occluded"
+    past_hand_hue: float = 0.0  # Gridopolis (> 0: on; session 14): ... a probe on the hand's mask showing a colour
+    # whose hue is this far from the hand's own skin (the median of its pixels) sees past the hand: a red piece
+    # beside the hand has a skin hue and joins its blob; and the colour read past the hand is told from skin so
+    past_hand_chroma: float = 0.0  # ... when its chroma also exceeds the skin's by this much (plastic is more vivid)
     cover_scale: int = 8  # the skin search works on the picture shrunk this much
     skin_hue: tuple[float, float] = (15.0, 80.0)  # CIELAB hue angles of skin
     skin_chroma: tuple[float, float] = (8.0, 42.0)
@@ -334,6 +338,8 @@ class ClassifyBoardConfig:
     yellow_crown_relief: float = 0.0  # (> 0: on) ... or a king when bluer at all and the top, up to 4 mm above it
     # within the crown's reach, spans this much of L* (90th less 10th percentile): a crown's points and rim are a
     # relief, lit and shaded unevenly, where a pawn's top is one flat face (session 9)
+    yellow_crown_flat: float = 0.0  # (> 0: on) ... but a pawn, however blue its middle, when that span is under this:
+    # a lamp's highlight on a pawn's flat top is as blue as a crown, and as even as the top (session 14)
     box_fit_share: float = 0.0  # Gridopolis (> 0: on): a box also when its faces show its colour on this share
     # of the points (below ``box_share``) and the probes' fit prefers a box to a pawn by ``box_fit_margin``
     box_fit_margin: float = 0.1
@@ -375,6 +381,14 @@ SURE_BOX_FIT: float = 0.2
 #: upper pawns (256-1,200 pixels) read right and none wrong (0.3 and 0.4 alike); without the skin test two skin-coloured
 #: "yellow" readings (hue 60-69, chroma 15-24) were wrong
 PIECE_PAST_HAND: float = 0.3
+#: Gridopolis: ... a probe on the hand's mask showing a colour this far in hue (degrees) from the hand's own skin, and
+#: this much more vivid (chroma), not yellow (skin in the light turns yellow), sees past the hand; the same tells the
+#: colour read there from skin.  The skin range (hue 15-80, chroma 8-42) takes in red plastic (hue 22-36, chroma
+#: 30-43 beside the hands of the development renders, whose skin was hue 45-65, chroma 10-22): a red pawn beside the
+#: hand joined its blob.  On 480 development tables 15 pieces (179-2,041 px) read right, none wrong (docs/
+#: boards_vision.md, "Session 14: Gridopolis boards not exact")
+PAST_HAND_HUE: float = 20.0
+PAST_HAND_CHROMA: float = 8.0
 
 
 #: Gridopolis: how far (mm, on one level) the plain pads whose light a piece's colour is named in may lie: one
@@ -402,6 +416,11 @@ YELLOW_CROWN_UNSURE: float = 0.15
 #: 7.8; the four above 9.4 all less blue in the middle than on the rim) on the development renders
 #: (docs/boards_vision.md, "Session 9: Gridopolis pieces on pads built above other pads")
 YELLOW_CROWN_RELIEF: float = 9.4
+#: ... and the L* span under which a yellow marker is a pawn however blue the middle of its top: on 478
+#: development renders (session 14) the yellow pawns bluer there than 0.7 (a lamp's highlight on the flat top;
+#: 11, of them 6 read kings and 5 declined) spanned 2.8-6.8, the kings that blue 7.6-33 (docs/boards_vision.md,
+#: "Session 14: Gridopolis boards not exact")
+YELLOW_CROWN_FLAT: float = 7.2
 
 
 #: Bandera: the paved columns, the only squares a royal tower (the only piece with a flag) ever stands
@@ -538,10 +557,12 @@ def config_for(game: str) -> ClassifyBoardConfig:
                                    ring_short_neighbours=3, marker_saturation_under=SAT_UNDER,
                                    yellow_crown=YELLOW_CROWN_BLUE,
                                    yellow_crown_unsure=YELLOW_CROWN_UNSURE,
-                                   yellow_crown_relief=YELLOW_CROWN_RELIEF, empty_min_inside=2,
+                                   yellow_crown_relief=YELLOW_CROWN_RELIEF, yellow_crown_flat=YELLOW_CROWN_FLAT,
+                                   empty_min_inside=2,
                                    marker_ring_contrast=RING_CONTRAST, box_fit_alone=0.2,
                                    shape_by_rule=True, reprobe_grid=6, sure_box_fit=SURE_BOX_FIT,
-                                   piece_past_hand=PIECE_PAST_HAND)
+                                   piece_past_hand=PIECE_PAST_HAND, past_hand_hue=PAST_HAND_HUE,
+                                   past_hand_chroma=PAST_HAND_CHROMA)
     if game == "bandera":
         return ClassifyBoardConfig(dab_lo=4.0, dab_hi=14.0, character_near_deg=8.0, character_nearer_deg=5.0,
                                    settle_in_turn=True, piece_min_score=0.7, piece_min_single=True,
@@ -1105,7 +1126,11 @@ def classify_sites(
     used = weight.sum(axis=1) / n_p
     solids_now = [_solid_rows(hyps[c], s) for c, s in zip(choice, sites, strict=True)]
     hand: list[npt.NDArray[np.bool_]] = []
-    covered = _covered_sites(sc, sites, _tallest_piece(game, cfg.geometry), cfg, hand)
+    skin: list[F64] = []  # (the hand's skin colour, CIELAB)
+    covered = _covered_sites(sc, sites, _tallest_piece(game, cfg.geometry), cfg, hand, skin)
+    skin_hue = math.degrees(math.atan2(float(skin[0][2]), float(skin[0][1]))) \
+        if skin and cfg.past_hand_hue > 0 else None
+    skin_vivid = math.hypot(float(skin[0][1]), float(skin[0][2])) + cfg.past_hand_chroma if skin else 0.0
     bare: set[int] = set()  # Bandera: stacks read under a hand because their top's socket shows (nothing on them)
     if cfg.cover_socket_top and game == "bandera" and covered.any():
         covered, bare = _seen_whole(sc, sites, hyps, choice, covered, cfg)
@@ -1115,7 +1140,14 @@ def classify_sites(
         # when enough of them are usable and they show a piece clearly; else it stays "occluded" (session 11)
         mask = cv2.dilate(hand[0].astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
         for i in np.nonzero(covered > 0)[0]:
-            w_i = weight[i] * ~_probes_on_mask(sc, probes_s[i], mask, cfg.cover_scale)
+            on = _probes_on_mask(sc, probes_s[i], mask, cfg.cover_scale)
+            if skin_hue is not None:  # (a piece's colour on the mask, far in hue from this hand's skin, is no skin)
+                hue_p = np.degrees(np.arctan2(lab_o[i, :, 2], lab_o[i, :, 1]))
+                yellow_p = np.abs((hue_p - HUES["yellow"] + 180.0) % 360.0 - 180.0) < 30.0  # (skin's highlights)
+                on &= ~((np.abs((hue_p - skin_hue + 180.0) % 360.0 - 180.0) >= cfg.past_hand_hue) & (piece[i] > 0.5)
+                        & ~yellow_p
+                        & (np.hypot(lab_o[i, :, 1], lab_o[i, :, 2]) >= max(cfg.min_chroma, skin_vivid)))
+            w_i = weight[i] * ~on
             if w_i.sum() < cfg.piece_past_hand * n_p:
                 continue
             s_i = _scores(pred[:, i:i + 1], piece[i:i + 1], w_i[None, :], cfg.empty_bias,
@@ -1126,8 +1158,12 @@ def classify_sites(
                 continue
             med = _median_rows(lab_o[i, sel])
             hue, chroma = math.degrees(math.atan2(float(med[2]), float(med[1]))) % 360, math.hypot(med[1], med[2])
-            if _hue_name(med, cfg, colours) in (colours or HUES) and not (
-                    cfg.skin_hue[0] <= hue <= cfg.skin_hue[1] and cfg.skin_chroma[0] <= chroma <= cfg.skin_chroma[1]):
+            like_skin = cfg.skin_hue[0] <= hue <= cfg.skin_hue[1] and cfg.skin_chroma[0] <= chroma <= cfg.skin_chroma[1]
+            if skin_hue is not None and _hue_name(med, cfg, colours) != "yellow":
+                # (this hand's own skin: a hue that far from it is not skin -- but skin in the light turns yellow)
+                like_skin = like_skin and (abs((hue - skin_hue + 180.0) % 360.0 - 180.0) < cfg.past_hand_hue
+                                           or chroma < skin_vivid)
+            if _hue_name(med, cfg, colours) in (colours or HUES) and not like_skin:
                 # (a player's colour, not skin: skin seen past the mask's edge looks like a yellow or red piece)
                 weight[i], scores[:, i], choice[i], covered[i] = w_i, s_i, k_i, 0.0
                 past_hand_g.add(int(i))
@@ -1593,6 +1629,8 @@ def classify_sites(
                 continue
             if rel is not None and rel >= cfg.yellow_crown_relief and blue >= 0.0:
                 out[i] = replace(out[i], kind="king")
+            elif rel is not None and rel < cfg.yellow_crown_flat:
+                out[i] = replace(out[i], kind="pawn")  # (a flat top: its blue middle is the lamp's highlight)
             elif cfg.yellow_crown - cfg.yellow_crown_unsure <= blue < cfg.yellow_crown:
                 x, y, lv = out[i].key
                 out[i] = CellReading(out[i].key, "unseen", None, 0, False, 0.0, None, out[i].scores, notes=(
@@ -1600,6 +1638,12 @@ def classify_sites(
                     "could not be told: not read",))
             else:
                 out[i] = replace(out[i], kind="king" if blue >= cfg.yellow_crown else "pawn")
+    for i in past_hand_g if cfg.past_hand_hue > 0 else ():
+        if out[i].kind == "king":  # (a hand's skin over a marker's top looks like a crown's gold)
+            x, y, lv = out[i].key
+            out[i] = CellReading(out[i].key, "occluded", None, 0, False, 0.0, None, out[i].scores, notes=(
+                f"a {out[i].colour} marker stands on ({x},{y},{lv}) beside a hand: whether it wears a crown (king) or "
+                "not (pawn) could not be told, not read",))
     for i in reprobed:
         if out[i].kind == "king":  # (a crown seen through a slit under a pad: not told from a pawn's top)
             x, y, lv = out[i].key
@@ -1987,12 +2031,13 @@ def _royal_missing(sites: Sequence[Site], hyps: Sequence[Hypothesis], choice: np
 
 
 def _covered_sites(sc: _Scene, sites: Sequence[Site], tallest: float, cfg: ClassifyBoardConfig,
-                   mask_out: list[npt.NDArray[np.bool_]] | None = None) -> F64:
+                   mask_out: list[npt.NDArray[np.bool_]] | None = None, skin_out: list[F64] | None = None) -> F64:
     """Share (0..1) of each site's view that a hand or arm covers.  Skin is told from the pieces by
     colour (skin hues, moderate chroma, and not the print there) *and* size: a hand is a blob several
     cells large in the picture, a cube or token is not.  Only the board's part of the picture is
     examined (the table around it may be any colour: wood is skin-coloured), at 1/``cover_scale``.
-    ``mask_out`` (if given) receives the hand's pixels in that shrunk picture, when a hand is found."""
+    ``mask_out`` (if given) receives the hand's pixels in that shrunk picture, when a hand is found, and
+    ``skin_out`` (if given) the median CIELAB colour of its skin pixels."""
     img = sc.image
     f = cfg.cover_scale
     out = np.zeros(len(sites))
@@ -2083,6 +2128,10 @@ def _covered_sites(sc: _Scene, sites: Sequence[Site], tallest: float, cfg: Class
     mask = big[comp]
     if mask_out is not None:
         mask_out.append(mask)
+    if skin_out is not None:
+        on_hand = j[keep][mask[rows_i[j[keep]], cols_i[j[keep]]]]
+        if len(on_hand):
+            skin_out.append(_median_rows(lab[on_hand]))
     zs = np.linspace(0.0, tallest, 6)
     offs = np.array([[0, 0], [-0.3, -0.3], [0.3, -0.3], [0.3, 0.3], [-0.3, 0.3]]) * c
     ctr = np.array([[s.x_mm, s.y_mm, s.floor_mm] for s in sites]).reshape(-1, 1, 1, 3)

@@ -29,6 +29,7 @@ from engine.ctrl.state import BLOCKS_PER_TURN, COLORS
 from engine.ctrl.validate import validate_state
 from vision.camera import ViewCamera
 from vision.classify import classify, saturation, weak_colour
+from vision.fine_rays import FineBlock, add_by_fine_rays
 from vision.free_rules import (
     assume_setup_flags,
     connect_hidden,
@@ -435,6 +436,7 @@ def score_images(
     opening_sides: list[str] = []  # without history: sides where a broken opening's legal reading differs
     relocated: list[tuple[Cell, str]] = []  # without history: blocks moved to a neighbouring cell (free_rules)
     pale: list[Cell] = []  # without history: blocks on the mat left out as a tinted shadow (free_rules)
+    fine_sides: dict[str, list[FineBlock]] = {}  # without history: sides blocks added from finer rays change
     hist_scorer = recon.scorer  # with history: the scorer without the weakly coloured pixels (set below)
     if previous is not None and recon.scorer is not None:
         # the pictures must show legal turns played from the previous state (issue 5, item 1)
@@ -606,6 +608,21 @@ def score_images(
         connections, connection_notes = connect_hidden(blocks, recon.unobserved, starts)
         inferred += connection_notes
         recon.unobserved[:] = [c for c in recon.unobserved if c not in connections]  # reported as inferred
+        if recon.scorer is not None:
+            # blocks the sampled rays cannot decide that finer rays where they project show (vision.fine_rays)
+            blocks_fine, fine_added, _ = add_by_fine_rays(
+                _to_state(blocks, {}, None), free_scorer, set(recon.unobserved) | set(pale),
+                [img for _, img in images], models, evidence, cfg)
+            blocks.clear()
+            blocks.update(blocks_fine)
+            for fb in fine_added:
+                for side in fb.sides:
+                    fine_sides.setdefault(side, []).append(fb)
+                inferred.append(Problem("fine-rays", f"a {fb.colour} block is read here from finer rays: the sampled "
+                                        f"pixels hardly tell ({abs(fb.sampled)} fewer or more explained), every pixel "
+                                        f"where the cell shows explains {fb.gain} more with it ({fb.share:.0%} of "
+                                        "those it changes, net)", f"cell {fb.cell[0]},{fb.cell[1]},{fb.cell[2]}", "",
+                                        "warning"))
         state = _to_state(blocks, recon.flags, previous)
         if recon.scorer is not None:
             # the flags again, on the final blocks (start cells and counts may have added some),
@@ -823,6 +840,9 @@ def score_images(
                 "; ".join(f"a {t.colour} block at {t.cell[0]},{t.cell[1]},{t.cell[2]} would explain the pictures "
                           f"about as well ({abs(t.rays)} sampled ray(s) {'fewer' if t.rays > 0 else 'more'})"
                           for t in ties) + ", and would change this count"), 'CTRL rulebook, "The Battlefield"')
+        _doubt_sides(uncertain, problems, fine_sides, lambda added: (
+            f"{'; '.join(map(str, added))} read from finer rays where the sampled pixels hardly tell, change this "
+            "count"), 'CTRL rulebook, "The Battlefield"')
         _doubt_sides(uncertain, problems, start_doubts(state), lambda cells: (
             f"{len(cells)} start cell(s) not read as their colour's start block, which never moves, so the cell "
             "was misread"), 'CTRL rulebook, "Setup" 3')

@@ -67,8 +67,8 @@ def _pile() -> State:
 
 def _run(monkeypatch: pytest.MonkeyPatch, state: State, sampled: Mapping[tuple[Cell, str], int],
          fine: _Fine) -> tuple[dict[Cell, str], list[fine_rays.FineBlock]]:
-    def fake_scorer(*_args: Any, **_kw: Any) -> tuple[_Fine, int]:
-        return fine, 100
+    def fake_scorer(*_args: Any, **_kw: Any) -> _Fine:
+        return fine
 
     def fake_agreeing(_f: Any, _blocks: Mapping[Cell, str], cell: Cell, colour: str) -> tuple[int, int, int]:
         return fine.share[(cell, colour)]

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
+import cv2
 import numpy as np
 import numpy.typing as npt
 
@@ -31,42 +32,47 @@ U8 = npt.NDArray[np.uint8]
 
 
 def cell_pixels(view: ViewEvidence, cells: Sequence[Cell], stride: int) -> I64:
-    """Every ``stride``-th pixel (x, y; from ``stride // 2``) inside the bounding box of the projection of any of
-    ``cells`` in ``view``'s picture, each once (cells behind the camera are skipped)."""
+    """Every ``stride``-th pixel (x, y; from ``stride // 2``) inside the projection of any of ``cells`` in ``view``'s
+    picture (the convex hull of each cell's corners, a pixel's margin), each once (cells behind the camera are
+    skipped)."""
     cam = view.camera
     h, w = view.labels.shape
     s = cam.block_mm
-    mask = np.zeros((-(-h // stride), -(-w // stride)), bool)
     off = np.array([[a, b, c] for a in (0, 1) for b in (0, 1) for c in (0, 1)], np.float64)
+    hulls = []
     for cell in cells:
         corners = (np.asarray(cell, np.float64)[None, :] + off) * s
         if not np.all(cam.depth(corners) > 0):
             continue
         pc = cam.project(corners)
-        x0, y0 = np.floor(pc.min(axis=0)).astype(int)
-        x1, y1 = np.ceil(pc.max(axis=0)).astype(int)
-        gx0, gy0 = max(0, -(-(x0 - stride // 2) // stride)), max(0, -(-(y0 - stride // 2) // stride))
-        gx1 = min(mask.shape[1], (x1 - stride // 2) // stride + 1)
-        gy1 = min(mask.shape[0], (y1 - stride // 2) // stride + 1)
-        if gx1 > gx0 and gy1 > gy0:
-            mask[gy0:gy1, gx0:gx1] = True
+        if not np.all(np.isfinite(pc)) or np.abs(pc).max() > 4 * (w + h):
+            continue
+        # grid coordinates: the grid's pixel k is stride // 2 + k * stride
+        hulls.append(cv2.convexHull(np.round((pc - stride // 2) / stride).astype(np.int32)))
+    if not hulls:
+        return np.zeros((0, 2), np.int64)
+    # a mask over the hulls' box only
+    pts = np.concatenate(hulls).reshape(-1, 2)
+    x0, y0 = np.maximum(pts.min(axis=0), 0)
+    x1 = min(int(pts[:, 0].max()) + 1, -(-w // stride))
+    y1 = min(int(pts[:, 1].max()) + 1, -(-h // stride))
+    if x1 <= x0 or y1 <= y0:
+        return np.zeros((0, 2), np.int64)
+    mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    for hull in hulls:
+        cv2.fillConvexPoly(mask, hull - np.array([x0, y0], np.int32), 1)
     gy, gx = np.nonzero(mask)
-    pix = np.stack([gx * stride + stride // 2, gy * stride + stride // 2], axis=1).astype(np.int64)
+    pix = np.stack([(gx + x0) * stride + stride // 2, (gy + y0) * stride + stride // 2], axis=1).astype(np.int64)
     return pix[(pix[:, 0] < w) & (pix[:, 1] < h)]  # type: ignore[no-any-return]
 
 
 def fine_scorer(pictures: Sequence[U8], models: Sequence[ColourModel], views: Sequence[ViewEvidence],
-                cells: Sequence[Cell], stride: int, cfg: ReconstructConfig | None = None) -> tuple[RayScorer, int]:
-    """A scorer of the rays of every ``stride``-th pixel where ``cells`` project in each picture (``pictures``,
-    ``models`` and ``views`` in the same order), and how many pixels it classified."""
-    cfg = cfg or ReconstructConfig()
-    pixels, labels = [], []
-    for img, model, view in zip(pictures, models, views, strict=True):
-        pix = cell_pixels(view, cells, stride)
-        lab = classify(img[pix[:, 1], pix[:, 0]][:, None, :], model)[:, 0] if len(pix) else np.zeros(0, np.uint8)
-        pixels.append(pix)
-        labels.append(lab.astype(np.int64))
-    return trace_pixels(views, pixels, labels, cfg), int(sum(len(p) for p in pixels))
+                pixels: Sequence[I64], cfg: ReconstructConfig | None = None) -> RayScorer:
+    """A scorer of the rays of ``pixels`` (per picture, x, y) classified with each picture's colour model
+    (``pictures``, ``models``, ``views`` and ``pixels`` in the same order)."""
+    labels = [classify(img[pix[:, 1], pix[:, 0]][:, None, :], model)[:, 0].astype(np.int64) if len(pix)
+              else np.zeros(0, np.int64) for img, model, pix in zip(pictures, models, pixels, strict=True)]
+    return trace_pixels(views, pixels, labels, cfg)
 
 
 #: :func:`add_by_fine_rays`: on/off, and the finer sampling (every ``FINE_STRIDE``-th pixel where a candidate projects)
@@ -81,6 +87,8 @@ FINE_MIN_GAIN = 20
 #: ... and by at least this share of the fine rays whose label it changes (those it explains less those it no longer
 #: explains): a block a few pixels show, not one whole faces argue over (a depth tie)
 FINE_MIN_SHARE = 0.3
+#: more fine pixels than this (over every picture) for the candidates: every ``2 * FINE_STRIDE``-th instead (CPU time)
+FINE_MAX_PIXELS = 100_000
 #: at most this many blocks added so
 FINE_MAX_ADDED = 3
 
@@ -119,12 +127,21 @@ def add_by_fine_rays(state: State, scorer: RayScorer, skip: Collection[Cell], pi
     blocks = dict(state.blocks)
     if not FINE_BLOCKS:
         return blocks, [], 0
-    ties = depth_tie_candidates(state, scorer, skip, FINE_MAX_SAMPLED)
+    full = {c for c in state.colors if sum(1 for v in blocks.values() if v == c) >= BLOCKS_PER_COLOR}
+    ties = [t for t in depth_tie_candidates(state, scorer, skip, FINE_MAX_SAMPLED) if t.colour not in full]
     if not ties:
         return blocks, [], 0
     sampled = {(t.cell, t.colour): t for t in ties}
     cells = sorted({t.cell for t in ties})
-    fine, n_pixels = fine_scorer(pictures, models, views, cells, FINE_STRIDE, cfg)
+    stride = FINE_STRIDE
+    pixels = [cell_pixels(v, cells, stride) for v in views]
+    if sum(len(p) for p in pixels) > FINE_MAX_PIXELS:
+        # many candidates: every other pixel each way (the gain asked scales with the pixels' area)
+        pixels = [p[(p[:, 0] % 2 == stride % 2) & (p[:, 1] % 2 == stride % 2)] for p in pixels]
+        stride *= 2
+    n_pixels = sum(len(p) for p in pixels)
+    fine = fine_scorer(pictures, models, views, pixels, cfg)
+    min_gain = max(1, round(FINE_MIN_GAIN * (FINE_STRIDE / stride) ** 2))
     added: list[FineBlock] = []
     while len(added) < FINE_MAX_ADDED:
         fine.set_base(blocks)
@@ -135,7 +152,7 @@ def add_by_fine_rays(state: State, scorer: RayScorer, skip: Collection[Cell], pi
                 continue
             here = [c for c in todo if (c, colour) in sampled]
             for c, d in zip(here, fine.deltas([[c] for c in here], colour), strict=True):
-                if d <= -FINE_MIN_GAIN and (best is None or d < best[0]):
+                if d <= -min_gain and (best is None or d < best[0]):
                     best = (d, c, colour)
         if best is None:
             break

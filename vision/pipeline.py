@@ -611,10 +611,12 @@ def score_images(
         if recon.scorer is not None:
             # blocks the sampled rays cannot decide that finer rays where they project show (vision.fine_rays)
             blocks_fine, fine_added, _ = add_by_fine_rays(
-                _to_state(blocks, {}, None), free_scorer, set(recon.unobserved) | set(pale),
+                _to_state(blocks, {}, None), free_scorer, set(pale),
                 [img for _, img in images], models, evidence, cfg)
             blocks.clear()
             blocks.update(blocks_fine)
+            # a cell too few sampled rays reach is no longer unobserved once the fine rays show its block
+            recon.unobserved[:] = [c for c in recon.unobserved if c not in blocks]
             for fb in fine_added:
                 for side in fb.sides:
                     fine_sides.setdefault(side, []).append(fb)

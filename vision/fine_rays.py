@@ -105,6 +105,9 @@ class FineBlock:
     sampled: int
     sides: tuple[str, ...]
 
+    def __str__(self) -> str:
+        return f"a {self.colour} block at {self.cell[0]},{self.cell[1]},{self.cell[2]}"
+
 
 def _agreeing(fine: RayScorer, blocks: Mapping[Cell, str], cell: Cell, colour: str) -> tuple[int, int, int]:
     """Fine rays whose label a ``colour`` block at ``cell`` changes: how many then agree with the picture, how many

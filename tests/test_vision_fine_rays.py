@@ -9,17 +9,20 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 
 import vision.fine_rays as fine_rays
+from benchmarks.ctrl_scenes import load_scene, parse_views
 from engine.ctrl import new_state
 from engine.ctrl.geometry import Cell
 from engine.ctrl.state import State
 from vision.camera import ViewCamera
 from vision.fine_rays import add_by_fine_rays, cell_pixels
+from vision.pipeline import score_images
 from vision.reconstruct import ViewEvidence
 
 TOP: Cell = (3, 1, 3)  # on a pink stack of three, the fourth level
@@ -144,3 +147,24 @@ def test_fine_pixels_cover_the_cells_projection_only() -> None:
         assert np.all((pix - stride // 2) % stride == 0)
     assert len(cell_pixels(view, [cell], 1)) > 3 * len(cell_pixels(view, [cell], 2))
     assert len(cell_pixels(view, [], 1)) == 0
+
+
+@pytest.mark.parametrize("on", [True, False])
+def test_fixture_blocks_slivers_show_are_read_and_named(monkeypatch: pytest.MonkeyPatch, on: bool) -> None:
+    """fixtures/ctrl/scene_004, five rendered (SIMULATED) pictures, read free: a blue block at -1,0,0 and a pink one at
+    3,-1,0 (both in the truth) are read only from the finer rays, each named with the sides it changes."""
+    monkeypatch.setattr(fine_rays, "FINE_BLOCKS", on)
+    scene = load_scene(Path(__file__).resolve().parents[1] / "fixtures" / "ctrl" / "scene_004",
+                       views=parse_views("five"))
+    res = score_images(scene.pics, scene.spec, scene.camera, None)
+    slivers = {(-1, 0, 0): "blue", (3, -1, 0): "pink"}
+    assert all(scene.truth.blocks.get(c) == v for c, v in slivers.items())
+    named = {p.where for p in res.problems if p.code == "fine-rays"}
+    if on:
+        assert all(res.state.blocks.get(c) == v for c, v in slivers.items())
+        assert named == {"cell -1,0,0", "cell 3,-1,0"}
+        without = replace(res.state, blocks={c: v for c, v in res.state.blocks.items() if c not in slivers})
+        base, alt = res.state.side_scores(), without.side_scores()
+        assert {s for s in base if base[s] != alt[s]} <= set(res.uncertain_sides)
+    else:
+        assert not any(res.state.blocks.get(c) == v for c, v in slivers.items()) and not named

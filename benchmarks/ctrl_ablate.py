@@ -54,6 +54,7 @@ VARIANTS: dict[str, tuple[tuple[str, ...], tuple[Patch, ...]]] = {
     "check_ground": (("free",), (("vision.opening", "CHECK_GROUND", False),)),
     "hidden_move_doubts": (("free",), (("vision.free_rules", "HIDDEN_MOVE_NEIGHBOURS", ""),)),
     "depth_tie_doubts": (("free",), (("vision.free_rules", "DEPTH_TIE_RAYS", 0),)),
+    "fine_blocks": (("free",), (("vision.fine_rays", "FINE_BLOCKS", False),)),
     "one_picture_block_check": (("free",), (("vision.pipeline", "ONE_PICTURE_BLOCK_CHECK", False),)),
     # both
     "pole_overrules": (("free", "one", "round"), (("vision.pipeline", "POLE_OVERRULES", False),)),

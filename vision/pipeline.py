@@ -29,6 +29,7 @@ from engine.ctrl.state import BLOCKS_PER_TURN, COLORS
 from engine.ctrl.validate import validate_state
 from vision.camera import ViewCamera
 from vision.classify import classify, saturation, weak_colour
+from vision.fine_rays import FineBlock, add_by_fine_rays
 from vision.free_rules import (
     assume_setup_flags,
     connect_hidden,
@@ -435,6 +436,8 @@ def score_images(
     opening_sides: list[str] = []  # without history: sides where a broken opening's legal reading differs
     relocated: list[tuple[Cell, str]] = []  # without history: blocks moved to a neighbouring cell (free_rules)
     pale: list[Cell] = []  # without history: blocks on the mat left out as a tinted shadow (free_rules)
+    fine_added: list[FineBlock] = []  # without history: blocks added from finer rays (vision.fine_rays)
+    fine_sides: dict[str, list[FineBlock]] = {}  # without history: sides blocks added from finer rays change
     hist_scorer = recon.scorer  # with history: the scorer without the weakly coloured pixels (set below)
     if previous is not None and recon.scorer is not None:
         # the pictures must show legal turns played from the previous state (issue 5, item 1)
@@ -606,6 +609,24 @@ def score_images(
         connections, connection_notes = connect_hidden(blocks, recon.unobserved, starts)
         inferred += connection_notes
         recon.unobserved[:] = [c for c in recon.unobserved if c not in connections]  # reported as inferred
+        if recon.scorer is not None:
+            # blocks the sampled rays cannot decide that finer rays where they project show (vision.fine_rays)
+            blocks_fine, fine_added, _ = add_by_fine_rays(
+                _to_state(blocks, {}, None), free_scorer, set(pale),
+                [img for _, img in images], models, evidence, cfg)
+            blocks.clear()
+            blocks.update(blocks_fine)
+            # a cell too few sampled rays reach is no longer unobserved once the fine rays show its block
+            recon.unobserved[:] = [c for c in recon.unobserved if c not in blocks]
+            for fb in fine_added:
+                for side in fb.sides:
+                    fine_sides.setdefault(side, []).append(fb)
+                more = "more" if fb.sampled <= 0 else "fewer"
+                inferred.append(Problem("fine-rays", f"a {fb.colour} block is read here from finer rays: the sampled "
+                                        f"pixels hardly tell ({abs(fb.sampled)} {more} explained with it), every "
+                                        f"pixel where the cell shows explains {fb.gain} more with it ({fb.share:.0%} "
+                                        "of those it changes, net)", f"cell {fb.cell[0]},{fb.cell[1]},{fb.cell[2]}", "",
+                                        "warning"))
         state = _to_state(blocks, recon.flags, previous)
         if recon.scorer is not None:
             # the flags again, on the final blocks (start cells and counts may have added some),
@@ -700,6 +721,18 @@ def score_images(
             # not settled by the pictures: where it stands is a guess, like a flag read from a few rays
             weak_flags.update(p.where.removesuffix(" flag") for p in amb_notes)
     problems = validate_state(state) + inferred
+    # blocks read from finer rays never make a reading trusted: a rule the reading broke without them (a count, a
+    # hanging block) was evidence that something is misread, which a block a few pixels show does not settle
+    fine_here = {fb.cell for fb in fine_added if state.blocks.get(fb.cell) == fb.colour}
+    if fine_here:
+        before = [p for p in validate_state(replace(state, blocks={c: v for c, v in state.blocks.items()
+                                                                   if c not in fine_here}))
+                  if p.severity == "error"]
+        if len(before) > sum(1 for p in problems if p.severity == "error"):
+            cells = ", ".join(f"{c[0]},{c[1]},{c[2]}" for c in sorted(fine_here))
+            problems.append(Problem("fine-rays-settle", f"without the block(s) read from finer rays at {cells} the "
+                                    f"reading breaks a rule ({before[0].message}); blocks a few pixels show do not "
+                                    "settle that, so some other block may be misread", "blocks", before[0].rule))
     for color in state.colors:
         if color not in state.flags:
             problems.append(Problem("flag-not-found", f"the {color} flag was not found in the pictures: faces it "
@@ -823,6 +856,9 @@ def score_images(
                 "; ".join(f"a {t.colour} block at {t.cell[0]},{t.cell[1]},{t.cell[2]} would explain the pictures "
                           f"about as well ({abs(t.rays)} sampled ray(s) {'fewer' if t.rays > 0 else 'more'})"
                           for t in ties) + ", and would change this count"), 'CTRL rulebook, "The Battlefield"')
+        _doubt_sides(uncertain, problems, fine_sides, lambda added: (
+            f"{'; '.join(map(str, added))} (read from finer rays where the sampled pixels hardly tell) "
+            f"change{'s' if len(added) == 1 else ''} this count"), 'CTRL rulebook, "The Battlefield"')
         _doubt_sides(uncertain, problems, start_doubts(state), lambda cells: (
             f"{len(cells)} start cell(s) not read as their colour's start block, which never moves, so the cell "
             "was misread"), 'CTRL rulebook, "Setup" 3')

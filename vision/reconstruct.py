@@ -216,6 +216,17 @@ def _trace_both(view: ViewEvidence, vol: _Volume, cfg: ReconstructConfig) -> tup
     sampled = near | ((gy % cfg.far_step == 0) & (gx % cfg.far_step == 0))
     pix = np.stack([xs[sampled], ys[sampled]], axis=1)
     lab = grid_lab[sampled].astype(np.int64)
+    return _trace_pixels(view, vol, pix, lab)
+
+
+def _trace_pixels(view: ViewEvidence, vol: _Volume, pix: I64, lab: I64) -> tuple[_Rays, _Rays]:
+    """:func:`_trace_both` for given pixels ``pix`` (N, 2: x, y) of ``view`` and their labels ``lab``: the
+    rays of the labelled pixels that reach the volume (a piece colour beyond the mat or on a printed colour
+    patch is no evidence: read as unknown), and the piece-coloured rays beyond the mat (banners)."""
+    cam = view.camera
+    s = cam.block_mm
+    lo = vol.lo.astype(np.float64)
+    hi = vol.hi.astype(np.float64)
     keep = lab != int(Label.UNKNOWN)
     pix, lab = pix[keep], lab[keep]
     weak = None if view.weak is None else view.weak[pix[:, 1], pix[:, 0]]
@@ -351,6 +362,17 @@ def _traverse(c: npt.NDArray[np.float64], d: npt.NDArray[np.float64], tmin: npt.
         out[row:row + len(ch), :ch.shape[1]] = ch
         row += len(ch)
     return out
+
+
+def trace_pixels(views: Sequence[ViewEvidence], pixels: Sequence[I64], labels: Sequence[I64],
+                 cfg: ReconstructConfig | None = None) -> RayScorer:
+    """A scorer of given pixels' rays only (per view, ``pixels`` (N, 2: x, y) and their ``labels``), traced as
+    :func:`reconstruct` traces its sampled ones (``vision.fine_rays``: finer rays where a few cells project)."""
+    cfg = cfg or ReconstructConfig()
+    vol = _Volume(cfg)
+    rays = [_trace_pixels(v, vol, np.asarray(p, np.int64).reshape(-1, 2), np.asarray(lab, np.int64))[0]
+            for v, p, lab in zip(views, pixels, labels, strict=True)]
+    return RayScorer(_RayModel(rays, vol.n), vol)
 
 
 def reconstruct(
@@ -631,6 +653,14 @@ class RayScorer:
         """Every sampled ray's view (index), pixel (x, y) and observed label (``vision.labels.Label``)."""
         m = self._model
         return m.view, m.pixels, m.obs
+
+    def predictions(self, blocks: Mapping[Cell, str]) -> I64:
+        """The label each sampled ray (in the order of :meth:`rays`) shows if exactly ``blocks`` stood there."""
+        return self._predict(self._hyp_of(blocks))
+
+    def counted(self) -> npt.NDArray[np.bool_]:
+        """The rays counted in :meth:`cost` (a flag pole's, a weak or left-out ray are not)."""
+        return self._model.weight > 0  # type: ignore[no-any-return]
 
     def without_rays(self, rays: npt.NDArray[np.bool_]) -> RayScorer:
         """The same pictures with the sampled rays ``rays`` marks left out of every count (weight 0, as

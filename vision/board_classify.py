@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections import Counter
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
@@ -1842,6 +1843,7 @@ def _beside_tall(sites: Sequence[Site], hyps: Sequence[Hypothesis], choice: npt.
     if not tall:
         return []
     where = {(int(s.key[0]), int(s.key[1])): j for j, s in enumerate(sites)}
+    seen_c = Counter(f[0] for f in char_of.values() if f is not None)  # (before any is changed here)
     changed: list[int] = []
     for i, s in enumerate(sites):
         k = int(choice[i])
@@ -1865,8 +1867,9 @@ def _beside_tall(sites: Sequence[Site], hyps: Sequence[Hypothesis], choice: npt.
                 same = np.stack([names == c for _, c in flags_n], axis=1)
                 drop = (f_hit & same).any(axis=1) & (piece[i][use] > 0.5)
                 own_c = char_of.get(i)
-                if own_c is not None and drop.any():
-                    # (not the probes on the site's own character, read there: it may be of that colour too)
+                if own_c is not None and drop.any() and seen_c[own_c[0]] < 2:
+                    # (not the probes on the site's own character, read there and on no other stack: it may be of
+                    # that colour too; one read on two stacks may be the banner, seen over both)
                     top_i = s.floor_mm + hyps[k].cubes * c
                     drop &= ~np.asarray(hits(cam, ends[i][use], np.array(
                         [[[1.0, own_c[1], own_c[2], g.character_radius, top_i, top_i + g.character_height]]])),

@@ -211,8 +211,8 @@ class ClassifyBoardConfig:
     # this is declined (``unseen``, with a note saying why)
     beside_tall: int = 0  # Bandera (> 0: on): a plain stack next to a royal tower or a stack carrying a character is
     # decided again without its probes whose rays meet that neighbour's character (1), or its character or flag
-    # room (2): what stands above the cubes is no solid of the hypotheses, and seen past or over a neighbour it
-    # looks like a stack there
+    # room (2), or its character, and its banner's room where they show a piece of the flag's colour (3): what
+    # stands above the cubes is no solid of the hypotheses, and seen past or over a neighbour it looks like a stack
     hand_shade: float = 0.0  # Bandera (> 0: on): with a hand found in the picture, a plain stack whose tinted-patch
     # ring (``tint_ring_mm``) shows its probes' colour on this share or more of its points (under ``tint_share``) is
     # declined with a note: a hand's soft shadow darkens the print round the cell unevenly, as a cube does not

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections import Counter
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
@@ -214,8 +215,8 @@ class ClassifyBoardConfig:
     # this is declined (``unseen``, with a note saying why)
     beside_tall: int = 0  # Bandera (> 0: on): a plain stack next to a royal tower or a stack carrying a character is
     # decided again without its probes whose rays meet that neighbour's character (1), or its character or flag
-    # room (2): what stands above the cubes is no solid of the hypotheses, and seen past or over a neighbour it
-    # looks like a stack there
+    # room (2), or its character, and its banner's room where they show a piece of the flag's colour (3): what
+    # stands above the cubes is no solid of the hypotheses, and seen past or over a neighbour it looks like a stack
     hand_shade: float = 0.0  # Bandera (> 0: on): with a hand found in the picture, a plain stack whose tinted-patch
     # ring (``tint_ring_mm``) shows its probes' colour on this share or more of its points (under ``tint_share``) is
     # declined with a note: a hand's soft shadow darkens the print round the cell unevenly, as a cube does not
@@ -483,6 +484,9 @@ CHARACTER_TOWARD_DEG = 15.0
 #: Bandera: the probes a character seen over a square read empty must show (``character_on_empty``): the median of
 #: the probes showing a character read on a stack, over the session-14 development sets (first quartile 10, which
 #: also took a royal tower's banner for a character)
+#: Bandera: a royal tower's neighbours decided again without the probes on its character, and those of its flag's
+#: colour in its flag's room (3; docs/boards_vision.md, "Session 14: Bandera false stacks beside royal towers")
+BESIDE_TALL = 3
 CHARACTER_ON_EMPTY = 14
 #: Bandera (session 12): a probe darker than this (L*, shading undone) where the print is light is a black piece, not a
 #: shadow (the reader's default, 45, left the faces of black cubes in warm or dim light to "shade": black stacks read
@@ -576,7 +580,7 @@ def config_for(game: str) -> ClassifyBoardConfig:
                                    cover_join_px=2, royal_per_player=True, character_on_royal=True, shadow_tint=True,
                                    character_by_flag=True, shadow_sockets=True, tint_sockets=1, tint_flags=True,
                                    cover_socket_top=1, character_once_mm=5.0, cover_flag=True,
-                                   beside_tall=1, tower_min_conf=0.3, character_flag_twin=True,
+                                   beside_tall=BESIDE_TALL, tower_min_conf=0.3, character_flag_twin=True,
                                    character_own_royal=True, character_on_empty=CHARACTER_ON_EMPTY,
                                    character_on_empty_royal=True,
                                    royal_missing=0.05, flag_once=True, hand_shade=0.2,
@@ -1380,7 +1384,8 @@ def classify_sites(
         if cfg.character_own_royal:
             _character_own_royal(sites, char_of, flag_of, char_dropped)
         if cfg.beside_tall > 0:
-            _beside_tall(sites, hyps, choice, scores, weight, pred, piece, ends_s, cam, char_of, flag_of, covered, cfg)
+            _beside_tall(sites, hyps, choice, scores, weight, pred, piece, ends_s, cam, char_of, flag_of, covered, cfg,
+                         lab_o)
         if cfg.character_on_empty:
             found_c = _character_on_empty(sc, sites, hyps, choice, cand_set, covered, char_of, flag_of, by_char,
                                           past_hand, rows_g, owner_g, colours, cfg)
@@ -1399,7 +1404,8 @@ def classify_sites(
                                   f"behind its banner of the same colour")
         if cfg.beside_tall > 0 and by_char:
             # (again with the characters just put on royal towers)
-            _beside_tall(sites, hyps, choice, scores, weight, pred, piece, ends_s, cam, char_of, flag_of, covered, cfg)
+            _beside_tall(sites, hyps, choice, scores, weight, pred, piece, ends_s, cam, char_of, flag_of, covered, cfg,
+                         lab_o)
         if cfg.character_seats:
             _character_seats(sites, char_of, flag_of, char_dropped)
         if cfg.royal_missing > 0:
@@ -1823,14 +1829,17 @@ def _shade_explains(sc: _Scene, site: Site, ends: F64, hide: F64, cfg: ClassifyB
 
 
 def _rescore_without(i: int, source: F64, rows: F64, weight: F64, pred: npt.NDArray[np.bool_], piece: F64,
-                     ends: F64, cfg: ClassifyBoardConfig) -> F64 | None:
+                     ends: F64, cfg: ClassifyBoardConfig, also: npt.NDArray[np.bool_] | None = None) -> F64 | None:
     """Site ``i``'s hypothesis scores again without its probes whose rays from ``source`` (the camera, or a
-    lamp) meet one of the solids ``rows`` (``hits``' layout); ``None`` when no probe is left out, or too few
-    are left to read it (``cfg.min_weight``)."""
+    lamp) meet one of the solids ``rows`` (``hits``' layout), nor the probes ``also`` (P,); ``None`` when no probe
+    is left out, or too few are left to read it (``cfg.min_weight``)."""
     use = weight[i] > 0
     if not use.any():
         return None
-    hit = np.asarray(hits(source, ends[i][use], rows[None, :, :]), bool).any(axis=1)
+    hit = np.asarray(hits(source, ends[i][use], rows[None, :, :]), bool).any(axis=1) if len(rows) \
+        else np.zeros(int(use.sum()), bool)
+    if also is not None:
+        hit |= also[use]
     if not hit.any():
         return None
     w = weight[i].copy()
@@ -1843,14 +1852,16 @@ def _rescore_without(i: int, source: F64, rows: F64, weight: F64, pred: npt.NDAr
 def _beside_tall(sites: Sequence[Site], hyps: Sequence[Hypothesis], choice: npt.NDArray[np.int64], scores: F64,
                  weight: F64, pred: npt.NDArray[np.bool_], piece: F64, ends: F64, cam: F64,
                  char_of: dict[int, tuple[str | None, float, float] | None], flag_of: dict[int, str | None],
-                 covered: F64, cfg: ClassifyBoardConfig) -> list[int]:
+                 covered: F64, cfg: ClassifyBoardConfig, lab_o: F64 | None = None) -> list[int]:
     """Bandera: plain stacks next to a royal tower or a stack carrying a character, decided again without the
     probes whose rays meet what stands above that neighbour's cubes (its character; with ``beside_tall`` 2 also
-    its flag's room): no hypothesis has those solids, so a neighbour's probes seeing them saw a stack.  ``choice``,
-    ``scores`` and ``char_of`` are updated in place; returns the sites changed."""
+    its flag's room; with 3 the flag's room only on the probes of the flag's colour, ``lab_o``): no hypothesis has
+    those solids, so a neighbour's probes seeing them saw a stack.  ``choice``, ``scores`` and ``char_of`` are
+    updated in place; returns the sites changed."""
     g = cfg.geometry
     c = g.cube_mm
     tall: dict[int, list[list[float]]] = {}
+    banner: dict[int, tuple[list[float], str]] = {}  # (``beside_tall`` 3) a royal tower's flag room, and its colour
     for j in range(len(sites)):
         cubes = 2 if flag_of.get(j) is not None else hyps[int(choice[j])].cubes
         if cubes == 0:
@@ -1865,13 +1876,18 @@ def _beside_tall(sites: Sequence[Site], hyps: Sequence[Hypothesis], choice: npt.
                 # (a royal tower read as one cube: its upper cube; or one read as two after the probes' weights were
                 # set, by ``upper_colour``: the probes its upper cube hides were still weighed)
                 rows.append([0.0, sites[j].x_mm, sites[j].y_mm, c / 2, top - c, top])
-            if cfg.beside_tall >= 2:
+            if cfg.beside_tall >= 3 and lab_o is not None:
+                # (the banner's heights only: the pole is no player's colour)
+                banner[j] = ([1.0, sites[j].x_mm, sites[j].y_mm, g.flag_reach, top + g.flag_banner[0],
+                              top + g.flag_banner[1]], str(flag_of[j]))
+            elif cfg.beside_tall >= 2:
                 rows.append([1.0, sites[j].x_mm, sites[j].y_mm, g.flag_reach, top, top + g.flag_height])
-        if rows:
+        if rows or j in banner:
             tall[j] = rows
     if not tall:
         return []
     where = {(int(s.key[0]), int(s.key[1])): j for j, s in enumerate(sites)}
+    seen_c = Counter(f[0] for f in char_of.values() if f is not None)  # (before any is changed here)
     changed: list[int] = []
     for i, s in enumerate(sites):
         k = int(choice[i])
@@ -1880,9 +1896,30 @@ def _beside_tall(sites: Sequence[Site], hyps: Sequence[Hypothesis], choice: npt.
         nbr = [where[(int(s.key[0]) + dx, int(s.key[1]) + dy)] for dx in (-1, 0, 1) for dy in (-1, 0, 1)
                if (dx, dy) != (0, 0) and (int(s.key[0]) + dx, int(s.key[1]) + dy) in where]
         rows_n = [r for j in nbr if j in tall for r in tall[j]]
-        if not rows_n:
+        flags_n = [banner[j] for j in nbr if j in banner]
+        if not rows_n and not flags_n:
             continue
-        sc_i = _rescore_without(i, cam, np.array(rows_n), weight, pred, piece, ends, cfg)
+        also = None
+        if flags_n and lab_o is not None:
+            # the probes whose rays meet a neighbour's flag room and that show a piece of that flag's colour (its
+            # banner; not the print, which is paved in the players' colours)
+            use = weight[i] > 0
+            also = np.zeros(len(weight[i]), bool)
+            if use.any():
+                names = np.array(_hue_names(lab_o[i][use], cfg, None), dtype=object)
+                f_hit = np.asarray(hits(cam, ends[i][use], np.array([r for r, _ in flags_n])[None]), bool)  # (U, F)
+                same = np.stack([names == c for _, c in flags_n], axis=1)
+                drop = (f_hit & same).any(axis=1) & (piece[i][use] > 0.5)
+                own_c = char_of.get(i)
+                if own_c is not None and drop.any() and seen_c[own_c[0]] < 2:
+                    # (not the probes on the site's own character, read there and on no other stack: it may be of
+                    # that colour too; one read on two stacks may be the banner, seen over both)
+                    top_i = s.floor_mm + hyps[k].cubes * c
+                    drop &= ~np.asarray(hits(cam, ends[i][use], np.array(
+                        [[[1.0, own_c[1], own_c[2], g.character_radius, top_i, top_i + g.character_height]]])),
+                        bool)[:, 0]
+                also[np.nonzero(use)[0]] = drop
+        sc_i = _rescore_without(i, cam, np.array(rows_n).reshape(-1, 6), weight, pred, piece, ends, cfg, also)
         if sc_i is None:
             continue
         new = int(np.argmax(sc_i))

@@ -44,7 +44,7 @@ def test_a_neighbours_character_is_no_cube_here() -> None:
     piece", and the cell read as a cube (s8_r2_017: with a green character, the neighbour's).  Decided again
     without those probes (``beside_tall``), both are empty."""
     cfg = config_for("bandera")
-    assert cfg.beside_tall == 1
+    assert cfg.beside_tall >= 1  # (3 since session 14: the banner test too)
     for name, cell in (("s8_b1_010", (0, 4)), ("s8_r2_017", (8, 6))):
         doc = json.loads((Path(__file__).resolve().parent / "data" / "bandera_dev" / f"{name}.json").read_text())
         assert not [e for e in doc["cells"] if (e["x"], e["y"]) == cell]  # (empty in the truth)

@@ -181,6 +181,11 @@ GROUND_FREE_RULES = True
 PALE_FREE_RULES = True
 # ... and the flags too (a banner "seen" in the shadow on the mat)
 PALE_FREE_FLAGS = True
+# without history: a block left out as a 23rd of its colour (``over-22``, once a hidden start block is assumed) is
+# put back when the free rules then leave out blocks of that colour on the mat as colour on the mat (pale,
+# ground, flat patch): the count was the shadow's, not the block's (fixture scene_007, five pictures: a true
+# blue block left out while two blue shadows stood; docs/vision.md, "Session 14: blocks the free reading leaves out")
+OVER_22_BACK = False
 
 
 @dataclass
@@ -414,11 +419,13 @@ def score_images(
                                     f"{cell[2]}", 'CTRL rulebook, "Setup" 3', "warning"))
     # a start block assumed in a hidden cell may take its colour over 22 (rulebook "Components"):
     # then another block of that colour was misread; the one the fewest rays show goes
+    over_22: list[tuple[Cell, str]] = []  # (cell, colour) left out so, weakest last
     for color in {c for c, cell in starts.items() if previous is None and blocks.get(cell) == c}:
         while sum(1 for v in blocks.values() if v == color) > BLOCKS_PER_COLOR:
             weakest = min((c for c, v in blocks.items() if v == color and c != starts[color]),
                           key=lambda c: recon.confidence.get(c, 0.0) * sum(recon.first_hit_pixels.get(c, [0])))
             del blocks[weakest]
+            over_22.append((weakest, color))
             inferred.append(Problem("over-22", f"left out: with the {color} start block assumed, this was a 23rd "
                                     f"{color} block, the one the fewest pixels show", f"cell {weakest[0]},"
                                     f"{weakest[1]},{weakest[2]}", 'CTRL rulebook, "Components"', "warning"))
@@ -550,7 +557,8 @@ def score_images(
                                         "", "warning"))
             # blocks on the mat whose colour the other pictures show on the mat around them (free_rules, session 12)
             before_ground = dict(blocks)
-            on_ground = drop_ground_mat_blocks(blocks, free_scorer, starts)
+            low = sum(p.angles_deg()["elevation"] <= free_rules.FLAT_PATCH.low_elevation_deg for p in poses)
+            on_ground = drop_ground_mat_blocks(blocks, free_scorer, starts, low_pictures=low)
             if on_ground and GROUND_FREE_RULES:
                 # the later steps price blocks without the rays that showed them (else they move other blocks in)
                 shown = free_scorer.shown_by(before_ground, [c for c, _, _ in on_ground])
@@ -564,7 +572,6 @@ def score_images(
                                         "warning"))
             # blocks on the mat that a flat patch of their colour on the mat explains better (free_rules, session 13)
             before_patch = dict(blocks)
-            low = sum(p.angles_deg()["elevation"] <= free_rules.FLAT_PATCH.low_elevation_deg for p in poses)
             patches = drop_flat_patch_blocks(blocks, free_scorer, starts, low_pictures=low)
             if patches and GROUND_FREE_RULES:
                 # as above: the later steps price blocks without the rays the patch explains
@@ -579,6 +586,14 @@ def score_images(
                                         f"patch on the mat explains the pictures better ({-delta:.0f} sampled pixels "
                                         "fewer unexplained: a tinted shadow or colour on the paper, not a block)",
                                         f"cell {cell[0]},{cell[1]},{cell[2]}", "", "warning"))
+            if OVER_22_BACK and over_22:
+                # a block left out as a 23rd of its colour goes back where the rules above left out another
+                # block of that colour as colour on the mat (rulebook "Components": the count was the shadow's)
+                for cell, colour in reversed(over_22):
+                    if cell not in blocks and sum(1 for v in blocks.values() if v == colour) < BLOCKS_PER_COLOR:
+                        blocks[cell] = colour
+                        where = f"cell {cell[0]},{cell[1]},{cell[2]}"
+                        inferred = [p for p in inferred if not (p.code == "over-22" and p.where == where)]
             # after the floating blocks were dropped (free_rules, round 2)
             inferred += repair_after_floating(blocks, free_scorer, recon.ignored, recon.confidence,
                                               recon.unobserved, recon.flags)

@@ -185,7 +185,14 @@ PALE_FREE_FLAGS = True
 # put back when the free rules then leave out blocks of that colour on the mat as colour on the mat (pale,
 # ground, flat patch): the count was the shadow's, not the block's (fixture scene_007, five pictures: a true
 # blue block left out while two blue shadows stood; docs/vision.md, "Session 14: blocks the free reading leaves out")
-OVER_22_BACK = False
+OVER_22_BACK = True
+# without history: once the free rules moved blocks (relocated, lowered), the cells no picture showed are looked at
+# again with the blocks as they stand; those that at least ``min_pixels`` rays now reach first and show empty (a
+# block of any colour there explains RELOCATE_MIN_GAIN rays fewer) are no longer hidden, so the pocket, count and
+# connection rules do not fill them (held12 scene_002 five pictures: a yellow block moved off 2,3,1 and the cell
+# under it filled as hidden while 40 rays show it empty; docs/vision.md, "Session 14: blocks the free reading
+# leaves out")
+REFRESH_UNOBSERVED = True
 
 
 @dataclass
@@ -612,6 +619,12 @@ def score_images(
                     "lowered", f"the {blocks[dst]} block read at {src[0]},{src[1]},{src[2]} is read here, one level "
                     f"lower{f', with the {blocks[dst]} block(s) it hid at {hid}' if added else ''}: {gain} more "
                     "sampled pixels are explained so", f"cell {dst[0]},{dst[1]},{dst[2]}", "", "warning"))
+            if REFRESH_UNOBSERVED and relocated:
+                # a block moved off a cell's line of sight: a cell it hid may show now, and show it empty (a
+                # block of any colour there would leave more rays unexplained): no longer filled as hidden
+                recon.scorer.set_base(blocks)
+                recon.unobserved[:] = [c for c in recon.unobserved if c in blocks or not _shown_empty(
+                    recon.scorer, c, cfg.min_pixels)]
         if recon.scorer is not None:  # cells the pictures cannot tell from full, inside the pile
             pockets, pocket_notes = fill_pockets(blocks, free_scorer, recon.unobserved, cfg.min_pixels)
             inferred += pocket_notes
@@ -1516,6 +1529,14 @@ def _turn_spread(state: State) -> list[Problem]:
     return [Problem("implausible-turns", f"{most} has {placing[most]} blocks but {least} only {placing[least]}: "
                     "players take turns and pass only when no path is free, so some blocks are probably misread",
                     f"{most} and {least} blocks", 'CTRL rulebook, "Game Turn"')]
+
+
+def _shown_empty(scorer: RayScorer, cell: Cell, min_pixels: int) -> bool:
+    """Do at least ``min_pixels`` rays reach ``cell`` first on the scorer's base, and would a block of any colour
+    there leave at least ``free_rules.RELOCATE_MIN_GAIN`` more of the sampled rays unexplained?"""
+    if len(scorer.labels_reaching(cell)) < min_pixels:
+        return False
+    return all(scorer.delta({cell: colour}) >= free_rules.RELOCATE_MIN_GAIN for colour in COLORS)
 
 
 def _report_ignored(ignored: Mapping[Cell, str]) -> list[Problem]:

@@ -70,10 +70,15 @@ def test_blocks_on_the_mat_one_picture_alone_shows_are_doubtful(monkeypatch: pyt
     assert len(wrong) == 4  # the documented misreading: yellow bled onto the mat read as blocks
     doubtful = sorted(p.where for p in res.problems if p.code == "doubtful-block")
     if on:
-        assert not res.trusted and doubtful == ["cell 4,2,0", "cell 4,3,0"]
+        # (since session 14 the search runs again once floating colour is left out, and reads a third yellow block
+        # of the bled colour at 4,1,0, shown by the same picture alone)
+        assert not res.trusted and doubtful == ["cell 4,1,0", "cell 4,2,0", "cell 4,3,0"]
         assert set(wrong) <= set(res.uncertain_sides)
     else:
-        assert res.trusted and not doubtful  # trusted with four wrong sides (named by other warnings)
+        # before session 14 trusted with four wrong sides (named by other warnings); with the third yellow block the
+        # search now reads (see above) the colours' counts are impossible, and that error alone withholds trust
+        assert not doubtful
+        assert not res.trusted and any(p.code == "count-not-turns" for p in res.problems)
 
 
 def test_blocks_on_the_mat_with_the_flat_patch_rule() -> None:
@@ -81,5 +86,7 @@ def test_blocks_on_the_mat_with_the_flat_patch_rule() -> None:
     sides are named."""
     res, wrong = _read("fresh12c_scene_001", back=0)
     assert wrong and not res.trusted
-    assert "cell 4,3,0" in [p.where for p in res.problems if p.code == "patch-on-mat"]
+    # (before session 14 the flat patch left out the block at 4,3,0; with the third bled block at 4,1,0 that the
+    # search now reads it leaves out none, and the one-picture check names all three)
+    assert [p.where for p in res.problems if p.code == "doubtful-block"] == ["cell 4,1,0", "cell 4,2,0", "cell 4,3,0"]
     assert set(wrong) <= set(res.uncertain_sides)

@@ -182,6 +182,18 @@ GROUND_FREE_RULES = True
 PALE_FREE_RULES = True
 # ... and the flags too (a banner "seen" in the shadow on the mat)
 PALE_FREE_FLAGS = True
+# without history: a block left out as a 23rd of its colour (``over-22``, once a hidden start block is assumed) is
+# put back when the free rules then leave out blocks of that colour on the mat as colour on the mat (pale,
+# ground, flat patch): the count was the shadow's, not the block's (fixture scene_007, five pictures: a true
+# blue block left out while two blue shadows stood; docs/vision.md, "Session 14: blocks the free reading leaves out")
+OVER_22_BACK = True
+# without history: once the free rules moved blocks (relocated, lowered), the cells no picture showed are looked at
+# again with the blocks as they stand; those that at least ``min_pixels`` rays now reach first and show empty (a
+# block of any colour there explains RELOCATE_MIN_GAIN rays fewer) are no longer hidden, so the pocket, count and
+# connection rules do not fill them (held12 scene_002 five pictures: a yellow block moved off 2,3,1 and the cell
+# under it filled as hidden while 40 rays show it empty; docs/vision.md, "Session 14: blocks the free reading
+# leaves out")
+REFRESH_UNOBSERVED = True
 
 
 @dataclass
@@ -415,11 +427,13 @@ def score_images(
                                     f"{cell[2]}", 'CTRL rulebook, "Setup" 3', "warning"))
     # a start block assumed in a hidden cell may take its colour over 22 (rulebook "Components"):
     # then another block of that colour was misread; the one the fewest rays show goes
+    over_22: list[tuple[Cell, str]] = []  # (cell, colour) left out so, weakest last
     for color in {c for c, cell in starts.items() if previous is None and blocks.get(cell) == c}:
         while sum(1 for v in blocks.values() if v == color) > BLOCKS_PER_COLOR:
             weakest = min((c for c, v in blocks.items() if v == color and c != starts[color]),
                           key=lambda c: recon.confidence.get(c, 0.0) * sum(recon.first_hit_pixels.get(c, [0])))
             del blocks[weakest]
+            over_22.append((weakest, color))
             inferred.append(Problem("over-22", f"left out: with the {color} start block assumed, this was a 23rd "
                                     f"{color} block, the one the fewest pixels show", f"cell {weakest[0]},"
                                     f"{weakest[1]},{weakest[2]}", 'CTRL rulebook, "Components"', "warning"))
@@ -553,7 +567,8 @@ def score_images(
                                         "", "warning"))
             # blocks on the mat whose colour the other pictures show on the mat around them (free_rules, session 12)
             before_ground = dict(blocks)
-            on_ground = drop_ground_mat_blocks(blocks, free_scorer, starts)
+            low = sum(p.angles_deg()["elevation"] <= free_rules.FLAT_PATCH.low_elevation_deg for p in poses)
+            on_ground = drop_ground_mat_blocks(blocks, free_scorer, starts, low_pictures=low)
             if on_ground and GROUND_FREE_RULES:
                 # the later steps price blocks without the rays that showed them (else they move other blocks in)
                 shown = free_scorer.shown_by(before_ground, [c for c, _, _ in on_ground])
@@ -567,7 +582,6 @@ def score_images(
                                         "warning"))
             # blocks on the mat that a flat patch of their colour on the mat explains better (free_rules, session 13)
             before_patch = dict(blocks)
-            low = sum(p.angles_deg()["elevation"] <= free_rules.FLAT_PATCH.low_elevation_deg for p in poses)
             patches = drop_flat_patch_blocks(blocks, free_scorer, starts, low_pictures=low)
             if patches and GROUND_FREE_RULES:
                 # as above: the later steps price blocks without the rays the patch explains
@@ -582,6 +596,14 @@ def score_images(
                                         f"patch on the mat explains the pictures better ({-delta:.0f} sampled pixels "
                                         "fewer unexplained: a tinted shadow or colour on the paper, not a block)",
                                         f"cell {cell[0]},{cell[1]},{cell[2]}", "", "warning"))
+            if OVER_22_BACK and over_22:
+                # a block left out as a 23rd of its colour goes back where the rules above left out another
+                # block of that colour as colour on the mat (rulebook "Components": the count was the shadow's)
+                for cell, colour in reversed(over_22):
+                    if cell not in blocks and sum(1 for v in blocks.values() if v == colour) < BLOCKS_PER_COLOR:
+                        blocks[cell] = colour
+                        where = f"cell {cell[0]},{cell[1]},{cell[2]}"
+                        inferred = [p for p in inferred if not (p.code == "over-22" and p.where == where)]
             # after the floating blocks were dropped (free_rules, round 2)
             inferred += repair_after_floating(blocks, free_scorer, recon.ignored, recon.confidence,
                                               recon.unobserved, recon.flags)
@@ -600,6 +622,12 @@ def score_images(
                     "lowered", f"the {blocks[dst]} block read at {src[0]},{src[1]},{src[2]} is read here, one level "
                     f"lower{f', with the {blocks[dst]} block(s) it hid at {hid}' if added else ''}: {gain} more "
                     "sampled pixels are explained so", f"cell {dst[0]},{dst[1]},{dst[2]}", "", "warning"))
+            if REFRESH_UNOBSERVED and relocated:
+                # a block moved off a cell's line of sight: a cell it hid may show now, and show it empty (a
+                # block of any colour there would leave more rays unexplained): no longer filled as hidden
+                recon.scorer.set_base(blocks)
+                recon.unobserved[:] = [c for c in recon.unobserved if c in blocks or not _shown_empty(
+                    recon.scorer, c, cfg.min_pixels)]
         if recon.scorer is not None:  # cells the pictures cannot tell from full, inside the pile
             pockets, pocket_notes = fill_pockets(blocks, free_scorer, recon.unobserved, cfg.min_pixels)
             inferred += pocket_notes
@@ -1537,6 +1565,14 @@ def _turn_spread(state: State) -> list[Problem]:
     return [Problem("implausible-turns", f"{most} has {placing[most]} blocks but {least} only {placing[least]}: "
                     "players take turns and pass only when no path is free, so some blocks are probably misread",
                     f"{most} and {least} blocks", 'CTRL rulebook, "Game Turn"')]
+
+
+def _shown_empty(scorer: RayScorer, cell: Cell, min_pixels: int) -> bool:
+    """Do at least ``min_pixels`` rays reach ``cell`` first on the scorer's base, and would a block of any colour
+    there leave at least ``free_rules.RELOCATE_MIN_GAIN`` more of the sampled rays unexplained?"""
+    if len(scorer.labels_reaching(cell)) < min_pixels:
+        return False
+    return all(scorer.delta({cell: colour}) >= free_rules.RELOCATE_MIN_GAIN for colour in COLORS)
 
 
 def _report_ignored(ignored: Mapping[Cell, str]) -> list[Problem]:

@@ -61,6 +61,11 @@ BANNER_RAYS_BEYOND_MAT = True
 FAR_COLOUR_MAX_RAYS = 150
 # ... and rays of a colour the picture shows beyond the mat on more than this many are not even traced
 FAR_TRACE_MAX_RAYS = 1500
+# the search runs again once the colour no block connected to the pile can explain (``Reconstruction.ignored``)
+# is left out: a block read in the air in front of one camera, where no other picture carves it, hides the
+# cells behind it from the search (docs/vision.md, "Session 14: blocks the free reading leaves out"); False:
+# not (as before session 14)
+REFINE_AFTER_FLOATING = True
 
 
 @dataclass(frozen=True)
@@ -511,50 +516,61 @@ def reconstruct(
                                                block_penalty=cfg.block_penalty, cap=cfg.max_per_colour)
         sweeps += n_sweeps
     t_refine = time.perf_counter()
-    # every full cell is one of the search's active cells: a ray through none of them shows the mat
-    pred = np.full(len(model.obs), int(Label.BACKGROUND), np.int64)
-    pred[act.model_rows] = act_pred
-    blocks: dict[Cell, str] = {}
-    confidence: dict[Cell, float] = {}
-    unobserved: list[Cell] = []
-    first_hit_pixels: dict[Cell, list[int]] = {}
-    # which rays each cell is the first hit of, in the final hypothesis
-    # (on the search's compact table: the rays through no active cell meet no block)
-    vals = act.hyp[act.idx]
-    first = np.argmax(vals != 0, axis=1)
-    has_c = vals[np.arange(len(first)), first] != 0
-    first_cell = np.full(len(model.obs), -1, np.int64)
-    first_cell[act.model_rows] = np.where(has_c, act.cells_ext[act.idx[np.arange(len(first)), first]], -1)
-    has_first = first_cell >= 0
     n_views = len(views)
-    # first-hit rays per cell and view, and "reach": the rays on which an empty cell comes before
-    # the first hit (a block there would be the first thing they meet), all in one pass
-    per_view = np.bincount(first_cell[has_first] * n_views + model.view[has_first],
-                           minlength=vol.n * n_views).reshape(vol.n, n_views)
-    agree_n = np.bincount(first_cell[has_first & (model.obs == hyp[np.maximum(first_cell, 0)])], minlength=vol.n)
-    # (counted right for the active cells, the only ones it is read for)
-    first_pos = np.where(has_c, first, act.idx.shape[1])
-    before = (act.idx != len(act.cells)) & (np.arange(act.idx.shape[1])[None, :] < first_pos[:, None])
-    reach_n = np.bincount(act.cells[act.idx[before]], minlength=vol.n)
-    for i in hull:
-        cell = vol.cell(int(i))
-        n_first = int(per_view[i].sum())
-        first_hit_pixels[cell] = [int(v) for v in per_view[i]]
-        if hyp[i] == 0:
-            # would a block here be the first thing some rays meet?  If not, no picture can tell
-            # whether it is here (a same-coloured block behind it does not make it unseen)
-            if int(reach_n[i]) < cfg.min_pixels:
+
+    def read_out(act: _ActiveRays, act_pred: npt.NDArray[np.int8], cells: I64,
+                 ) -> tuple[I64, dict[Cell, str], dict[Cell, float], list[Cell], dict[Cell, list[int]]]:
+        """The search's hypothesis read out on ``cells``: every ray's prediction, the blocks, their
+        confidence, the cells no picture shows, and each cell's first-hit rays per view."""
+        # every full cell is one of the search's active cells: a ray through none of them shows the mat
+        pred = np.full(len(model.obs), int(Label.BACKGROUND), np.int64)
+        pred[act.model_rows] = act_pred
+        blocks: dict[Cell, str] = {}
+        confidence: dict[Cell, float] = {}
+        unobserved: list[Cell] = []
+        first_hit_pixels: dict[Cell, list[int]] = {}
+        # which rays each cell is the first hit of, in the final hypothesis
+        # (on the search's compact table: the rays through no active cell meet no block)
+        vals = act.hyp[act.idx]
+        first = np.argmax(vals != 0, axis=1)
+        has_c = vals[np.arange(len(first)), first] != 0
+        first_cell = np.full(len(model.obs), -1, np.int64)
+        first_cell[act.model_rows] = np.where(has_c, act.cells_ext[act.idx[np.arange(len(first)), first]], -1)
+        has_first = first_cell >= 0
+        # first-hit rays per cell and view, and "reach": the rays on which an empty cell comes before
+        # the first hit (a block there would be the first thing they meet), all in one pass
+        per_view = np.bincount(first_cell[has_first] * n_views + model.view[has_first],
+                               minlength=vol.n * n_views).reshape(vol.n, n_views)
+        agree_n = np.bincount(first_cell[has_first & (model.obs == hyp[np.maximum(first_cell, 0)])],
+                              minlength=vol.n)
+        # (counted right for the active cells, the only ones it is read for)
+        first_pos = np.where(has_c, first, act.idx.shape[1])
+        before = (act.idx != len(act.cells)) & (np.arange(act.idx.shape[1])[None, :] < first_pos[:, None])
+        reach_n = np.bincount(act.cells[act.idx[before]], minlength=vol.n)
+        for i in cells:
+            cell = vol.cell(int(i))
+            n_first = int(per_view[i].sum())
+            first_hit_pixels[cell] = [int(v) for v in per_view[i]]
+            if hyp[i] == 0:
+                # would a block here be the first thing some rays meet?  If not, no picture can tell
+                # whether it is here (a same-coloured block behind it does not make it unseen)
+                if int(reach_n[i]) < cfg.min_pixels:
+                    unobserved.append(cell)
+                continue
+            if n_first < cfg.min_pixels:
                 unobserved.append(cell)
-            continue
-        if n_first < cfg.min_pixels:
-            unobserved.append(cell)
-            continue
-        blocks[cell] = LABEL_COLORS[int(hyp[i])]
-        confidence[cell] = int(agree_n[i]) / n_first
+                continue
+            blocks[cell] = LABEL_COLORS[int(hyp[i])]
+            confidence[cell] = int(agree_n[i]) / n_first
+        return pred, blocks, confidence, unobserved, first_hit_pixels
+
+    pred, blocks, confidence, unobserved, first_hit_pixels = read_out(act, act_pred, hull)
     # every block is connected to the Central Cube (rulebook "The Battlefield"), possibly through
     # cells no picture sees: colour where no connected block can be (a reflection in the Central
     # Cube's glossy faces, clutter, a printed patch) is ignored, and reported
     ignored = _floating(blocks, set(unobserved))
+    added: dict[Cell, str] = {}
+    connectors: list[Cell] = []
     if ignored:
         # a group the pictures show strongly is kept when a path of cells that the pictures do not
         # contradict much connects it (the block between it and the pile was misread, e.g. shadowed):
@@ -575,6 +591,34 @@ def reconstruct(
         hyp[vol.index1(cell)] = 0
     if ignored:
         pred = model.predict(hyp)
+    if ignored and REFINE_AFTER_FLOATING:
+        # the colour ignored stood in front of cells the search then could not see (a block read in the
+        # air in front of one camera, where no other picture carves it): the search runs again without it,
+        # those cells kept empty and the connectors kept as they are
+        banned = np.array([vol.index1(c) for c in [*ignored, *added]], np.int64)
+        again = np.setdiff1d(hull, banned)
+        rays_behind = np.concatenate([model.rays_of[int(i)] for i in banned])
+        behind = np.unique(model.idx[rays_behind])
+        before_hyp = hyp.copy()
+        hyp, n_sweeps, act, act_pred = _refine(model, hyp, again, [0, *color_labels], neighbours,
+                                               block_penalty=cfg.block_penalty, cap=cfg.max_per_colour,
+                                               first=np.intersect1d(behind[behind >= 0], again))
+        sweeps += n_sweeps
+        if not np.array_equal(before_hyp, hyp):
+            pred, blocks, confidence, unobserved, first_hit_pixels = read_out(act, act_pred, again)
+            for cell, col in added.items():
+                blocks[cell] = col
+                confidence[cell] = 0.0
+            unobserved.extend(c for c in connectors if c not in unobserved)
+            unobserved[:] = [c for c in unobserved if c not in added or c in connectors]
+            more = _floating(blocks, set(unobserved))
+            for cell in more:
+                del blocks[cell]
+                confidence.pop(cell, None)
+                hyp[vol.index1(cell)] = 0
+            if more:
+                ignored = {**ignored, **more}
+                pred = model.predict(hyp)
     t_color = time.perf_counter()
     flags, flag_scores = _fit_flags_residual(model, hyp, pred, vol, blocks, cfg, flag_geometry, far)
     t_flags = time.perf_counter()

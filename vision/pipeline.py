@@ -171,6 +171,12 @@ NOT_LEGAL_PALE_CHROMA = 30.0
 # pole a picture shows, when its banner comes as near (vision/flag_margin.py ``SAME_CELL_POLE_MOVES``); the
 # move is reported ``flag-ambiguous`` (docs/vision.md, "Session 9: flag poles")
 SAME_CELL_POLE_MOVES = True
+# with history: a flag read from fewer than WEAK_FLAG_RAYS banner rays is moved to another spot by its pole
+# (``weak_flags_by_pole``) only when no picture shows a pole (the same line test) at the spot read, as
+# ``vision.pole_overrule`` does for any banner.  A round back on the development renders, the moves away from a
+# spot whose pole line 1-2 pictures show took a right flag away 6 times and brought one 2 times (moves from a
+# pole-less spot: 11 right, 0 taken away); docs/vision.md, "Session 14: reading a round back".  False: as before
+WEAK_FLAG_MOVES_ONLY_POLELESS = True
 # ... and without history (every flag read), the move reported the same way
 FREE_SAME_CELL_POLE_MOVES = True
 # the free rules after blocks on the mat were left out as colour on the mat price blocks without the rays that
@@ -1065,7 +1071,8 @@ def weak_flags_by_pole(state: State, weak: set[str], scorer: RayScorer, images: 
     """Flags read from a handful of banner rays (``weak``), checked by their poles: among the colour's
     legal spots (CTRL rulebook, "Flags") where the pictures do not contradict a banner (the test of
     :func:`flags_by_pole`) and the spot read, the one whose pole the most pictures show -- at least
-    ``min_views`` and strictly more than at any other, the spot read included -- takes the flag.
+    ``min_views`` and strictly more than at any other, the spot read included -- takes the flag; with
+    :data:`WEAK_FLAG_MOVES_ONLY_POLELESS` only when no picture shows a pole at the spot read.
     Returns the state and, per colour moved, the spot read, the new spot and the pictures showing its pole."""
     from vision.poles import PoleJudge
 
@@ -1085,6 +1092,8 @@ def weak_flags_by_pole(state: State, weak: set[str], scorer: RayScorer, images: 
         views = {ev.spot: ev.views_seen for ev in PoleJudge(greys, cameras).evidence(kept)}
         ranked = sorted(kept, key=lambda sp: -len(views[sp]))
         top = ranked[0]
+        if WEAK_FLAG_MOVES_ONLY_POLELESS and views[read]:
+            continue  # a picture shows a pole where the banner was read: the weak banner stands
         if (top == read or len(views[top]) < min_views
                 or (len(ranked) > 1 and len(views[ranked[1]]) >= len(views[top]))):
             continue

@@ -22,6 +22,12 @@ signs** -- things the reader already knows about the cell, each named in words a
   away from the camera (in every picture), whose sides and shadow the probes take for this cell's;
 * ``under`` (Gridopolis): a pad of an upper level stands right above the site (the piece is seen past it or
   through the slit under it);
+* ``tie`` (Gridopolis pieces, session 14): the blocker box's shape and the marker's (pawn or king) explain the probes
+  equally well (their scores differ by under :data:`SHAPE_TIE`): the box / marker kind was then taken from the box's
+  faces or, where those were not seen, by the order of the hypotheses -- a guess.  A **naming** sign
+  (:data:`NAMING_SIGNS`): it does not lower the share right (counted as its own sign it flagged about 30 right cells
+  per wrong one it caught: the wrong ties were already unsure by ``seen`` / ``under``), but an unsure cell that has it
+  says so first, so that the warning names the guess;
 * ``disagree``: the pictures read the cell differently (two or more pictures).
 
 The **calibration table** (:data:`CALIBRATION`) holds, per game, the count of right readings and of readings of each
@@ -48,8 +54,9 @@ import numpy.typing as npt
 from engine.core import Problem
 from vision.board_classify import DECLINED_KINDS, CellReading, cell_where
 
-__all__ = ["CALIBRATION", "P_SURE", "SEEN_LOW", "SIGNS", "WEAK", "CellDoubt", "cell_class", "count_table",
-           "doubt_signs", "doubt_words", "judge_cells", "presence_margin", "unsure_problems"]
+__all__ = ["CALIBRATION", "NAMING_SIGNS", "P_SURE", "SEEN_LOW", "SHAPE_TIE", "SIGNS", "WEAK", "CellDoubt",
+           "cell_class", "count_table", "doubt_signs", "doubt_words", "judge_cells", "presence_margin", "shape_tie",
+           "unsure_problems"]
 
 #: under this share of right readings like it, a cell is unsure: 0.9 for every game, fixed before measuring.  (Chosen
 #: instead per game among 0.85, 0.9, 0.93, 0.95 by the fewest silent wrong cells + right cells marked unsure / 10,
@@ -65,7 +72,12 @@ WEAK = 0.3
 WEAK_PRESENCE = 0.045
 #: smoothing of a sign's share towards its class's share: as if this many readings at the class's share were added
 PRIOR_N = 5.0
-SIGNS = ("rule", "hand", "seen", "weak", "partial", "shape", "front", "behind", "under", "disagree")
+#: a Gridopolis piece whose box and marker scores differ by under this is a shape tie (``tie``; the same scale as
+#: :data:`WEAK_PRESENCE`, fixed before measuring)
+SHAPE_TIE = WEAK_PRESENCE
+SIGNS = ("rule", "hand", "seen", "weak", "partial", "shape", "front", "behind", "under", "tie", "disagree")
+#: signs that only name a doubt in an unsure cell's reasons (first), without lowering its share right
+NAMING_SIGNS = ("tie",)
 
 #: (game, class or "sign:<piece|empty>:<sign>") -> (readings right, readings) over the development tables, one picture
 #: each (bdev, held, held8, held9, held10, held11, held12, fixtures: 300 tables read), and ``disagree`` over the
@@ -122,6 +134,16 @@ def presence_margin(c: CellReading) -> float | None:
     if "empty" not in c.scores or not piece:
         return None
     return max(piece) - c.scores["empty"]
+
+
+def shape_tie(c: CellReading, limit: float | None = None) -> bool:
+    """Whether a Gridopolis piece's blocker-box score and its best marker score (pawn or king) differ by under
+    ``limit`` (default :data:`SHAPE_TIE`): its probes do not tell a box from a marker."""
+    box = c.scores.get("blocker")
+    marker = [v for k, v in c.scores.items() if k in ("pawn", "king")]
+    if box is None or not marker:
+        return False
+    return abs(box - max(marker)) < (SHAPE_TIE if limit is None else limit)
 
 
 def cell_class(game: str, c: CellReading) -> str:
@@ -190,6 +212,8 @@ def doubt_signs(game: str, cells: Sequence[CellReading], cameras: Sequence[F64] 
                 s.append("behind")
         if len(c.key) > 2 and any(lv > c.key[2] for lv in levels.get((c.key[0], c.key[1]), [])):
             s.append("under")
+        if game == "gridopolis" and c.kind in ("pawn", "king", "blocker") and shape_tie(c):
+            s.append("tie")
         if len(per_picture) > 1 and len({p[i].says() for p in per_picture if p[i].kind not in DECLINED_KINDS}) > 1:
             s.append("disagree")
         out.append(tuple(s))
@@ -240,6 +264,7 @@ def _sign_words(sign: str, c: CellReading) -> str:
         "front": "a two-cube stack stands in front of it (towards the camera)",
         "behind": "a two-cube stack stands behind it",
         "under": "a pad stands right above it",
+        "tie": "a blocker box and a pawn or king fit its view equally well (the kind is a guess)",
         "disagree": "the pictures read it differently",
     }[sign]
 
@@ -262,7 +287,7 @@ def judge_cells(game: str, cells: Sequence[CellReading], cameras: Sequence[F64] 
         cls = cell_class(game, c)
         p_cls = _share(game, cls, base_all, tab)
         side = "empty" if c.kind == "empty" else "piece"
-        p_sign = {s: _share(game, f"sign:{side}:{s}", p_cls, tab) for s in signs}
+        p_sign = {s: _share(game, f"sign:{side}:{s}", p_cls, tab) for s in signs if s not in NAMING_SIGNS}
         if combine == "odds" and p_sign:
             # each sign's odds against its side's (empty cells, or pieces) multiply the class's odds (signs taken
             # as independent evidence: three weak signs together weigh more than the weakest alone)
@@ -276,7 +301,8 @@ def judge_cells(game: str, cells: Sequence[CellReading], cameras: Sequence[F64] 
         sure = p >= p_sure
         reasons: list[str] = []
         if not sure:
-            reasons = [_sign_words(s, c) for s, v in sorted(p_sign.items(), key=lambda kv: kv[1])
+            reasons = [_sign_words(s, c) for s in signs if s in NAMING_SIGNS]
+            reasons += [_sign_words(s, c) for s, v in sorted(p_sign.items(), key=lambda kv: kv[1])
                        if v < p_sure or combine == "odds"]
             if p_cls < p_sure:
                 reasons.append(f"{'an empty cell' if c.kind == 'empty' else _kind_words(game, c)} is often misread")

@@ -18,10 +18,18 @@ signs** -- things the reader already knows about the cell, each named in words a
   does (its confidence under 1: the share of matching probes over twice the least share that finds a token);
 * ``shape`` (an empty cell): a piece's shape explains the probes better than "empty" (by :data:`WEAK_PRESENCE`),
   but the reader emptied it (not a player's colour, too faint);
+* ``solid`` (an empty Gridopolis cell, session 14): a piece's shape explains the probes much better than "empty" (by
+  :data:`STRONG_PRESENCE`), but the reader emptied it -- a ``shape`` that is plain, not faint;
 * ``front`` / ``behind`` (Bandera pieces): a stack two cubes high stands on the neighbouring square towards /
   away from the camera (in every picture), whose sides and shadow the probes take for this cell's;
 * ``under`` (Gridopolis): a pad of an upper level stands right above the site (the piece is seen past it or
   through the slit under it);
+* ``tie`` (Gridopolis pieces, session 14): the blocker box's shape and the marker's (pawn or king) explain the probes
+  equally well (their scores differ by under :data:`SHAPE_TIE`): the box / marker kind was then taken from the box's
+  faces or, where those were not seen, by the order of the hypotheses -- a guess.  A **naming** sign
+  (:data:`NAMING_SIGNS`): it does not lower the share right (counted as its own sign it flagged about 30 right cells
+  per wrong one it caught: the wrong ties were already unsure by ``seen`` / ``under``), but an unsure cell that has it
+  says so first, so that the warning names the guess;
 * ``disagree``: the pictures read the cell differently (two or more pictures).
 
 The **calibration table** (:data:`CALIBRATION`) holds, per game, the count of right readings and of readings of each
@@ -48,8 +56,9 @@ import numpy.typing as npt
 from engine.core import Problem
 from vision.board_classify import DECLINED_KINDS, CellReading, cell_where
 
-__all__ = ["CALIBRATION", "P_SURE", "SEEN_LOW", "SIGNS", "WEAK", "CellDoubt", "cell_class", "count_table",
-           "doubt_signs", "doubt_words", "judge_cells", "presence_margin", "unsure_problems"]
+__all__ = ["CALIBRATION", "NAMING_SIGNS", "P_SURE", "SEEN_LOW", "SHAPE_TIE", "SIGNS", "STRONG_PRESENCE", "WEAK",
+           "CellDoubt", "cell_class", "count_table", "doubt_signs", "doubt_words", "judge_cells", "presence_margin",
+           "shape_tie", "unsure_problems"]
 
 #: under this share of right readings like it, a cell is unsure: 0.9 for every game, fixed before measuring.  (Chosen
 #: instead per game among 0.85, 0.9, 0.93, 0.95 by the fewest silent wrong cells + right cells marked unsure / 10,
@@ -63,14 +72,24 @@ WEAK = 0.3
 #: a Gridopolis piece's margin of its best shape over "empty" under this is weak (``WEAK`` x the classifier's
 #: ``margin_full`` 0.15: the same scale as the confidence)
 WEAK_PRESENCE = 0.045
+#: an empty Gridopolis cell whose best piece shape beats "empty" by this much is ``solid`` (a round value: a third
+#: of the largest margins, 1.5-1.9, of pieces in plain view)
+STRONG_PRESENCE = 0.5
 #: smoothing of a sign's share towards its class's share: as if this many readings at the class's share were added
 PRIOR_N = 5.0
-SIGNS = ("rule", "hand", "seen", "weak", "partial", "shape", "front", "behind", "under", "disagree")
+#: a Gridopolis piece whose box and marker scores differ by under this is a shape tie (``tie``; the same scale as
+#: :data:`WEAK_PRESENCE`, fixed before measuring)
+SHAPE_TIE = WEAK_PRESENCE
+SIGNS = ("rule", "hand", "seen", "weak", "partial", "shape", "solid", "front", "behind", "under", "tie",
+         "disagree")
+#: signs that only name a doubt in an unsure cell's reasons (first), without lowering its share right
+NAMING_SIGNS = ("tie",)
 
 #: (game, class or "sign:<piece|empty>:<sign>") -> (readings right, readings) over the development tables, one picture
 #: each (bdev, held, held8, held9, held10, held11, held12, fixtures: 300 tables read), and ``disagree`` over the
 #: tables read from two pictures (held10, held11, held12, fixtures with their second pictures: 152 tables);
-#: ``benchmarks/board_sureness.py --fit`` counts them
+#: ``benchmarks/board_sureness.py --fit`` counts them (``sign:empty:solid``, session 14: counted on the same eight sets
+#: read by the code of main aa59bc2; the other entries were counted before)
 CALIBRATION: dict[str, dict[str, tuple[int, int]]] = {
     "bandera": {
         "all": (6262, 6345), "cube": (439, 465), "cube+c": (23, 25), "empty": (5437, 5458), "royal_tower": (23, 28),
@@ -83,7 +102,8 @@ CALIBRATION: dict[str, dict[str, tuple[int, int]]] = {
     "gridopolis": {
         "all": (3264, 3332), "blocker": (163, 168), "empty": (2533, 2570), "king": (24, 30), "pawn": (544, 564),
         "sign:empty:disagree": (4, 5), "sign:empty:hand": (168, 177), "sign:empty:seen": (544, 560),
-        "sign:empty:shape": (117, 129), "sign:empty:under": (674, 691), "sign:empty:weak": (27, 27),
+        "sign:empty:shape": (117, 129), "sign:empty:solid": (38, 43), "sign:empty:under": (674, 691),
+        "sign:empty:weak": (27, 27),
         "sign:piece:disagree": (9, 13), "sign:piece:hand": (34, 38), "sign:piece:rule": (0, 2),
         "sign:piece:seen": (105, 123), "sign:piece:under": (96, 116), "sign:piece:weak": (1, 1),
     },
@@ -122,6 +142,16 @@ def presence_margin(c: CellReading) -> float | None:
     if "empty" not in c.scores or not piece:
         return None
     return max(piece) - c.scores["empty"]
+
+
+def shape_tie(c: CellReading, limit: float | None = None) -> bool:
+    """Whether a Gridopolis piece's blocker-box score and its best marker score (pawn or king) differ by under
+    ``limit`` (default :data:`SHAPE_TIE`): its probes do not tell a box from a marker."""
+    box = c.scores.get("blocker")
+    marker = [v for k, v in c.scores.items() if k in ("pawn", "king")]
+    if box is None or not marker:
+        return False
+    return abs(box - max(marker)) < (SHAPE_TIE if limit is None else limit)
 
 
 def cell_class(game: str, c: CellReading) -> str:
@@ -173,6 +203,8 @@ def doubt_signs(game: str, cells: Sequence[CellReading], cameras: Sequence[F64] 
         pm = presence_margin(c)
         if c.kind == "empty" and pm is not None and pm >= WEAK_PRESENCE:
             s.append("shape")
+            if game == "gridopolis" and pm >= STRONG_PRESENCE:
+                s.append("solid")
         elif game == "gridopolis" and c.kind != "empty":
             if pm is not None and pm < WEAK_PRESENCE:
                 s.append("weak")
@@ -190,6 +222,8 @@ def doubt_signs(game: str, cells: Sequence[CellReading], cameras: Sequence[F64] 
                 s.append("behind")
         if len(c.key) > 2 and any(lv > c.key[2] for lv in levels.get((c.key[0], c.key[1]), [])):
             s.append("under")
+        if game == "gridopolis" and c.kind in ("pawn", "king", "blocker") and shape_tie(c):
+            s.append("tie")
         if len(per_picture) > 1 and len({p[i].says() for p in per_picture if p[i].kind not in DECLINED_KINDS}) > 1:
             s.append("disagree")
         out.append(tuple(s))
@@ -237,9 +271,11 @@ def _sign_words(sign: str, c: CellReading) -> str:
         "weak": "hardly told from the next best reading",
         "partial": "only part of the cell shows the token's print",
         "shape": "a piece's shape was seen there (no player's colour, or too faint)",
+        "solid": "a piece's shape was plainly seen there",
         "front": "a two-cube stack stands in front of it (towards the camera)",
         "behind": "a two-cube stack stands behind it",
         "under": "a pad stands right above it",
+        "tie": "a blocker box and a pawn or king fit its view equally well (the kind is a guess)",
         "disagree": "the pictures read it differently",
     }[sign]
 
@@ -262,7 +298,7 @@ def judge_cells(game: str, cells: Sequence[CellReading], cameras: Sequence[F64] 
         cls = cell_class(game, c)
         p_cls = _share(game, cls, base_all, tab)
         side = "empty" if c.kind == "empty" else "piece"
-        p_sign = {s: _share(game, f"sign:{side}:{s}", p_cls, tab) for s in signs}
+        p_sign = {s: _share(game, f"sign:{side}:{s}", p_cls, tab) for s in signs if s not in NAMING_SIGNS}
         if combine == "odds" and p_sign:
             # each sign's odds against its side's (empty cells, or pieces) multiply the class's odds (signs taken
             # as independent evidence: three weak signs together weigh more than the weakest alone)
@@ -276,7 +312,8 @@ def judge_cells(game: str, cells: Sequence[CellReading], cameras: Sequence[F64] 
         sure = p >= p_sure
         reasons: list[str] = []
         if not sure:
-            reasons = [_sign_words(s, c) for s, v in sorted(p_sign.items(), key=lambda kv: kv[1])
+            reasons = [_sign_words(s, c) for s in signs if s in NAMING_SIGNS]
+            reasons += [_sign_words(s, c) for s, v in sorted(p_sign.items(), key=lambda kv: kv[1])
                        if v < p_sure or combine == "odds"]
             if p_cls < p_sure:
                 reasons.append(f"{'an empty cell' if c.kind == 'empty' else _kind_words(game, c)} is often misread")

@@ -170,7 +170,8 @@ def test_a_quirky_token_only_partly_matching_its_print_is_unsure() -> None:
 def test_signs_combined_as_odds_add_up_where_the_weakest_alone_does_not() -> None:
     """Check set, Gridopolis: pieces read empty with three signs at once (hardly seen, a piece's shape, a pad
     above), each alone just above the limit.  ``combine="odds"`` (measured, not the default) makes them unsure."""
-    empty = CellReading((3, 3, 1), "empty", None, 0, False, 0.0, None, {"empty": 0.3, "pawn": 0.9, "king": 0.9,
+    # (a shape margin of 0.4: under session 14's ``solid`` sign, STRONG_PRESENCE 0.5, which alone makes it unsure)
+    empty = CellReading((3, 3, 1), "empty", None, 0, False, 0.0, None, {"empty": 0.3, "pawn": 0.7, "king": 0.7,
                                                                           "blocker": 0.4}, (), 0.2)
     cells = [empty, CellReading((3, 3, 2), "empty", None, 0, False, 1.0, seen=1.0)]
     weakest = judge_cells("gridopolis", cells)[0]

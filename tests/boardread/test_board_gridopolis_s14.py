@@ -7,26 +7,9 @@ and fails then."""
 from __future__ import annotations
 
 from dataclasses import replace
-from pathlib import Path
 
-from tests.boardread.test_board_round5 import scene_with_pose
-from vision.board_classify import CellReading, ClassifyBoardConfig, config_for
-from vision.board_pipeline import read_board
-
-DEV = Path(__file__).resolve().parent / "data" / "gridopolis_dev"
-TRUTH = "development render truth (simulated camera)"
-
-
-def _read(name: str, cfg: ClassifyBoardConfig | None = None) -> tuple[dict[tuple[int, ...], CellReading], dict]:
-    img, cam, doc, pose = scene_with_pose(DEV / name, TRUTH)
-    res = read_board([("s", img)], "gridopolis", spec=pose.spec, camera=cam,
-                     classify_config=cfg or config_for("gridopolis"))
-    return {c.key: c for c in res.cells}, doc
-
-
-def _truth(doc: dict, key: tuple[int, int, int]) -> tuple[str, str]:
-    e = next(e for e in doc["cells"] if (e["x"], e["y"], e.get("level", 0)) == key)
-    return e["piece"], e["colour"]
+from tests.boardread.test_board_gridopolis_reprobe_s10 import _read, _truth
+from vision.board_classify import config_for
 
 
 def test_yellow_pawns_with_a_highlight_on_their_flat_top_are_pawns() -> None:

@@ -140,6 +140,12 @@ class ClassifyBoardConfig:
     # whose hue is this far from the hand's own skin (the median of its pixels) sees past the hand: a red piece
     # beside the hand has a skin hue and joins its blob; and the colour read past the hand is told from skin so
     past_hand_chroma: float = 0.0  # ... when its chroma also exceeds the skin's by this much (plastic is more vivid)
+    past_hand_far: float = 0.0  # Gridopolis (> 0: on; session 14): ... a probe on the mask whose colour is this far in
+    # hue from the skin (a green or blue piece), not yellow, of a piece's chroma, sees past the hand however faint
+    # (in the hand's shade a green pawn is no more vivid than skin); a site with ``past_hand_far_n`` such probes is
+    # read past the hand with ``past_hand_far_share`` of ``piece_past_hand``'s share of probes clear of it
+    past_hand_far_n: int = 4
+    past_hand_far_share: float = 0.5
     cover_scale: int = 8  # the skin search works on the picture shrunk this much
     skin_hue: tuple[float, float] = (15.0, 80.0)  # CIELAB hue angles of skin
     skin_chroma: tuple[float, float] = (8.0, 42.0)
@@ -390,6 +396,12 @@ PIECE_PAST_HAND: float = 0.3
 #: boards_vision.md, "Session 14: Gridopolis boards not exact")
 PAST_HAND_HUE: float = 20.0
 PAST_HAND_CHROMA: float = 8.0
+#: Gridopolis, session 14: ... a probe on the hand's mask 60 degrees of hue from the skin (green, blue; not red, 15-40
+#: from it), not yellow, of a piece's chroma, sees past the hand however faint, and a site with 4 such probes is read
+#: past the hand with half the share of clear probes (0.15).  Development: 2 green pawns and 1 blue pawn (86-155 px)
+#: read right of 276 tables, none wrong; at 40 degrees a red pawn on an unfound pad above was read a king below
+#: (docs/boards_vision.md, "Session 14: Gridopolis pieces declined beside a hand")
+PAST_HAND_FAR: float = 60.0
 
 
 #: Gridopolis: how far (mm, on one level) the plain pads whose light a piece's colour is named in may lie: one
@@ -566,7 +578,7 @@ def config_for(game: str) -> ClassifyBoardConfig:
                                    marker_ring_contrast=RING_CONTRAST, box_fit_alone=0.2,
                                    shape_by_rule=True, reprobe_grid=6, sure_box_fit=SURE_BOX_FIT,
                                    piece_past_hand=PIECE_PAST_HAND, past_hand_hue=PAST_HAND_HUE,
-                                   past_hand_chroma=PAST_HAND_CHROMA)
+                                   past_hand_chroma=PAST_HAND_CHROMA, past_hand_far=PAST_HAND_FAR)
     if game == "bandera":
         return ClassifyBoardConfig(dab_lo=4.0, dab_hi=14.0, character_near_deg=8.0, character_nearer_deg=5.0,
                                    settle_in_turn=True, piece_min_score=0.7, piece_min_single=True,
@@ -1151,8 +1163,18 @@ def classify_sites(
                 on &= ~((np.abs((hue_p - skin_hue + 180.0) % 360.0 - 180.0) >= cfg.past_hand_hue) & (piece[i] > 0.5)
                         & ~yellow_p
                         & (np.hypot(lab_o[i, :, 1], lab_o[i, :, 2]) >= max(cfg.min_chroma, skin_vivid)))
+            n_far = 0
+            if cfg.past_hand_far > 0 and skin_hue is not None:
+                # (a colour far in hue from this hand's skin -- green, blue -- is a piece's, even in the hand's shade)
+                hue_f = np.degrees(np.arctan2(lab_o[i, :, 2], lab_o[i, :, 1]))
+                far = ((np.abs((hue_f - skin_hue + 180.0) % 360.0 - 180.0) >= cfg.past_hand_far) & (piece[i] > 0.5)
+                       & (np.abs((hue_f - HUES["yellow"] + 180.0) % 360.0 - 180.0) >= 30.0)
+                       & (np.hypot(lab_o[i, :, 1], lab_o[i, :, 2]) >= cfg.min_chroma) & (weight[i] > 0))
+                on &= ~far
+                n_far = int(far.sum())
             w_i = weight[i] * ~on
-            if w_i.sum() < cfg.piece_past_hand * n_p:
+            need = cfg.piece_past_hand * (cfg.past_hand_far_share if n_far >= max(cfg.past_hand_far_n, 1) else 1.0)
+            if w_i.sum() < need * n_p:
                 continue
             s_i = _scores(pred[:, i:i + 1], piece[i:i + 1], w_i[None, :], cfg.empty_bias,
                           None if allowed is None else allowed[:, i:i + 1])[:, 0]

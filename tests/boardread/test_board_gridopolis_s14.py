@@ -48,3 +48,20 @@ def test_a_red_pawn_in_the_hands_blob_is_read_past_the_hand() -> None:
     for key, r in on.items():
         if off[key].kind == "occluded" and r.kind not in ("occluded", "unseen", "empty"):
             assert truth.get(key) == (r.kind, r.colour), key
+
+
+def test_a_faint_green_pawn_far_from_the_skins_hue_is_read_past_the_hand() -> None:
+    """dev_s14_h10001 (cold, a hand laid over the board): the green pawn on (3, 0, 0) (155 pixels seen) lies in the
+    hand's shade beside its fingers; its few probes clear of the mask are green (60+ degrees of hue from the skin) but
+    no more vivid than skin, and under 0.3 of the site's probes are clear.  It is read a green pawn past the hand
+    (``past_hand_far``: faint plastic far from skin's hue counts clear, 4 such probes halve the share needed); with
+    the switch off it is "occluded".  Nothing is read past the hand that the truth does not show."""
+    on, doc = _read("dev_s14_h10001")
+    off, _ = _read("dev_s14_h10001", replace(config_for("gridopolis"), past_hand_far=0.0))
+    assert _truth(doc, (3, 0, 0)) == ("pawn", "green")
+    assert (on[(3, 0, 0)].kind, on[(3, 0, 0)].colour) == ("pawn", "green")
+    assert off[(3, 0, 0)].kind == "occluded"
+    truth = {(e["x"], e["y"], e.get("level", 0)): (e["piece"], e["colour"]) for e in doc["cells"]}
+    for key, r in on.items():
+        if off[key].kind == "occluded" and r.kind not in ("occluded", "unseen", "empty"):
+            assert truth.get(key) == (r.kind, r.colour), key

@@ -168,3 +168,32 @@ def test_fixture_blocks_slivers_show_are_read_and_named(monkeypatch: pytest.Monk
         assert {s for s in base if base[s] != alt[s]} <= set(res.uncertain_sides)
     else:
         assert not any(res.state.blocks.get(c) == v for c, v in slivers.items()) and not named
+
+
+def test_sides_changed_by_matches_side_scores() -> None:
+    """``free_rules.sides_changed_by`` (the two lines of sight through the cell only) names exactly the sides whose
+    ``side_scores`` row a block added there changes, on the first committed fixtures' truth states, with its flags and
+    without, for every empty flag-free cell beside a block and every colour in play."""
+    import json
+
+    from engine.ctrl.geometry import ALL_DIRS, CENTRAL_CUBE, SIDES
+    from vision.free_rules import sides_changed_by
+
+    root = Path(__file__).resolve().parent.parent / "fixtures" / "ctrl"
+    checked = 0
+    for sc in sorted(root.glob("scene_*"))[:6]:
+        truth = State.from_json(json.loads((sc / "scene.json").read_text())["state"])
+        for state in (truth, replace(truth, flags={})):
+            base = state.side_scores()
+            pinned = {f.cell for f in state.flags.values()}
+            occupied = set(state.blocks) | set(CENTRAL_CUBE)
+            cells = {(c[0] + d[0], c[1] + d[1], c[2] + d[2]) for c in occupied for d in ALL_DIRS}
+            for cell in sorted(cells - occupied - pinned):
+                if cell[2] < 0:
+                    continue
+                for colour in state.colors:
+                    alt = replace(state, blocks={**state.blocks, cell: colour}).side_scores()
+                    want = tuple(s for s in SIDES if alt[s] != base[s])
+                    assert sides_changed_by(state, cell, colour) == want, (sc.name, cell, colour)
+                    checked += 1
+    assert checked > 1000

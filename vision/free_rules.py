@@ -902,6 +902,46 @@ class DepthTie:
         return f"{self.colour} {self.cell[0]},{self.cell[1]},{self.cell[2]}"
 
 
+def sides_changed_by(state: State, cell: Cell, colour: str) -> tuple[str, ...]:
+    """The sides (in :data:`SIDES` order) whose score row a ``colour`` block added at ``cell`` (empty, no
+    flag there) changes: ``state.side_scores()`` compared with and without it, worked out on the two lines
+    of sight through ``cell`` per side only (rulebook "End Game & Scoring"; ``engine.ctrl.scoring.face_views``'s
+    rule: a face counts unless a block, or a flag whose pole is not parallel to the line, stands in front).
+    The new block's face counts when nothing stands in front of it; the first thing behind it then loses
+    its face if it is a block (its face counted before: the line beyond was clear)."""
+    occupied = CENTRAL_CUBE | state.blocks.keys()
+    flag_dirs: dict[Cell, Cell] = {f.cell: f.normal for f in state.flags.values()}
+    pts = [*occupied, *flag_dirs, cell]  # the box face_views walks in, the new block's cell included
+    lo = [min(c[i] for c in pts) for i in range(3)]
+    hi = [max(c[i] for c in pts) for i in range(3)]
+    cols = set(state.colors)
+
+    def first_in_front(v: Cell, sign: int) -> Cell | None:
+        x, y, z = cell
+        while True:
+            x, y, z = x + sign * v[0], y + sign * v[1], z + sign * v[2]
+            if not (lo[0] <= x <= hi[0] and lo[1] <= y <= hi[1] and lo[2] <= z <= hi[2]):
+                return None
+            c = (x, y, z)
+            if c in occupied:
+                return c
+            n = flag_dirs.get(c)
+            if n is not None and n[0] * v[0] + n[1] * v[1] + n[2] * v[2] == 0:
+                return c
+    out: list[str] = []
+    for side in SIDES:
+        v = SIDE_VECTORS[side]
+        if first_in_front(v, 1) is not None:
+            continue  # the new face is hidden, and so was every face behind it already
+        gained = colour if colour in cols else None
+        behind = first_in_front(v, -1)
+        lost = state.blocks.get(behind) if behind is not None else None
+        lost = lost if lost in cols else None
+        if (gained is not None or lost is not None) and gained != lost:
+            out.append(side)
+    return tuple(out)
+
+
 def depth_tie_candidates(state: State, scorer: RayScorer, skip: Collection[Cell], max_rays: int) -> list[DepthTie]:
     """Empty cells where a block could legally stand and that the pictures hardly tell empty or full.
 
@@ -934,14 +974,12 @@ def depth_tie_candidates(state: State, scorer: RayScorer, skip: Collection[Cell]
     if not cands:
         return []
     scorer.set_base(state.blocks)
-    base = state.side_scores()
     out: list[DepthTie] = []
     for colour in state.colors:
         for cell, rays in zip(cands, scorer.deltas([[c] for c in cands], colour), strict=True):
             if abs(rays) > max_rays:
                 continue
-            alt = replace(state, blocks={**state.blocks, cell: colour}).side_scores()
-            sides = tuple(side for side in SIDES if side in base and alt.get(side) != base[side])
+            sides = sides_changed_by(state, cell, colour)
             if sides:
                 out.append(DepthTie(cell, colour, int(rays), sides))
     return sorted(out, key=lambda t: (t.rays, t.cell, t.colour))

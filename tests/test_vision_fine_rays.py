@@ -197,3 +197,25 @@ def test_sides_changed_by_matches_side_scores() -> None:
                     assert sides_changed_by(state, cell, colour) == want, (sc.name, cell, colour)
                     checked += 1
     assert checked > 1000
+
+
+def test_deltas_each_matches_deltas(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``RayScorer.deltas_each`` (every colour on one gather, used by ``free_rules.depth_tie_candidates``) gives
+    exactly ``deltas`` of each cell alone, for every colour, on every call a fixture's free reading makes."""
+    from vision.reconstruct import RayScorer
+
+    seen: list[int] = []
+    each = RayScorer.deltas_each
+
+    def checked(self: RayScorer, cells: Sequence[Cell], colors: Sequence[str]) -> dict[str, list[int]]:
+        got = each(self, cells, colors)
+        for colour in colors:
+            assert got[colour] == self.deltas([[c] for c in cells], colour), colour
+            seen.append(len(cells))
+        return got
+
+    monkeypatch.setattr(RayScorer, "deltas_each", checked)
+    scene = load_scene(Path(__file__).resolve().parents[1] / "fixtures" / "ctrl" / "scene_004",
+                       views=parse_views("all"))
+    score_images(scene.pics, scene.spec, scene.camera, None)
+    assert seen and sum(seen) > 20

@@ -974,9 +974,12 @@ def depth_tie_candidates(state: State, scorer: RayScorer, skip: Collection[Cell]
     if not cands:
         return []
     scorer.set_base(state.blocks)
+    # every colour's prices on one gather of the cells' rays (RayScorer.deltas_each: the same integers)
+    priced = (scorer.deltas_each(cands, state.colors) if isinstance(scorer, RayScorer)
+              else {colour: scorer.deltas([[c] for c in cands], colour) for colour in state.colors})
     out: list[DepthTie] = []
     for colour in state.colors:
-        for cell, rays in zip(cands, scorer.deltas([[c] for c in cands], colour), strict=True):
+        for cell, rays in zip(cands, priced[colour], strict=True):
             if abs(rays) > max_rays:
                 continue
             sides = sides_changed_by(state, cell, colour)

@@ -1190,6 +1190,42 @@ class RayScorer:
             self._pred[gone], self._fcol[gone] = keep_p, keep_f
         return out
 
+    def deltas_each(self, cells: Sequence[Cell], colors: Sequence[str]) -> dict[str, list[int]]:
+        """``{color: self.deltas([[c] for c in cells], color) for color in colors}`` (the same integers): one
+        block at a time, every colour on one gather of the cells' rays ahead of the base's first full cells (a
+        cell's price is its +1 rays less its -1 rays, :meth:`deltas`), the colours differing only in which
+        rays a block of theirs fails to explain.  Cells full in the base, or rays listing a cell twice: as
+        :meth:`deltas`."""
+        m = self._model
+        ids = [self._index(c) for c in cells]
+        if m.repeats or any(i >= 0 and self._hyp[i] != 0 for i in ids):
+            return {color: self.deltas([[c] for c in cells], color) for color in colors}
+        out = {color: [0] * len(cells) for color in colors}
+        inside = [k for k, i in enumerate(ids) if i >= 0]
+        if not inside:
+            return out
+        at = np.array([ids[k] for k in inside], np.int64)
+        sizes = m.n_rays_of[at]
+        ends = np.cumsum(sizes)
+        pos = np.arange(int(ends[-1]), dtype=np.int64) + np.repeat(m.bounds[at] - (ends - sizes), sizes)
+        rays = m.ray_table[pos]
+        cell_row = np.repeat(np.arange(len(at), dtype=np.int64), sizes)
+        ahead = m.col_table[pos] < self._fcol[rays]
+        rays, cell_row = rays[ahead], cell_row[ahead]
+        base_miss = self._miss[rays].astype(np.int64)
+        for color in colors:
+            v = int(COLOR_LABELS[color])
+            shown = v if v not in (0, int(Label.CUBE)) else int(Label.BACKGROUND)
+            miss_if = self._miss_if.get(shown)
+            if miss_if is None:
+                miss_if = self._miss_if[shown] = (m.obs != shown) & (m.weight > 0)
+            # +1: a ray the base explains and the colour does not; -1: the reverse; else 0
+            per = np.bincount(cell_row, weights=miss_if[rays].astype(np.int64) - base_miss, minlength=len(at))
+            row = out[color]
+            for k, d in zip(inside, np.rint(per).astype(np.int64).tolist(), strict=True):
+                row[k] = d
+        return out
+
     def deltas(self, placements: Sequence[Sequence[Cell]], color: str) -> list[int]:
         """``[delta({c: color for c in cells}) for cells in placements]``, priced together (the history
         search prices every placement of one base: they share most cells and rays).

@@ -986,10 +986,7 @@ class RayScorer:
             hit = ahead[0] if len(ahead) == 1 else _each_once(self._mark, ahead)
             if len(hit) == 0:
                 return 0
-            shown = v0 if v0 not in (0, int(Label.CUBE)) else int(Label.BACKGROUND)
-            miss_if = self._miss_if.get(shown)
-            if miss_if is None:
-                miss_if = self._miss_if[shown] = (m.obs != shown) & (m.weight > 0)
+            miss_if = self._miss_if_for(v0)
             return int(np.count_nonzero(miss_if[hit])) - int(np.count_nonzero(self._miss[hit]))
         # the rays through any of the cells, each once
         rows = _each_once(self._mark, [m.rays_of[i] for i, _ in idx])
@@ -1190,6 +1187,29 @@ class RayScorer:
             self._pred[gone], self._fcol[gone] = keep_p, keep_f
         return out
 
+    def _miss_if_for(self, v: int) -> npt.NDArray[np.bool_]:
+        """The rays a block of colour label ``v`` would fail to explain (it shows ``v``; an uncoloured cube
+        shows the background), cached per label."""
+        shown = v if v not in (0, int(Label.CUBE)) else int(Label.BACKGROUND)
+        miss_if = self._miss_if.get(shown)
+        if miss_if is None:
+            m = self._model
+            miss_if = self._miss_if[shown] = (m.obs != shown) & (m.weight > 0)
+        return miss_if
+
+    def _rays_ahead(self, at: npt.NDArray[np.int64]) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+        """Every ray of the cells ``at`` (model indices; ``rays_of``: runs of one table) and its columns in one
+        gather, and of those the rays ahead of the base's first full cell (as :meth:`_ahead_of`), each with the
+        row of its cell in ``at``.  Not for a model with repeats."""
+        m = self._model
+        sizes = m.n_rays_of[at]
+        ends = np.cumsum(sizes)
+        pos = np.arange(int(ends[-1]), dtype=np.int64) + np.repeat(m.bounds[at] - (ends - sizes), sizes)
+        rays = m.ray_table[pos]
+        cell_row = np.repeat(np.arange(len(at), dtype=np.int64), sizes)
+        ahead = m.col_table[pos] < self._fcol[rays]
+        return rays[ahead], cell_row[ahead]
+
     def deltas_each(self, cells: Sequence[Cell], colors: Sequence[str]) -> dict[str, list[int]]:
         """``{color: self.deltas([[c] for c in cells], color) for color in colors}`` (the same integers): one
         block at a time, every colour on one gather of the cells' rays ahead of the base's first full cells (a
@@ -1205,20 +1225,10 @@ class RayScorer:
         if not inside:
             return out
         at = np.array([ids[k] for k in inside], np.int64)
-        sizes = m.n_rays_of[at]
-        ends = np.cumsum(sizes)
-        pos = np.arange(int(ends[-1]), dtype=np.int64) + np.repeat(m.bounds[at] - (ends - sizes), sizes)
-        rays = m.ray_table[pos]
-        cell_row = np.repeat(np.arange(len(at), dtype=np.int64), sizes)
-        ahead = m.col_table[pos] < self._fcol[rays]
-        rays, cell_row = rays[ahead], cell_row[ahead]
+        rays, cell_row = self._rays_ahead(at)
         base_miss = self._miss[rays].astype(np.int64)
         for color in colors:
-            v = int(COLOR_LABELS[color])
-            shown = v if v not in (0, int(Label.CUBE)) else int(Label.BACKGROUND)
-            miss_if = self._miss_if.get(shown)
-            if miss_if is None:
-                miss_if = self._miss_if[shown] = (m.obs != shown) & (m.weight > 0)
+            miss_if = self._miss_if_for(int(COLOR_LABELS[color]))
             # +1: a ray the base explains and the colour does not; -1: the reverse; else 0
             per = np.bincount(cell_row, weights=miss_if[rays].astype(np.int64) - base_miss, minlength=len(at))
             row = out[color]
@@ -1237,8 +1247,6 @@ class RayScorer:
         -1 rays, each part whole bytes), and a placement's union is the OR of its cells' rows: its
         price is the set bits of the +1 part less those of the -1 part, the same integers as
         :meth:`delta`.  Placements with a cell that is full in the base go through :meth:`delta`."""
-        v = int(COLOR_LABELS[color])
-        shown = v if v not in (0, int(Label.CUBE)) else int(Label.BACKGROUND)
         m = self._model
         index: dict[Cell, int] = {}
         row_of: dict[int, int] = {}  # cell -> its row (cells in order of first appearance)
@@ -1261,25 +1269,14 @@ class RayScorer:
             per.append(ids)
         out = [0] * len(placements)
         if uniq:
-            miss_if = self._miss_if.get(shown)
-            if miss_if is None:
-                miss_if = self._miss_if[shown] = (m.obs != shown) & (m.weight > 0)
+            miss_if = self._miss_if_for(int(COLOR_LABELS[color]))
             if m.repeats:  # a ray listed twice for one cell (never seen): the slow way
                 aheads = [self._ahead_of(i) for i in uniq]
                 rays = np.concatenate(aheads)
                 sizes = np.fromiter((len(a) for a in aheads), np.int64, len(aheads))
                 cell_row = np.repeat(np.arange(len(uniq), dtype=np.int64), sizes)
             else:
-                # every cell's rays (``rays_of``: runs of one table) and columns in one gather, and
-                # of those the rays ahead of the base's first full cell (as ``_ahead_of``)
-                at = np.array(uniq, np.int64)
-                sizes = m.n_rays_of[at]
-                ends = np.cumsum(sizes)
-                pos = np.arange(int(ends[-1]), dtype=np.int64) + np.repeat(m.bounds[at] - (ends - sizes), sizes)
-                rays = m.ray_table[pos]
-                cell_row = np.repeat(np.arange(len(uniq), dtype=np.int64), sizes)
-                ahead = m.col_table[pos] < self._fcol[rays]
-                rays, cell_row = rays[ahead], cell_row[ahead]
+                rays, cell_row = self._rays_ahead(np.array(uniq, np.int64))
             gain = miss_if[rays]
             keep = gain != self._miss[rays]  # the rays whose term is not 0
             rays, cell_row = rays[keep], cell_row[keep]

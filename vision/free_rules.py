@@ -20,6 +20,7 @@ from engine.core import Problem
 from engine.ctrl import BLOCKS_PER_COLOR, SIDES, State
 from engine.ctrl.geometry import ALL_DIRS, CENTRAL_CUBE, SIDE_VECTORS, Cell
 from engine.ctrl.moves import FlagSpot
+from engine.ctrl.scoring import first_in_line, line_box
 from engine.ctrl.state import BLOCKS_PER_TURN
 from vision.labels import COLOR_LABELS, LABEL_COLORS
 from vision.reconstruct import RayScorer
@@ -911,30 +912,16 @@ def sides_changed_by(state: State, cell: Cell, colour: str) -> tuple[str, ...]:
     its face if it is a block (its face counted before: the line beyond was clear)."""
     occupied = CENTRAL_CUBE | state.blocks.keys()
     flag_dirs: dict[Cell, Cell] = {f.cell: f.normal for f in state.flags.values()}
-    pts = [*occupied, *flag_dirs, cell]  # the box face_views walks in, the new block's cell included
-    lo = [min(c[i] for c in pts) for i in range(3)]
-    hi = [max(c[i] for c in pts) for i in range(3)]
+    lo, hi = line_box([*occupied, *flag_dirs, cell])  # the box face_views walks in, the new block's cell included
     cols = set(state.colors)
 
-    def first_in_front(v: Cell, sign: int) -> Cell | None:
-        x, y, z = cell
-        while True:
-            x, y, z = x + sign * v[0], y + sign * v[1], z + sign * v[2]
-            if not (lo[0] <= x <= hi[0] and lo[1] <= y <= hi[1] and lo[2] <= z <= hi[2]):
-                return None
-            c = (x, y, z)
-            if c in occupied:
-                return c
-            n = flag_dirs.get(c)
-            if n is not None and n[0] * v[0] + n[1] * v[1] + n[2] * v[2] == 0:
-                return c
     out: list[str] = []
     for side in SIDES:
         v = SIDE_VECTORS[side]
-        if first_in_front(v, 1) is not None:
+        if first_in_line(cell, v, occupied, flag_dirs, lo, hi)[1] is not None:
             continue  # the new face is hidden, and so was every face behind it already
         gained = colour if colour in cols else None
-        behind = first_in_front(v, -1)
+        behind = first_in_line(cell, (-v[0], -v[1], -v[2]), occupied, flag_dirs, lo, hi)[1]
         lost = state.blocks.get(behind) if behind is not None else None
         lost = lost if lost in cols else None
         if (gained is not None or lost is not None) and gained != lost:

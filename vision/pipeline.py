@@ -25,6 +25,7 @@ from engine.core import Problem
 from engine.ctrl import BLOCKS_PER_COLOR, DEFAULT_STARTS, SIDES, State
 from engine.ctrl.geometry import CENTRAL_CUBE, SIDE_VECTORS, Cell
 from engine.ctrl.moves import FlagSpot, Turn
+from engine.ctrl.scoring import first_in_line, line_box
 from engine.ctrl.state import BLOCKS_PER_TURN, COLORS
 from engine.ctrl.validate import validate_state
 from vision.camera import ViewCamera
@@ -954,24 +955,12 @@ class FlagSideCheck:
         self._occupied = CENTRAL_CUBE | blocks.keys()
         # as in ``face_views``: the last flag of a cell decides what stands there
         self._dirs: dict[Cell, Cell] = {f.cell: f.normal for f in flags.values()}
-        cells = [*self._occupied, *self._dirs]
-        self._lo = [min(c[i] for c in cells) for i in range(3)]
-        self._hi = [max(c[i] for c in cells) for i in range(3)]
+        self._lo, self._hi = line_box([*self._occupied, *self._dirs])
 
     def _counted(self, cell: Cell, v: Cell, dirs: Mapping[Cell, Cell], lo: list[int], hi: list[int]) -> bool:
         """Does the face of ``cell`` with normal ``v`` count, with the flags ``dirs`` (``face_views``'
         walk; ``lo``/``hi`` bound every occupied and flagged cell)."""
-        x, y, z = cell
-        while True:
-            x, y, z = x + v[0], y + v[1], z + v[2]
-            if not (lo[0] <= x <= hi[0] and lo[1] <= y <= hi[1] and lo[2] <= z <= hi[2]):
-                return True
-            c = (x, y, z)
-            if c in self._occupied:
-                return False
-            n = dirs.get(c)
-            if n is not None and n[0] * v[0] + n[1] * v[1] + n[2] * v[2] == 0:
-                return False
+        return first_in_line(cell, v, self._occupied, dirs, lo, hi)[0] == "counted"
 
     def changed_sides(self, color: str, spot: FlagSpot) -> set[str]:
         """The sides whose per-colour counts differ when ``color``'s flag stands at ``spot``."""

@@ -10,7 +10,7 @@ seen end-on).  The winner has the highest total; ties go to the flag reaching hi
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from engine.ctrl.geometry import CENTRAL_CUBE, SIDE_VECTORS, SIDES, UP, Cell
@@ -28,31 +28,40 @@ class FaceView:
     by: Cell | None = None  # the cell that hides it
 
 
+def line_box(cells: Iterable[Cell]) -> tuple[list[int], list[int]]:
+    """The least and greatest coordinates of ``cells`` (at least one): the box a line of sight is walked in."""
+    pts = list(cells)
+    return [min(c[i] for c in pts) for i in range(3)], [max(c[i] for c in pts) for i in range(3)]
+
+
+def first_in_line(cell: Cell, v: Cell, occupied: Container[Cell], flag_dirs: Mapping[Cell, Cell],
+                  lo: Sequence[int], hi: Sequence[int]) -> tuple[str, Cell | None]:
+    """What stands in front of ``cell``'s face with normal ``v``: walking ``cell + k*v`` (k >= 1) inside the box
+    ``lo``..``hi`` (which bounds every occupied and flagged cell), ``("hidden", c)`` at the first occupied cell,
+    ``("flag", c)`` at the first flag (``flag_dirs``: cell -> pole direction) whose pole is not parallel to ``v``,
+    else ``("counted", None)`` (the module's rule)."""
+    x, y, z = cell
+    while True:
+        x, y, z = x + v[0], y + v[1], z + v[2]
+        if not (lo[0] <= x <= hi[0] and lo[1] <= y <= hi[1] and lo[2] <= z <= hi[2]):
+            return "counted", None
+        c = (x, y, z)
+        if c in occupied:
+            return "hidden", c
+        n = flag_dirs.get(c)
+        if n is not None and n[0] * v[0] + n[1] * v[1] + n[2] * v[2] == 0:
+            return "flag", c
+
+
 def face_views(blocks: Mapping[Cell, str], flags: Mapping[str, FlagSpot]) -> list[FaceView]:
     """Every scorable face (five sides per block) with its status; the basis of scores and annotations."""
     occupied = CENTRAL_CUBE | blocks.keys()
     flag_dirs: dict[Cell, Cell] = {f.cell: f.normal for f in flags.values()}
-    cells = list(occupied) + list(flag_dirs)
-    lo = [min(c[i] for c in cells) for i in range(3)]
-    hi = [max(c[i] for c in cells) for i in range(3)]
+    lo, hi = line_box([*occupied, *flag_dirs])
     out: list[FaceView] = []
     for cell, color in blocks.items():
         for side in SIDES:
-            v = SIDE_VECTORS[side]
-            status, by = "counted", None
-            x, y, z = cell
-            while True:
-                x, y, z = x + v[0], y + v[1], z + v[2]
-                if not (lo[0] <= x <= hi[0] and lo[1] <= y <= hi[1] and lo[2] <= z <= hi[2]):
-                    break
-                c = (x, y, z)
-                if c in occupied:
-                    status, by = "hidden", c
-                    break
-                n = flag_dirs.get(c)
-                if n is not None and n[0] * v[0] + n[1] * v[1] + n[2] * v[2] == 0:
-                    status, by = "flag", c
-                    break
+            status, by = first_in_line(cell, SIDE_VECTORS[side], occupied, flag_dirs, lo, hi)
             out.append(FaceView(cell, color, side, status, by))
     return out
 

@@ -97,6 +97,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         return _fail("interrupted", 130)
     except ClickException as exc:
+        if type(exc).__name__ == "NoArgsIsHelpError" and isinstance(exc, UsageError) and exc.ctx is not None:
+            # `boardside` or `boardside ctrl` alone: show that group's help, as click's standalone mode does
+            print(exc.ctx.get_help(), file=sys.stderr)
+            return 2
         # usage errors: unknown option, missing argument, bad value
         if isinstance(exc, UsageError) and exc.ctx is not None:
             print(exc.ctx.get_usage(), file=sys.stderr)

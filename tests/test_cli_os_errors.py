@@ -21,3 +21,14 @@ def test_output_under_a_regular_file_is_a_readable_error(
     assert err.startswith("boardside: error: ")
     assert "afile" in err
     assert blocker.read_text() == "kept"
+
+
+@pytest.mark.parametrize("argv", [[], ["ctrl"], ["gridopolis"]])
+def test_a_group_alone_shows_its_help_not_an_error(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(argv)
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "Commands:" in err
+    assert "error" not in err

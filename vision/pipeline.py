@@ -1184,6 +1184,8 @@ def _neutral_pole_moves(state: State, colors: set[str], scorer: RayScorer, image
         changed[color] = (read, top, views[top])
         weak.add(color)
         where = ", ".join(images[k][0] for k in views[top])
+        # an earlier pole step's note on this flag (where it placed it) no longer holds: this one replaces it
+        notes[:] = [p for p in notes if not (p.code == "flag-by-pole" and p.where == f"{color} flag")]
         what = (f"read at {read} without a banner the pictures make out" if read is not None
                 else "its banner was not made out")
         notes.append(Problem("flag-by-pole", f"the {color} flag: {what}, but its pole shows as an uncoloured line "

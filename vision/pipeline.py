@@ -178,6 +178,12 @@ SAME_CELL_POLE_MOVES = True
 # spot whose pole line 1-2 pictures show took a right flag away 6 times and brought one 2 times (moves from a
 # pole-less spot: 11 right, 0 taken away); docs/vision.md, "Session 14: reading a round back".  False: as before
 WEAK_FLAG_MOVES_ONLY_POLELESS = True
+# with history: the flag of a colour that played which the banner did not place (not found, placed or moved by a
+# pole step, or read from fewer than WEAK_FLAG_RAYS rays) goes to the legal spot where a banner may hang whose pole
+# more pictures show as an uncoloured line across coloured blocks than any other legal spot's
+# (``vision.pole_neutral``), reported ``flag-by-pole`` and kept a guess (every side another spot changes is
+# reported).  docs/vision.md, "Session 15: flags one turn back".  False: as before
+NEUTRAL_POLE_MOVES = True
 # ... and without history (every flag read), the move reported the same way
 FREE_SAME_CELL_POLE_MOVES = True
 # the free rules after blocks on the mat were left out as colour on the mat price blocks without the rays that
@@ -732,6 +738,12 @@ def score_images(
                                                weak_flags, inferred)
             moved.update({c: (old, new, views) for c, (old, new, views) in overruled.items() if old is not None})
             by_pole.update({c: (new, views) for c, (old, new, views) in overruled.items() if old is None})
+        if NEUTRAL_POLE_MOVES:
+            todo = {c for c in movers if c not in state.flags or c in weak_flags} | set(by_pole) | set(moved)
+            state, neutral = _neutral_pole_moves(state, todo, recon.scorer, images, [e.camera for e in evidence],
+                                                 weak_flags, inferred)
+            moved.update({c: (old, new, views) for c, (old, new, views) in neutral.items() if old is not None})
+            by_pole.update({c: (new, views) for c, (old, new, views) in neutral.items() if old is None})
         same_cell_notes: list[Problem] = []
         if SAME_CELL_POLE_MOVES:
             state, same_cell_notes = _same_cell_pole_moves(state, movers - set(by_pole) - set(moved), recon.scorer,
@@ -1135,6 +1147,51 @@ def _pole_overrules(state: State, colors: set[str], scorer: RayScorer, images: S
                              "often, and nothing there contradicts a banner)", f"{color} flag",
                              'CTRL rulebook, "Flags"', "warning"))
     return state, changed
+
+
+def _neutral_pole_moves(state: State, colors: set[str], scorer: RayScorer, images: Sequence[tuple[str, U8]],
+                       cameras: Sequence[ViewCamera], weak: set[str], notes: list[Problem],
+                       contradiction: float = 0.5, min_judged: int = 4,
+                       ) -> tuple[State, dict[str, tuple[FlagSpot | None, FlagSpot, list[int]]]]:
+    """Each of ``colors``' flags (the banner did not place them) moved, or placed, where its pole shows as an
+    uncoloured line (:mod:`vision.pole_neutral`): the legal spot (CTRL rulebook "Flags": an exposed face of its
+    colour, the cell in front free) whose pole more pictures show so than any other legal spot's, at least one,
+    where the pictures do not contradict a banner (the test of :func:`flags_by_pole`).  Each change is
+    reported (``flag-by-pole``) and the colour added to ``weak``: a guess, so every side another spot changes
+    is reported uncertain.  Returns the state and, per colour changed, the spot read (``None``: not found),
+    the new spot and the pictures (indices)."""
+    from vision.pole_neutral import NeutralPoleJudge, only_spot
+
+    flags = dict(state.flags)
+    changed: dict[str, tuple[FlagSpot | None, FlagSpot, list[int]]] = {}
+    judge: NeutralPoleJudge | None = None
+    for color in sorted(colors):
+        if not any(v == color for v in state.blocks.values()):
+            continue
+        spots = spots_for_flag(replace(state, flags=flags), color)
+        if not spots:
+            continue
+        if judge is None:
+            judge = NeutralPoleJudge([img for _, img in images], cameras, set(state.blocks))
+        views = judge.views(spots)
+        top = only_spot(views)
+        read = flags.get(color)
+        if top is None or top == read:
+            continue
+        if not banner_may_hang(scorer.banner_seen_against(state.blocks, color, [top])[0], contradiction, min_judged):
+            continue
+        flags[color] = top
+        changed[color] = (read, top, views[top])
+        weak.add(color)
+        where = ", ".join(images[k][0] for k in views[top])
+        # an earlier pole step's note on this flag (where it placed it) no longer holds: this one replaces it
+        notes[:] = [p for p in notes if not (p.code == "flag-by-pole" and p.where == f"{color} flag")]
+        what = (f"read at {read} without a banner the pictures make out" if read is not None
+                else "its banner was not made out")
+        notes.append(Problem("flag-by-pole", f"the {color} flag: {what}, but its pole shows as an uncoloured line "
+                             f"at {top} in {where} (at no other legal spot)", f"{color} flag",
+                             'CTRL rulebook, "Flags"', "warning"))
+    return (replace(state, flags=flags) if changed else state), changed
 
 
 def _doubtful_turn_problems(state: State, turns: Sequence[Turn], scorer: RayScorer,

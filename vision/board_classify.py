@@ -269,6 +269,7 @@ class ClassifyBoardConfig:
     # hue from that player's plastic round it, is the plain stack's, and the royal tower's is its banner
     character_own_plain_deg: float = 60.0
     character_own_plain_share: float = 0.2  # ... on this share of the probes over the top at least
+    character_own_plain_n: int = 14  # ... and the character is seen on this many probes at least
     character_face_to_point: bool = False  # Bandera (session 15): a probe on the top cube's face (or its top's corner)
     # is hidden only by a solid between the camera and the probe, not by one behind it (its ray's end on the board)
     upper_colour: float = 0.0  # Bandera (> 0: on): a single cube whose face towards the camera shows this chroma or
@@ -617,7 +618,8 @@ def config_for(game: str) -> ClassifyBoardConfig:
                                    cast_shadow_tall=1, cast_shadow_whole=CAST_SHADOW_WHOLE,
                                    character_toward_deg=CHARACTER_TOWARD_DEG, black_lightness=BANDERA_BLACK_LIGHTNESS,
                                    character_face_to_point=True, character_top_rest=True,
-                                   character_own_plain_mm=CHARACTER_OWN_PLAIN_MM)
+                                   character_own_plain_mm=CHARACTER_OWN_PLAIN_MM,
+                                   character_own_plain_n=CHARACTER_ON_EMPTY)
     if game == "quirky":
         return ClassifyBoardConfig(token_dark_l=60.0, skin_chroma=(4.0, 42.0), token_past_hand=0.2,
                                    token_dot_local=10.0, token_dot_owner=0.5,
@@ -1422,7 +1424,7 @@ def classify_sites(
         if cfg.character_flag_twin:
             _character_flag_twin(sites, char_of, flag_of, by_char)
         if cfg.character_own_royal:
-            _character_own_royal(sites, char_of, flag_of, char_dropped, top_seen, cfg)
+            _character_own_royal(sites, char_of, flag_of, char_dropped, top_seen, cfg, char_n)
         if cfg.beside_tall > 0:
             _beside_tall(sites, hyps, choice, scores, weight, pred, piece, ends_s, cam, char_of, flag_of, covered, cfg,
                          lab_o)
@@ -2000,7 +2002,8 @@ def _character_flag_twin(sites: Sequence[Site], char_of: dict[int, tuple[str | N
 
 def _character_own_royal(sites: Sequence[Site], char_of: dict[int, tuple[str | None, float, float] | None],
                          flag_of: dict[int, str | None], dropped: dict[int, str],
-                         top_seen: dict[int, F64] | None = None, cfg: ClassifyBoardConfig | None = None) -> None:
+                         top_seen: dict[int, F64] | None = None, cfg: ClassifyBoardConfig | None = None,
+                         strength: dict[int, tuple[int, int]] | None = None) -> None:
     """One character per player (docs/rules/bandera.md, section 1), each starting on its own royal tower
     (section 3): a character of colour ``c`` read on two stacks, one of them ``c``'s royal tower (its flag read)
     and the other a plain stack, is the royal tower's -- the other is something of that colour seen over the
@@ -2024,9 +2027,10 @@ def _character_own_royal(sites: Sequence[Site], char_of: dict[int, tuple[str | N
         got = char_of[j]
         assert got is not None
         if cfg is not None and cfg.character_own_plain_mm > 0 and top_seen is not None and j in top_seen \
-                and c in HUES \
+                and c in HUES and strength is not None and strength.get(j, (0, 0))[0] >= cfg.character_own_plain_n \
                 and math.hypot(got[1] - sites[j].x_mm, got[2] - sites[j].y_mm) <= cfg.character_own_plain_mm:
-            # ... unless the plain stack's is seen standing in the middle of its top, and its top's own colour, one
+            # ... unless the plain stack's is seen clearly (``character_own_plain_n`` probes), standing in the middle
+            # of its top, and its top's own colour, one
             # that cannot pass for that player's (grey, or of a hue far from it), is seen round it on a good share of
             # the probes over the top: then the royal tower's is its banner, of the same colour, seen where a
             # character would stand (session 15)

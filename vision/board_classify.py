@@ -261,6 +261,17 @@ class ClassifyBoardConfig:
     character_toward_deg: float = 0.0  # Bandera (> 0: on): a probe on a stack's top whose hue differs from the cube's
     # face by more than this and lies this much nearer a player's plastic than the face's hue does shows a character
     # (a blue one on a purple cube, which the fixed hue margins took for the cube): session 11
+    character_top_rest: bool = False  # Bandera (session 15): a "character" the top face explains
+    # (``character_face_deg``) is still one if enough of its probes show another colour than the top's (the rules
+    # ``character_hue_deg`` / ``character_near_deg`` / ``character_toward_deg``, with the top's colour for the face's)
+    character_own_plain_mm: float = 0.0  # Bandera (session 15; > 0: on): with ``character_own_royal``, a character seen
+    # this near the middle of a plain stack's top, whose top is seen grey or more than ``character_own_plain_deg`` of
+    # hue from that player's plastic round it, is the plain stack's, and the royal tower's is its banner
+    character_own_plain_deg: float = 60.0
+    character_own_plain_share: float = 0.2  # ... on this share of the probes over the top at least
+    character_own_plain_n: int = 14  # ... and the character is seen on this many probes at least
+    character_face_to_point: bool = False  # Bandera (session 15): a probe on the top cube's face (or its top's corner)
+    # is hidden only by a solid between the camera and the probe, not by one behind it (its ray's end on the board)
     upper_colour: float = 0.0  # Bandera (> 0: on): a single cube whose face towards the camera shows this chroma or
     # more while its top's rim shows under ``upper_colour_ratio`` x that is two cubes (the upper one of another,
     # paler or greyer, colour: the camera sees it where the lower cube's top would be)
@@ -500,6 +511,11 @@ CHARACTER_TOWARD_DEG = 15.0
 #: colour in its flag's room (3; docs/boards_vision.md, "Session 14: Bandera false stacks beside royal towers")
 BESIDE_TALL = 3
 CHARACTER_ON_EMPTY = 14
+#: Bandera (session 15): a character seen within this of a plain stack's middle, on a top seen round it in a colour
+#: that cannot pass for the player's, wins over the one read on the player's royal tower (its banner): 4 right
+#: tables of the 434 development pictures, none lost; 5 mm took a green royal tower's character (docs/boards_vision.md,
+#: "Session 15: Bandera characters")
+CHARACTER_OWN_PLAIN_MM = 4.0
 #: Bandera (session 12): a probe darker than this (L*, shading undone) where the print is light is a black piece, not a
 #: shadow (the reader's default, 45, left the faces of black cubes in warm or dim light to "shade": black stacks read
 #: one cube short or a cube read beside them).  Chosen leaving each development set out in turn (45-55 tried; 47-50
@@ -600,7 +616,10 @@ def config_for(game: str) -> ClassifyBoardConfig:
                                    socket_two_seen=True, upper_colour=UPPER_COLOUR, socket_pair=SOCKET_PAIR,
                                    royal_off_rail=True, character_seats=True, royal_empty_flag=True,
                                    cast_shadow_tall=1, cast_shadow_whole=CAST_SHADOW_WHOLE,
-                                   character_toward_deg=CHARACTER_TOWARD_DEG, black_lightness=BANDERA_BLACK_LIGHTNESS)
+                                   character_toward_deg=CHARACTER_TOWARD_DEG, black_lightness=BANDERA_BLACK_LIGHTNESS,
+                                   character_face_to_point=True, character_top_rest=True,
+                                   character_own_plain_mm=CHARACTER_OWN_PLAIN_MM,
+                                   character_own_plain_n=CHARACTER_ON_EMPTY)
     if game == "quirky":
         return ClassifyBoardConfig(token_dark_l=60.0, skin_chroma=(4.0, 42.0), token_past_hand=0.2,
                                    token_dot_local=10.0, token_dot_owner=0.5,
@@ -1277,8 +1296,9 @@ def classify_sites(
         heights = np.array([hyps[int(choice[i])].cubes for i in stacks], np.int64)
         cube_lab: dict[int, F64] = {}
         char_n: dict[int, tuple[int, int]] = {}  # each character's probes showing it, of those seen
+        top_seen: dict[int, F64] = {}  # each stack's top as the probes over it see it
         char_of = dict(zip(stacks.tolist(), _characters(sc, sites, stacks, heights, rows_g, owner_g, colours, cfg,
-                                                        cube_lab, char_n), strict=True))
+                                                        cube_lab, char_n, top_seen=top_seen), strict=True))
         for i in bare:  # (its top's socket is seen bare: no character on it, nor a flag)
             char_of[i] = None
         towers = stacks[(heights == 2) & ~np.isin(stacks, list(bare))]
@@ -1404,7 +1424,7 @@ def classify_sites(
         if cfg.character_flag_twin:
             _character_flag_twin(sites, char_of, flag_of, by_char)
         if cfg.character_own_royal:
-            _character_own_royal(sites, char_of, flag_of, char_dropped)
+            _character_own_royal(sites, char_of, flag_of, char_dropped, top_seen, cfg, char_n)
         if cfg.beside_tall > 0:
             _beside_tall(sites, hyps, choice, scores, weight, pred, piece, ends_s, cam, char_of, flag_of, covered, cfg,
                          lab_o)
@@ -1610,7 +1630,7 @@ def classify_sites(
             notes += (by_rule[i],)
         if i in by_char and kind in ("royal_tower", "cube"):
             notes += (by_char[i],)
-        if i in char_dropped and kind in ("cube", "tower2"):
+        if i in char_dropped and kind in ("cube", "tower2", "royal_tower"):
             notes += (char_dropped[i],)
         if i in off_rail and kind not in ("unseen", "occluded"):
             x, y = site.key[0], site.key[1]
@@ -1981,7 +2001,9 @@ def _character_flag_twin(sites: Sequence[Site], char_of: dict[int, tuple[str | N
 
 
 def _character_own_royal(sites: Sequence[Site], char_of: dict[int, tuple[str | None, float, float] | None],
-                         flag_of: dict[int, str | None], dropped: dict[int, str]) -> None:
+                         flag_of: dict[int, str | None], dropped: dict[int, str],
+                         top_seen: dict[int, F64] | None = None, cfg: ClassifyBoardConfig | None = None,
+                         strength: dict[int, tuple[int, int]] | None = None) -> None:
     """One character per player (docs/rules/bandera.md, section 1), each starting on its own royal tower
     (section 3): a character of colour ``c`` read on two stacks, one of them ``c``'s royal tower (its flag read)
     and the other a plain stack, is the royal tower's -- the other is something of that colour seen over the
@@ -2000,9 +2022,29 @@ def _character_own_royal(sites: Sequence[Site], char_of: dict[int, tuple[str | N
         if len(own) != 1 or len(plain) != 1:
             continue
         j = plain[0]
-        char_of[j] = None
         xo, yo = sites[own[0]].key[0], sites[own[0]].key[1]
         x, y = sites[j].key[0], sites[j].key[1]
+        got = char_of[j]
+        assert got is not None
+        if cfg is not None and cfg.character_own_plain_mm > 0 and top_seen is not None and j in top_seen \
+                and c in HUES and strength is not None and strength.get(j, (0, 0))[0] >= cfg.character_own_plain_n \
+                and math.hypot(got[1] - sites[j].x_mm, got[2] - sites[j].y_mm) <= cfg.character_own_plain_mm:
+            # ... unless the plain stack's is seen clearly (``character_own_plain_n`` probes), standing in the middle
+            # of its top, and its top's own colour, one
+            # that cannot pass for that player's (grey, or of a hue far from it), is seen round it on a good share of
+            # the probes over the top: then the royal tower's is its banner, of the same colour, seen where a
+            # character would stand (session 15)
+            lab_j = top_seen[j]
+            h_j = np.degrees(np.arctan2(lab_j[:, 2], lab_j[:, 1]))
+            other = (np.hypot(lab_j[:, 1], lab_j[:, 2]) < cfg.min_chroma) \
+                | (np.abs((h_j - HUES[c] + 180.0) % 360.0 - 180.0) > cfg.character_own_plain_deg)
+            if other.mean() >= cfg.character_own_plain_share:
+                char_of[own[0]] = None
+                dropped[own[0]] = (f"a {c} character was seen on {c}'s royal tower at ({xo},{yo}) and in the middle "
+                                   f"of ({x},{y}), a cube that cannot pass for {c}: taken to be ({x},{y})'s (one "
+                                   f"character per player), the royal tower's taken for its banner")
+                continue
+        char_of[j] = None
         dropped[j] = (f"a {c} character was seen over ({x},{y}) and on {c}'s royal tower at ({xo},{yo}): taken to be "
                       f"the royal tower's (one character per player), none read on ({x},{y})")
 
@@ -3088,8 +3130,8 @@ def _sockets(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], rows
 def _characters(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], cubes: npt.NDArray[np.int64],
                 rows: F64, owner: npt.NDArray[np.int64], colours: Sequence[str] | None,
                 cfg: ClassifyBoardConfig, cube_colours: dict[int, F64] | None = None,
-                strength: dict[int, tuple[int, int]] | None = None, over_print: bool = False
-                ) -> list[tuple[str | None, float, float] | None]:
+                strength: dict[int, tuple[int, int]] | None = None, over_print: bool = False,
+                top_seen: dict[int, F64] | None = None) -> list[tuple[str | None, float, float] | None]:
     """The character standing on each stack ``idx`` (``cubes`` high) -- its colour and where it
     stands (board mm) -- or None.  ``cube_colours`` receives each stack's top cube's CIELAB, ``strength`` each
     character's probes showing its colour and the probes over the top seen.  With ``over_print`` (sites read
@@ -3136,7 +3178,23 @@ def _characters(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], c
     ends_b = ends_b.reshape(n_t, n_all, 3)
     ctr = np.column_stack([cx, cy])
     ok_b = ok_b.reshape(n_t, n_all)
-    ok_b &= _not_blocked(cam, ends_b, rows, owner, idx, ctr, mask=ok_b)
+    if cfg.character_face_to_point:
+        # a probe on a solid surface (the face, the top's corners) is seen unless something stands in front of it:
+        # what stands behind it, where its ray would go on to the board (or off it), hides nothing
+        if sc.structure is None or not len(sc.structure):
+            w_i, h_i = sc.pose.image_size
+            px_b = sc.pose.project(both.reshape(-1, 3)).reshape(n_t, n_all, 2)
+            seen_b = (px_b[..., 0] > 2) & (px_b[..., 0] < w_i - 3) & (px_b[..., 1] > 2) & (px_b[..., 1] < h_i - 3)
+            if cfg.min_lightness > 0:
+                seen_b &= lab_b.reshape(n_t, n_all, 3)[..., 0] >= cfg.min_lightness
+            surf = np.ones(n_all, bool)
+            surf[n_f:n_f + n_p] = False
+            ok_b = np.where(surf[None, :], seen_b, ok_b)
+        to = both.copy()
+        to[:, n_f:n_f + n_p] = ends_b[:, n_f:n_f + n_p]
+        ok_b &= _not_blocked(cam, to, rows, owner, idx, ctr, mask=ok_b)
+    else:
+        ok_b &= _not_blocked(cam, ends_b, rows, owner, idx, ctr, mask=ok_b)
     lab_b = lab_b.reshape(n_t, n_all, 3)
     fok, flab = ok_b[:, :n_f], lab_b[:, :n_f]
     ok, lab, ends = ok_b[:, n_f:n_f + n_p], lab_b[:, n_f:n_f + n_p], ends_b[:, n_f:n_f + n_p]
@@ -3153,12 +3211,18 @@ def _characters(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], c
     hue = np.degrees(np.arctan2(lab[..., 2], lab[..., 1]))
     out: list[tuple[str | None, float, float] | None] = []
     for t in range(n_t):
-        if not fok[t].any() or ok[t].sum() < 8:
+        from_top = cfg.character_face_to_point and n_c > 0 and not fok[t].any() and int(cok[t].sum()) >= 2
+        if (not fok[t].any() and not from_top) or ok[t].sum() < 8:
             out.append(None)
             continue
-        cube_lab = np.median(flab[t, fok[t]], axis=0)
-        if cube_colours is not None:
-            cube_colours[int(idx[t])] = cube_lab
+        if from_top:
+            # the top cube's face towards the camera hidden (a taller stack in front): its colour read on its top's
+            # corners, which a character standing in the middle leaves bare
+            cube_lab = np.median(clab[t, cok[t]], axis=0)
+        else:
+            cube_lab = np.median(flab[t, fok[t]], axis=0)
+            if cube_colours is not None:
+                cube_colours[int(idx[t])] = cube_lab
         if cfg.character_banner_deg > 0 and sites[int(idx[t])].key[0] in cfg.flag_columns:
             # a royal tower's banner or pole seen in front of the top cube's face (a stripe of the flag's
             # colour, which is its character's) would make the cube look like the character
@@ -3168,21 +3232,10 @@ def _characters(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], c
                 & (_player_hue_deg(f_hue, colours) <= cfg.character_banner_deg)
             if (fok[t] & ~plastic).sum() >= 4:
                 cube_lab = np.median(flab[t, fok[t] & ~plastic], axis=0)
-        c_cube = float(np.hypot(cube_lab[1], cube_lab[2]))
-        h_cube = math.degrees(math.atan2(cube_lab[2], cube_lab[1]))
-        dh = np.abs((hue[t] - h_cube + 180.0) % 360.0 - 180.0)
-        other_hue = (dh > cfg.character_hue_deg) if c_cube >= cfg.min_chroma else np.ones(n_p, bool)
-        if c_cube >= cfg.min_chroma and cfg.character_near_deg < cfg.character_hue_deg:
-            # a hue nearer a player's plastic than the cube's, by a clear margin
-            nearer = dh - _player_hue_deg(hue[t], colours) > cfg.character_nearer_deg
-            other_hue |= (dh > cfg.character_near_deg) & nearer
-        if c_cube >= cfg.min_chroma and cfg.character_toward_deg > 0:
-            # a hue turned away from the cube's towards a player's plastic: by as much as it came nearer that plastic
-            # (a blue character on a purple cube is seen some 20 degrees from the cube, bluer, while the prototypes
-            # put it about as near purple as blue; a bare top's hue stays within 15 degrees of its face's)
-            c_deg = float(_player_hue_deg(np.array([h_cube]), colours)[0])
-            other_hue |= (dh > cfg.character_toward_deg) \
-                & (_player_hue_deg(hue[t], colours) < c_deg - cfg.character_toward_deg)
+        other_hue = _other_hue(hue[t], cube_lab, colours, cfg)
+        if top_seen is not None and (ok[t] & on_stack[t]).sum() >= 8:
+            # (the top as its probes see it, a character and all)
+            top_seen[int(idx[t])] = lab[t, ok[t] & on_stack[t]]
         differs = np.where(on_stack[t], other_hue, piece[t] > 0.8)
         if over_print:
             differs &= piece[t] > 0.8
@@ -3204,8 +3257,19 @@ def _characters(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], c
                 dh_top = abs((math.degrees(math.atan2(seen_lab[2], seen_lab[1]))
                               - math.degrees(math.atan2(top_lab[2], top_lab[1])) + 180.0) % 360.0 - 180.0)
                 if dh_top <= cfg.character_face_deg:
-                    out.append(None)
-                    continue
+                    rest: list[int] = []
+                    if cfg.character_top_rest:
+                        # ... but probes of another hue than the top's, enough of them, still show one (a green
+                        # character on a teal cube whose face, in shade, is grey: the cube's top was taken for it)
+                        apart = _other_hue(hue[t, sel], top_lab, colours, cfg)
+                        rest = [int(q) for q, a in zip(sel, apart, strict=True) if a]
+                    names_r = [n for q, n in zip(sel, names, strict=True) if int(q) in rest]
+                    if len(names_r) < max(3, cfg.character_min_share * ok[t].sum()):
+                        out.append(None)
+                        continue
+                    best = max(dict.fromkeys(names_r), key=names_r.count)
+                    mine = np.array([q for q, n in zip(sel, names, strict=True) if int(q) in rest and n == best],
+                                    np.int64)
         # where it stands on the top: the lowest probes that saw it (higher ones also see it through
         # their rays going on down behind them: biased towards the camera)
         low = mine[pts[t, mine, 2] <= top[t] + zz[0] + 1e-6]
@@ -3214,6 +3278,28 @@ def _characters(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], c
             strength[int(idx[t])] = (len(mine), int(ok[t].sum()))
         out.append((best, float(pts[t, at, 0].mean()), float(pts[t, at, 1].mean())))
     return out
+
+
+def _other_hue(hue: F64, ref_lab: F64, colours: Sequence[str] | None, cfg: ClassifyBoardConfig
+               ) -> npt.NDArray[np.bool_]:
+    """Which probes of hues ``hue`` (degrees) show another colour than a cube's surface of colour ``ref_lab``
+    (CIELAB): every probe if that surface is grey."""
+    c_cube = float(np.hypot(ref_lab[1], ref_lab[2]))
+    h_cube = math.degrees(math.atan2(ref_lab[2], ref_lab[1]))
+    dh = np.abs((hue - h_cube + 180.0) % 360.0 - 180.0)
+    other_hue = (dh > cfg.character_hue_deg) if c_cube >= cfg.min_chroma else np.ones(len(hue), bool)
+    if c_cube >= cfg.min_chroma and cfg.character_near_deg < cfg.character_hue_deg:
+        # a hue nearer a player's plastic than the cube's, by a clear margin
+        nearer = dh - _player_hue_deg(hue, colours) > cfg.character_nearer_deg
+        other_hue |= (dh > cfg.character_near_deg) & nearer
+    if c_cube >= cfg.min_chroma and cfg.character_toward_deg > 0:
+        # a hue turned away from the cube's towards a player's plastic: by as much as it came nearer that plastic
+        # (a blue character on a purple cube is seen some 20 degrees from the cube, bluer, while the prototypes
+        # put it about as near purple as blue; a bare top's hue stays within 15 degrees of its face's)
+        c_deg = float(_player_hue_deg(np.array([h_cube]), colours)[0])
+        other_hue |= (dh > cfg.character_toward_deg) \
+            & (_player_hue_deg(hue, colours) < c_deg - cfg.character_toward_deg)
+    return np.asarray(other_hue, bool)
 
 
 def _box_or_marker(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], body: Sequence[F64 | None],

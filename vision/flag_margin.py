@@ -98,7 +98,7 @@ WEAK_READ_UNSEEN_RIVAL = True
 # compared, and a pole-only rival has no banner count.  Session 15 (docs/vision.md, "Session 15: trusting right
 # readings with history"): on the SIMULATED development renders (one turn and a round back, five and nine
 # pictures, followed games) every wrong flag a pole-only rival made ambiguous had evidence at most the rival's
-# (1-10 against 10), while right flags a pole-only rival held back had more (14-28 against 10-20).  ``None``:
+# (1-10 against 10), while right flags a pole-only rival held back had more (12-28 against 10-20).  ``None``:
 # the same ``MARGIN`` as any rival (as before).
 POLE_ONLY_RIVAL_MARGIN: float | None = 0.0
 # (session 9's SAME_CELL_UPRIGHT_MIN_POLES -- an upright rival settled so only when 3 pictures show the pole read --

@@ -92,6 +92,15 @@ SAME_CELL_POLE_DECIDES = True
 # 77.5 -> 75 %, a round back 47.5 -> 37.5 %; held8 one turn back 80 -> 75 %, a round back 40 -> 35 %); those
 # flags were read on 1-8 banner rays.  A threshold-free rule, but it rests on one held-out failure.
 WEAK_READ_UNSEEN_RIVAL = True
+# a rival whose only evidence is its pole (no banner ray of its colour there: the pictures show no banner at that
+# spot, only a thin line in two or more pictures) needs at least the evidence of the spot read to make the flag
+# ``flag-ambiguous``, not merely to come within ``MARGIN``: the margin allows for the noise of two banner counts
+# compared, and a pole-only rival has no banner count.  Session 15 (docs/vision.md, "Session 15: trusting right
+# readings with history"): on the SIMULATED development renders (one turn and a round back, five and nine
+# pictures, followed games) every wrong flag a pole-only rival made ambiguous had evidence at most the rival's
+# (1-10 against 10), while right flags a pole-only rival held back had more (12-28 against 10-20).  ``None``:
+# the same ``MARGIN`` as any rival (as before).
+POLE_ONLY_RIVAL_MARGIN: float | None = 0.0
 # (session 9's SAME_CELL_UPRIGHT_MIN_POLES -- an upright rival settled so only when 3 pictures show the pole read --
 # was removed in session 11: on 176 scenes in three modes it changed no reading, and on the 17 followed games it
 # only added one question about a flag read right; docs/vision.md, "Session 11: the few-case rules measured")
@@ -143,6 +152,7 @@ def ambiguous_flags(state: State, colors: Iterable[str], scorer: RayScorer,
 
     same_cell_poles = SAME_CELL_POLE_DECIDES if same_cell_poles is None else same_cell_poles
     weak_unseen = WEAK_READ_UNSEEN_RIVAL if weak_unseen is None else weak_unseen
+    pole_only_margin = POLE_ONLY_RIVAL_MARGIN
     sides_check = FlagSideCheck(state.blocks, state.flags, state.colors)
     # a pole these blocks hide cannot show (a line there is something else)
     judge = PoleJudge(greys, cameras, cfg=pole_cfg or POLE_TEST, occupied=set(state.blocks))
@@ -177,7 +187,10 @@ def ambiguous_flags(state: State, colors: Iterable[str], scorer: RayScorer,
         banners = dict(reach)
         unseen = {sp for e, sp, poles in scored if weak_unseen and e_read < margin
                   and not np.isfinite(banners[sp]) and poles == 0}
-        close = [(e, sp) for e, sp, poles in scored if (is_ambiguous(e_read, e, margin) or sp in unseen)
+        # the margin a rival must come within: ``POLE_ONLY_RIVAL_MARGIN`` for a rival without a banner ray
+        margin_of = {sp: margin if pole_only_margin is None or (np.isfinite(b) and b > 0) else pole_only_margin
+                     for sp, b in banners.items()}
+        close = [(e, sp) for e, sp, poles in scored if (is_ambiguous(e_read, e, margin_of[sp]) or sp in unseen)
                  and not (same_cell_poles and e_read > 0 and sp.cell == read.cell and poles == 0 < read_poles)]
         if not close:
             continue
@@ -187,7 +200,7 @@ def ambiguous_flags(state: State, colors: Iterable[str], scorer: RayScorer,
         if not kept:
             continue
         e_rival, rival = max(kept, key=lambda t: (t[0], t[1] not in unseen))
-        if is_ambiguous(e_read, e_rival, margin) or rival in unseen:
+        if is_ambiguous(e_read, e_rival, margin_of[rival]) or rival in unseen:
             out.append(AmbiguousFlag(color, read, rival, e_read, e_rival, changed[rival], rival in unseen))
     return out
 

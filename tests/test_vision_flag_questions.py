@@ -15,16 +15,12 @@ The fakes stand in for the pictures: banner rays per spot and pictures showing e
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
-import numpy as np
 import pytest
+from ctrl_flag_fakes import FakeScorer, fake_poles
 
 from engine.ctrl import GameRecord, State
-from engine.ctrl.moves import FlagSpot
-from vision.poles import PoleEvidence
 
 ROOT = Path(__file__).resolve().parents[1] / "fixtures"
 
@@ -32,32 +28,6 @@ ROOT = Path(__file__).resolve().parents[1] / "fixtures"
 def _pink_position() -> State:
     doc = json.loads((ROOT / "ctrl_followed" / "game_000" / "game.json").read_text())
     return list(GameRecord.from_json(doc["record"]).states())[2]  # pink flag at 3,2,1 +y
-
-
-class _FakeScorer:
-    """Banner evidence per spot (``-inf`` where none); nothing contradicts a banner anywhere."""
-
-    def __init__(self, banners: Mapping[str, float]) -> None:
-        self.banners = {FlagSpot.parse(k): v for k, v in banners.items()}
-
-    def flag_scores(self, blocks: Any, color: str, spots: Sequence[FlagSpot]) -> list[float]:
-        return [self.banners.get(s, -np.inf) for s in spots]
-
-    def banner_seen_against(self, blocks: Any, color: str, spots: Sequence[FlagSpot]) -> list[list[tuple[int, int]]]:
-        return [[] for _ in spots]
-
-
-def _fake_poles(poles: Mapping[str, int]) -> type:
-    shown = {FlagSpot.parse(k): n for k, n in poles.items()}
-
-    class _FakeJudge:
-        def __init__(self, *args: Any, **kwargs: Any) -> None:
-            pass
-
-        def evidence(self, spots: Sequence[FlagSpot]) -> list[PoleEvidence]:
-            return [PoleEvidence(s, 5, list(range(shown.get(s, 0)))) for s in spots]
-
-    return _FakeJudge
 
 
 @pytest.mark.parametrize(("rival", "rival_poles", "same_cell_rule", "asked", "read_poles"), [
@@ -75,10 +45,10 @@ def test_same_cell_rival_is_settled_by_the_poles(rival: str, rival_poles: int, s
     state = _pink_position()
     read = state.flags["pink"]
     assert str(read) == "flag 3,2,1 +y"
-    monkeypatch.setattr(fm, "PoleJudge", _fake_poles({str(read): read_poles, rival: rival_poles}))
+    monkeypatch.setattr(fm, "PoleJudge", fake_poles({str(read): read_poles, rival: rival_poles}))
     monkeypatch.setattr(fm, "SAME_CELL_POLE_DECIDES", same_cell_rule)
     # the rival 2 rays short of the evidence read (banner, and 10 per picture showing its pole beyond the first)
-    scorer = _FakeScorer({str(read): 20.0, rival: 18.0 + 10.0 * (read_poles - 1)})
+    scorer = FakeScorer({str(read): 20.0, rival: 18.0 + 10.0 * (read_poles - 1)})
     out = fm.ambiguous_flags(state, ["pink"], scorer, [], [])  # type: ignore[arg-type]
     assert [(a.color, str(a.rival)) for a in out] == ([("pink", rival)] if asked else [])
 
@@ -88,8 +58,8 @@ def test_same_cell_rule_needs_a_pole_at_the_spot_read(monkeypatch: pytest.Monkey
     import vision.flag_margin as fm
 
     state = _pink_position()
-    monkeypatch.setattr(fm, "PoleJudge", _fake_poles({}))
-    scorer = _FakeScorer({"flag 3,2,1 +y": 20.0, "flag 3,2,1 +z": 18.0})
+    monkeypatch.setattr(fm, "PoleJudge", fake_poles({}))
+    scorer = FakeScorer({"flag 3,2,1 +y": 20.0, "flag 3,2,1 +z": 18.0})
     out = fm.ambiguous_flags(state, ["pink"], scorer, [], [])  # type: ignore[arg-type]
     assert [str(a.rival) for a in out] == ["flag 3,2,1 +z"]
 
@@ -107,9 +77,9 @@ def test_flag_read_from_shadow_pixels_only_is_asked(weak_free_banner: float | No
 
     state = _pink_position()
     read = str(state.flags["pink"])
-    monkeypatch.setattr(vision.poles, "PoleJudge", _fake_poles({read: poles}))
-    full = _FakeScorer({read: 15.0})
-    weak_free = _FakeScorer({} if weak_free_banner is None else {read: weak_free_banner})
+    monkeypatch.setattr(vision.poles, "PoleJudge", fake_poles({read: poles}))
+    full = FakeScorer({read: 15.0})
+    weak_free = FakeScorer({} if weak_free_banner is None else {read: weak_free_banner})
     sides: dict[str, int] = {}
     out = _shadow_only_flags(state, {"pink"}, full, weak_free, [], [], sides)  # type: ignore[arg-type]
     assert [(p.code, p.where) for p in out] == ([("flag-ambiguous", "pink flag")] if asked else [])

@@ -10,16 +10,13 @@ The fakes stand in for the pictures: banner rays per spot (``-inf``: none) and p
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pytest
+from ctrl_flag_fakes import FakeScorer, fake_poles
 
 from engine.ctrl import GameRecord, State
-from engine.ctrl.moves import FlagSpot
-from vision.poles import PoleEvidence
 
 ROOT = Path(__file__).resolve().parents[1] / "fixtures"
 READ = "flag 3,2,1 +y"  # the pink flag of the position below
@@ -29,32 +26,6 @@ RIVAL = "flag 3,-1,0 -y"  # another legal pink spot, in another cell, that chang
 def _pink_position() -> State:
     doc = json.loads((ROOT / "ctrl_followed" / "game_000" / "game.json").read_text())
     return list(GameRecord.from_json(doc["record"]).states())[2]
-
-
-class _FakeScorer:
-    """Banner evidence per spot (``-inf`` where none); nothing contradicts a banner anywhere."""
-
-    def __init__(self, banners: Mapping[str, float]) -> None:
-        self.banners = {FlagSpot.parse(k): v for k, v in banners.items()}
-
-    def flag_scores(self, blocks: Any, color: str, spots: Sequence[FlagSpot]) -> list[float]:
-        return [self.banners.get(s, -np.inf) for s in spots]
-
-    def banner_seen_against(self, blocks: Any, color: str, spots: Sequence[FlagSpot]) -> list[list[tuple[int, int]]]:
-        return [[] for _ in spots]
-
-
-def _fake_poles(poles: Mapping[str, int]) -> type:
-    shown = {FlagSpot.parse(k): n for k, n in poles.items()}
-
-    class _FakeJudge:
-        def __init__(self, *args: Any, **kwargs: Any) -> None:
-            pass
-
-        def evidence(self, spots: Sequence[FlagSpot]) -> list[PoleEvidence]:
-            return [PoleEvidence(s, 5, list(range(shown.get(s, 0)))) for s in spots]
-
-    return _FakeJudge
 
 
 @pytest.mark.parametrize(("read_banner", "rival_banner", "rival_poles", "rule", "asked"), [
@@ -75,9 +46,9 @@ def test_a_pole_only_rival_needs_the_evidence_read(read_banner: float, rival_ban
 
     state = _pink_position()
     assert str(state.flags["pink"]) == READ
-    monkeypatch.setattr(fm, "PoleJudge", _fake_poles({RIVAL: rival_poles}))
+    monkeypatch.setattr(fm, "PoleJudge", fake_poles({RIVAL: rival_poles}))
     monkeypatch.setattr(fm, "POLE_ONLY_RIVAL_MARGIN", rule)
     banners = {READ: read_banner, **({RIVAL: rival_banner} if rival_banner is not None else {})}
     greys = [np.zeros((1, 1), np.float32)] * 5  # five pictures (the fake judge does not look at them)
-    out = fm.ambiguous_flags(state, ["pink"], _FakeScorer(banners), greys, [])  # type: ignore[arg-type]
+    out = fm.ambiguous_flags(state, ["pink"], FakeScorer(banners), greys, [])  # type: ignore[arg-type]
     assert [(a.color, str(a.rival)) for a in out] == ([("pink", RIVAL)] if asked else [])

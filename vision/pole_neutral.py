@@ -33,7 +33,7 @@ from engine.ctrl.geometry import Cell
 from engine.ctrl.moves import FlagSpot
 from vision.camera import ViewCamera
 from vision.pieces import FLAG, FlagGeometry
-from vision.poles import _CUBE_HI, _CUBE_LO, PoleConfig, _behind_box, _OccupancyGrid
+from vision.poles import PoleConfig, _OccupancyGrid, axis_samples
 
 U8 = npt.NDArray[np.uint8]
 
@@ -83,41 +83,16 @@ class NeutralPoleJudge:
     def _shares(self, k: int, cam: ViewCamera, spots: Sequence[FlagSpot]) -> list[float | None]:
         """The share of each spot's visible axis points that count in picture ``k`` (``None``: not judged,
         by the rules of :class:`vision.poles.PoleJudge`)."""
-        pcfg, geom, cfg = self._pole, self._geom, self.cfg
-        m, n = len(spots), pcfg.samples
-        s = cam.block_mm
-        blocks = np.array([sp.block for sp in spots], float)
-        normals = np.array([sp.normal for sp in spots], float)
-        base = blocks + 0.5 + 0.5 * normals
-        ts = np.linspace(pcfg.from_frac, pcfg.to_frac, n) * geom.pole_length
-        pts = ((base[:, None, :] + ts[None, :, None] * normals[:, None, :]) * s).reshape(m * n, 3)
-        depth = cam.depth(pts).reshape(m, n)
-        px = cam.project(pts).reshape(m, n, 2)
-        axis = px[:, -1] - px[:, 0]
-        length = np.linalg.norm(axis, axis=1)
-        ok = ~np.any(depth <= 0, axis=1) & (length >= pcfg.min_px)
-        visible = ~_behind_box(cam.center / s, pts / s, _CUBE_LO, _CUBE_HI).reshape(m, n)
-        if self._occ is not None:
-            own = np.repeat(np.array([sp.cell for sp in spots], np.int64), n, axis=0)
-            visible &= ~self._occ.behind(cam.center / s, pts / s, own).reshape(m, n)
+        cfg = self.cfg
         img = self._images[k]
-        h, w = img.shape[:2]
-        inside = (px[..., 0] > 6) & (px[..., 0] < w - 7) & (px[..., 1] > 6) & (px[..., 1] < h - 7)
-        use = visible & inside & ok[:, None]
-        counts = use.sum(axis=1)
-        ok &= counts >= n // 2
-        use &= ok[:, None]
+        a = axis_samples(cam, spots, img.shape[:2], self._pole, self._geom, self._occ)
+        m = len(spots)
         out: list[float | None] = [None] * m
-        if not ok.any():
+        if not a.ok.any():
             return out
-        normal = np.stack([-axis[:, 1], axis[:, 0]], axis=1) / np.maximum(length, 1e-9)[:, None]
-        radius_px = float(cam.K[0, 0]) * (geom.pole_radius * s) / np.maximum(depth[:, n // 2], 1e-6)
-        off = np.maximum(2.5, 2.5 * radius_px + 1.5)
-        shift = (off[:, None] * normal)[:, None, :] * np.ones((1, n, 1))
-        p, d = px[use], shift[use]
-        cc, gc = _chroma_grey(img, p)
-        cl, gl = _chroma_grey(img, p - d)
-        cr, gr = _chroma_grey(img, p + d)
+        cc, gc = _chroma_grey(img, a.centre)
+        cl, gl = _chroma_grey(img, a.centre - a.side)
+        cr, gr = _chroma_grey(img, a.centre + a.side)
 
         def sat(c: npt.NDArray[np.float32], g: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
             # chroma over lightness (an HSL-like saturation, without the max)
@@ -126,10 +101,9 @@ class NeutralPoleJudge:
         sc, sl, sr = sat(cc, gc), sat(cl, gl), sat(cr, gr)
         hit = ((sl - sc > cfg.saturation_drop) & (sr - sc > cfg.saturation_drop) & (gc > cfg.min_grey)
                & (cl - cc > cfg.chroma_drop) & (cr - cc > cfg.chroma_drop))
-        owner = np.repeat(np.arange(m), n)[use.ravel()]
-        n_hit = np.bincount(owner, weights=hit, minlength=m)
-        for i in np.flatnonzero(ok):
-            out[i] = float(n_hit[i]) / float(counts[i])
+        n_hit = np.bincount(a.owner, weights=hit, minlength=m)
+        for i in np.flatnonzero(a.ok):
+            out[i] = float(n_hit[i]) / float(a.counts[i])
         return out
 
 

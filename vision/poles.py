@@ -314,51 +314,77 @@ class PoleJudge:
     def _shares(self, grey: npt.NDArray[np.float32], cam: ViewCamera, spots: Sequence[FlagSpot],
                 ) -> list[tuple[float, float] | None]:
         """:func:`pole_line_shares` of every spot in one picture, computed together."""
-        cfg, geom = self.cfg, self._geom
-        m, n = len(spots), cfg.samples
-        s = cam.block_mm
-        blocks = np.array([sp.block for sp in spots], float)
-        normals = np.array([sp.normal for sp in spots], float)
-        base = blocks + 0.5 + 0.5 * normals
-        ts = np.linspace(cfg.from_frac, cfg.to_frac, cfg.samples) * geom.pole_length
-        pts = ((base[:, None, :] + ts[None, :, None] * normals[:, None, :]) * s).reshape(m * n, 3)
-        depth = cam.depth(pts).reshape(m, n)
-        px = cam.project(pts).reshape(m, n, 2)
-        axis = px[:, -1] - px[:, 0]
-        length = np.linalg.norm(axis, axis=1)
-        ok = ~np.any(depth <= 0, axis=1) & (length >= cfg.min_px)
-        visible = ~_behind_box(cam.center / s, pts / s, _CUBE_LO, _CUBE_HI).reshape(m, n)
-        if self._occ is not None:
-            own = np.repeat(np.array([sp.cell for sp in spots], np.int64), n, axis=0)
-            visible &= ~self._occ.behind(cam.center / s, pts / s, own).reshape(m, n)
-        if self._backdrop is not None and _ring_applies(cam, cfg):
-            visible &= ~self._backdrop.against_ring(cam, pts).reshape(m, n)
-        h, w = grey.shape[:2]
-        inside = (px[..., 0] > 6) & (px[..., 0] < w - 7) & (px[..., 1] > 6) & (px[..., 1] < h - 7)
-        use = visible & inside & ok[:, None]
-        counts = use.sum(axis=1)
-        ok &= counts >= cfg.samples // 2
-        use &= ok[:, None]
+        cfg = self.cfg
+        backdrop = self._backdrop if self._backdrop is not None and _ring_applies(cam, cfg) else None
+        a = axis_samples(cam, spots, grey.shape[:2], cfg, self._geom, self._occ, backdrop)
+        m = len(spots)
         out: list[tuple[float, float] | None] = [None] * m
-        if not ok.any():
+        if not a.ok.any():
             return out
-        normal = np.stack([-axis[:, 1], axis[:, 0]], axis=1) / np.maximum(length, 1e-9)[:, None]
-        radius_px = float(cam.K[0, 0]) * (geom.pole_radius * s) / np.maximum(depth[:, n // 2], 1e-6)
-        off = np.maximum(2.5, 2.5 * radius_px + 1.5)
-        shift = (off[:, None] * normal)[:, None, :] * np.ones((1, n, 1))
-        p, d = px[use], shift[use]
-        centre = _sample(grey, p)
-        left = _sample(grey, p - d)
-        right = _sample(grey, p + d)
+        centre = _sample(grey, a.centre)
+        left = _sample(grey, a.centre - a.side)
+        right = _sample(grey, a.centre + a.side)
         light = (centre - left > cfg.min_contrast) & (centre - right > cfg.min_contrast)
         dark = (left - centre > cfg.min_contrast) & (right - centre > cfg.min_contrast)
         light = _pole_like(light, dark, centre, cfg)
-        owner = np.repeat(np.arange(m), n)[use.ravel()]
-        n_light = np.bincount(owner, weights=light, minlength=m)
-        n_line = np.bincount(owner, weights=light | dark, minlength=m)
-        for i in np.flatnonzero(ok):
-            out[i] = (float(n_light[i]) / float(counts[i]), float(n_line[i]) / float(counts[i]))
+        n_light = np.bincount(a.owner, weights=light, minlength=m)
+        n_line = np.bincount(a.owner, weights=light | dark, minlength=m)
+        for i in np.flatnonzero(a.ok):
+            out[i] = (float(n_light[i]) / float(a.counts[i]), float(n_line[i]) / float(a.counts[i]))
         return out
+
+
+@dataclass(frozen=True)
+class AxisSamples:
+    """The points along the poles of ``m`` spots that one picture can judge (:func:`axis_samples`)."""
+
+    ok: npt.NDArray[np.bool_]  # (m,): the spot is judged in this picture
+    counts: npt.NDArray[np.int64]  # (m,): its points used
+    centre: npt.NDArray[np.float64]  # (k, 2): the points used (x, y), spot after spot
+    side: npt.NDArray[np.float64]  # (k, 2): the offset from each point to either side of the pole
+    owner: npt.NDArray[np.int64]  # (k,): the spot (index) of each point
+
+
+def axis_samples(cam: ViewCamera, spots: Sequence[FlagSpot], shape: tuple[int, ...], cfg: PoleConfig,
+                 geom: FlagGeometry, occ: _OccupancyGrid | None, backdrop: _Backdrop | None = None,
+                 ) -> AxisSamples:
+    """Along each spot's pole axis (``cfg.samples`` points from ``from_frac`` to ``to_frac`` of the pole,
+    clear of the socket and of the banner), the points a picture of ``shape`` judges: in front of the camera,
+    not hidden by the Central Cube, by the blocks (``occ``) or against the ring (``backdrop``), inside the
+    picture; a spot whose axis projects shorter than ``cfg.min_px`` or keeps fewer than half its points is
+    not judged.  Each point comes with the offset to the pole's sides (the pole's radius in pixels, at least
+    2.5, plus 1.5), perpendicular to the projected axis.  Shared by :class:`PoleJudge` (grey-level lines)
+    and :class:`vision.pole_neutral.NeutralPoleJudge` (uncoloured lines)."""
+    m, n = len(spots), cfg.samples
+    s = cam.block_mm
+    blocks = np.array([sp.block for sp in spots], float)
+    normals = np.array([sp.normal for sp in spots], float)
+    base = blocks + 0.5 + 0.5 * normals
+    ts = np.linspace(cfg.from_frac, cfg.to_frac, n) * geom.pole_length
+    pts = ((base[:, None, :] + ts[None, :, None] * normals[:, None, :]) * s).reshape(m * n, 3)
+    depth = cam.depth(pts).reshape(m, n)
+    px = cam.project(pts).reshape(m, n, 2)
+    axis = px[:, -1] - px[:, 0]
+    length = np.linalg.norm(axis, axis=1)
+    ok = ~np.any(depth <= 0, axis=1) & (length >= cfg.min_px)
+    visible = ~_behind_box(cam.center / s, pts / s, _CUBE_LO, _CUBE_HI).reshape(m, n)
+    if occ is not None:
+        own = np.repeat(np.array([sp.cell for sp in spots], np.int64), n, axis=0)
+        visible &= ~occ.behind(cam.center / s, pts / s, own).reshape(m, n)
+    if backdrop is not None:
+        visible &= ~backdrop.against_ring(cam, pts).reshape(m, n)
+    h, w = shape[:2]
+    inside = (px[..., 0] > 6) & (px[..., 0] < w - 7) & (px[..., 1] > 6) & (px[..., 1] < h - 7)
+    use = visible & inside & ok[:, None]
+    counts = use.sum(axis=1)
+    ok &= counts >= n // 2
+    use &= ok[:, None]
+    normal = np.stack([-axis[:, 1], axis[:, 0]], axis=1) / np.maximum(length, 1e-9)[:, None]
+    radius_px = float(cam.K[0, 0]) * (geom.pole_radius * s) / np.maximum(depth[:, n // 2], 1e-6)
+    off = np.maximum(2.5, 2.5 * radius_px + 1.5)
+    shift = (off[:, None] * normal)[:, None, :] * np.ones((1, n, 1))
+    owner = np.repeat(np.arange(m), n)[use.ravel()]
+    return AxisSamples(ok, counts.astype(np.int64), px[use], shift[use], owner.astype(np.int64))
 
 
 class _OccupancyGrid:

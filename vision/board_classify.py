@@ -270,6 +270,9 @@ class ClassifyBoardConfig:
     character_own_plain_deg: float = 60.0
     character_own_plain_share: float = 0.2  # ... on this share of the probes over the top at least
     character_own_plain_n: int = 14  # ... and the character is seen on this many probes at least
+    foot_shift: float = 0.0  # Bandera (session 15; > 0: on): a stack whose foot towards the camera (the probes 2-6 mm
+    # over the board, on its near side and the lowest of its sides) shows no piece (all under this) stands on the square
+    # next to it read empty whose lowest probes all show one (``FOOT_SHOWN``): emptied, that square decided again
     character_face_to_point: bool = False  # Bandera (session 15): a probe on the top cube's face (or its top's corner)
     # is hidden only by a solid between the camera and the probe, not by one behind it (its ray's end on the board)
     upper_colour: float = 0.0  # Bandera (> 0: on): a single cube whose face towards the camera shows this chroma or
@@ -524,6 +527,13 @@ CHARACTER_OWN_PLAIN_MM = 4.0
 BANDERA_BLACK_LIGHTNESS = 47.0
 
 
+#: Bandera: a stack's foot towards the camera showing no piece on any usable probe (pieceness under this) while a
+#: square next to it read empty shows one on all its lowest probes (this or more) is that square's stack
+#: (docs/boards_vision.md, "Session 15: Bandera stacks")
+FOOT_BARE = 0.5
+FOOT_SHOWN = 0.5
+
+
 def config_for(game: str) -> ClassifyBoardConfig:
     """The classify thresholds for ``game``: Gridopolis has no black piece, so nothing is read as
     one there (the shade under the grid-set's upper levels is deep).  The colour-difference ramp is
@@ -619,7 +629,7 @@ def config_for(game: str) -> ClassifyBoardConfig:
                                    character_toward_deg=CHARACTER_TOWARD_DEG, black_lightness=BANDERA_BLACK_LIGHTNESS,
                                    character_face_to_point=True, character_top_rest=True,
                                    character_own_plain_mm=CHARACTER_OWN_PLAIN_MM,
-                                   character_own_plain_n=CHARACTER_ON_EMPTY)
+                                   character_own_plain_n=CHARACTER_ON_EMPTY, foot_shift=FOOT_BARE)
     if game == "quirky":
         return ClassifyBoardConfig(token_dark_l=60.0, skin_chroma=(4.0, 42.0), token_past_hand=0.2,
                                    token_dot_local=10.0, token_dot_owner=0.5,
@@ -1136,6 +1146,19 @@ def classify_sites(
         if b_c is not None:
             blocked[cand] = b_c
         weight = (valid & ~blocked).astype(np.float64)
+    if cfg.foot_shift > 0 and game == "bandera" and len(cand):
+        moved = _foot_shift(sites, hyps, choice, piece, valid, n_z, cfg)
+        if moved:
+            for j in moved:  # (the square the stack stands on, decided again without the emptied one in front)
+                b_j = blocked_by(choice, np.array([j]))
+                w_j = (valid[j] & ~b_j[0] if b_j is not None else valid[j]).astype(np.float64)
+                choice[j] = int(_choose(pred[:, j:j + 1], piece[j:j + 1], w_j[None, :], cfg.empty_bias,
+                                         None if allowed is None else allowed[:, j:j + 1])[0])
+            b_c = blocked_by(choice, cand)
+            blocked = np.zeros((n_s, n_p), bool)
+            if b_c is not None:
+                blocked[cand] = b_c
+            weight = (valid & ~blocked).astype(np.float64)
     t3 = time.perf_counter()
     scores = _scores(pred, piece, weight, cfg.empty_bias, allowed)  # (K, S)
     if cfg.piece_min_score > 0:
@@ -2620,6 +2643,38 @@ def _dark_outline(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64],
     n_use = use.sum(axis=1)
     share = np.where(n_use > 0, (dark & use).sum(axis=1) / np.maximum(n_use, 1), 0.0)
     return np.asarray(share, np.float64), np.asarray(n_use, np.int64)
+
+
+def _foot_shift(sites: Sequence[Site], hyps: Sequence[Hypothesis], choice: npt.NDArray[np.int64], piece: F64,
+                valid: npt.NDArray[np.bool_], n_z: int, cfg: ClassifyBoardConfig) -> list[int]:
+    """Bandera: a cube stands on its square (docs/rules/bandera.md, section 2: cubes go on the board's squares, and
+    on cubes), so the probes at its foot on the side towards the camera (2 and 6 mm over the board on the near probe
+    line, 2 mm on the two side lines: inside the cube, in front of the rest of the stack) show it.  A stack whose
+    usable foot probes (2 at least) all show no piece (under ``foot_shift``) while a square next to it (4-neighbour)
+    read empty shows a piece on every usable lowest probe (3 at least, ``FOOT_SHOWN`` or more) is the stack seen
+    on the wrong square -- the solve put a solid standing next to it (often taller, seen over it) on it: the stack is
+    emptied (``choice`` changed in place) and the neighbour's index returned to be decided again."""
+    # probe lines: 0 the centre, 1 away from the camera, 2 towards it, 3 and 4 to the sides; heights 2, 6, ... mm
+    near = [2 * n_z, 2 * n_z + 1, 3 * n_z, 4 * n_z]
+    lowest = [k * n_z for k in range(5)]
+    at = {tuple(s.key[:2]): i for i, s in enumerate(sites)}
+    out: list[int] = []
+    for i, s in enumerate(sites):
+        if hyps[int(choice[i])].cubes < 1:
+            continue
+        f = piece[i, near][valid[i, near]]
+        if len(f) < 2 or f.max() >= cfg.foot_shift:
+            continue
+        x, y = int(s.key[0]), int(s.key[1])
+        for k in (at.get((x + 1, y)), at.get((x - 1, y)), at.get((x, y + 1)), at.get((x, y - 1))):
+            if k is None or choice[k] != 0 or k in out:
+                continue
+            g = piece[k, lowest][valid[k, lowest]]
+            if len(g) >= 3 and g.min() >= FOOT_SHOWN:
+                choice[i] = 0
+                out.append(k)
+                break
+    return out
 
 
 def _royal_per_player(sites: Sequence[Site], stacks: npt.NDArray[np.int64], choice: npt.NDArray[np.int64],

@@ -133,6 +133,9 @@ class ClassifyBoardConfig:
     #: ... and there a token kind is found on this many probes seen past the hand (its share of them
     #: need not reach ``token_min_share``: most of the token may be under the hand)
     token_past_hand_probes: int = 4
+    #: Quirky (> 0: on, session 15): a second token kind found on a cell is dropped when more than this share
+    #: of its probes match a kind found with a larger share too (two tokens on a cell lie side by side)
+    token_own_probes: float = 0.0
     piece_past_hand: float = 0.0  # Gridopolis (> 0: on; session 11): a site a hand partly covers is read on its
     # probes seen clear of the hand when at least this share of its probes is, and they show a piece beating "empty"
     # by ``sure_margin``; else it stays "occluded"
@@ -633,7 +636,7 @@ def config_for(game: str) -> ClassifyBoardConfig:
     if game == "quirky":
         return ClassifyBoardConfig(token_dark_l=60.0, skin_chroma=(4.0, 42.0), token_past_hand=0.2,
                                    token_dot_local=10.0, token_dot_owner=0.5,
-                                   token_dot_pale=25.0)
+                                   token_dot_pale=25.0, token_own_probes=0.5)
     return ClassifyBoardConfig()
 
 
@@ -3743,6 +3746,17 @@ def _classify_tokens(sc: _Scene, sites: Sequence[Site], kinds: Sequence[str] | N
         if covered[i] > 0:
             low = min(low, cfg.token_past_hand_probes / max(ok_i.sum(), 1))
         found = [(names[j], float(share[j])) for j in np.argsort(-share) if share[j] >= low]
+        if cfg.token_own_probes > 0 and len(found) >= 2:
+            # two tokens share a cell side by side (docs/rules/quirky.md section 1, "Tokens para compartir
+            # espacios"), each on probes of its own: a further kind whose probes nearly all match a kind
+            # found before it too (a seed's brown print within the flag's red hue) is that token's colour
+            kept = [found[0]]
+            for k, v in found[1:]:
+                mine = near[i][:, names.index(k)] & ok_i
+                if not any((mine & near[i][:, names.index(k0)]).sum() > cfg.token_own_probes * max(mine.sum(), 1)
+                           for k0, _ in kept):
+                    kept.append((k, v))
+            found = kept
         if covered[i] > 0 and (not found or (len(found) == 1 and _partner_hidden(near[i][:, names.index(found[0][0])]
                                                                                  & ok_i, ok_i, 9))):
             # nothing seen past the hand, or one token off to one side of the cell with the other side

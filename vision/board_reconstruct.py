@@ -114,6 +114,12 @@ def _reader_problems(cells: Sequence[CellReading], min_conf: float) -> list[Prob
         elif c.kind == "unseen":
             why = c.notes[0] if c.notes else "this cell is outside the picture or hidden: it could not be read"
             out.append(Problem("cell-unseen", why, where, "", "warning"))
+        elif c.kind == "robot":
+            # Quirky: tokens may lie on the robot's space (docs/rules/quirky.md section 1, "Tokens para
+            # compartir espacios"; Pick Up takes them from there): the robot's body hides them from the camera
+            out.append(Problem("cell-under-robot", "the robot stands on this cell: a token under it cannot be seen "
+                               "(any scenario token not found elsewhere may lie here)", where,
+                               "Quirky rulebook, Tokens para compartir espacios", "warning"))
         elif c.confidence < min_conf:
             out.append(Problem("cell-unsure", f"read as {c.kind} with low confidence ({c.confidence:.2f})", where,
                                "", "warning"))

@@ -342,3 +342,18 @@ def test_several_pictures_fill_in_what_one_does_not_show() -> None:
     for c in both.cells:
         if c.key in hidden:  # filled in from the unobstructed picture
             assert (c.kind, c.cubes) == clear_at[c.key], c.key
+
+
+def test_quirky_robot_cell_warns_that_a_token_under_it_is_unseen() -> None:
+    """Session 15: the robot's own cell is read ``robot`` (its body hides any token under it; tokens may lie
+    on the robot's space, docs/rules/quirky.md section 1, "Tokens para compartir espacios"): a warning names the
+    cell, no error."""
+    from calibration.boards import board_spec
+
+    scn = builtin_scenario("dust-bunnies")
+    cells = [_cell((0, 3), "dust"), _cell((4, 2), "dust"), _cell((1, 1), "dust"), _cell((2, 2), "robot")]
+    rec = reconstruct_board("quirky", board_spec("quirky", scenario="dust-bunnies"), cells,
+                            ReconstructOptions(scenario=scn))
+    under = [p for p in rec.problems if p.code == "cell-under-robot"]
+    assert len(under) == 1 and under[0].severity == "warning" and cells_of_problem(under[0]) == [(2, 2)]
+    assert rec.trusted

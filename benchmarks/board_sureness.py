@@ -39,13 +39,14 @@ from benchmarks.board_two_pictures import _options
 from benchmarks.board_vision import reading_label, truth_camera, truth_labels
 from calibration.boards import BoardSpec
 from calibration.camera import read_image
+from vision.board_classify import DECLINED_KINDS
 from vision.board_reconstruct import BoardReconstruction, cells_of_problem
 from vision.board_setupcheck import CHECK_CODE, check_unsure_readings
 from vision.board_sureness import count_table, doubt_signs, judge_cells, unsure_problems
 from vision.locate import ImageRejectedError
 
 GAMES = ("bandera", "gridopolis", "quirky")
-DECLINED = ("occluded", "unseen")
+DECLINED = DECLINED_KINDS  # occluded, unseen, and (Quirky) the robot's own cell (session 15)
 
 
 def read_set(name: str, first: Path, second: Path | None, games: tuple[str, ...] = GAMES) -> list[dict[str, Any]]:

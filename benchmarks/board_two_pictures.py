@@ -30,12 +30,13 @@ from benchmarks.board_vision import reading_label, truth_camera, truth_labels
 from calibration.boards import BoardSpec
 from calibration.camera import read_image
 from engine.quirky import builtin_ids, builtin_scenario, parse_scenario
+from vision.board_classify import DECLINED_KINDS
 from vision.board_pipeline import read_board
 from vision.board_reconstruct import ReconstructOptions
 from vision.locate import ImageRejectedError
 
 GAMES = ("bandera", "gridopolis", "quirky")
-DECLINED = ("occluded", "unseen")
+DECLINED = DECLINED_KINDS  # occluded, unseen, and (Quirky) the robot's own cell (session 15)
 
 
 def _options(game: str, doc: dict[str, Any], spec: BoardSpec, root: Path) -> ReconstructOptions:

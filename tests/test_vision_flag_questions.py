@@ -18,9 +18,9 @@ import json
 from pathlib import Path
 
 import pytest
-from ctrl_flag_fakes import FakeScorer, fake_poles
 
 from engine.ctrl import GameRecord, State
+from tests.ctrl_flag_fakes import FakeScorer, fake_poles
 
 ROOT = Path(__file__).resolve().parents[1] / "fixtures"
 

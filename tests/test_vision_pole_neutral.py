@@ -2,33 +2,12 @@
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
-import numpy as np
 import pytest
 
-from calibration.camera import read_image
-from engine.ctrl import State
 from engine.ctrl.moves import FlagSpot
-from vision.camera import ViewCamera
+from tests.test_vision_poles import _scene
 from vision.history import spots_for_flag
 from vision.pole_neutral import NeutralPoleJudge, only_spot
-
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "ctrl"
-VIEWS = ("px", "mx", "py", "my", "top")
-
-
-def _scene(name: str) -> tuple[State, list[np.ndarray], list[ViewCamera]]:
-    d = FIXTURES / name
-    truth = State.from_json(json.loads((d / "scene.json").read_text())["state"])
-    images, cams = [], []
-    for v in VIEWS:
-        c = json.loads((d / f"{v}.json").read_text())["camera"]
-        images.append(read_image(d / f"{v}.jpg"))
-        cams.append(ViewCamera(np.array(c["K"]), np.array(c["dist"]), np.array(c["rvec"], float),
-                               np.array(c["t"], float), tuple(c["image_size"]), 22.0))
-    return truth, images, cams
 
 
 def test_the_true_spot_is_the_only_one_far_more_often_than_another() -> None:

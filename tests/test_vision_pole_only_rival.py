@@ -14,9 +14,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from ctrl_flag_fakes import FakeScorer, fake_poles
 
 from engine.ctrl import GameRecord, State
+from tests.ctrl_flag_fakes import FakeScorer, fake_poles
 
 ROOT = Path(__file__).resolve().parents[1] / "fixtures"
 READ = "flag 3,2,1 +y"  # the pink flag of the position below

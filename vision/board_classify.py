@@ -275,7 +275,8 @@ class ClassifyBoardConfig:
     character_own_plain_n: int = 14  # ... and the character is seen on this many probes at least
     foot_shift: float = 0.0  # Bandera (session 15; > 0: on): a stack whose foot towards the camera (the probes 2-6 mm
     # over the board, on its near side and the lowest of its sides) shows no piece (all under this) stands on the square
-    # next to it read empty whose lowest probes all show one (``FOOT_SHOWN``): emptied, that square decided again
+    # next to it read empty whose lowest probes all show one (``foot_shown``): emptied, that square decided again
+    foot_shown: float = 0.5  # ... "shows one": pieceness at least this on every usable lowest probe (``FOOT_SHOWN``)
     character_face_to_point: bool = False  # Bandera (session 15): a probe on the top cube's face (or its top's corner)
     # is hidden only by a solid between the camera and the probe, not by one behind it (its ray's end on the board)
     upper_colour: float = 0.0  # Bandera (> 0: on): a single cube whose face towards the camera shows this chroma or
@@ -632,7 +633,8 @@ def config_for(game: str) -> ClassifyBoardConfig:
                                    character_toward_deg=CHARACTER_TOWARD_DEG, black_lightness=BANDERA_BLACK_LIGHTNESS,
                                    character_face_to_point=True, character_top_rest=True,
                                    character_own_plain_mm=CHARACTER_OWN_PLAIN_MM,
-                                   character_own_plain_n=CHARACTER_ON_EMPTY, foot_shift=FOOT_BARE)
+                                   character_own_plain_n=CHARACTER_ON_EMPTY, foot_shift=FOOT_BARE,
+                                   foot_shown=FOOT_SHOWN)
     if game == "quirky":
         return ClassifyBoardConfig(token_dark_l=60.0, skin_chroma=(4.0, 42.0), token_past_hand=0.2,
                                    token_dot_local=10.0, token_dot_owner=0.5,
@@ -2654,7 +2656,7 @@ def _foot_shift(sites: Sequence[Site], hyps: Sequence[Hypothesis], choice: npt.N
     on cubes), so the probes at its foot on the side towards the camera (2 and 6 mm over the board on the near probe
     line, 2 mm on the two side lines: inside the cube, in front of the rest of the stack) show it.  A stack whose
     usable foot probes (2 at least) all show no piece (under ``foot_shift``) while a square next to it (4-neighbour)
-    read empty shows a piece on every usable lowest probe (3 at least, ``FOOT_SHOWN`` or more) is the stack seen
+    read empty shows a piece on every usable lowest probe (3 at least, ``foot_shown`` or more) is the stack seen
     on the wrong square -- the solve put a solid standing next to it (often taller, seen over it) on it: the stack is
     emptied (``choice`` changed in place) and the neighbour's index returned to be decided again."""
     # probe lines: 0 the centre, 1 away from the camera, 2 towards it, 3 and 4 to the sides; heights 2, 6, ... mm
@@ -2673,7 +2675,7 @@ def _foot_shift(sites: Sequence[Site], hyps: Sequence[Hypothesis], choice: npt.N
             if k is None or choice[k] != 0 or k in out:
                 continue
             g = piece[k, lowest][valid[k, lowest]]
-            if len(g) >= 3 and g.min() >= FOOT_SHOWN:
+            if len(g) >= 3 and g.min() >= cfg.foot_shown:
                 choice[i] = 0
                 out.append(k)
                 break

@@ -36,12 +36,33 @@ def score_sheet(
     return table
 
 
-def winner_line(winners: Sequence[str]) -> str:
+def winner_line(winners: Sequence[str], totals: Mapping[str, int] | None = None,
+                uncertain_sides: Sequence[str] = (), trusted: bool = True) -> str:
+    """The winner as the sheet gives it.  A sheet read from pictures that is not trusted, or has sides whose counts
+    may be off, says so on this line too (the winner is then only what the counts read give), with how far behind
+    the runner-up is: a person deciding the game reads this line, not only the table's title."""
     if not winners:
-        return "No winner."
-    if len(winners) == 1:
-        return f"Winner: {winners[0]}"
-    return "Shared win: " + ", ".join(winners)
+        line = "No winner."
+    elif len(winners) == 1:
+        line = f"Winner: {winners[0]}"
+    else:
+        line = "Shared win: " + ", ".join(winners)
+    if trusted and not uncertain_sides:
+        return line
+    why = []
+    if uncertain_sides:
+        ordered = [s for s in SIDES if s in uncertain_sides]
+        why.append(f"the counts of side{'s' if len(ordered) > 1 else ''} {', '.join(ordered)} may be off")
+    if not trusted:
+        why.append("the reading is not trusted")
+    if totals and winners:
+        best = totals.get(winners[0], 0)
+        rest = sorted(((best - v, c) for c, v in totals.items() if c not in winners))
+        if rest and rest[0][0] == 0:
+            why.append(f"{rest[0][1]} has as many points (the tie-break decides)")
+        elif rest:
+            why.append(f"{rest[0][1]} is {rest[0][0]} point{'s' if rest[0][0] != 1 else ''} behind")
+    return f"{line} -- NOT CERTAIN: " + "; ".join(why) + " (check those sides by hand)"
 
 
 def _axes(side: str) -> tuple[Cell, Cell, Cell]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from statistics import mean
 from typing import TYPE_CHECKING, Any
@@ -47,12 +48,15 @@ def score_json(state: State) -> dict[str, Any]:
     return {"sides": sides, "totals": state.totals(), "winners": state.winners()}
 
 
-def print_score(state: State, title: str = "CTRL score sheet") -> None:
+def print_score(state: State, title: str = "CTRL score sheet", uncertain_sides: Sequence[str] = (),
+                trusted: bool = True) -> None:
+    """The score sheet and the winner; a sheet read from pictures passes the sides whose counts may be off and
+    whether the reading is trusted, and the winner line then says it is not certain."""
     s = score_json(state)
     out.print(score_sheet(s["sides"], s["totals"], s["winners"], state.colors, title=title))
     if state.scoring is None and any(state.owners[c] != c for c in state.colors):
         out.print("(2-player variant: the secret scoring colours are not recorded; every colour is shown)")
-    out.print(winner_line(s["winners"]))
+    out.print(winner_line(s["winners"], s["totals"], uncertain_sides, trusted), soft_wrap=True)
 
 
 @app.command()
@@ -492,7 +496,8 @@ def report_scene(res: SceneResult, pics: list[tuple[str, Any]], annotate: Path |
             if turns_note is not None:
                 out.print(f"  (the flags as these turns chose them; the flags read cannot be plugged by them: "
                           f"{turns_note})")
-        print_score(state, "CTRL score sheet (from pictures)" + ("" if res.trusted else " -- NOT TRUSTED"))
+        print_score(state, "CTRL score sheet (from pictures)" + ("" if res.trusted else " -- NOT TRUSTED"),
+                    uncertain_sides=list(res.uncertain_sides), trusted=res.trusted)
         for p in res.problems:
             out.print(f"{p.severity}: {p}")
         hint = low_pictures_hint(res)

@@ -46,3 +46,16 @@ def test_score_images_prints_a_not_trusted_winner_as_not_certain(monkeypatch: py
     assert code == 1
     line = next(ln for ln in out.splitlines() if ln.startswith(("Winner", "Shared win", "No winner")))
     assert "NOT CERTAIN" in line and "the reading is not trusted" in line
+
+
+def test_score_images_json_says_whether_the_winner_is_certain(monkeypatch: pytest.MonkeyPatch,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    import vision.opening as opening_mod
+
+    monkeypatch.setattr(opening_mod, "READ_OPENINGS", False)
+    d = FIXTURES / "scene_035"
+    main(["ctrl", "score-images", *[str(d / f"{v}.jpg") for v in ("px", "mx", "py", "my", "top")], "--json"])
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["trusted"] is False and doc["winner_certain"] is False

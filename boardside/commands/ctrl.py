@@ -473,6 +473,8 @@ def report_scene(res: SceneResult, pics: list[tuple[str, Any]], annotate: Path |
                 round(res.reconstruction.confidence[c], 3) if res.reconstruction.blocks.get(c) == col
                 and c in res.reconstruction.confidence else None)} for c, col in sorted(state.blocks.items())],
             "trusted": res.trusted,
+            # what the text's winner line says: false when the reading is not trusted or a side may be off
+            "winner_certain": bool(res.trusted and not res.uncertain_sides),
             "views": [vars(v) for v in res.views],
             "missing_sides": res.missing_sides,
             "turns": turn_texts,

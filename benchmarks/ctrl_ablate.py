@@ -37,7 +37,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import vision.pipeline as pipeline_mod
-from benchmarks.ctrl_scenes import compare_reading, load_scene
+from benchmarks.ctrl_scenes import compare_reading, load_scene, scene_dirs
 from engine.ctrl import State
 from engine.ctrl.record import turns_back_chain
 
@@ -163,7 +163,7 @@ def run(args: argparse.Namespace) -> None:
             done.add((r["set"], r["scene"], r["mode"], r["variant"]))
     with out.open("a") as fh:
         for root in args.sets.split(","):
-            scenes = sorted(p for p in Path(root).glob("scene_*") if (p / "scene.json").exists())
+            scenes = scene_dirs(root)
             for sc in scenes:
                 todo = [(m, v) for m in modes for v in ["base", *names]
                         if (v == "base" or m in VARIANTS[v][0]) and (root, sc.name, m, v) not in done]

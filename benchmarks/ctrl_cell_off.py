@@ -31,7 +31,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.ctrl_free_split import put_right as corrected
-from benchmarks.ctrl_scenes import load_scene, parse_views
+from benchmarks.ctrl_scenes import load_scene, parse_views, scene_dirs
 from engine.ctrl.geometry import Cell
 from vision.labels import COLOR_LABELS, Label
 from vision.pipeline import score_images
@@ -130,7 +130,7 @@ def main() -> None:
     views = parse_views(args.views)
     rows = []
     for root in args.fixtures:
-        for sc in sorted(p for p in Path(root).glob("scene_*") if (p / "scene.json").exists()):
+        for sc in scene_dirs(root):
             row = analyse(sc, views)
             rows.append(row)
             for c in row.get("cases", []):

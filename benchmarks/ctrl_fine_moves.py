@@ -28,7 +28,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.ctrl_missing_split import _captured, capturing
-from benchmarks.ctrl_scenes import load_scene, parse_views
+from benchmarks.ctrl_scenes import load_scene, parse_views, scene_dirs
 from engine.ctrl.geometry import CENTRAL_CUBE
 from vision.fine_rays import cell_pixels, fine_scorer
 from vision.free_rules import _AROUND, _unsupported
@@ -111,7 +111,7 @@ def main() -> None:
     views = parse_views(args.views)
     rows = []
     for root in args.fixtures:
-        for sc in sorted(p for p in Path(root).glob("scene_*") if (p / "scene.json").exists()):
+        for sc in scene_dirs(root):
             with capturing():
                 row = analyse(sc, views, args.max_sampled, args.min_gain, args.min_share, args.stride)
             rows.append(row)

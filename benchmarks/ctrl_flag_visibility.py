@@ -31,7 +31,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from benchmarks.ctrl_scenes import load_scene
+from benchmarks.ctrl_scenes import load_scene, scene_dirs
 from engine.ctrl.geometry import DIRECTIONS
 from engine.ctrl.record import turns_back
 from vision.labels import COLOR_LABELS, Label
@@ -232,7 +232,7 @@ def main() -> None:
     from vision.pipeline import score_images
 
     root = Path(args.fixtures)
-    scenes = sorted(p for p in root.glob("scene_*") if (p / "scene.json").exists())
+    scenes = scene_dirs(root)
     if args.scenes:
         scenes = scenes[: args.scenes]
     summary: Counter[str] = Counter()

@@ -36,7 +36,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.ctrl_scenes import compare_reading, load_scene, parse_views
+from benchmarks.ctrl_scenes import compare_reading, load_scene, parse_views, scene_dirs
 from engine.ctrl.geometry import SIDE_VECTORS, Cell
 from engine.ctrl.scoring import face_views
 from engine.ctrl.state import State
@@ -204,7 +204,7 @@ def main() -> None:
         setattr(free_rules, name, False)
     per_root: dict[str, list[dict[str, Any]]] = {}
     for root in args.fixtures:
-        scenes = sorted(p for p in Path(root).glob("scene_*") if (p / "scene.json").exists())
+        scenes = scene_dirs(root)
         per_root[root] = rows = []
         for sc in scenes:
             row = analyse(sc, views, args.min_rays, args.tie_rays)

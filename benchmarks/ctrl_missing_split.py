@@ -39,7 +39,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.ctrl_free_split import shown_blocks
-from benchmarks.ctrl_scenes import compare_reading, load_scene, parse_views
+from benchmarks.ctrl_scenes import compare_reading, load_scene, parse_views, scene_dirs
 from engine.ctrl.geometry import Cell
 from vision import pipeline
 from vision.fine_rays import cell_pixels, fine_scorer
@@ -214,7 +214,7 @@ def main() -> None:
     views = parse_views(args.views)
     rows = []
     for root in args.fixtures:
-        for sc in sorted(p for p in Path(root).glob("scene_*") if (p / "scene.json").exists()):
+        for sc in scene_dirs(root):
             with capturing():
                 row = analyse(sc, views)
             rows.append(row)

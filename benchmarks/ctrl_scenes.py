@@ -49,6 +49,11 @@ class CtrlScene:
     camera: CameraCalibration | None  # the recorded intrinsics (None when asked not to use them)
 
 
+def scene_dirs(root: Path | str) -> list[Path]:
+    """The recorded scenes under ``root`` (``scene_*`` folders holding a ``scene.json``), in name order."""
+    return sorted(p for p in Path(root).glob("scene_*") if (p / "scene.json").exists())
+
+
 def load_scene(directory: Path, with_camera: bool = True, views: tuple[str, ...] = VIEWS) -> CtrlScene:
     """The scene in ``directory`` with the pictures of ``views`` it holds (missing ones are skipped)."""
     doc = json.loads((directory / "scene.json").read_text())

@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np
 
-from benchmarks.ctrl_scenes import VIEWS, compare_reading, load_scene, parse_views
+from benchmarks.ctrl_scenes import VIEWS, compare_reading, load_scene, parse_views, scene_dirs
 from engine.ctrl.record import turns_back_chain
 from vision.pipeline import score_images
 from vision.reconstruct import ReconstructConfig
@@ -69,7 +69,7 @@ def main() -> None:
     except ValueError as exc:
         sys.exit(str(exc))
     root = Path(args.fixtures)
-    scenes = sorted(p for p in root.glob("scene_*") if (p / "scene.json").exists())
+    scenes = scene_dirs(root)
     if args.scenes:
         scenes = scenes[: args.scenes]
     if not scenes:

@@ -36,7 +36,7 @@ import numpy as np
 
 import vision.pipeline as pipeline_mod
 import vision.reconstruct as reconstruct_mod
-from benchmarks.ctrl_scenes import compare_reading, load_scene, parse_views
+from benchmarks.ctrl_scenes import compare_reading, load_scene, parse_views, scene_dirs
 from engine.ctrl import State
 from engine.ctrl.record import turns_back
 from vision.pipeline import score_images
@@ -103,7 +103,7 @@ def main() -> None:
         sys.exit(str(exc))
     _cpu_clock()
     root = Path(args.fixtures)
-    scenes = sorted(p for p in root.glob("scene_*") if (p / "scene.json").exists())
+    scenes = scene_dirs(root)
     if args.scenes:
         scenes = scenes[: args.scenes]
     base = json.loads(Path(args.compare).read_text()) if args.compare else None

@@ -1111,6 +1111,25 @@ def classify_sites(
         return ~_not_blocked(cam, ends_s[targets], np.concatenate(rows_all), owner, targets, centres[targets, :2],
                              mask=valid[targets])
 
+    def weight_of(ch: npt.NDArray[np.int64]) -> F64:
+        """(S, P): the probes weighed with the pieces ``ch``: usable, and on a candidate site not hidden by the
+        pieces of the other sites."""
+        b_c = blocked_by(ch, cand)
+        blocked = np.zeros((n_s, n_p), bool)
+        if b_c is not None:
+            blocked[cand] = b_c
+        return (valid & ~blocked).astype(np.float64)
+
+    def own_weight(ch: npt.NDArray[np.int64], i: int) -> F64:
+        """(P,): site ``i``'s probes weighed with the pieces ``ch`` of the other sites."""
+        b_i = blocked_by(ch, np.array([i]))
+        return np.asarray(valid[i] & ~b_i[0] if b_i is not None else valid[i], np.float64)
+
+    def choose_one(i: int, w_i: F64) -> int:
+        """Site ``i``'s reading on its probes weighed ``w_i``."""
+        return int(_choose(pred[:, i:i + 1], piece[i:i + 1], w_i[None, :], cfg.empty_bias,
+                           None if allowed is None else allowed[:, i:i + 1])[0])
+
     before = choice
     settled = True
     for _ in range(cfg.iterations):
@@ -1139,31 +1158,18 @@ def classify_sites(
             pending.discard(int(i))
             ch = choice.copy()
             ch[list(pending)] = 0
-            b_i = blocked_by(ch, np.array([i]))
-            w_i = (valid[i] & ~b_i[0] if b_i is not None else valid[i]).astype(np.float64)
+            w_i = own_weight(ch, int(i))
             if w_i.sum() < cfg.min_weight * n_p:
                 choice[i] = int(np.argmax(s0[:, i]))
             else:
-                choice[i] = int(_choose(pred[:, i:i + 1], piece[i:i + 1], w_i[None, :], cfg.empty_bias,
-                                         None if allowed is None else allowed[:, i:i + 1])[0])
-        b_c = blocked_by(choice, cand)
-        blocked = np.zeros((n_s, n_p), bool)
-        if b_c is not None:
-            blocked[cand] = b_c
-        weight = (valid & ~blocked).astype(np.float64)
+                choice[i] = choose_one(int(i), w_i)
+        weight = weight_of(choice)
     if cfg.foot_shift > 0 and game == "bandera" and len(cand):
         moved = _foot_shift(sites, hyps, choice, piece, valid, n_z, cfg)
         if moved:
             for j in moved:  # (the square the stack stands on, decided again without the emptied one in front)
-                b_j = blocked_by(choice, np.array([j]))
-                w_j = (valid[j] & ~b_j[0] if b_j is not None else valid[j]).astype(np.float64)
-                choice[j] = int(_choose(pred[:, j:j + 1], piece[j:j + 1], w_j[None, :], cfg.empty_bias,
-                                         None if allowed is None else allowed[:, j:j + 1])[0])
-            b_c = blocked_by(choice, cand)
-            blocked = np.zeros((n_s, n_p), bool)
-            if b_c is not None:
-                blocked[cand] = b_c
-            weight = (valid & ~blocked).astype(np.float64)
+                choice[j] = choose_one(j, own_weight(choice, j))
+            weight = weight_of(choice)
     t3 = time.perf_counter()
     scores = _scores(pred, piece, weight, cfg.empty_bias, allowed)  # (K, S)
     if cfg.piece_min_score > 0:

@@ -29,9 +29,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.ctrl_missing_split import _captured, capturing
 from benchmarks.ctrl_scenes import load_scene, parse_views, scene_dirs
-from engine.ctrl.geometry import CENTRAL_CUBE
 from vision.fine_rays import cell_pixels, fine_scorer
-from vision.free_rules import _AROUND, _unsupported
+from vision.free_rules import _unsupported, relocation_targets
 from vision.pipeline import score_images
 
 
@@ -56,9 +55,7 @@ def analyse(scene_dir: Path, views: tuple[str, ...], max_sampled: int, min_gain:
     for b, col in sorted(got.items()):
         if start_of.get(b) == col:
             continue
-        free = [e for e in ((b[0] + d[0], b[1] + d[1], b[2] + d[2]) for d in _AROUND)
-                if e[2] >= 0 and e not in got and e not in CENTRAL_CUBE and start_of.get(e, col) == col
-                and scorer.in_volume(e)]
+        free = relocation_targets(b, col, got, start_of, scorer)
         if not free:
             continue
         for e, g in zip(free, scorer.move_gains(b, free), strict=True):

@@ -398,6 +398,15 @@ _AROUND: tuple[Cell, ...] = tuple((dx, dy, dz) for dx in (-1, 0, 1) for dy in (-
                                   if (dx, dy, dz) != (0, 0, 0))
 
 
+def relocation_targets(b: Cell, colour: str, blocks: Mapping[Cell, str], start_of: Mapping[Cell, str],
+                       scorer: RayScorer) -> list[Cell]:
+    """The cells a block of ``colour`` at ``b`` may be moved to by one step (26 around it): on or above the mat,
+    empty, not the Central Cube, not another colour's start cell, inside the scorer's volume."""
+    return [e for e in ((b[0] + d[0], b[1] + d[1], b[2] + d[2]) for d in _AROUND)
+            if e[2] >= 0 and e not in blocks and e not in CENTRAL_CUBE and start_of.get(e, colour) == colour
+            and scorer.in_volume(e)]
+
+
 def _held(cell: Cell, occupied: Collection[Cell]) -> bool:
     """Whether ``cell`` touches a block or the Central Cube (``occupied``) other than by a block above it
     (rulebook "Placing Blocks": no block is placed under another)."""
@@ -450,9 +459,7 @@ def relocate_blocks(blocks: dict[Cell, str], scorer: RayScorer, starts: Mapping[
         scorer.set_base(blocks)
         for b in sorted(movable):
             colour = blocks[b]
-            free = [e for e in ((b[0] + d[0], b[1] + d[1], b[2] + d[2]) for d in _AROUND)
-                    if e[2] >= 0 and e not in blocks and e not in CENTRAL_CUBE and start_of.get(e, colour) == colour
-                    and scorer.in_volume(e)]
+            free = relocation_targets(b, colour, blocks, start_of, scorer)
             if not free:
                 continue
             for e, gain in zip(free, scorer.move_gains(b, free), strict=True):

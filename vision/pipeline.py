@@ -1151,7 +1151,6 @@ def _pole_overrules(state: State, colors: set[str], scorer: RayScorer, images: S
 
 def _neutral_pole_moves(state: State, colors: set[str], scorer: RayScorer, images: Sequence[tuple[str, U8]],
                        cameras: Sequence[ViewCamera], weak: set[str], notes: list[Problem],
-                       contradiction: float = 0.5, min_judged: int = 4,
                        ) -> tuple[State, dict[str, tuple[FlagSpot | None, FlagSpot, list[int]]]]:
     """Each of ``colors``' flags (the banner did not place them) moved, or placed, where its pole shows as an
     uncoloured line (:mod:`vision.pole_neutral`): the legal spot (CTRL rulebook "Flags": an exposed face of its
@@ -1161,6 +1160,7 @@ def _neutral_pole_moves(state: State, colors: set[str], scorer: RayScorer, image
     is reported uncertain.  Returns the state and, per colour changed, the spot read (``None``: not found),
     the new spot and the pictures (indices)."""
     from vision.pole_neutral import NeutralPoleJudge, only_spot
+    from vision.pole_overrule import CONTRADICTION, MIN_JUDGED
 
     flags = dict(state.flags)
     changed: dict[str, tuple[FlagSpot | None, FlagSpot, list[int]]] = {}
@@ -1178,7 +1178,7 @@ def _neutral_pole_moves(state: State, colors: set[str], scorer: RayScorer, image
         read = flags.get(color)
         if top is None or top == read:
             continue
-        if not banner_may_hang(scorer.banner_seen_against(state.blocks, color, [top])[0], contradiction, min_judged):
+        if not banner_may_hang(scorer.banner_seen_against(state.blocks, color, [top])[0], CONTRADICTION, MIN_JUDGED):
             continue
         flags[color] = top
         changed[color] = (read, top, views[top])

@@ -122,18 +122,3 @@ def saturation(image: U8, labels: U8, model: ColourModel) -> npt.NDArray[np.floa
     lab = linear_to_lab(np.clip(model.white_balance.apply(_SRGB8_LINEAR[px[..., ::-1]]), 0.0, None))
     out[coloured] = np.hypot(lab[..., 1], lab[..., 2]) / np.maximum(lab[..., 0], 1.0)
     return out
-
-
-def colour_edges(labels: U8) -> npt.NDArray[np.bool_]:
-    """Where ``labels`` (``classify`` output) has a piece colour next to (4-neighbourhood) a pixel of another piece
-    colour: the boundary between two blocks of different colours, where a pixel mixes both and the pose's error
-    puts a block's sampled pixel on its neighbour's face (docs/vision.md, "Session 16: block colours")."""
-    lab = np.asarray(labels)
-    coloured = (lab >= int(Label.BLUE)) & (lab <= int(Label.GREEN))
-    out = np.zeros(lab.shape, bool)
-    for a, b in (((slice(1, None), slice(None)), (slice(None, -1), slice(None))),
-                 ((slice(None), slice(1, None)), (slice(None), slice(0, -1)))):
-        diff = coloured[a] & coloured[b] & (lab[a] != lab[b])
-        out[a] |= diff
-        out[b] |= diff
-    return out

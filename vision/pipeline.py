@@ -29,7 +29,7 @@ from engine.ctrl.scoring import first_in_line, line_box
 from engine.ctrl.state import BLOCKS_PER_TURN, COLORS
 from engine.ctrl.validate import validate_state
 from vision.camera import ViewCamera
-from vision.classify import classify, colour_edges, saturation, weak_colour
+from vision.classify import classify, saturation, weak_colour
 from vision.fine_rays import FineBlock, add_by_fine_rays
 from vision.free_rules import (
     assume_setup_flags,
@@ -82,10 +82,6 @@ FREE_FLAG_AMBIGUOUS = False
 # with history: rays of pixels whose piece colour is weak (CIELAB chroma below this) are left out of the
 # history search's counts (docs/vision.md, "Session 8: following a game under hard shadows"); 0: kept
 HISTORY_WEAK_CHROMA = 30.0
-#: the free reading leaves out (labels UNKNOWN) the sampled pixels of a piece colour next to a sampled pixel of
-#: another piece colour (``vision.classify.colour_edges``): mixed pixels where two blocks of different colours
-#: meet (docs/vision.md, "Session 16: block colours")
-FREE_COLOUR_EDGE_UNKNOWN = False
 HISTORY_WEAK_COLOURS = ("blue",)
 # with history: a mover's flag whose best legal spot without the weak pixels is in the SAME cell (the pole
 # pointing another way) is asked about too (True) or not (False: the banner hangs in that cell either way,
@@ -408,8 +404,6 @@ def score_images(
         st = cfg.pixel_stride
         sampled = img[st // 2::st, st // 2::st]
         small = classify(sampled, model)
-        if previous is None and FREE_COLOUR_EDGE_UNKNOWN:
-            small = np.where(colour_edges(small), np.uint8(Label.UNKNOWN), small).astype(np.uint8)
         lab = np.repeat(np.repeat(small, st, axis=0), st, axis=1)[: img.shape[0], : img.shape[1]]
         weak = None
         sat = None

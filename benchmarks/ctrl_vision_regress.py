@@ -10,7 +10,9 @@ and the final state's blocks, flags and turns -- plus CPU seconds (``time.proces
 
 ``--previous`` gives each scene the state one turn back (as ``ctrl_vision.py --previous``) so the
 history search (vision/history.py, priced by the reconstruct stage's ray model) is checked too;
-``--turns-back round`` a round back, ``--views all`` reads the nine pictures (as ``ctrl_vision.py``).
+``--turns-back round`` a round back, ``--known-turns`` tells the reading how many turns were played (as
+``ctrl_vision.py --known-turns`` and followed games do), ``--views all`` reads the nine pictures (as
+``ctrl_vision.py``).
 Each scene's record also holds how the reading compares with the truth (state exact, sides exact,
 trusted, wrong and silently wrong sides), and ``--compare`` prints a line per scene whose figures
 changed (e.g. ``trusted True -> False``), so a change's gains and losses can be listed scene by scene.
@@ -38,7 +40,7 @@ import vision.pipeline as pipeline_mod
 import vision.reconstruct as reconstruct_mod
 from benchmarks.ctrl_scenes import compare_reading, load_scene, parse_views, scene_dirs
 from engine.ctrl import State
-from engine.ctrl.record import turns_back
+from engine.ctrl.record import turns_back_chain
 from vision.pipeline import score_images
 
 #: the per-scene figures against the truth (compared and listed apart from the pipeline's outputs)
@@ -91,6 +93,8 @@ def main() -> None:
     ap.add_argument("--previous", action="store_true", help="give the state one turn back")
     ap.add_argument("--turns-back", default="1",
                     help="with --previous: how many turns earlier (a number, or 'round': one per colour)")
+    ap.add_argument("--known-turns", action="store_true", help="with --previous: tell the reading how many turns "
+                    "were played since (as benchmarks/ctrl_vision.py --known-turns)")
     ap.add_argument("--save", help="write the outputs and timings here (JSON)")
     ap.add_argument("--compare", help="compare the outputs with this saved run")
     ap.add_argument("--repeat", type=int, default=1, help="run each scene this many times (min CPU kept)")
@@ -118,17 +122,20 @@ def main() -> None:
         scene = load_scene(sc, views=views)
         truth, spec, pics, cam = scene.truth, scene.spec, scene.pics, scene.camera
         prev = None
+        played = 0
         if args.previous:
             back = len(truth.colors) if args.turns_back == "round" else int(args.turns_back)
-            prev = turns_back(truth, back)  # as benchmarks/ctrl_vision.py --turns-back does
-            prev = None if prev is truth else prev
+            chain = turns_back_chain(truth, back)  # as benchmarks/ctrl_vision.py --turns-back does
+            prev = None if len(chain) == 1 else chain[-1]
+            played = len(chain) - 1
         best_cpu = best_wall = float("inf")
         best_t: dict[str, float] = {}
         rec: dict[str, Any] = {}
         for _ in range(max(1, args.repeat)):
             c0, w0 = time.process_time(), time.perf_counter()
             try:
-                res = score_images(pics, spec, cam, prev)
+                res = score_images(pics, spec, cam, prev,
+                                   turns_played=played if args.known_turns and prev is not None else None)
             except Exception as exc:
                 rec = {"error": f"{type(exc).__name__}: {exc}"}
                 break
@@ -169,7 +176,7 @@ def main() -> None:
         return round(float(np.percentile(v, p)), 3) if v else float("nan")
 
     summary = {
-        "scenes": len(scenes), "previous": args.previous,
+        "scenes": len(scenes), "previous": args.previous, "turns_known": bool(args.previous and args.known_turns),
         "turns_back": args.turns_back if args.previous else None,
         "cpu_s_median": q(cpu_total, 50), "cpu_s_p90": q(cpu_total, 90),
         "wall_s_median": q(wall_total, 50),

@@ -1788,9 +1788,10 @@ def _read_by_slit_shade(sc: _Scene, sites: Sequence[Site], hyps: Sequence[Hypoth
     the ``slit_shade_not`` colours: the sky's fill light makes the shade under pads bluish).  Its shape from the pad
     top where only a box would be seen: shifted (``slit_shade_box_shift``, ``slit_shade_box_dark``) a box; with
     ``slit_shade_markers`` a marker where that band looks as the rest of the top (under half of both; a marker showing
-    a crown, or yellow -- its crown is not told from one colour -- stays unseen), else not read.  A point of the pad top counts where no structure solid, no piece read on
-    another site and no box that may stand on another declined site hides it.  Decided twice: the second time the
-    pieces read the first time stand in for those boxes, and a site whose reading changes stays unseen."""
+    a crown, or yellow -- its crown is not told from one colour -- stays unseen), else not read.  A point of the pad
+    top counts where no structure solid, no piece read on another site and no box that may stand on another declined
+    site hides it.  Decided twice: the second time the pieces read the first time stand in for those boxes, and a site
+    whose reading changes stays unseen."""
     n_s = len(sites)
     xyz = np.array([[st.x_mm, st.y_mm, st.floor_mm] for st in sites], np.float64).reshape(-1, 3)
     st_rows = sc.structure if sc.structure is not None else np.zeros((0, 6))

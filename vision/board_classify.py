@@ -67,6 +67,17 @@ class ClassifyBoardConfig:
     # lines a side, heights at half the step), and its probes are replaced by the usable ones of those, spread evenly
     # (the slit under the next level where it is seen); at least ``reprobe_min`` of them usable, else it keeps its own
     reprobe_min: int = 10
+    slit_shade_shift: float = 0.0  # Gridopolis (> 0: on; session 16): a site declined below the next level is read
+    # from its own pad top: where a pawn there would be seen it must be darker by ``slit_shade_dark`` (L*) than the
+    # rest of the seen top and its a*b* shifted by this much towards a player's colour (:func:`_read_by_slit_shade`)
+    slit_shade_dark: float = 5.0
+    slit_shade_points: int = 4  # ... pad-top points (3 mm apart) seen each where a pawn would be and where no piece
+    slit_shade_box_points: int = 3  # ... and where only a box would be seen (its shape)
+    slit_shade_box_shift: float = 10.0  # ... a box where those are shifted this much and darker by ...
+    slit_shade_box_dark: float = 12.0  # ... this (a marker where both are under half of it, else not read)
+    slit_shade_not: tuple[str, ...] = ("blue",)  # ... never these colours (the shade under pads is bluish)
+    slit_shade_markers: bool = False  # ... and a marker where those are not (off: the posts a pad above stands on and
+    # unread neighbours also leave that band plain; development: 1 box of 4 so read a pawn)
     reprobe_margin: float = 0.5  # ... and read only when a piece beats "empty" by this much (never read empty)
     reprobe_shape: float = 0.3  # ... and a box and a marker differ by this much (but on a kingerizer)
     dab_lo: float = 4.0  # CIELAB a*b* difference from the print: below = board
@@ -420,6 +431,10 @@ PAST_HAND_CHROMA: float = 8.0
 #: read right of 276 tables, none wrong; at 40 degrees a red pawn on an unfound pad above was read a king below
 #: (docs/boards_vision.md, "Session 14: Gridopolis pieces declined beside a hand")
 PAST_HAND_FAR: float = 60.0
+#: Gridopolis, session 16: a site declined below the next level is read from its own pad top when, where a pawn there
+#: would be seen, the top is darker (5 L*) and shifted 6 a*b* towards a player's colour against the rest of its seen
+#: top (docs/boards_vision.md, "Session 16: Gridopolis shade under the pads")
+SLIT_SHADE_SHIFT: float = 6.0
 
 
 #: Gridopolis: how far (mm, on one level) the plain pads whose light a piece's colour is named in may lie: one
@@ -608,7 +623,8 @@ def config_for(game: str) -> ClassifyBoardConfig:
                                    marker_ring_contrast=RING_CONTRAST, box_fit_alone=0.2,
                                    shape_by_rule=True, reprobe_grid=6, sure_box_fit=SURE_BOX_FIT,
                                    piece_past_hand=PIECE_PAST_HAND, past_hand_hue=PAST_HAND_HUE,
-                                   past_hand_chroma=PAST_HAND_CHROMA, past_hand_far=PAST_HAND_FAR)
+                                   past_hand_chroma=PAST_HAND_CHROMA, past_hand_far=PAST_HAND_FAR,
+                                   slit_shade_shift=SLIT_SHADE_SHIFT)
     if game == "bandera":
         return ClassifyBoardConfig(dab_lo=4.0, dab_hi=14.0, character_near_deg=8.0, character_nearer_deg=5.0,
                                    settle_in_turn=True, piece_min_score=0.7, piece_min_single=True,
@@ -964,6 +980,7 @@ def _chosen_solids(hyps: Sequence[Hypothesis], choice: npt.NDArray[np.int64], si
     if not rows:
         return np.zeros((0, 6)), np.zeros(0, np.int64)
     return np.concatenate(rows), np.concatenate([np.full(len(r), j) for r, j in others if len(r)])
+
 
 
 def classify_sites(
@@ -1732,6 +1749,13 @@ def classify_sites(
             out[i] = CellReading(out[i].key, "unseen", None, 0, False, 0.0, None, out[i].scores, notes=(
                 f"a {out[i].colour} marker stands on ({x},{y},{lv}), seen only below the pad above it: whether it "
                 "wears a crown (king) or not (pawn) could not be told, not read",))
+    if cfg.slit_shade_shift > 0 and game == "gridopolis" and sc.structure is not None and len(sc.structure) \
+            and not hand and pad_sites is None:  # (sites on their own pads, not places a pad may stand on)
+        t_sh = time.perf_counter()
+        _read_by_slit_shade(sc, sites, hyps, kind_index, out, solids_now, reprobed, used, covered, allowed, colours,
+                            cfg)
+        if timings is not None:
+            timings["classify.slit_shade_s"] = timings.get("classify.slit_shade_s", 0.0) + time.perf_counter() - t_sh
     for i, owner in start_of.items():
         r = out[i]
         if r.kind == "pawn" and r.colour in HUES and r.colour != owner:
@@ -1751,6 +1775,148 @@ def classify_sites(
 
 
 
+
+def _read_by_slit_shade(sc: _Scene, sites: Sequence[Site], hyps: Sequence[Hypothesis], kind_index: dict[str, int],
+                        out: list[CellReading], solids_now: list[F64], reprobed: set[int], used: F64, covered: F64,
+                        allowed: npt.NDArray[np.bool_] | None, colours: Sequence[str] | None,
+                        cfg: ClassifyBoardConfig) -> None:
+    """Gridopolis (session 16, ``slit_shade_*``): a site declined as "unseen" below the next level (a pad more than
+    20 mm above it within 30 mm, or seen on few probes) is read from its own pad top, in ``out`` in place.  Where a
+    pawn standing there would be seen, the pad top must look as the rest of its seen top does (the same shade, 10 mm
+    under the pads above): a piece when it is darker by ``slit_shade_dark`` and its a*b* shifted by
+    ``slit_shade_shift`` towards a player's colour (the shift's hue and the colour's own naming the same player; not
+    the ``slit_shade_not`` colours: the sky's fill light makes the shade under pads bluish).  Its shape from the pad
+    top where only a box would be seen: shifted (``slit_shade_box_shift``, ``slit_shade_box_dark``) a box; with
+    ``slit_shade_markers`` a marker where that band looks as the rest of the top (under half of both; a marker showing
+    a crown, or yellow -- its crown is not told from one colour -- stays unseen), else not read.  A point of the pad
+    top counts where no structure solid, no piece read on another site and no box that may stand on another declined
+    site hides it.  Decided twice: the second time the pieces read the first time stand in for those boxes, and a site
+    whose reading changes stays unseen."""
+    n_s = len(sites)
+    xyz = np.array([[st.x_mm, st.y_mm, st.floor_mm] for st in sites], np.float64).reshape(-1, 3)
+    st_rows = sc.structure if sc.structure is not None else np.zeros((0, 6))
+    near = (np.abs(st_rows[None, :, 1:3] - xyz[:, None, :2]) < 30.0).all(axis=2)
+    above = np.asarray((near & (st_rows[None, :, 4] > xyz[:, None, 2] + 20.0)).any(axis=1), bool)
+    look = [i for i in range(n_s) if out[i].kind == "unseen" and covered[i] <= 0
+            and (above[i] or i in reprobed or used[i] < cfg.min_weight)]
+    if not look:
+        return
+    pawn, box = hyps[kind_index["pawn"]], hyps[kind_index["blocker"]]
+    players = [c for c in (colours or HUES) if c in HUES]
+
+    def decide(solids: list[F64], look: list[int]) -> dict[int, tuple[str, str]]:
+        g_rows = [r for r in solids if len(r)]
+        rows = np.concatenate(g_rows) if g_rows else np.zeros((0, 6))
+        owner = np.concatenate([np.full(len(r), j) for j, r in enumerate(solids) if len(r)]) if g_rows \
+            else np.zeros(0, np.int64)
+        found: dict[int, tuple[str, str]] = {}
+        for i, (lab_in, lab_ref, n_in, n_ref, lab_bx, n_bx) in _slit_shade(sc, sites, look, pawn, box, rows,
+                                                                           owner).items():
+            if n_in < cfg.slit_shade_points or n_ref < cfg.slit_shade_points or n_bx < cfg.slit_shade_box_points:
+                continue
+            shift = lab_in[1:] - lab_ref[1:]
+            if math.hypot(float(shift[0]), float(shift[1])) < cfg.slit_shade_shift \
+                    or lab_in[0] - lab_ref[0] > -cfg.slit_shade_dark:
+                continue
+            name = _hue_name(np.array([50.0, shift[0], shift[1]]), cfg, players)
+            if name not in players or name in cfg.slit_shade_not \
+                    or name != _hue_name(np.array([50.0, lab_in[1], lab_in[2]]), cfg, players):
+                continue
+            b_shift = math.hypot(float(lab_bx[1] - lab_ref[1]), float(lab_bx[2] - lab_ref[2]))
+            b_dark = float(lab_ref[0] - lab_bx[0])
+            if b_shift >= cfg.slit_shade_box_shift and b_dark >= cfg.slit_shade_box_dark:
+                if allowed is None or bool(np.asarray(allowed)[kind_index["blocker"], i]):
+                    found[i] = ("blocker", name)
+            elif cfg.slit_shade_markers and b_shift < cfg.slit_shade_box_shift / 2 \
+                    and b_dark < cfg.slit_shade_box_dark / 2 and name != "yellow":
+                found[i] = ("pawn", name)
+        return found
+
+    # (a declined site may hold any piece: it hides what a box there would hide)
+    maybe = [_solid_rows(box, sites[j]) if out[j].kind in ("unseen", "occluded") else solids_now[j] for j in range(n_s)]
+    first = decide(maybe, look)
+    if not first:
+        return
+    again = list(maybe)
+    for i, (kind, _) in first.items():
+        again[i] = _solid_rows(hyps[kind_index[kind]], sites[i])
+    second = decide(again, list(first))
+    sure = [i for i, read in first.items() if second.get(i) == read]
+    pawns = [i for i in sure if first[i][0] == "pawn"]
+    crowned = dict(zip(pawns, _crowned(sc, [sites[i] for i in pawns], cfg), strict=True)) if pawns else {}
+    for i in sure:
+        if crowned.get(i, False):
+            continue  # (a crown seen below the pad above: not told from a pawn's top)
+        kind, name = first[i]
+        x, y, lv = out[i].key
+        out[i] = replace(out[i], kind=kind, colour=name, confidence=0.0, notes=(
+            *out[i].notes, f"a {name} {'box' if kind == 'blocker' else 'marker'} on ({x},{y},{lv}) read from the pad "
+            "top below the next level alone (darker and more coloured where the piece would be seen than the rest "
+            "of the pad top)"))
+
+
+def _slit_shade(sc: _Scene, sites: Sequence[Site], idx: Sequence[int], pawn: Hypothesis, box: Hypothesis,
+                rows: F64, owner: npt.NDArray[np.int64], step_mm: float = 3.0
+                ) -> dict[int, tuple[F64, F64, int, int, F64, int]]:
+    """Gridopolis, session 16: for sites ``idx``, the CIELAB median of the site's own pad top seen where a pawn
+    standing there would be seen instead (``in``), where neither a pawn nor a box would be (``ref``) and where only a
+    box would be (``box``), with their point counts: {site: (lab_in, lab_ref, n_in, n_ref, lab_box, n_box)} (sites
+    with no ``in`` or ``ref`` point left out; ``lab_box`` NaN without a point).  Points on a grid of ``step_mm`` over
+    the pad top; a point counts where no structure solid and no other site's piece (``rows`` of ``owner``) hides it
+    (the posts a pad above stands on are no structure row: a post seen there counts as pad top)."""
+    out: dict[int, tuple[F64, F64, int, int, F64, int]] = {}
+    if sc.structure is None or not len(idx):
+        return out
+    cam = sc.pose.camera_position
+    w, h = sc.pose.image_size
+    g = np.arange(-19.0 + step_mm / 2, 19.0, step_mm)
+    gx, gy = np.meshgrid(g, g)
+    n_g = gx.size
+    look = np.asarray(idx, np.int64)
+    xyz = np.array([[sites[i].x_mm, sites[i].y_mm, sites[i].floor_mm + 0.2] for i in look], np.float64)
+    pts = np.repeat(xyz[:, None, :], n_g, axis=1)
+    pts[..., 0] += gx.ravel()[None, :]
+    pts[..., 1] += gy.ravel()[None, :]
+    flat = pts.reshape(-1, 3)
+    px = sc.pose.project(flat)
+    ok = (px[:, 0] > 2) & (px[:, 0] < w - 3) & (px[:, 1] > 2) & (px[:, 1] < h - 3)
+    ends = segments_to_board(cam, flat)
+    t_pt = (flat[:, 2] - cam[2]) / np.where(np.abs(ends[:, 2] - cam[2]) < 1e-9, -1e-9, ends[:, 2] - cam[2])
+    if not sc.structure[:, 0].any():  # (boxes, the Gridopolis pads: culled by their pixels, as :func:`_observe`)
+        hidden = box_ray_hits(cam, ends, sc.structure, t_pt, px, sc.structure_px, behind=False)[0]
+    else:
+        hidden = np.asarray(np.asarray(hits(cam, flat, sc.structure, t_max=1.0 - 1e-6), bool).any(axis=1), bool)
+    ok &= ~hidden
+    ok2 = ok.reshape(len(look), n_g)
+    for r, i in enumerate(look):
+        if not ok2[r].any():
+            continue
+        s = sites[i]
+        # (the other sites' pieces above the pad top, within reach of the rays up to their tops)
+        occ = np.zeros((0, 6))
+        if len(rows):
+            reach = (cam[:2] - xyz[r, :2]) * np.maximum(rows[:, 5:6] - s.floor_mm, 0.0) / max(cam[2] - s.floor_mm, 1.0)
+            dxy = rows[:, 1:3] - xyz[r, None, :2]
+            near = ((dxy >= np.minimum(0.0, reach) - 20.0 - rows[:, 3:4])
+                    & (dxy <= np.maximum(0.0, reach) + 20.0 + rows[:, 3:4])).all(axis=1)
+            occ = rows[near & (owner != i) & (rows[:, 5] > s.floor_mm + 0.2)]
+        if len(occ):
+            ok2[r, ok2[r]] = ~np.asarray(hits(cam, pts[r, ok2[r]], occ, t_max=1.0 - 1e-6), bool).any(axis=1)
+    thru_p = np.asarray(hits(cam, pts, np.stack([_solid_rows(pawn, sites[i]) for i in look])[:, None]), bool).any(-1)
+    thru_b = np.asarray(hits(cam, pts, np.stack([_solid_rows(box, sites[i]) for i in look])[:, None]), bool).any(-1)
+    inn, ref, box_only = ok2 & thru_p, ok2 & ~thru_b, ok2 & thru_b & ~thru_p
+    sel = (inn | ref | box_only).reshape(-1)
+    lab = np.zeros((len(flat), 3))
+    if sel.any():
+        lab[sel] = linear_to_lab(np.clip(_sample(sc.image, px[sel]) / sc.gain.at(flat[sel, :2]), 0.0, None))
+    lab3 = lab.reshape(len(look), n_g, 3)
+    for r, i in enumerate(look):
+        if not inn[r].any() or not ref[r].any():
+            continue
+        out[int(i)] = (_median_rows(lab3[r, inn[r]]), _median_rows(lab3[r, ref[r]]), int(inn[r].sum()),
+                       int(ref[r].sum()), _median_rows(lab3[r, box_only[r]]) if box_only[r].any()
+                       else np.full(3, np.nan), int(box_only[r].sum()))
+    return out
 
 def _lamp(sc: _Scene, sites: Sequence[Site], stacks: list[int], rows: F64, cfg: ClassifyBoardConfig) -> F64 | None:
     """Bandera: where a lamp casting hard shadows stands (a point 1.2 m from the board's middle), or None.  On

@@ -222,6 +222,12 @@ class ClassifyBoardConfig:
     # tower (two cubes: a flag stands only on one), if no other flag of that colour is found (one per player)
     tower_min_conf: float = 0.0  # Bandera (> 0: on): a plain two-cube stack (no flag) read with less confidence than
     # this is declined (``unseen``, with a note saying why)
+    tower_outline_beside: bool = False  # Bandera (session 16): a plain two-cube stack (no flag) next to (8-neighbour)
+    # another two-cube stack, whose top's outline (its far edges against what is behind) is no sharper at two cubes'
+    # height than half a cube below and above it (the peak under ``tower_outline_peak``), has no top up there: it is
+    # one cube when its outline peaks at one cube's height by ``tower_outline_single`` or more, else declined
+    tower_outline_peak: float = 0.0  # ... (CIELAB difference across the edge, ``count_outline_mm`` each side)
+    tower_outline_single: float = 5.0
     beside_tall: int = 0  # Bandera (> 0: on): a plain stack next to a royal tower or a stack carrying a character is
     # decided again without its probes whose rays meet that neighbour's character (1), or its character or flag
     # room (2), or its character, and its banner's room where they show a piece of the flag's colour (3): what
@@ -536,6 +542,11 @@ BANDERA_BLACK_LIGHTNESS = 47.0
 #: (docs/boards_vision.md, "Session 15: Bandera stacks")
 FOOT_BARE = 0.5
 FOOT_SHOWN = 0.5
+#: Bandera (session 16): a plain two-cube stack beside another two-cube stack whose top's outline is no sharper at two
+#: cubes' height than half a cube below and above (a peak under 0: no top there) is one cube when the outline peaks at
+#: one cube's height by this much (CIELAB difference), else declined.  0 (any peak) read 12 more wrong cells than 5 on
+#: the 482 development pictures; only 0 and 5 were tried (docs/boards_vision.md, "Session 16: Bandera false stacks")
+TOWER_OUTLINE_SINGLE = 5.0
 
 
 def config_for(game: str) -> ClassifyBoardConfig:
@@ -634,7 +645,8 @@ def config_for(game: str) -> ClassifyBoardConfig:
                                    character_face_to_point=True, character_top_rest=True,
                                    character_own_plain_mm=CHARACTER_OWN_PLAIN_MM,
                                    character_own_plain_n=CHARACTER_ON_EMPTY, foot_shift=FOOT_BARE,
-                                   foot_shown=FOOT_SHOWN)
+                                   foot_shown=FOOT_SHOWN, tower_outline_beside=True, tower_outline_peak=0.0,
+                                   tower_outline_single=TOWER_OUTLINE_SINGLE)
     if game == "quirky":
         return ClassifyBoardConfig(token_dark_l=60.0, skin_chroma=(4.0, 42.0), token_past_hand=0.2,
                                    token_dot_local=10.0, token_dot_owner=0.5,
@@ -1526,8 +1538,21 @@ def classify_sites(
         for i, d in zip(ties, _count_outline(sc, sites, ties, cfg), strict=True):
             if d >= cfg.count_outline:
                 count_tie[i] = d
+    top_low: dict[int, F64] = {}  # Bandera: plain towers beside a two-cube stack whose top's outline is not up there
+    if cfg.tower_outline_beside and game == "bandera":
+        two_k = next(j for j, h in enumerate(hyps) if h.cubes == 2)
+        at = {tuple(st.key[:2]): j for j, st in enumerate(sites)}
+        tall_sites = {j for j in range(n_s) if hyps[int(choice[j])].cubes == 2 or flag_of.get(j) is not None}
+        beside = [i for i in tall_sites if choice[i] == two_k and flag_of.get(i) is None and not covered[i]
+                  and any(at.get((sites[i].key[0] + dx, sites[i].key[1] + dy)) in tall_sites
+                          for dx in (-1, 0, 1) for dy in (-1, 0, 1) if (dx, dy) != (0, 0))]
+        for i, pk in zip(beside, _outline_peaks(sc, sites, beside, cfg), strict=True):
+            if pk[1] < cfg.tower_outline_peak:
+                top_low[i] = pk
     for i, site in enumerate(sites):
         k = int(choice[i])
+        if i in top_low and top_low[i][0] >= cfg.tower_outline_single:
+            k = next(j for j, h in enumerate(hyps) if h.cubes == 1)  # (its top is one cube high)
         hyp = hyps[k]
         conf = float(confs[i]) if i in cand_set and i not in socketed else float(seens[i])
         kind = hyp.kind
@@ -1560,6 +1585,17 @@ def classify_sites(
             unsure = (f"({x},{y}) looks like a two-cube stack, but hardly more than "
                       f"{'nothing' if runner == 'empty' else 'one cube'} (confidence {conf:.2f}): not read")
             kind, conf = "unseen", 0.0
+        if i in top_low and kind in ("tower2", "cube") and flag_of.get(i) is None:
+            x, y = site.key[0], site.key[1]
+            pk2, pk1 = float(top_low[i][1]), float(top_low[i][0])
+            if kind == "cube":
+                unsure = (
+                    f"({x},{y}) looked like a two-cube stack beside another, but its top's outline is no sharper at "
+                    f"two cubes' height (by {pk2:.0f}) and sharper at one cube's (by {pk1:.0f}): read as one cube")
+            else:
+                unsure = (f"({x},{y}) looks like a two-cube stack beside another, but its top's outline is no sharper "
+                          f"at two cubes' height (by {pk2:.0f}) nor at one cube's (by {pk1:.0f}): not read")
+                kind, conf = "unseen", 0.0
         if i in count_tie and kind == "cube" and flag_of.get(i) is None:
             x, y = site.key[0], site.key[1]
             unsure = (f"({x},{y}) is read as one cube, but no part of it that is seen tells one cube from two, and "
@@ -3026,6 +3062,47 @@ def _count_outline(sc: _Scene, sites: Sequence[Site], idx: Sequence[int], cfg: C
             if len(sharp) == 2:
                 diffs.append(sharp[1] - sharp[0])
         out.append(float(np.mean(diffs)) if diffs else float("nan"))
+    return out
+
+
+def _outline_peaks(sc: _Scene, sites: Sequence[Site], idx: Sequence[int], cfg: ClassifyBoardConfig) -> list[F64]:
+    """Bandera: for each site of ``idx``, how much sharper the outline of a stack's top is at one and at two cubes'
+    height than half a cube below and above that height (``[peak at 22 mm, peak at 44 mm]``, NaN where not seen): the
+    sharpness at a height is the CIELAB difference across each far edge of the top face there, as in
+    :func:`_count_outline`, the mean over the far edges seen at every height.  A top stands where the outline peaks:
+    below it both sides of the edge lie on the stack's face, above it both on what is behind."""
+    g = cfg.geometry
+    c, half, d = g.cube_mm, g.cube_mm / 2, cfg.count_outline_mm
+    cam = sc.pose.camera_position
+    w, h = sc.pose.image_size
+    t = np.linspace(-0.7, 0.7, 9) * half
+    zs = np.array([0.5, 1.0, 1.5, 2.0, 2.5]) * c
+    out: list[F64] = []
+    for i in idx:
+        st = sites[i]
+        rows: list[F64] = []
+        for nx, ny in ((1.0, 0.0), (-1.0, 0.0), (0.0, 1.0), (0.0, -1.0)):
+            if (st.x_mm - cam[0]) * nx + (st.y_mm - cam[1]) * ny <= 0:
+                continue  # (a near edge: between the top and a side face, not against the background)
+            edge = np.column_stack([st.x_mm + nx * half + ny * t, st.y_mm + ny * half + nx * t])
+            sharp: list[float] = []
+            for z in zs:
+                pts = np.concatenate([np.column_stack([edge[:, 0] - s * nx * d, edge[:, 1] - s * ny * d,
+                                                       np.full(len(t), st.floor_mm + z)]) for s in (1.0, -1.0)])
+                px = sc.pose.project(pts)
+                in_img = (px[:, 0] > 2) & (px[:, 0] < w - 3) & (px[:, 1] > 2) & (px[:, 1] < h - 3)
+                ok = np.asarray(in_img.reshape(2, -1).all(axis=0), bool)
+                if ok.sum() < 5:
+                    break
+                lab = linear_to_lab(_sample(sc.image, px)).reshape(2, len(t), 3)
+                sharp.append(float(np.median(np.linalg.norm(lab[0, ok] - lab[1, ok], axis=1))))
+            if len(sharp) == len(zs):
+                rows.append(np.array(sharp))
+        if not rows:
+            out.append(np.full(2, np.nan))
+            continue
+        m = np.mean(rows, axis=0)
+        out.append(np.array([m[1] - (m[0] + m[2]) / 2, m[3] - (m[2] + m[4]) / 2]))
     return out
 
 

@@ -1552,6 +1552,7 @@ def classify_sites(
         at = {tuple(st.key[:2]): j for j, st in enumerate(sites)}
         tall_sites = {j for j in range(n_s) if hyps[int(choice[j])].cubes == 2 or flag_of.get(j) is not None}
         beside = [i for i in tall_sites if choice[i] == two_k and flag_of.get(i) is None and not covered[i]
+                  and i not in hand_shade  # (declined as a hand's shadow, that rule's note said first)
                   and any(at.get((sites[i].key[0] + dx, sites[i].key[1] + dy)) in tall_sites
                           for dx in (-1, 0, 1) for dy in (-1, 0, 1) if (dx, dy) != (0, 0))]
         for i, pk in zip(beside, _outline_peaks(sc, sites, beside, cfg), strict=True):

@@ -31,10 +31,12 @@ def test_a_stack_read_in_a_hands_soft_shadow_is_declined_with_a_note() -> None:
     for name, cells in (("s8h_dev_025", ((0, 5), (1, 5))), ("s8h_b3_022", ((8, 5), (9, 5)))):
         on = _read(name)
         off = _read(name, replace(cfg, hand_shade=0.0))
+        # (session 16's ``tower_outline_beside`` declines some of these towers too: the reading without both rules)
+        bare = _read(name, replace(cfg, hand_shade=0.0, tower_outline_beside=False))
         assert any(r.kind == "occluded" for r in on.values())  # the hand is found
         for cell in cells:
             assert cell not in _stacks(name)  # truly empty
-            assert off[cell].kind in ("cube", "tower2"), off[cell]
+            assert bare[cell].kind in ("cube", "tower2"), bare[cell]
             assert on[cell].kind == "unseen", on[cell]
             assert any("a hand's shadow" in n for n in on[cell].notes), on[cell].notes
         # nothing else read differently

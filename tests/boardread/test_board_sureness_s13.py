@@ -135,8 +135,9 @@ def test_a_count_over_the_limit_by_a_cube_judged_unsure_is_a_check_but_a_place_s
 
 @pytest.mark.parametrize("scene", ["scene_006"])
 def test_a_fixture_read_shows_its_unsure_cells_in_json_text_and_picture(scene: str) -> None:
-    """Fixture Bandera scene 6: (1,3) is read as a two-cube stack on an empty square and (9,3) gets red's
-    character by a rule (it stands elsewhere): both wrong, both judged unsure; no reading changes."""
+    """Fixture Bandera scene 6: (1,3) is read as a stack on an empty square (one cube, by session 16's top-outline
+    rule: two cubes before) and (9,3) gets red's character by a rule (it stands elsewhere): both wrong, both judged
+    unsure; no reading changes."""
     sj = ROOT / "bandera" / f"{scene}.json"
     doc = json.loads(sj.read_text())
     img = cv2.imread(str(sj.with_suffix(".jpg")))
@@ -149,7 +150,7 @@ def test_a_fixture_read_shows_its_unsure_cells_in_json_text_and_picture(scene: s
     assert {tuple(u["site"]) for u in out["unsure_cells"]} == unsure
     assert all("sure" in c and "p_right" in c for c in out["cells"] if c["kind"] not in ("occluded", "unseen"))
     texts = [p.message for p in res.reconstruction.problems if p.code == "cell-unsure" and p.where == "cell (1,3)"]
-    assert texts and "two-cube tower" in texts[0] and "check this cell" in texts[0]
+    assert texts and "one cube" in texts[0] and "check this cell" in texts[0]
     r = res.images[0]
     plain = annotate_board(img, r.pose, r.cells, [], [])
     marked = annotate_board(img, r.pose, r.cells, [], [], unsure=unsure)

@@ -859,7 +859,7 @@ def score_images(
     for side, n in pocket_sides([c for c in pale if c not in occupied], occupied).items():
         uncertain[side] = uncertain.get(side, 0) + n
         problems.append(Problem("side-uncertain", f"the {side} counts may be off: {n} block(s) read on the mat were "
-                                "left out as a shadow (their pixels are far paler than their colour's blocks); a "
+                                "left out as a shadow or colour on the paper (see the notes on their cells); a "
                                 "block there would show on this side", f"side {side}", "", "warning"))
     for side, n in pocket_sides(connections, occupied).items():
         uncertain[side] = uncertain.get(side, 0) + n

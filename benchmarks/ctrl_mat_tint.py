@@ -111,7 +111,7 @@ def analyse(scene_dir: Path, views: tuple[str, ...], min_rays: int) -> list[dict
     ev: list[ViewEvidence] = captured["evidence"]
     if scorer is None:
         return []
-    greys = [cv2.cvtColor(img, cv2.COLOR_BGR2GRAY) for _, img in sc.pics]
+    greys = [cv2.cvtColor(img, cv2.COLOR_BGR2GRAY) for _, img in res.pictures]  # a rejected picture is left out
     paper = [float(np.median(g[e.labels == int(Label.BACKGROUND)])) for g, e in zip(greys, ev, strict=True)]
     read = dict(res.state.blocks)
     truth = dict(sc.truth.blocks)

@@ -15,6 +15,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
+import numpy.typing as npt
 
 from engine.core import Problem
 from engine.ctrl import BLOCKS_PER_COLOR, SIDES, State
@@ -768,6 +769,62 @@ def _leave_out(blocks: dict[Cell, str], found: list[tuple[float, Cell, str]]) ->
         c, colour, _ = out.pop()
         blocks[c] = colour
     return out
+
+
+#: switch (for measuring): leave out blocks on the mat whose pixels are as smooth as bare paper
+#: (:func:`drop_smooth_mat_blocks`; docs/vision.md, "Session 16: mat tint")
+DROP_SMOOTH_MAT_BLOCKS = True
+#: ... smooth: the median, over the block's first-hit rays of its colour, of the grey level's standard deviation
+#: in a ``SMOOTH_MAT_WINDOW`` pixel square around each ray's pixel is below this (grey levels, 0-255)
+SMOOTH_MAT_MAX_GREY_STD = 2.0
+SMOOTH_MAT_WINDOW = 7
+
+
+def grey_std_at(grey: npt.NDArray[np.uint8], pixels: npt.NDArray[np.int64], window: int) -> npt.NDArray[np.float64]:
+    """The grey level's standard deviation in a ``window`` x ``window`` square (clipped at the picture's edges)
+    around each pixel (x, y) of ``pixels`` (N, 2)."""
+    if window < 1:
+        raise ValueError(f"window must be at least 1 pixel, got {window!r}")
+    if len(pixels) == 0:
+        return np.zeros(0)
+    h, w = grey.shape[:2]
+    r = window // 2
+    off = np.arange(-r, r + 1)
+    xs = np.clip(pixels[:, 0, None, None] + off[None, None, :], 0, w - 1)
+    ys = np.clip(pixels[:, 1, None, None] + off[None, :, None], 0, h - 1)
+    patch = grey[ys, xs].astype(np.float64)
+    return patch.reshape(len(pixels), -1).std(axis=1)  # type: ignore[no-any-return]
+
+
+def drop_smooth_mat_blocks(blocks: dict[Cell, str], scorer: RayScorer, starts: Mapping[str, Cell],
+                           greys: Sequence[npt.NDArray[np.uint8]]) -> list[tuple[Cell, str, float]]:
+    """Leave out blocks read on the mat whose pixels are as smooth as bare paper: a tinted shadow or colour
+    bled onto the mat next to a pile (docs/vision.md, "Session 16: mat tint").
+
+    On the development renders the mat-level blocks the free reading adds where the truth has only a blue
+    shadow on the paper show a smooth grey picture around their rays (the median 7 x 7 standard deviation 4
+    grey levels, a third of them under 2), while the first-hit rays of every true mat-level block (1052 cells)
+    have a median of 2.8 or more: a block's faces meet edges, a shading step between its top and its sides,
+    and the plastic's sheen.  A non-start block on the mat whose first-hit rays of its colour (at least
+    :data:`RELOCATE_MIN_GAIN`) have a median grey standard deviation (:func:`grey_std_at`, in each ray's own
+    picture ``greys``) under :data:`SMOOTH_MAT_MAX_GREY_STD` is left out, smoothest first, unless that leaves
+    a block unsupported (as :func:`drop_pale_mat_blocks`).  A start block is never left out (rulebook "Setup"
+    3).  Mutates ``blocks``; returns (cell, colour, median standard deviation) per block left out."""
+    if not DROP_SMOOTH_MAT_BLOCKS:
+        return []
+    found: list[tuple[float, Cell, str]] = []
+    for c, colour in blocks.items():
+        if c[2] != 0 or c == starts.get(colour):
+            continue
+        views, pixels = scorer.rays_meeting_first(blocks, [c], colour)
+        if len(views) < RELOCATE_MIN_GAIN:
+            continue
+        stds = np.concatenate([grey_std_at(greys[int(v)], pixels[views == v], SMOOTH_MAT_WINDOW)
+                               for v in np.unique(views)])
+        med = float(np.median(stds))
+        if med < SMOOTH_MAT_MAX_GREY_STD:
+            found.append((med, c, colour))
+    return _leave_out(blocks, found)
 
 
 #: switch (for measuring): leave out blocks on the mat whose colour the pictures show on the mat around them

@@ -39,6 +39,7 @@ from vision.free_rules import (
     drop_flat_patch_blocks,
     drop_ground_mat_blocks,
     drop_pale_mat_blocks,
+    drop_smooth_mat_blocks,
     fill_pockets,
     hidden_move_doubts,
     lower_blocks,
@@ -609,6 +610,18 @@ def score_images(
                                         f"patch on the mat explains the pictures better ({-delta:.0f} sampled pixels "
                                         "fewer unexplained: a tinted shadow or colour on the paper, not a block)",
                                         f"cell {cell[0]},{cell[1]},{cell[2]}", "", "warning"))
+            # blocks on the mat whose pixels are as smooth as bare paper (free_rules, session 16)
+            before_smooth = dict(blocks)
+            smooth = drop_smooth_mat_blocks(blocks, free_scorer, starts, greys)
+            if smooth and GROUND_FREE_RULES:
+                # as above: the later steps price blocks without the rays that showed them
+                free_scorer = free_scorer.without_rays(free_scorer.shown_by(before_smooth, [c for c, _, _ in smooth]))
+            for cell, colour, std in smooth:
+                pale.append(cell)
+                inferred.append(Problem("smooth-on-mat", f"a {colour} block read here is left out: the pictures "
+                                        f"around its pixels are as smooth as bare paper (grey levels vary by {std:.1f} "
+                                        "around them: a tinted shadow or colour on the paper, not a block)",
+                                        f"cell {cell[0]},{cell[1]},{cell[2]}", "", "warning"))
             if OVER_22_BACK and over_22:
                 # a block left out as a 23rd of its colour goes back where the rules above left out another
                 # block of that colour as colour on the mat (rulebook "Components": the count was the shadow's)
@@ -846,7 +859,7 @@ def score_images(
     for side, n in pocket_sides([c for c in pale if c not in occupied], occupied).items():
         uncertain[side] = uncertain.get(side, 0) + n
         problems.append(Problem("side-uncertain", f"the {side} counts may be off: {n} block(s) read on the mat were "
-                                "left out as a shadow (their pixels are far paler than their colour's blocks); a "
+                                "left out as a shadow or colour on the paper (see the notes on their cells); a "
                                 "block there would show on this side", f"side {side}", "", "warning"))
     for side, n in pocket_sides(connections, occupied).items():
         uncertain[side] = uncertain.get(side, 0) + n

@@ -83,15 +83,21 @@ def test_blocks_on_the_mat_one_picture_alone_shows_are_doubtful(monkeypatch: pyt
         assert not res.trusted and any(p.code == "count-not-turns" for p in res.problems)
 
 
-def test_blocks_on_the_mat_with_the_flat_patch_rule() -> None:
-    """With every rule on (the flat patch too) the free reading of that scene is still not trusted, and its wrong
-    sides are named."""
+@pytest.mark.parametrize("smooth", [False, True])
+def test_blocks_on_the_mat_with_the_flat_patch_rule(monkeypatch: pytest.MonkeyPatch, smooth: bool) -> None:
+    """With every rule on (the flat patch too; and with session 16's smooth-on-mat switch, off by default) the free
+    reading of that scene is still not trusted, and its wrong sides are named."""
+    monkeypatch.setattr(free_rules, "DROP_SMOOTH_MAT_BLOCKS", smooth)
     res, wrong = _read("fresh12c_scene_001", back=0)
     assert wrong and not res.trusted
-    # (before session 14 the flat patch left out the block at 4,3,0; with the third bled block at 4,1,0 that the
-    # search now reads it leaves out none, and the one-picture check named all three; since session 16 the
-    # smooth-on-mat rule leaves out bled blocks at 4,1,0 and 5,2,0 (both empty in the truth: the paper there is
-    # smooth), the reading no longer has 4,2,0, and the one-picture check names the one left, 4,3,0)
-    assert sorted(p.where for p in res.problems if p.code == "smooth-on-mat") == ["cell 4,1,0", "cell 5,2,0"]
-    assert [p.where for p in res.problems if p.code == "doubtful-block"] == ["cell 4,3,0"]
+    if not smooth:
+        # (before session 14 the flat patch left out the block at 4,3,0; with the third bled block at 4,1,0 that
+        # the search now reads it leaves out none, and the one-picture check names all three)
+        assert [p.where for p in res.problems if p.code == "doubtful-block"] == [
+            "cell 4,1,0", "cell 4,2,0", "cell 4,3,0"]
+    else:
+        # the smooth-on-mat rule leaves out bled blocks at 4,1,0 and 5,2,0 (both empty in the truth: the paper there
+        # is smooth), the reading no longer has 4,2,0, and the one-picture check names the one left, 4,3,0
+        assert sorted(p.where for p in res.problems if p.code == "smooth-on-mat") == ["cell 4,1,0", "cell 5,2,0"]
+        assert [p.where for p in res.problems if p.code == "doubtful-block"] == ["cell 4,3,0"]
     assert set(wrong) <= set(res.uncertain_sides)

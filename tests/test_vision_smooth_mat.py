@@ -45,7 +45,8 @@ def test_grey_std_at_flat_and_textured() -> None:
         grey_std_at(grey, np.zeros((1, 2), np.int64), 0)
 
 
-def test_smooth_block_on_mat_left_out_textured_and_start_kept() -> None:
+def test_smooth_block_on_mat_left_out_textured_and_start_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(free_rules, "DROP_SMOOTH_MAT_BLOCKS", True)  # (off by default)
     smooth_px = [(10 + 2 * i, 30) for i in range(10)]
     rough_px = [(70 + 2 * i, 30) for i in range(10)]
     # (3, 1, 0) beside the Central Cube looks like bare paper; (4, 1, 0) (textured) is held by it alone
@@ -60,6 +61,7 @@ def test_smooth_block_on_mat_left_out_textured_and_start_kept() -> None:
 
 
 def test_few_rays_or_switch_off_keep_the_block(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(free_rules, "DROP_SMOOTH_MAT_BLOCKS", True)
     blocks = {(3, 1, 0): "blue"}
     few = _Rays({(3, 1, 0): [(10, 30)] * (free_rules.RELOCATE_MIN_GAIN - 1)})
     assert drop_smooth_mat_blocks(blocks, cast(RayScorer, few), STARTS, [_picture()]) == []

@@ -772,8 +772,12 @@ def _leave_out(blocks: dict[Cell, str], found: list[tuple[float, Cell, str]]) ->
 
 
 #: switch (for measuring): leave out blocks on the mat whose pixels are as smooth as bare paper
-#: (:func:`drop_smooth_mat_blocks`; docs/vision.md, "Session 16: mat tint")
-DROP_SMOOTH_MAT_BLOCKS = True
+#: (:func:`drop_smooth_mat_blocks`; docs/vision.md, "Session 16: mat tint").  Off by default (session 16 lead): on
+#: development it removed 6 wrong cells for one true block lost and no side gained with five pictures (3 fewer wrong
+#: sides with nine, resting on 3 readings); its own check set did not move; and its threshold is an absolute grey
+#: level spread measured on the renders' sensor model alone -- a real camera's noise and the mat paper's grain would
+#: move it.  By the rule that a gain must show on a check set, it stays off until one does.
+DROP_SMOOTH_MAT_BLOCKS = False
 #: ... smooth: the median, over the block's first-hit rays of its colour, of the grey level's standard deviation
 #: in a ``SMOOTH_MAT_WINDOW`` pixel square around each ray's pixel is below this (grey levels, 0-255)
 SMOOTH_MAT_MAX_GREY_STD = 2.0

@@ -1001,7 +1001,6 @@ def _chosen_solids(hyps: Sequence[Hypothesis], choice: npt.NDArray[np.int64], si
     return np.concatenate(rows), np.concatenate([np.full(len(r), j) for r, j in others if len(r)])
 
 
-
 def classify_sites(
     image: U8,
     pose: BoardPose,
@@ -1968,6 +1967,7 @@ def _slit_shade(sc: _Scene, sites: Sequence[Site], idx: Sequence[int], pawn: Hyp
                        int(ref[r].sum()), _median_rows(lab3[r, box_only[r]]) if box_only[r].any()
                        else np.full(3, np.nan), int(box_only[r].sum()))
     return out
+
 
 def _lamp(sc: _Scene, sites: Sequence[Site], stacks: list[int], rows: F64, cfg: ClassifyBoardConfig) -> F64 | None:
     """Bandera: where a lamp casting hard shadows stands (a point 1.2 m from the board's middle), or None.  On
@@ -3211,74 +3211,58 @@ def _upper_faces(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], 
     return lab_f, lab_t, ok[:, n_f:].mean(axis=1)
 
 
-def _count_outline(sc: _Scene, sites: Sequence[Site], idx: Sequence[int], cfg: ClassifyBoardConfig) -> list[float]:
-    """Bandera: for each site of ``idx``, how much sharper the outline of a two-cube stack's top is than a single
-    cube's (NaN where not seen): across each far edge of the top face (its outward side away from the camera: the
-    stack's outline against what is behind it) the CIELAB difference of the points ``count_outline_mm`` inside and
-    outside it (median of 9 points along the edge), at 44 mm less at 22 mm, the mean over the far edges seen."""
+def _edge_sharpness(sc: _Scene, st: Site, zs: Sequence[float], cfg: ClassifyBoardConfig) -> list[F64]:
+    """Bandera: how sharp the outline of a stack's top on site ``st`` would be at each height ``zs`` (mm above its
+    floor): for each far edge of the top face (its outward side away from the camera: the stack's outline against
+    what is behind it) seen at every height, the CIELAB difference of the points ``count_outline_mm`` inside and
+    outside it at each height (median of 9 points along the edge)."""
     g = cfg.geometry
-    c, half, d = g.cube_mm, g.cube_mm / 2, cfg.count_outline_mm
+    half, d = g.cube_mm / 2, cfg.count_outline_mm
     cam = sc.pose.camera_position
     w, h = sc.pose.image_size
     t = np.linspace(-0.7, 0.7, 9) * half
+    rows: list[F64] = []
+    for nx, ny in ((1.0, 0.0), (-1.0, 0.0), (0.0, 1.0), (0.0, -1.0)):
+        if (st.x_mm - cam[0]) * nx + (st.y_mm - cam[1]) * ny <= 0:
+            continue  # (a near edge: between the top and a side face, not against the background)
+        edge = np.column_stack([st.x_mm + nx * half + ny * t, st.y_mm + ny * half + nx * t])
+        sharp: list[float] = []
+        for z in zs:
+            pts = np.concatenate([np.column_stack([edge[:, 0] - s * nx * d, edge[:, 1] - s * ny * d,
+                                                   np.full(len(t), st.floor_mm + z)]) for s in (1.0, -1.0)])
+            px = sc.pose.project(pts)
+            in_img = (px[:, 0] > 2) & (px[:, 0] < w - 3) & (px[:, 1] > 2) & (px[:, 1] < h - 3)
+            ok = np.asarray(in_img.reshape(2, -1).all(axis=0), bool)
+            if ok.sum() < 5:
+                break
+            lab = linear_to_lab(_sample(sc.image, px)).reshape(2, len(t), 3)
+            sharp.append(float(np.median(np.linalg.norm(lab[0, ok] - lab[1, ok], axis=1))))
+        if len(sharp) == len(zs):
+            rows.append(np.array(sharp))
+    return rows
+
+
+def _count_outline(sc: _Scene, sites: Sequence[Site], idx: Sequence[int], cfg: ClassifyBoardConfig) -> list[float]:
+    """Bandera: for each site of ``idx``, how much sharper the outline of a two-cube stack's top is than a single
+    cube's (NaN where not seen): :func:`_edge_sharpness` at 44 mm less at 22 mm, the mean over the far edges seen."""
+    c = cfg.geometry.cube_mm
     out: list[float] = []
     for i in idx:
-        st = sites[i]
-        diffs: list[float] = []
-        for nx, ny in ((1.0, 0.0), (-1.0, 0.0), (0.0, 1.0), (0.0, -1.0)):
-            if (st.x_mm - cam[0]) * nx + (st.y_mm - cam[1]) * ny <= 0:
-                continue  # (a near edge: between the top and a side face, not against the background)
-            edge = np.column_stack([st.x_mm + nx * half + ny * t, st.y_mm + ny * half + nx * t])
-            sharp: list[float] = []
-            for z in (c, 2 * c):
-                pts = np.concatenate([np.column_stack([edge[:, 0] - s * nx * d, edge[:, 1] - s * ny * d,
-                                                       np.full(len(t), st.floor_mm + z)]) for s in (1.0, -1.0)])
-                px = sc.pose.project(pts)
-                in_img = (px[:, 0] > 2) & (px[:, 0] < w - 3) & (px[:, 1] > 2) & (px[:, 1] < h - 3)
-                ok = np.asarray(in_img.reshape(2, -1).all(axis=0), bool)
-                if ok.sum() < 5:
-                    break
-                lab = linear_to_lab(_sample(sc.image, px)).reshape(2, len(t), 3)
-                sharp.append(float(np.median(np.linalg.norm(lab[0, ok] - lab[1, ok], axis=1))))
-            if len(sharp) == 2:
-                diffs.append(sharp[1] - sharp[0])
-        out.append(float(np.mean(diffs)) if diffs else float("nan"))
+        rows = _edge_sharpness(sc, sites[i], (c, 2 * c), cfg)
+        out.append(float(np.mean([r[1] - r[0] for r in rows])) if rows else float("nan"))
     return out
 
 
 def _outline_peaks(sc: _Scene, sites: Sequence[Site], idx: Sequence[int], cfg: ClassifyBoardConfig) -> list[F64]:
     """Bandera: for each site of ``idx``, how much sharper the outline of a stack's top is at one and at two cubes'
     height than half a cube below and above that height (``[peak at 22 mm, peak at 44 mm]``, NaN where not seen): the
-    sharpness at a height is the CIELAB difference across each far edge of the top face there, as in
-    :func:`_count_outline`, the mean over the far edges seen at every height.  A top stands where the outline peaks:
-    below it both sides of the edge lie on the stack's face, above it both on what is behind."""
-    g = cfg.geometry
-    c, half, d = g.cube_mm, g.cube_mm / 2, cfg.count_outline_mm
-    cam = sc.pose.camera_position
-    w, h = sc.pose.image_size
-    t = np.linspace(-0.7, 0.7, 9) * half
-    zs = np.array([0.5, 1.0, 1.5, 2.0, 2.5]) * c
+    sharpness at a height as :func:`_edge_sharpness` gives it, the mean over the far edges seen at every height.  A
+    top stands where the outline peaks: below it both sides of the edge lie on the stack's face, above it both on
+    what is behind."""
+    zs = [k * cfg.geometry.cube_mm for k in (0.5, 1.0, 1.5, 2.0, 2.5)]
     out: list[F64] = []
     for i in idx:
-        st = sites[i]
-        rows: list[F64] = []
-        for nx, ny in ((1.0, 0.0), (-1.0, 0.0), (0.0, 1.0), (0.0, -1.0)):
-            if (st.x_mm - cam[0]) * nx + (st.y_mm - cam[1]) * ny <= 0:
-                continue  # (a near edge: between the top and a side face, not against the background)
-            edge = np.column_stack([st.x_mm + nx * half + ny * t, st.y_mm + ny * half + nx * t])
-            sharp: list[float] = []
-            for z in zs:
-                pts = np.concatenate([np.column_stack([edge[:, 0] - s * nx * d, edge[:, 1] - s * ny * d,
-                                                       np.full(len(t), st.floor_mm + z)]) for s in (1.0, -1.0)])
-                px = sc.pose.project(pts)
-                in_img = (px[:, 0] > 2) & (px[:, 0] < w - 3) & (px[:, 1] > 2) & (px[:, 1] < h - 3)
-                ok = np.asarray(in_img.reshape(2, -1).all(axis=0), bool)
-                if ok.sum() < 5:
-                    break
-                lab = linear_to_lab(_sample(sc.image, px)).reshape(2, len(t), 3)
-                sharp.append(float(np.median(np.linalg.norm(lab[0, ok] - lab[1, ok], axis=1))))
-            if len(sharp) == len(zs):
-                rows.append(np.array(sharp))
+        rows = _edge_sharpness(sc, sites[i], zs, cfg)
         if not rows:
             out.append(np.full(2, np.nan))
             continue

@@ -120,6 +120,11 @@ class PadDetectConfig:
     piece_pad_room_mm: float = 3.0  # ... within this much round each (a blurred edge); only the places where a
     # few points a piece standing there would fill show a player's plastic (saturated) are read (a quick look) ...
     piece_pad_look: tuple[float, float, int] = (20.0, 0.25, 2)  # ... chroma and chroma / L* at least, on so many
+    places_behind_checked: bool = True  # ... a place read a piece is read again on its own with every piece read on
+    # the sites as an obstacle -- also those on pads found added above the table that passed ``check_added`` (left out
+    # of the first reading) -- and keeps its piece only when that reading shows it too (a player's piece, the same
+    # colour, beating "empty" by ``piece_pad_margin``): a place right above or in front of such a piece read it as its
+    # own, added a pad that is not there and hid the piece (session 16: 4 such pieces on held13-15)
     check_added: bool = True  # the pieces read on pads found added above the table are read again that way (with the
     # other pieces as obstacles): one seen only where another piece stands behind it is not read (session 9)
     check_added_empty: float = 0.05  # ... unless "empty" scored this at most on the piece's own reading: no probe said

@@ -595,6 +595,25 @@ def read_board(
                     if r.colour is not None:  # (its colour, and how well a piece explained its probes)
                         got_c, got_fit = seen_through.get((x, y, lv), (set(), 0.0))
                         seen_through[(x, y, lv)] = (got_c | {r.colour}, max(got_fit, _piece_fit(r)))
+                kept = [j for j in check if cells[j].kind in ("pawn", "king", "blocker")]
+                if pcfg.places_behind_checked and with_places and kept:
+                    # (the places read again on their own, the pieces that passed that check obstacles too: a place
+                    # keeps its piece only when that reading shows it as well)
+                    rooms_all = np.concatenate([rooms, np.array([
+                        [0.0, sites[j].x_mm, sites[j].y_mm, g.blocker_half + pcfg.piece_pad_room_mm, sites[j].floor_mm,
+                         sites[j].floor_mm + max(g.blocker_height, g.king_height) + pcfg.piece_pad_room_mm]
+                        for j in kept])])
+                    alone = classify_sites(img, pose, at[: len(with_places)], game, colours=colours,
+                                           structure=structure, obstacles=rooms_all, config=classify_config,
+                                           gain=gain, structure_groups=groups, pad_sites=sites,
+                                           pad_empty=np.array([r.kind == "empty" for r in cells], bool),
+                                           prepared=prepared)
+                    for j, (both, own) in enumerate(zip(extra, alone, strict=True)):
+                        if both.kind in ("pawn", "king", "blocker") and not (
+                                own.kind in ("pawn", "king", "blocker") and own.colour == both.colour
+                                and own.scores.get(own.kind, 0.0) - own.scores.get("empty", 0.0)
+                                >= pcfg.piece_pad_margin):
+                            extra[j] = own
             tm["classify_s"] = tm.get("classify_s", 0.0) + time.perf_counter() - b
             if seen is not None and seen.cell is not None:
                 cells = [CellReading(r.key, "robot", None, 0, False, 1.0) if r.key[:2] == seen.cell else r

@@ -307,6 +307,9 @@ class ClassifyBoardConfig:
     socket_ring: float = 12.0  # ... on a face of even lightness: the ring's interquartile range of L* below this
     socket_strong: float = 25.0  # a top face's socket this dark, on a ring this even, is enough alone
     socket_strong_ring: float = 8.0
+    socket_face_to_point: bool = False  # Bandera (session 16): the socket points on a single cube's faces (its top, its
+    # four sides) are hidden only by a solid between the camera and the point, not by one behind the face (where
+    # their rays would go on to the board); a tower's upper faces keep the rays' ends on the board
     black_outline: float = 0.0  # Bandera (> 0: on): a site read empty on which a single cube's outline, from
     # the pose, is darker just inside than just outside (grey under this x outside) ...
     black_outline_mm: float = 2.0  # ... this far either side of the outline ...
@@ -661,6 +664,7 @@ def config_for(game: str) -> ClassifyBoardConfig:
                                    royal_missing=0.05, flag_once=True, hand_shade=0.2,
                                    cast_shadow=0.5, socket_all=True, count_outline=5.0,
                                    socket_two_seen=True, upper_colour=UPPER_COLOUR, socket_pair=SOCKET_PAIR,
+                                   socket_face_to_point=True,
                                    royal_off_rail=True, character_seats=True, royal_empty_flag=True,
                                    cast_shadow_tall=1, cast_shadow_whole=CAST_SHADOW_WHOLE,
                                    character_toward_deg=CHARACTER_TOWARD_DEG, black_lightness=BANDERA_BLACK_LIGHTNESS,
@@ -3409,7 +3413,13 @@ def _sockets(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], rows
     exp, _ = _expected(sc.app, ends[:, :2])
     lab_e = linear_to_lab(exp)[:, 0].reshape(len(t_i), -1)
     ends_f = ends.reshape(len(t_i), -1, 3)
-    free = in_img & _not_blocked(cam, ends_f, rows, owner, idx[t_i], ctr[t_i, :2])
+    if cfg.socket_face_to_point:
+        # a single cube's face hides what stands behind it: only a solid in front of the point hides the point
+        lone = np.isin(f_i, (0, 2, 3, 4, 5))[:, None, None]
+        free = in_img & _not_blocked(cam, np.where(lone, p.reshape(ends_f.shape), ends_f), rows, owner, idx[t_i],
+                                     ctr[t_i, :2])
+    else:
+        free = in_img & _not_blocked(cam, ends_f, rows, owner, idx[t_i], ctr[t_i, :2])
     # the middle wholly seen, two thirds of the ring (the ring's statistics over the points seen)
     ok = free[:, :5].all(axis=1) & (free[:, 5:].sum(axis=1) >= 8)
     ring_l = np.where(free[:, 5:], lab_o[:, 5:], np.nan)

@@ -191,6 +191,12 @@ def analyse(scene_dir: Path, views: tuple[str, ...], edges: bool) -> list[dict[s
                 "see_through": int(((obs != lab) & (tpred[sel] == obs)).sum()),
                 "against": int((obs != lab).sum()),
             })
+        if behind is not None and behind not in read:
+            # the block moved back onto the true cell behind it: what that costs the reading (sampled rays left
+            # unexplained; positive: the pictures prefer the reading's cell)
+            moved = {c: k for c, k in read.items() if c != cell}
+            moved[behind] = colour
+            row["move_back_cost"] = scorer.cost(moved) - scorer.cost(read)
         row["views"] = per_view
         row["see_through"] = sum(p["see_through"] for p in per_view)
         row["against"] = sum(p["against"] for p in per_view)

@@ -208,6 +208,8 @@ def analyse(scene_dir: Path, views: tuple[str, ...], edges: bool) -> list[dict[s
             assert grads is not None
             ratios: list[float] = []
             areas: list[list[int]] = []
+            rim: list[float] = []
+            colour_ids = np.array([id_of[c] for c in cells_all if truth.get(c) == colour], np.int64)
             for pv in per_view:
                 v = pv["view"]
                 if pv["colour"] < 3:
@@ -216,6 +218,14 @@ def analyse(scene_dir: Path, views: tuple[str, ...], edges: bool) -> list[dict[s
                     cam = ev[v].camera
                     drawn[v] = (face_ids(read, cam, id_of), face_ids(truth, cam, id_of))
                 r_ids, t_ids = drawn[v]
+                # the rays showing the colour that end elsewhere with the truth: how far (pixels) from the truth's
+                # faces of that colour (1-2: the colour label bleeds over the true silhouette's rim)
+                off = (m.view[rows] == v) & shows & (ends != "same")
+                if off.any():
+                    t_col = np.isin(np.where(t_ids >= 0, t_ids // 6, -1), colour_ids)
+                    dist = cv2.distanceTransform((~t_col).astype(np.uint8), cv2.DIST_L2, 3)
+                    px = m.pixels[rows[off]]
+                    rim += dist[px[:, 1], px[:, 0]].tolist()
                 e_id, b_id = id_of[cell], id_of[behind]
                 r_blk = np.where(r_ids >= 0, r_ids // 6, -1)
                 t_blk = np.where(t_ids >= 0, t_ids // 6, -1)
@@ -232,6 +242,7 @@ def analyse(scene_dir: Path, views: tuple[str, ...], edges: bool) -> list[dict[s
             row["edge_ratio_by_view"] = ratios
             row["edge_ratio"] = float(np.median(ratios)) if ratios else None
             row["areas_extra_behind_phantom"] = areas
+            row["off_rays_px_from_true_colour"] = [round(x, 1) for x in rim]
         out.append(row)
     return out
 

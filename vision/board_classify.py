@@ -803,6 +803,8 @@ class _Scene:
     # whose own ring is seen (``local_light_mm``)
     pad_hue: float | None = None  # Gridopolis: the hyper-pads' hue in this picture (``pad_hue_split``)
     structure_seen: npt.NDArray[np.bool_] | None = None  # Gridopolis: structure rows whose own ring is seen
+    # (the hand found in this picture, per config: :func:`_hand_mask`, computed once per picture)
+    hands: dict[Any, Any] = field(default_factory=dict, init=False, compare=False, repr=False)
 
 
 def _observe(sc: _Scene, pts: F64, cfg: ClassifyBoardConfig, known: F64 | None = None,
@@ -2390,9 +2392,52 @@ def _covered_sites(sc: _Scene, sites: Sequence[Site], tallest: float, cfg: Class
     examined (the table around it may be any colour: wood is skin-coloured), at 1/``cover_scale``.
     ``mask_out`` (if given) receives the hand's pixels in that shrunk picture, when a hand is found, and
     ``skin_out`` (if given) the median CIELAB colour of its skin pixels."""
+    out = np.zeros(len(sites))
+    got = _hand_mask(sc, cfg)
+    if got is None:
+        return out
+    mask, skin_lab = got
+    if mask_out is not None:
+        mask_out.append(mask)
+    if skin_out is not None and skin_lab is not None:
+        skin_out.append(skin_lab)
+    f = cfg.cover_scale
+    hh, ww = mask.shape
+    c = sc.pose.spec.cell_mm
+    zs = np.linspace(0.0, tallest, 6)
+    offs = np.array([[0, 0], [-0.3, -0.3], [0.3, -0.3], [0.3, 0.3], [-0.3, 0.3]]) * c
+    ctr = np.array([[s.x_mm, s.y_mm, s.floor_mm] for s in sites]).reshape(-1, 1, 1, 3)
+    pts = (ctr + np.stack(np.broadcast_arrays(offs[:, None, 0], offs[:, None, 1], zs[None, :]), axis=-1)[None]
+           ).reshape(-1, 3)
+    px = sc.pose.project(pts) / f
+    xi, yi = np.round(px[:, 0]).astype(int), np.round(px[:, 1]).astype(int)
+    inside = (xi >= 0) & (xi < ww) & (yi >= 0) & (yi < hh)
+    hit = np.zeros(len(pts), bool)
+    hit[inside] = mask[yi[inside], xi[inside]]
+    share = hit.reshape(len(sites), -1).mean(axis=1)
+    return np.where(share >= cfg.cover_share, share, 0.0)
+
+
+def _hand_mask(sc: _Scene, cfg: ClassifyBoardConfig) -> tuple[npt.NDArray[np.bool_], F64 | None] | None:
+    """The hand :func:`_covered_sites` finds in ``sc`` with ``cfg``: its pixels in the picture shrunk
+    ``cover_scale`` times (read-only) and its skin's median CIELAB colour (None: no skin pixel on it); None
+    when no hand is found.  Computed once per picture and config (kept in ``sc.hands``, the config as key):
+    every reading of the sites of one picture finds the same hand."""
+    try:
+        return sc.hands[cfg]  # type: ignore[no-any-return]
+    except KeyError:
+        pass
+    except TypeError:  # (a config holding something unhashable: not kept)
+        return _find_hand(sc, cfg)
+    found = _find_hand(sc, cfg)
+    sc.hands[cfg] = found
+    return found
+
+
+def _find_hand(sc: _Scene, cfg: ClassifyBoardConfig) -> tuple[npt.NDArray[np.bool_], F64 | None] | None:
+    """:func:`_hand_mask`, computed."""
     img = sc.image
     f = cfg.cover_scale
-    out = np.zeros(len(sites))
     hh, ww = img.shape[0] // f, img.shape[1] // f
     x0, y0, x1, y1 = sc.pose.spec.extent_mm
     outline = sc.pose.project(np.array([[x0, y0, 0.0], [x1, y0, 0.0], [x1, y1, 0.0], [x0, y1, 0.0]])) / f
@@ -2422,7 +2467,6 @@ def _covered_sites(sc: _Scene, sites: Sequence[Site], tallest: float, cfg: Class
         cv2.fillConvexPoly(vol, cv2.convexHull(np.round(region).astype(np.int32)), 1)
         off_board = (vol > 0) & (board == 0)
         board = np.asarray(np.maximum(board, vol), np.uint8)
-    c = sc.pose.spec.cell_mm
     # a hand's size is physical, not a number of cells (Gridopolis cells are 50 mm, Bandera's 32)
     a = math.sqrt(cfg.cover_mm2) / 2
     mx, my = (x0 + x1) / 2, (y0 + y1) / 2
@@ -2431,7 +2475,7 @@ def _covered_sites(sc: _Scene, sites: Sequence[Site], tallest: float, cfg: Class
     min_area = max(float(cv2.contourArea(quad.astype(np.float32))), 1.0)
     rows_i, cols_i = np.nonzero(board)
     if len(rows_i) < min_area:
-        return out
+        return None
     full = np.column_stack([(cols_i + 0.5) * f - 0.5, (rows_i + 0.5) * f - 0.5])
     lin = srgb8_codes_to_linear(small[rows_i, cols_i, ::-1])
     if sc.gain.constant:  # (the board points are then needed only where skin is seen)
@@ -2446,7 +2490,7 @@ def _covered_sites(sc: _Scene, sites: Sequence[Site], tallest: float, cfg: Class
     cand = ((hue >= cfg.skin_hue[0]) & (hue <= cfg.skin_hue[1]) & (chroma >= cfg.skin_chroma[0])
             & (chroma <= cfg.skin_chroma[1]) & (lab[:, 0] >= 12) & (lab[:, 0] <= 88))
     if cand.sum() < min_area:
-        return out
+        return None
     # not the print itself (zone C's pink is a skin hue): only where the picture differs from it
     j = np.nonzero(cand)[0]
     if sc.gain.constant:
@@ -2470,32 +2514,17 @@ def _covered_sites(sc: _Scene, sites: Sequence[Site], tallest: float, cfg: Class
         joined = np.asarray(cv2.morphologyEx(skin, cv2.MORPH_CLOSE, np.ones((k, k), np.uint8)), np.uint8)
     n, comp, stats, _ = cv2.connectedComponentsWithStats(joined, connectivity=8)
     if n <= 1:
-        return out
+        return None
     big = np.zeros(n, bool)
     area = np.bincount(comp.ravel(), weights=skin.ravel().astype(np.float64), minlength=n) \
         if cfg.cover_join_px > 0 else stats[:, cv2.CC_STAT_AREA]
     big[1:] = area[1:] > min_area
     if not big.any():
-        return out
+        return None
     mask = big[comp]
-    if mask_out is not None:
-        mask_out.append(mask)
-    if skin_out is not None:
-        on_hand = j[keep][mask[rows_i[j[keep]], cols_i[j[keep]]]]
-        if len(on_hand):
-            skin_out.append(_median_rows(lab[on_hand]))
-    zs = np.linspace(0.0, tallest, 6)
-    offs = np.array([[0, 0], [-0.3, -0.3], [0.3, -0.3], [0.3, 0.3], [-0.3, 0.3]]) * c
-    ctr = np.array([[s.x_mm, s.y_mm, s.floor_mm] for s in sites]).reshape(-1, 1, 1, 3)
-    pts = (ctr + np.stack(np.broadcast_arrays(offs[:, None, 0], offs[:, None, 1], zs[None, :]), axis=-1)[None]
-           ).reshape(-1, 3)
-    px = sc.pose.project(pts) / f
-    xi, yi = np.round(px[:, 0]).astype(int), np.round(px[:, 1]).astype(int)
-    inside = (xi >= 0) & (xi < ww) & (yi >= 0) & (yi < hh)
-    hit = np.zeros(len(pts), bool)
-    hit[inside] = mask[yi[inside], xi[inside]]
-    share = hit.reshape(len(sites), -1).mean(axis=1)
-    return np.where(share >= cfg.cover_share, share, 0.0)
+    mask.setflags(write=False)
+    on_hand = j[keep][mask[rows_i[j[keep]], cols_i[j[keep]]]]
+    return mask, (_median_rows(lab[on_hand]) if len(on_hand) else None)
 
 
 def _seen_whole(sc: _Scene, sites: Sequence[Site], hyps: Sequence[Hypothesis], choice: npt.NDArray[np.int64],

@@ -1862,8 +1862,9 @@ def _read_by_slit_shade(sc: _Scene, sites: Sequence[Site], hyps: Sequence[Hypoth
         owner = np.concatenate([np.full(len(r), j) for j, r in enumerate(solids) if len(r)]) if g_rows \
             else np.zeros(0, np.int64)
         found: dict[int, tuple[str, str]] = {}
-        for i, (lab_in, lab_ref, n_in, n_ref, lab_bx, n_bx) in _slit_shade(sc, sites, look, pawn, box, rows,
-                                                                           owner).items():
+        for i, (lab_in, lab_ref, n_in, n_ref, lab_bx, n_bx) in _slit_shade(
+                sc, sites, look, pawn, box, rows, owner,
+                min_points=(cfg.slit_shade_points, cfg.slit_shade_box_points)).items():
             if n_in < cfg.slit_shade_points or n_ref < cfg.slit_shade_points or n_bx < cfg.slit_shade_box_points:
                 continue
             shift = lab_in[1:] - lab_ref[1:]
@@ -1908,14 +1909,16 @@ def _read_by_slit_shade(sc: _Scene, sites: Sequence[Site], hyps: Sequence[Hypoth
 
 
 def _slit_shade(sc: _Scene, sites: Sequence[Site], idx: Sequence[int], pawn: Hypothesis, box: Hypothesis,
-                rows: F64, owner: npt.NDArray[np.int64], step_mm: float = 3.0
+                rows: F64, owner: npt.NDArray[np.int64], step_mm: float = 3.0, min_points: tuple[int, int] = (1, 0)
                 ) -> dict[int, tuple[F64, F64, int, int, F64, int]]:
     """Gridopolis, session 16: for sites ``idx``, the CIELAB median of the site's own pad top seen where a pawn
     standing there would be seen instead (``in``), where neither a pawn nor a box would be (``ref``) and where only a
     box would be (``box``), with their point counts: {site: (lab_in, lab_ref, n_in, n_ref, lab_box, n_box)} (sites
     with no ``in`` or ``ref`` point left out; ``lab_box`` NaN without a point).  Points on a grid of ``step_mm`` over
     the pad top; a point counts where no structure solid and no other site's piece (``rows`` of ``owner``) hides it
-    (the posts a pad above stands on are no structure row: a post seen there counts as pad top)."""
+    (the posts a pad above stands on are no structure row: a post seen there counts as pad top).  ``min_points``: the
+    fewest ``in`` and ``ref`` points, and ``box`` points, a site needs to be in the result (the other sites' pieces
+    are looked for, and the picture sampled, only on the sites the structure alone leaves that many)."""
     out: dict[int, tuple[F64, F64, int, int, F64, int]] = {}
     if sc.structure is None or not len(idx):
         return out
@@ -1940,6 +1943,13 @@ def _slit_shade(sc: _Scene, sites: Sequence[Site], idx: Sequence[int], pawn: Hyp
         hidden = np.asarray(np.asarray(hits(cam, flat, sc.structure, t_max=1.0 - 1e-6), bool).any(axis=1), bool)
     ok &= ~hidden
     ok2 = ok.reshape(len(look), n_g)
+    thru_p = np.asarray(hits(cam, pts, np.stack([_solid_rows(pawn, sites[i]) for i in look])[:, None]), bool).any(-1)
+    thru_b = np.asarray(hits(cam, pts, np.stack([_solid_rows(box, sites[i]) for i in look])[:, None]), bool).any(-1)
+    # (the other sites' pieces only hide more points: a site the structure alone leaves too few of is not looked at)
+    n_min, n_box_min = max(min_points[0], 1), min_points[1]
+    viable = (((ok2 & thru_p).sum(axis=1) >= n_min) & ((ok2 & ~thru_b).sum(axis=1) >= n_min)
+              & ((ok2 & thru_b & ~thru_p).sum(axis=1) >= n_box_min))
+    ok2[~viable] = False
     for r, i in enumerate(look):
         if not ok2[r].any():
             continue
@@ -1954,8 +1964,6 @@ def _slit_shade(sc: _Scene, sites: Sequence[Site], idx: Sequence[int], pawn: Hyp
             occ = rows[near & (owner != i) & (rows[:, 5] > s.floor_mm + 0.2)]
         if len(occ):
             ok2[r, ok2[r]] = ~np.asarray(hits(cam, pts[r, ok2[r]], occ, t_max=1.0 - 1e-6), bool).any(axis=1)
-    thru_p = np.asarray(hits(cam, pts, np.stack([_solid_rows(pawn, sites[i]) for i in look])[:, None]), bool).any(-1)
-    thru_b = np.asarray(hits(cam, pts, np.stack([_solid_rows(box, sites[i]) for i in look])[:, None]), bool).any(-1)
     inn, ref, box_only = ok2 & thru_p, ok2 & ~thru_b, ok2 & thru_b & ~thru_p
     sel = (inn | ref | box_only).reshape(-1)
     lab = np.zeros((len(flat), 3))
@@ -1963,7 +1971,7 @@ def _slit_shade(sc: _Scene, sites: Sequence[Site], idx: Sequence[int], pawn: Hyp
         lab[sel] = linear_to_lab(np.clip(_sample(sc.image, px[sel]) / sc.gain.at(flat[sel, :2]), 0.0, None))
     lab3 = lab.reshape(len(look), n_g, 3)
     for r, i in enumerate(look):
-        if not inn[r].any() or not ref[r].any():
+        if inn[r].sum() < n_min or ref[r].sum() < n_min or box_only[r].sum() < n_box_min:
             continue
         out[int(i)] = (_median_rows(lab3[r, inn[r]]), _median_rows(lab3[r, ref[r]]), int(inn[r].sum()),
                        int(ref[r].sum()), _median_rows(lab3[r, box_only[r]]) if box_only[r].any()

@@ -725,14 +725,18 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
         s_open: list[float | None] = []
         ss = score(level, others, r_open, s_open)
         es: list[float | None] = [None] * len(level)
+        plain: dict[int, float | None] = {}  # (the outlines looked at not clean, with these ``others``: each
+        # candidate's share is its own, whatever others are asked with it)
         if cfg.edge_contrast > 0 and lv >= cfg.edge_from_level:
             # the outline is needed only where the colours say "pad" (or cannot say)
             need = [j for j, v in enumerate(ss) if v is None or v > cfg.present]
             # the colours cannot say and a pad is right below: the outline alone decides, looked at clean
             clean = [cfg.edge_clean and lv > 0 and ss[j] is None and (level[j][0], level[j][1], lv - 1) in found
                      for j in need]
-            for j, e in zip(need, edge_share([level[j] for j in need], others, clean), strict=True):
+            for j, c, e in zip(need, clean, edge_share([level[j] for j in need], others, clean), strict=True):
                 es[j] = e
+                if not c:
+                    plain[j] = e
         sides: dict[int, tuple[float | None, int, float | None]] = {}
         if (cfg.outline_sides <= 1.0 or cfg.unsure_sides <= 1.0) and lv > 0:
             ask = [j for j, (k, v, e) in enumerate(zip(level, ss, es, strict=True))
@@ -744,8 +748,9 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
         if s_open:  # the pad colour in the open (``open_ref``): the candidates above the table not taken
             up_ok = [j for j, (k, v, e, v2) in enumerate(zip(level, ss, es, s_open, strict=True))
                      if k not in core_set and not decide(k, v, e) and v2 is not None and v2 > cfg.present_up]
-            e2 = edge_share([level[j] for j in up_ok], others)
-            second = {j for j, e in zip(up_ok, e2, strict=True) if e is not None and e > cfg.edge_min_up}
+            todo = [j for j in up_ok if j not in plain]
+            plain.update(zip(todo, edge_share([level[j] for j in todo], others), strict=True))
+            second = {j for j in up_ok if (e := plain[j]) is not None and e > cfg.edge_min_up}
         for j, (k, s, e) in enumerate(zip(level, ss, es, strict=True)):
             scores[k] = s
             edges[k] = e

@@ -643,12 +643,14 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
                 low = sh.min(axis=1)
                 inner = lab_e[:m, 0].reshape(len(keys), n_e)
                 ok_in = ok[:m].reshape(len(keys), n_e)
-                for q in range(len(keys)):
-                    spread = None  # (the inner points' L* span: only where the outline may take the candidate)
-                    if n_sides[q] >= cfg.outline_sides_n and low[q] >= cfg.outline_sides and ok_in[q].sum() >= 6:
-                        li = np.sort(inner[q][ok_in[q]])
-                        spread = float(np.percentile(li, 90) - np.percentile(li, 10))
-                    sides_out.append((float(low[q]) if n_sides[q] else None, int(n_sides[q]), spread))
+                # (the inner points' L* span: only where the outline may take the candidate)
+                spreads: dict[int, float] = {}
+                for q in np.nonzero((n_sides >= cfg.outline_sides_n) & (low >= cfg.outline_sides)
+                                    & (ok_in.sum(axis=1) >= 6))[0].tolist():
+                    li = np.sort(inner[q][ok_in[q]])
+                    spreads[q] = float(np.percentile(li, 90) - np.percentile(li, 10))
+                sides_out.extend((lw if ns else None, ns, spreads.get(q))
+                                 for q, (lw, ns) in enumerate(zip(low.tolist(), n_sides.tolist(), strict=True)))
         return [v if c >= cfg.min_points else None for v, c in zip(share, n.tolist(), strict=True)]
 
     def decide(k: Key, s: float | None, e: float | None = None) -> bool:

@@ -807,6 +807,8 @@ class _Scene:
     # whose own ring is seen (``local_light_mm``)
     pad_hue: float | None = None  # Gridopolis: the hyper-pads' hue in this picture (``pad_hue_split``)
     structure_seen: npt.NDArray[np.bool_] | None = None  # Gridopolis: structure rows whose own ring is seen
+    # (the hand found in this picture, per config: :func:`_hand_mask`, computed once per picture)
+    hands: dict[Any, Any] = field(default_factory=dict, init=False, compare=False, repr=False)
 
 
 def _observe(sc: _Scene, pts: F64, cfg: ClassifyBoardConfig, known: F64 | None = None,
@@ -1864,8 +1866,9 @@ def _read_by_slit_shade(sc: _Scene, sites: Sequence[Site], hyps: Sequence[Hypoth
         owner = np.concatenate([np.full(len(r), j) for j, r in enumerate(solids) if len(r)]) if g_rows \
             else np.zeros(0, np.int64)
         found: dict[int, tuple[str, str]] = {}
-        for i, (lab_in, lab_ref, n_in, n_ref, lab_bx, n_bx) in _slit_shade(sc, sites, look, pawn, box, rows,
-                                                                           owner).items():
+        for i, (lab_in, lab_ref, n_in, n_ref, lab_bx, n_bx) in _slit_shade(
+                sc, sites, look, pawn, box, rows, owner,
+                min_points=(cfg.slit_shade_points, cfg.slit_shade_box_points)).items():
             if n_in < cfg.slit_shade_points or n_ref < cfg.slit_shade_points or n_bx < cfg.slit_shade_box_points:
                 continue
             shift = lab_in[1:] - lab_ref[1:]
@@ -1910,14 +1913,16 @@ def _read_by_slit_shade(sc: _Scene, sites: Sequence[Site], hyps: Sequence[Hypoth
 
 
 def _slit_shade(sc: _Scene, sites: Sequence[Site], idx: Sequence[int], pawn: Hypothesis, box: Hypothesis,
-                rows: F64, owner: npt.NDArray[np.int64], step_mm: float = 3.0
+                rows: F64, owner: npt.NDArray[np.int64], step_mm: float = 3.0, min_points: tuple[int, int] = (1, 0)
                 ) -> dict[int, tuple[F64, F64, int, int, F64, int]]:
     """Gridopolis, session 16: for sites ``idx``, the CIELAB median of the site's own pad top seen where a pawn
     standing there would be seen instead (``in``), where neither a pawn nor a box would be (``ref``) and where only a
     box would be (``box``), with their point counts: {site: (lab_in, lab_ref, n_in, n_ref, lab_box, n_box)} (sites
     with no ``in`` or ``ref`` point left out; ``lab_box`` NaN without a point).  Points on a grid of ``step_mm`` over
     the pad top; a point counts where no structure solid and no other site's piece (``rows`` of ``owner``) hides it
-    (the posts a pad above stands on are no structure row: a post seen there counts as pad top)."""
+    (the posts a pad above stands on are no structure row: a post seen there counts as pad top).  ``min_points``: the
+    fewest ``in`` and ``ref`` points, and ``box`` points, a site needs to be in the result (the other sites' pieces
+    are looked for, and the picture sampled, only on the sites the structure alone leaves that many)."""
     out: dict[int, tuple[F64, F64, int, int, F64, int]] = {}
     if sc.structure is None or not len(idx):
         return out
@@ -1942,6 +1947,13 @@ def _slit_shade(sc: _Scene, sites: Sequence[Site], idx: Sequence[int], pawn: Hyp
         hidden = np.asarray(np.asarray(hits(cam, flat, sc.structure, t_max=1.0 - 1e-6), bool).any(axis=1), bool)
     ok &= ~hidden
     ok2 = ok.reshape(len(look), n_g)
+    thru_p = np.asarray(hits(cam, pts, np.stack([_solid_rows(pawn, sites[i]) for i in look])[:, None]), bool).any(-1)
+    thru_b = np.asarray(hits(cam, pts, np.stack([_solid_rows(box, sites[i]) for i in look])[:, None]), bool).any(-1)
+    # (the other sites' pieces only hide more points: a site the structure alone leaves too few of is not looked at)
+    n_min, n_box_min = max(min_points[0], 1), min_points[1]
+    viable = (((ok2 & thru_p).sum(axis=1) >= n_min) & ((ok2 & ~thru_b).sum(axis=1) >= n_min)
+              & ((ok2 & thru_b & ~thru_p).sum(axis=1) >= n_box_min))
+    ok2[~viable] = False
     for r, i in enumerate(look):
         if not ok2[r].any():
             continue
@@ -1956,8 +1968,6 @@ def _slit_shade(sc: _Scene, sites: Sequence[Site], idx: Sequence[int], pawn: Hyp
             occ = rows[near & (owner != i) & (rows[:, 5] > s.floor_mm + 0.2)]
         if len(occ):
             ok2[r, ok2[r]] = ~np.asarray(hits(cam, pts[r, ok2[r]], occ, t_max=1.0 - 1e-6), bool).any(axis=1)
-    thru_p = np.asarray(hits(cam, pts, np.stack([_solid_rows(pawn, sites[i]) for i in look])[:, None]), bool).any(-1)
-    thru_b = np.asarray(hits(cam, pts, np.stack([_solid_rows(box, sites[i]) for i in look])[:, None]), bool).any(-1)
     inn, ref, box_only = ok2 & thru_p, ok2 & ~thru_b, ok2 & thru_b & ~thru_p
     sel = (inn | ref | box_only).reshape(-1)
     lab = np.zeros((len(flat), 3))
@@ -1965,7 +1975,7 @@ def _slit_shade(sc: _Scene, sites: Sequence[Site], idx: Sequence[int], pawn: Hyp
         lab[sel] = linear_to_lab(np.clip(_sample(sc.image, px[sel]) / sc.gain.at(flat[sel, :2]), 0.0, None))
     lab3 = lab.reshape(len(look), n_g, 3)
     for r, i in enumerate(look):
-        if not inn[r].any() or not ref[r].any():
+        if inn[r].sum() < n_min or ref[r].sum() < n_min or box_only[r].sum() < n_box_min:
             continue
         out[int(i)] = (_median_rows(lab3[r, inn[r]]), _median_rows(lab3[r, ref[r]]), int(inn[r].sum()),
                        int(ref[r].sum()), _median_rows(lab3[r, box_only[r]]) if box_only[r].any()
@@ -2394,9 +2404,52 @@ def _covered_sites(sc: _Scene, sites: Sequence[Site], tallest: float, cfg: Class
     examined (the table around it may be any colour: wood is skin-coloured), at 1/``cover_scale``.
     ``mask_out`` (if given) receives the hand's pixels in that shrunk picture, when a hand is found, and
     ``skin_out`` (if given) the median CIELAB colour of its skin pixels."""
+    out = np.zeros(len(sites))
+    got = _hand_mask(sc, cfg)
+    if got is None:
+        return out
+    mask, skin_lab = got
+    if mask_out is not None:
+        mask_out.append(mask)
+    if skin_out is not None and skin_lab is not None:
+        skin_out.append(skin_lab)
+    f = cfg.cover_scale
+    hh, ww = mask.shape
+    c = sc.pose.spec.cell_mm
+    zs = np.linspace(0.0, tallest, 6)
+    offs = np.array([[0, 0], [-0.3, -0.3], [0.3, -0.3], [0.3, 0.3], [-0.3, 0.3]]) * c
+    ctr = np.array([[s.x_mm, s.y_mm, s.floor_mm] for s in sites]).reshape(-1, 1, 1, 3)
+    pts = (ctr + np.stack(np.broadcast_arrays(offs[:, None, 0], offs[:, None, 1], zs[None, :]), axis=-1)[None]
+           ).reshape(-1, 3)
+    px = sc.pose.project(pts) / f
+    xi, yi = np.round(px[:, 0]).astype(int), np.round(px[:, 1]).astype(int)
+    inside = (xi >= 0) & (xi < ww) & (yi >= 0) & (yi < hh)
+    hit = np.zeros(len(pts), bool)
+    hit[inside] = mask[yi[inside], xi[inside]]
+    share = hit.reshape(len(sites), -1).mean(axis=1)
+    return np.where(share >= cfg.cover_share, share, 0.0)
+
+
+def _hand_mask(sc: _Scene, cfg: ClassifyBoardConfig) -> tuple[npt.NDArray[np.bool_], F64 | None] | None:
+    """The hand :func:`_covered_sites` finds in ``sc`` with ``cfg``: its pixels in the picture shrunk
+    ``cover_scale`` times (read-only) and its skin's median CIELAB colour (None: no skin pixel on it); None
+    when no hand is found.  Computed once per picture and config (kept in ``sc.hands``, the config as key):
+    every reading of the sites of one picture finds the same hand."""
+    try:
+        return sc.hands[cfg]  # type: ignore[no-any-return]
+    except KeyError:
+        pass
+    except TypeError:  # (a config holding something unhashable: not kept)
+        return _find_hand(sc, cfg)
+    found = _find_hand(sc, cfg)
+    sc.hands[cfg] = found
+    return found
+
+
+def _find_hand(sc: _Scene, cfg: ClassifyBoardConfig) -> tuple[npt.NDArray[np.bool_], F64 | None] | None:
+    """:func:`_hand_mask`, computed."""
     img = sc.image
     f = cfg.cover_scale
-    out = np.zeros(len(sites))
     hh, ww = img.shape[0] // f, img.shape[1] // f
     x0, y0, x1, y1 = sc.pose.spec.extent_mm
     outline = sc.pose.project(np.array([[x0, y0, 0.0], [x1, y0, 0.0], [x1, y1, 0.0], [x0, y1, 0.0]])) / f
@@ -2426,7 +2479,6 @@ def _covered_sites(sc: _Scene, sites: Sequence[Site], tallest: float, cfg: Class
         cv2.fillConvexPoly(vol, cv2.convexHull(np.round(region).astype(np.int32)), 1)
         off_board = (vol > 0) & (board == 0)
         board = np.asarray(np.maximum(board, vol), np.uint8)
-    c = sc.pose.spec.cell_mm
     # a hand's size is physical, not a number of cells (Gridopolis cells are 50 mm, Bandera's 32)
     a = math.sqrt(cfg.cover_mm2) / 2
     mx, my = (x0 + x1) / 2, (y0 + y1) / 2
@@ -2435,7 +2487,7 @@ def _covered_sites(sc: _Scene, sites: Sequence[Site], tallest: float, cfg: Class
     min_area = max(float(cv2.contourArea(quad.astype(np.float32))), 1.0)
     rows_i, cols_i = np.nonzero(board)
     if len(rows_i) < min_area:
-        return out
+        return None
     full = np.column_stack([(cols_i + 0.5) * f - 0.5, (rows_i + 0.5) * f - 0.5])
     lin = srgb8_codes_to_linear(small[rows_i, cols_i, ::-1])
     if sc.gain.constant:  # (the board points are then needed only where skin is seen)
@@ -2450,7 +2502,7 @@ def _covered_sites(sc: _Scene, sites: Sequence[Site], tallest: float, cfg: Class
     cand = ((hue >= cfg.skin_hue[0]) & (hue <= cfg.skin_hue[1]) & (chroma >= cfg.skin_chroma[0])
             & (chroma <= cfg.skin_chroma[1]) & (lab[:, 0] >= 12) & (lab[:, 0] <= 88))
     if cand.sum() < min_area:
-        return out
+        return None
     # not the print itself (zone C's pink is a skin hue): only where the picture differs from it
     j = np.nonzero(cand)[0]
     if sc.gain.constant:
@@ -2474,32 +2526,17 @@ def _covered_sites(sc: _Scene, sites: Sequence[Site], tallest: float, cfg: Class
         joined = np.asarray(cv2.morphologyEx(skin, cv2.MORPH_CLOSE, np.ones((k, k), np.uint8)), np.uint8)
     n, comp, stats, _ = cv2.connectedComponentsWithStats(joined, connectivity=8)
     if n <= 1:
-        return out
+        return None
     big = np.zeros(n, bool)
     area = np.bincount(comp.ravel(), weights=skin.ravel().astype(np.float64), minlength=n) \
         if cfg.cover_join_px > 0 else stats[:, cv2.CC_STAT_AREA]
     big[1:] = area[1:] > min_area
     if not big.any():
-        return out
+        return None
     mask = big[comp]
-    if mask_out is not None:
-        mask_out.append(mask)
-    if skin_out is not None:
-        on_hand = j[keep][mask[rows_i[j[keep]], cols_i[j[keep]]]]
-        if len(on_hand):
-            skin_out.append(_median_rows(lab[on_hand]))
-    zs = np.linspace(0.0, tallest, 6)
-    offs = np.array([[0, 0], [-0.3, -0.3], [0.3, -0.3], [0.3, 0.3], [-0.3, 0.3]]) * c
-    ctr = np.array([[s.x_mm, s.y_mm, s.floor_mm] for s in sites]).reshape(-1, 1, 1, 3)
-    pts = (ctr + np.stack(np.broadcast_arrays(offs[:, None, 0], offs[:, None, 1], zs[None, :]), axis=-1)[None]
-           ).reshape(-1, 3)
-    px = sc.pose.project(pts) / f
-    xi, yi = np.round(px[:, 0]).astype(int), np.round(px[:, 1]).astype(int)
-    inside = (xi >= 0) & (xi < ww) & (yi >= 0) & (yi < hh)
-    hit = np.zeros(len(pts), bool)
-    hit[inside] = mask[yi[inside], xi[inside]]
-    share = hit.reshape(len(sites), -1).mean(axis=1)
-    return np.where(share >= cfg.cover_share, share, 0.0)
+    mask.setflags(write=False)
+    on_hand = j[keep][mask[rows_i[j[keep]], cols_i[j[keep]]]]
+    return mask, (_median_rows(lab[on_hand]) if len(on_hand) else None)
 
 
 def _seen_whole(sc: _Scene, sites: Sequence[Site], hyps: Sequence[Hypothesis], choice: npt.NDArray[np.int64],

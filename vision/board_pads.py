@@ -643,12 +643,14 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
                 low = sh.min(axis=1)
                 inner = lab_e[:m, 0].reshape(len(keys), n_e)
                 ok_in = ok[:m].reshape(len(keys), n_e)
-                for q in range(len(keys)):
-                    spread = None  # (the inner points' L* span: only where the outline may take the candidate)
-                    if n_sides[q] >= cfg.outline_sides_n and low[q] >= cfg.outline_sides and ok_in[q].sum() >= 6:
-                        li = np.sort(inner[q][ok_in[q]])
-                        spread = float(np.percentile(li, 90) - np.percentile(li, 10))
-                    sides_out.append((float(low[q]) if n_sides[q] else None, int(n_sides[q]), spread))
+                # (the inner points' L* span: only where the outline may take the candidate)
+                spreads: dict[int, float] = {}
+                for q in np.nonzero((n_sides >= cfg.outline_sides_n) & (low >= cfg.outline_sides)
+                                    & (ok_in.sum(axis=1) >= 6))[0].tolist():
+                    li = np.sort(inner[q][ok_in[q]])
+                    spreads[q] = float(np.percentile(li, 90) - np.percentile(li, 10))
+                sides_out.extend((lw if ns else None, ns, spreads.get(q))
+                                 for q, (lw, ns) in enumerate(zip(low.tolist(), n_sides.tolist(), strict=True)))
         return [v if c >= cfg.min_points else None for v, c in zip(share, n.tolist(), strict=True)]
 
     def decide(k: Key, s: float | None, e: float | None = None) -> bool:
@@ -725,14 +727,18 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
         s_open: list[float | None] = []
         ss = score(level, others, r_open, s_open)
         es: list[float | None] = [None] * len(level)
+        plain: dict[int, float | None] = {}  # (the outlines looked at not clean, with these ``others``: each
+        # candidate's share is its own, whatever others are asked with it)
         if cfg.edge_contrast > 0 and lv >= cfg.edge_from_level:
             # the outline is needed only where the colours say "pad" (or cannot say)
             need = [j for j, v in enumerate(ss) if v is None or v > cfg.present]
             # the colours cannot say and a pad is right below: the outline alone decides, looked at clean
             clean = [cfg.edge_clean and lv > 0 and ss[j] is None and (level[j][0], level[j][1], lv - 1) in found
                      for j in need]
-            for j, e in zip(need, edge_share([level[j] for j in need], others, clean), strict=True):
+            for j, c, e in zip(need, clean, edge_share([level[j] for j in need], others, clean), strict=True):
                 es[j] = e
+                if not c:
+                    plain[j] = e
         sides: dict[int, tuple[float | None, int, float | None]] = {}
         if (cfg.outline_sides <= 1.0 or cfg.unsure_sides <= 1.0) and lv > 0:
             ask = [j for j, (k, v, e) in enumerate(zip(level, ss, es, strict=True))
@@ -744,8 +750,9 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
         if s_open:  # the pad colour in the open (``open_ref``): the candidates above the table not taken
             up_ok = [j for j, (k, v, e, v2) in enumerate(zip(level, ss, es, s_open, strict=True))
                      if k not in core_set and not decide(k, v, e) and v2 is not None and v2 > cfg.present_up]
-            e2 = edge_share([level[j] for j in up_ok], others)
-            second = {j for j, e in zip(up_ok, e2, strict=True) if e is not None and e > cfg.edge_min_up}
+            todo = [j for j in up_ok if j not in plain]
+            plain.update(zip(todo, edge_share([level[j] for j in todo], others), strict=True))
+            second = {j for j in up_ok if (e := plain[j]) is not None and e > cfg.edge_min_up}
         for j, (k, s, e) in enumerate(zip(level, ss, es, strict=True)):
             scores[k] = s
             edges[k] = e

@@ -239,9 +239,9 @@ class ClassifyBoardConfig:
     # one cube when its outline peaks at one cube's height by ``tower_outline_single`` or more, else declined
     tower_outline_peak: float = 0.0  # ... (CIELAB difference across the edge, ``count_outline_mm`` each side)
     tower_outline_single: float = 5.0
-    flag_by_character_tower: int = 0  # Bandera (session 16, > 0: on): ``flag_by_character``'s count of probes for a
-    # stack read as two cubes (a royal tower is two cubes, rules section 3; its banner, seen edge-on, shows on few
-    # probes); a stack read as one cube still needs ``flag_by_character``
+    flag_by_character_tower: int = 0  # Bandera (session 16, > 0: on): after the other flag rules, ``flag_by_character``
+    # once more for the players still without a flag, on the stacks read as two cubes whose flag no rule dropped, with
+    # this many probes (a royal tower is two cubes, rules section 3; its banner, seen edge-on, shows on few)
     tower_outline_unsure: float = 0.0  # (> 0: on) ... and one whose outline peaks there by less than this is read, with
     # a note saying its top is hardly seen (so the judgement calls it unsure)
     beside_tall: int = 0  # Bandera (> 0: on): a plain stack next to a royal tower or a stack carrying a character is
@@ -1412,21 +1412,23 @@ def classify_sites(
                 if flag_of[i] in taken or (cfg.flag_single_unique_pairs and on_singles.count(flag_of[i]) > 1) \
                         or (cfg.flag_single_character and flag_of[i] not in players):
                     flag_of[i] = None
-        if cfg.flag_by_character > 0:
+        single_set = set(singles.tolist())
+
+        def by_character(need_tower: int) -> None:
             # one flag per player, on its royal tower on its paved squares (docs/rules/bandera.md, sections 1
             # and 3): a player whose character is on the board but whose flag was not found has it on the
             # stack of its rail showing its colour most at the banner's height, if on enough probes
+            # (``flag_by_character``; with ``need_tower`` > 0, only stacks read as two cubes, as a royal tower is, whose
+            # flag no rule dropped, on that many)
             rails = bandera_flag_rails()
-            single_set = set(singles.tolist())
             with_char = {f[0] for f in char_of.values() if f is not None and f[0] is not None}
             flagged = {f for f in flag_of.values() if f is not None}
             for p in sorted(with_char - flagged):
                 cands = [int(i) for i in looked if flag_of[int(i)] is None
-                         and p in rails.get((int(sites[int(i)].key[0]), int(sites[int(i)].key[1])), frozenset())]
+                         and p in rails.get((int(sites[int(i)].key[0]), int(sites[int(i)].key[1])), frozenset())
+                         and not (need_tower > 0 and (int(i) in single_set or int(i) in off_rail))]
                 n_col = {i: flag_counts.get(i, {}).get(p, 0) for i in cands}
-                # (``flag_by_character_tower``: a stack read as two cubes, as a royal tower is, needs fewer)
-                need_n = {i: cfg.flag_by_character_tower if cfg.flag_by_character_tower > 0 and i not in single_set
-                          else cfg.flag_by_character for i in cands}
+                need_n = {i: need_tower if need_tower > 0 else cfg.flag_by_character for i in cands}
                 best_i = max(cands, key=lambda i: (n_col[i] >= need_n[i], n_col[i]), default=None)
                 if best_i is None or n_col[best_i] < need_n[best_i]:
                     continue
@@ -1437,6 +1439,9 @@ def classify_sites(
                 by_rule[best_i] = (f"{p}'s flag was not clearly seen, but {p}'s character is on the board: "
                                    f"its royal tower taken to be the stack at ({x},{y}), which shows {p} at the "
                                    f"banner's height on {n_col[best_i]} probe{'s' if n_col[best_i] != 1 else ''}")
+
+        if cfg.flag_by_character > 0:
+            by_character(0)
         if cfg.cover_flag and hand and cfg.flag_columns:
             # a royal tower beside a hand: its flag, seen clear of the hand, tells it (docs/rules/bandera.md,
             # section 3: a flag stands only on its royal tower, two cubes; section 1: one flag per player)
@@ -1468,6 +1473,8 @@ def classify_sites(
                                   f"{f}'s royal tower taken to stand there")
         if cfg.royal_per_player:
             _royal_per_player(sites, stacks, choice, hyps, scores, char_of, flag_of, by_rule, off_rail, cfg)
+        if cfg.flag_by_character > 0 and cfg.flag_by_character_tower > 0:
+            by_character(cfg.flag_by_character_tower)  # (after the rules above: only where none of them decided)
         if cfg.royal_empty_flag:
             found_r = _royal_on_empty(sc, sites, hyps, choice, cand_set, covered, char_of, flag_of, by_rule, rows_g,
                                       owner_g, colours, cfg)

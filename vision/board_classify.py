@@ -239,6 +239,9 @@ class ClassifyBoardConfig:
     # one cube when its outline peaks at one cube's height by ``tower_outline_single`` or more, else declined
     tower_outline_peak: float = 0.0  # ... (CIELAB difference across the edge, ``count_outline_mm`` each side)
     tower_outline_single: float = 5.0
+    flag_by_character_tower: int = 0  # Bandera (session 16, > 0: on): after the other flag rules, ``flag_by_character``
+    # once more for the players still without a flag, on the stacks read as two cubes whose flag no rule dropped, with
+    # this many probes (a royal tower is two cubes, rules section 3; its banner, seen edge-on, shows on few)
     tower_outline_unsure: float = 0.0  # (> 0: on) ... and one whose outline peaks there by less than this is read, with
     # a note saying its top is hardly seen (so the judgement calls it unsure)
     beside_tall: int = 0  # Bandera (> 0: on): a plain stack next to a royal tower or a stack carrying a character is
@@ -480,6 +483,12 @@ YELLOW_CROWN_RELIEF: float = 9.4
 YELLOW_CROWN_FLAT: float = 7.2
 
 
+#: Bandera (session 16, ``flag_by_character_tower``): the probes showing a player's colour at the banner's height that
+#: make a stack read as two cubes on its paved squares its royal tower, when its character is on the board and its flag
+#: read nowhere (a note says so; ``flag_by_character`` 2 stays for single cubes).  Development, 482 pictures: 2 royal
+#: towers read plain now right, nothing else changed (docs/boards_vision.md, "Session 16: Bandera royal towers")
+FLAG_BY_CHARACTER_TOWER = 1
+
 #: Bandera: the paved columns, the only squares a royal tower (the only piece with a flag) ever stands
 #: on (docs/rules/bandera.md, "Paved squares" and set-up)
 BANDERA_PAVED_COLUMNS: tuple[int, ...] = (0, 9)
@@ -673,7 +682,8 @@ def config_for(game: str) -> ClassifyBoardConfig:
                                    character_own_plain_n=CHARACTER_ON_EMPTY, foot_shift=FOOT_BARE,
                                    foot_shown=FOOT_SHOWN, tower_outline_beside=True, tower_outline_peak=0.0,
                                    tower_outline_single=TOWER_OUTLINE_SINGLE,
-                                   tower_outline_unsure=TOWER_OUTLINE_UNSURE)
+                                   tower_outline_unsure=TOWER_OUTLINE_UNSURE,
+                                   flag_by_character_tower=FLAG_BY_CHARACTER_TOWER)
     if game == "quirky":
         return ClassifyBoardConfig(token_dark_l=60.0, skin_chroma=(4.0, 42.0), token_past_hand=0.2,
                                    token_dot_local=10.0, token_dot_owner=0.5,
@@ -1408,27 +1418,36 @@ def classify_sites(
                 if flag_of[i] in taken or (cfg.flag_single_unique_pairs and on_singles.count(flag_of[i]) > 1) \
                         or (cfg.flag_single_character and flag_of[i] not in players):
                     flag_of[i] = None
-        if cfg.flag_by_character > 0:
+        single_set = set(singles.tolist())
+
+        def by_character(need_tower: int) -> None:
             # one flag per player, on its royal tower on its paved squares (docs/rules/bandera.md, sections 1
             # and 3): a player whose character is on the board but whose flag was not found has it on the
             # stack of its rail showing its colour most at the banner's height, if on enough probes
+            # (``flag_by_character``; with ``need_tower`` > 0, only stacks read as two cubes, as a royal tower is, whose
+            # flag no rule dropped, on that many)
             rails = bandera_flag_rails()
             with_char = {f[0] for f in char_of.values() if f is not None and f[0] is not None}
             flagged = {f for f in flag_of.values() if f is not None}
             for p in sorted(with_char - flagged):
                 cands = [int(i) for i in looked if flag_of[int(i)] is None
-                         and p in rails.get((int(sites[int(i)].key[0]), int(sites[int(i)].key[1])), frozenset())]
+                         and p in rails.get((int(sites[int(i)].key[0]), int(sites[int(i)].key[1])), frozenset())
+                         and not (need_tower > 0 and (int(i) in single_set or int(i) in off_rail))]
                 n_col = {i: flag_counts.get(i, {}).get(p, 0) for i in cands}
-                best_i = max(cands, key=lambda i: n_col[i], default=None)
-                if best_i is None or n_col[best_i] < cfg.flag_by_character:
+                need_n = {i: need_tower if need_tower > 0 else cfg.flag_by_character for i in cands}
+                best_i = max(cands, key=lambda i: (n_col[i] >= need_n[i], n_col[i]), default=None)
+                if best_i is None or n_col[best_i] < need_n[best_i]:
                     continue
-                if sum(v >= cfg.flag_by_character for v in n_col.values()) > 1:
+                if sum(n_col[i] >= need_n[i] for i in cands) > 1:
                     continue  # two stacks show it: which one carries it cannot be told
                 flag_of[best_i] = p
                 x, y = sites[best_i].key[0], sites[best_i].key[1]
                 by_rule[best_i] = (f"{p}'s flag was not clearly seen, but {p}'s character is on the board: "
                                    f"its royal tower taken to be the stack at ({x},{y}), which shows {p} at the "
-                                   f"banner's height on {n_col[best_i]} probes")
+                                   f"banner's height on {n_col[best_i]} probe{'s' if n_col[best_i] != 1 else ''}")
+
+        if cfg.flag_by_character > 0:
+            by_character(0)
         if cfg.cover_flag and hand and cfg.flag_columns:
             # a royal tower beside a hand: its flag, seen clear of the hand, tells it (docs/rules/bandera.md,
             # section 3: a flag stands only on its royal tower, two cubes; section 1: one flag per player)
@@ -1460,6 +1479,8 @@ def classify_sites(
                                   f"{f}'s royal tower taken to stand there")
         if cfg.royal_per_player:
             _royal_per_player(sites, stacks, choice, hyps, scores, char_of, flag_of, by_rule, off_rail, cfg)
+        if cfg.flag_by_character > 0 and cfg.flag_by_character_tower > 0:
+            by_character(cfg.flag_by_character_tower)  # (after the rules above: only where none of them decided)
         if cfg.royal_empty_flag:
             found_r = _royal_on_empty(sc, sites, hyps, choice, cand_set, covered, char_of, flag_of, by_rule, rows_g,
                                       owner_g, colours, cfg)

@@ -360,10 +360,6 @@ class ClassifyBoardConfig:
     ring_alike_de: float = 0.0  # Gridopolis (> 0: on; session 16): a piece whose colour (before the local light's
     # correction) lies within this CIELAB difference of its own pad's ring seen round it (not a kingerizer, whose
     # ring is its player's colour) is declined: what is seen is the pad's own colour (a lavender underside in shade)
-    marker_ring_contrast_under: tuple[tuple[str, float, float], ...] = ()  # Gridopolis (session 16): a marker under
-    # a pad too pale for ``marker_saturation_under`` is still that colour at (colour, b* of its colour before the
-    # local light's correction at most this much off its own pad's ring -- in the same shade --, the ring's chroma /
-    # L* at most), no hand being found in the picture
     marker_ring_contrast: tuple[tuple[str, float, float, float], ...] = ()  # Gridopolis (session 10): a marker of a
     # colour too pale for ``marker_saturation`` (not under a pad) is still that colour at (colour, chroma / L* at least,
     # b* at most this much off its own pad's ring, seen round it, the ring's chroma / L* at most): a piece is bluer
@@ -421,12 +417,6 @@ SAT_UNDER: tuple[tuple[str, float], ...] = (("blue", 0.6),)
 #: development scenes three blue pieces (0.34-0.45, b* 19-27 below a ring of 0.03-0.05) read empty, and no empty pad of
 #: 0.3-0.45 with a grey ring was more than 16.2 below it (two with yellowish rings, 0.25 and 0.38, were 23 and 28)
 RING_CONTRAST: tuple[tuple[str, float, float, float], ...] = (("blue", 0.3, -18.0, 0.15),)
-#: Gridopolis, session 16: under a pad, a blue marker paler than ``SAT_UNDER`` is still blue when its b* (before the
-#: local light's correction) is 18 below its own pad's ring's -- the ring lies in the same shade, so the sky's blue
-#: fill tints both -- and that ring is near grey (chroma / L* 0.25 at most), no hand being in the picture: on 250
-#: development tables the blue pieces declined that way showed -17 / -25 / -28 and the empty shaded pads named blue
-#: at most -15.2 (one beside a hand, with a ring of 0.18, -25: hence no hand)
-RING_CONTRAST_UNDER: tuple[tuple[str, float, float], ...] = (("blue", -18.0, 0.25),)
 #: Gridopolis, session 16: a piece read whose colour (before the local light's correction) lies within this CIELAB
 #: difference of its own pad's ring (not a kingerizer) is declined: on 250 development tables 5 false pieces (blue: the
 #: lavender pads' shaded undersides beside a hand; yellow: two lit level-3 pads) lay at 2.0-3.8 and the nearest piece
@@ -654,8 +644,7 @@ def config_for(game: str) -> ClassifyBoardConfig:
                                    local_light_mm=LOCAL_LIGHT_MM, pad_hue_split=PLASTIC_HUES, part_rules=True,
                                    box_fit_share=0.01, box_fit_margin=0.05, colour_below_crown=True,
                                    ring_short_neighbours=3, marker_saturation_under=SAT_UNDER,
-                                   saturation_under_unlit=True, marker_ring_contrast_under=RING_CONTRAST_UNDER,
-                                   ring_alike_de=RING_ALIKE_DE,
+                                   saturation_under_unlit=True, ring_alike_de=RING_ALIKE_DE,
                                    yellow_crown=YELLOW_CROWN_BLUE,
                                    yellow_crown_unsure=YELLOW_CROWN_UNSURE,
                                    yellow_crown_relief=YELLOW_CROWN_RELIEF, yellow_crown_flat=YELLOW_CROWN_FLAT,
@@ -1696,8 +1685,7 @@ def classify_sites(
                 under_floor = dict(cfg.marker_saturation_under).get(name or "") if role == "marker" and under[i] \
                     else None
                 if under_floor is not None \
-                        and (_paler(med, under_floor) or (cfg.saturation_under_unlit and _paler(unlit, under_floor))) \
-                        and not (pad_sites is None and not hand and _off_its_shaded_pad(sc, i, unlit, name, cfg)):
+                        and (_paler(med, under_floor) or (cfg.saturation_under_unlit and _paler(unlit, under_floor))):
                     # (in the shade under a pad, lit by the sky's fill light, a plain pad looks as bluish as this)
                     shade_hue = name
                 plastic = dict(cfg.pad_hue_split).get(name or "") if role == "marker" else None
@@ -2736,19 +2724,6 @@ def _ring_alike(sc: _Scene, i: int, lab: F64) -> float | None:
 def _paler(lab: F64, floor: float) -> bool:
     """Whether the CIELAB colour ``lab`` has less chroma than ``floor`` x its L* (L* taken as 1 at least)."""
     return bool(math.hypot(float(lab[1]), float(lab[2])) < floor * max(float(lab[0]), 1.0))
-
-
-def _off_its_shaded_pad(sc: _Scene, i: int, lab: F64, name: str | None, cfg: ClassifyBoardConfig) -> bool:
-    """Gridopolis (``marker_ring_contrast_under``): whether the marker colour ``lab`` (before the local light's
-    correction) read on site ``i`` under a pad, of hue ``name``, stands off its own pad's ring (structure row ``i``,
-    seen round the piece, in the same shade) by the rule's b* and that ring is near grey."""
-    rule = next((r for r in cfg.marker_ring_contrast_under if r[0] == name), None)
-    if rule is None or sc.structure_own_lab is None or sc.structure_seen is None or i >= len(sc.structure_seen) \
-            or not sc.structure_seen[i]:
-        return False
-    ring = sc.structure_own_lab[i]
-    return bool(float(lab[2]) - float(ring[2]) <= rule[1]
-                and math.hypot(float(ring[1]), float(ring[2])) <= rule[2] * max(float(ring[0]), 1.0))
 
 
 def _in_local_light(sc: _Scene, site: Site, lab: F64, cfg: ClassifyBoardConfig,

@@ -360,6 +360,12 @@ class ClassifyBoardConfig:
     # at least this (per player colour), else it is no player's
     marker_saturation_under: tuple[tuple[str, float], ...] = ()  # ... and this on a site with a pad above it (its
     # shade is lit by the sky's fill light: a plain pad there looks bluish; session 9)
+    saturation_under_unlit: bool = False  # Gridopolis (session 16): ... and that floor holds for the colour before
+    # ``local_light_mm``'s correction too: the plain pads round it, whose light is divided out, are lit by the lamps,
+    # the shade under a pad by the sky's cool fill (a warm lamp's correction made that shade look blue)
+    ring_alike_de: float = 0.0  # Gridopolis (> 0: on; session 16): a piece whose colour (before the local light's
+    # correction) lies within this CIELAB difference of its own pad's ring seen round it (not a kingerizer, whose
+    # ring is its player's colour) is declined: what is seen is the pad's own colour (a lavender underside in shade)
     marker_ring_contrast: tuple[tuple[str, float, float, float], ...] = ()  # Gridopolis (session 10): a marker of a
     # colour too pale for ``marker_saturation`` (not under a pad) is still that colour at (colour, chroma / L* at least,
     # b* at most this much off its own pad's ring, seen round it, the ring's chroma / L* at most): a piece is bluer
@@ -417,6 +423,11 @@ SAT_UNDER: tuple[tuple[str, float], ...] = (("blue", 0.6),)
 #: development scenes three blue pieces (0.34-0.45, b* 19-27 below a ring of 0.03-0.05) read empty, and no empty pad of
 #: 0.3-0.45 with a grey ring was more than 16.2 below it (two with yellowish rings, 0.25 and 0.38, were 23 and 28)
 RING_CONTRAST: tuple[tuple[str, float, float, float], ...] = (("blue", 0.3, -18.0, 0.15),)
+#: Gridopolis, session 16: a piece read whose colour (before the local light's correction) lies within this CIELAB
+#: difference of its own pad's ring (not a kingerizer) is declined: on 250 development tables 5 false pieces (blue: the
+#: lavender pads' shaded undersides beside a hand; yellow: two lit level-3 pads) lay at 2.0-3.8 and the nearest piece
+#: read right at 10.2
+RING_ALIKE_DE: float = 6.0
 
 
 #: Gridopolis, session 11: a box seen on few probes (``sure_min_weight``) whose faces the box / marker test cannot see
@@ -645,6 +656,7 @@ def config_for(game: str) -> ClassifyBoardConfig:
                                    local_light_mm=LOCAL_LIGHT_MM, pad_hue_split=PLASTIC_HUES, part_rules=True,
                                    box_fit_share=0.01, box_fit_margin=0.05, colour_below_crown=True,
                                    ring_short_neighbours=3, marker_saturation_under=SAT_UNDER,
+                                   saturation_under_unlit=True, ring_alike_de=RING_ALIKE_DE,
                                    yellow_crown=YELLOW_CROWN_BLUE,
                                    yellow_crown_unsure=YELLOW_CROWN_UNSURE,
                                    yellow_crown_relief=YELLOW_CROWN_RELIEF, yellow_crown_flat=YELLOW_CROWN_FLAT,
@@ -1611,6 +1623,7 @@ def classify_sites(
         conf = float(confs[i]) if i in cand_set and i not in socketed else float(seens[i])
         kind = hyp.kind
         shade_hue: str | None = None  # (``marker_saturation_under``) the hue the shade under a pad may fake here
+        marker_unlit: F64 | None = None  # (``ring_alike_de``) the marker's colour before the local light's correction
         few = bool(used[i] < cfg.min_weight) and i not in past_hand  # too few probes usable: declined, unless
         # they are unanimous
         if few and not (cfg.sure_min_weight > 0 and used[i] >= cfg.sure_min_weight and hyp.solids
@@ -1685,6 +1698,9 @@ def classify_sites(
                             vivid = clear
                     sel = vivid if vivid.sum() >= max(2.0, 0.4 * sel.sum()) else sel
                 med = _median_rows(lab_o[i, sel])
+                unlit = med  # (before the local light's correction)
+                if role == "marker":
+                    marker_unlit = med
                 if cfg.local_light_mm > 0 and role == "marker":
                     med = _in_local_light(sc, site, med, cfg, empty_now if pad_sites is None else pad_empty)
                 name = _hue_name(med, cfg, colours)
@@ -1695,8 +1711,8 @@ def classify_sites(
                     name = "grey"  # a player's plastic is saturated: a paler tint of its hue is shade
                 under_floor = dict(cfg.marker_saturation_under).get(name or "") if role == "marker" and under[i] \
                     else None
-                if under_floor is not None and math.hypot(float(med[1]), float(med[2])) < under_floor * max(
-                        float(med[0]), 1.0):
+                if under_floor is not None \
+                        and (_paler(med, under_floor) or (cfg.saturation_under_unlit and _paler(unlit, under_floor))):
                     # (in the shade under a pad, lit by the sky's fill light, a plain pad looks as bluish as this)
                     shade_hue = name
                 plastic = dict(cfg.pad_hue_split).get(name or "") if role == "marker" else None
@@ -1719,6 +1735,13 @@ def classify_sites(
             unsure = (f"a {shade_hue} {hyp.kind} may stand on {tuple(site.key)}, but under the pad above it the shade "
                       f"looks that {shade_hue} too (chroma under "
                       f"{dict(cfg.marker_saturation_under)[shade_hue]:g} x L*): not read")
+        if cfg.ring_alike_de > 0 and marker_unlit is not None and kind in ("pawn", "king", "blocker") \
+                and colour in HUES and pad_sites is None and i not in start_of:
+            alike = _ring_alike(sc, i, marker_unlit)
+            if alike is not None and alike < cfg.ring_alike_de:
+                unsure = (f"a {colour} {hyp.kind} may stand on {tuple(site.key)}, but it looks like its own pad's "
+                          f"ring round it (CIELAB difference {alike:.1f} < {cfg.ring_alike_de:g}): not read")
+                kind, colour, conf = "unseen", None, 0.0
         if game == "gridopolis" and kind in ("pawn", "king", "blocker") and colour not in (colours or HUES):
             kind, colour, conf = "empty", None, 0.0  # markers and blockers are a player's colour: not these
             if few or i in reprobed:  # (a site seen on too few probes is read only as a piece of a player's colour)
@@ -2749,6 +2772,20 @@ def _off_its_pad(sc: _Scene, i: int, lab: F64, name: str | None, cfg: ClassifyBo
     return bool(math.hypot(float(lab[1]), float(lab[2])) >= rule[1] * max(float(lab[0]), 1.0)
                 and float(lab[2]) - float(ring[2]) <= rule[2]
                 and math.hypot(float(ring[1]), float(ring[2])) <= rule[3] * max(float(ring[0]), 1.0))
+
+
+def _ring_alike(sc: _Scene, i: int, lab: F64) -> float | None:
+    """Gridopolis (``ring_alike_de``): the CIELAB difference between the colour ``lab`` read on site ``i`` and its
+    own pad's ring seen round it (structure row ``i``), or None where that ring is not seen."""
+    if sc.structure_own_lab is None or sc.structure_seen is None or i >= len(sc.structure_seen) \
+            or not sc.structure_seen[i]:
+        return None
+    return float(np.linalg.norm(np.asarray(lab, np.float64) - sc.structure_own_lab[i]))
+
+
+def _paler(lab: F64, floor: float) -> bool:
+    """Whether the CIELAB colour ``lab`` has less chroma than ``floor`` x its L* (L* taken as 1 at least)."""
+    return bool(math.hypot(float(lab[1]), float(lab[2])) < floor * max(float(lab[0]), 1.0))
 
 
 def _in_local_light(sc: _Scene, site: Site, lab: F64, cfg: ClassifyBoardConfig,

@@ -54,10 +54,13 @@ def test_a_start_row_marker_under_a_pad_is_read_through_the_slit() -> None:
 def test_a_site_seen_on_few_re_probes_stays_declined() -> None:
     """dev_s10_gb027 (warm light): the empty pad (4, 2, 0) under the next level has 8 usable probes of the finer grid,
     all showing blue: under ``reprobe_min`` (10) it stays declined; with 6 it would be a false
-    blue box."""
+    blue box (session 16: unless ``saturation_under_unlit``, which declines it too: blue only in the warm light's
+    correction)."""
     key = (4, 2, 0)
     on, doc = _read("dev_s10_gb027")
     assert not any((e["x"], e["y"], e.get("level", 0)) == key for e in doc["cells"])  # empty on the table
     assert on[key].kind == "unseen"
-    loose, _ = _read("dev_s10_gb027", replace(config_for("gridopolis"), reprobe_min=6))
+    loose, _ = _read("dev_s10_gb027", replace(config_for("gridopolis"), reprobe_min=6, saturation_under_unlit=False))
     assert loose[key].kind == "blocker"
+    unlit, _ = _read("dev_s10_gb027", replace(config_for("gridopolis"), reprobe_min=6))
+    assert unlit[key].kind == "unseen"

@@ -36,8 +36,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import vision.pipeline as pipeline
-from benchmarks.ctrl_scenes import load_scene, parse_views, scene_dirs
+from benchmarks.ctrl_scenes import parse_views, read_with_evidence, scene_dirs
 from engine.ctrl.geometry import ALL_DIRS, CENTRAL_CUBE
 from vision.camera import ViewCamera
 from vision.labels import COLOR_LABELS, Label
@@ -115,23 +114,11 @@ def _flat(ids: np.ndarray) -> np.ndarray:
 
 
 def analyse(scene_dir: Path, views: tuple[str, ...], edges: bool) -> list[dict[str, Any]]:
-    captured: dict[str, Any] = {}
-    original = pipeline.reconstruct
-
-    def capture(evidence: list[ViewEvidence], cfg: Any) -> Any:
-        captured["evidence"] = evidence
-        return original(evidence, cfg)
-
-    sc = load_scene(scene_dir, views=views)
-    pipeline.reconstruct = capture  # type: ignore[assignment]
-    try:
-        res = pipeline.score_images(sc.pics, sc.spec, sc.camera)
-    finally:
-        pipeline.reconstruct = original
+    sc, res, evidence = read_with_evidence(scene_dir, views)
     scorer = res.reconstruction.scorer
     if scorer is None:
         return []
-    ev: list[ViewEvidence] = captured["evidence"]
+    ev: list[ViewEvidence] = evidence
     read: dict[Cell, str] = dict(res.state.blocks)
     truth: dict[Cell, str] = dict(sc.truth.blocks)
     m = scorer._model  # a benchmark looks inside
@@ -253,23 +240,11 @@ def front_like(scene_dir: Path, views: tuple[str, ...], max_blocks: int) -> list
     same-colour block, known without the truth).  Its edge ratio uses the reading without B instead of the truth
     (``phantom``: B's outline where the reading without B shows one face; ``real``: the creases of the blocks
     behind it).  ``extra``: the truth has no block on B's cell; ``true``: it has B."""
-    captured: dict[str, Any] = {}
-    original = pipeline.reconstruct
-
-    def capture(evidence: list[ViewEvidence], cfg: Any) -> Any:
-        captured["evidence"] = evidence
-        return original(evidence, cfg)
-
-    sc = load_scene(scene_dir, views=views)
-    pipeline.reconstruct = capture  # type: ignore[assignment]
-    try:
-        res = pipeline.score_images(sc.pics, sc.spec, sc.camera)
-    finally:
-        pipeline.reconstruct = original
+    sc, res, evidence = read_with_evidence(scene_dir, views)
     scorer = res.reconstruction.scorer
     if scorer is None:
         return []
-    ev: list[ViewEvidence] = captured["evidence"]
+    ev: list[ViewEvidence] = evidence
     read: dict[Cell, str] = dict(res.state.blocks)
     truth: dict[Cell, str] = dict(sc.truth.blocks)
     m = scorer._model

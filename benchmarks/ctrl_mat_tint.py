@@ -35,8 +35,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import vision.pipeline as pipeline
-from benchmarks.ctrl_scenes import load_scene, parse_views, scene_dirs
+from benchmarks.ctrl_scenes import parse_views, read_with_evidence, scene_dirs
 from engine.ctrl.geometry import CENTRAL_CUBE
 from vision import free_rules
 from vision.free_rules import grey_std_at
@@ -94,21 +93,9 @@ def _agreement(ev: list[ViewEvidence], vi: int, pixels: np.ndarray, label: int, 
 
 
 def analyse(scene_dir: Path, views: tuple[str, ...], min_rays: int) -> list[dict[str, Any]]:
-    captured: dict[str, Any] = {}
-    original = pipeline.reconstruct
-
-    def capture(evidence: list[ViewEvidence], cfg: Any) -> Any:
-        captured["evidence"] = evidence
-        return original(evidence, cfg)
-
-    sc = load_scene(scene_dir, views=views)
-    pipeline.reconstruct = capture  # type: ignore[assignment]
-    try:
-        res = pipeline.score_images(sc.pics, sc.spec, sc.camera)
-    finally:
-        pipeline.reconstruct = original
+    sc, res, evidence = read_with_evidence(scene_dir, views)
     scorer = res.reconstruction.scorer
-    ev: list[ViewEvidence] = captured["evidence"]
+    ev: list[ViewEvidence] = evidence
     if scorer is None:
         return []
     greys = [cv2.cvtColor(img, cv2.COLOR_BGR2GRAY) for _, img in res.pictures]  # a rejected picture is left out

@@ -98,3 +98,25 @@ def compare_reading(got: State, truth: State, uncertain_sides: Collection[str]) 
         wrong_sides=wrong_sides, silent_sides=[side for side in wrong_sides if side not in uncertain_sides],
         flags_wrong=[c for c in truth.colors if got.flags.get(c) != truth.flags.get(c)],
         flags_same=dict(got.flags) == dict(truth.flags), winner_right=got.winners() == truth.winners())
+
+
+def read_with_evidence(directory: Path, views: tuple[str, ...] = VIEWS) -> tuple[CtrlScene, Any, list[Any]]:
+    """Load a scene and read it freely (``vision.pipeline.score_images``, no previous state), keeping the
+    reconstruct stage's per-picture evidence (``ViewEvidence`` list) for benchmarks that look inside the reading:
+    (scene, SceneResult, evidence)."""
+    import vision.pipeline as pipeline  # (late: loading scenes alone needs no pipeline)
+
+    captured: dict[str, Any] = {}
+    original = pipeline.reconstruct
+
+    def capture(evidence: list[Any], cfg: Any) -> Any:
+        captured["evidence"] = evidence
+        return original(evidence, cfg)
+
+    sc = load_scene(directory, views=views)
+    pipeline.reconstruct = capture  # type: ignore[assignment]
+    try:
+        res = pipeline.score_images(sc.pics, sc.spec, sc.camera)
+    finally:
+        pipeline.reconstruct = original
+    return sc, res, captured.get("evidence", [])

@@ -9,23 +9,15 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from tests.boardread.test_board_round5 import scene_with_pose
+from tests.boardread.test_board_round5 import read_gridopolis, truth_pieces
 from vision.board_classify import CellReading, ClassifyBoardConfig, config_for
-from vision.board_pipeline import read_board
 
 DEV = Path(__file__).resolve().parent / "data" / "gridopolis_dev"
 TRUTH = "render truth (simulated camera)"
 
 
 def _read(path: Path, cfg: ClassifyBoardConfig | None = None) -> tuple[dict[tuple[int, ...], CellReading], dict]:
-    img, cam, doc, pose = scene_with_pose(path, TRUTH)
-    res = read_board([("s", img)], "gridopolis", spec=pose.spec, camera=cam,
-                     classify_config=cfg or config_for("gridopolis"))
-    return {c.key: c for c in res.cells}, doc
-
-
-def _truth(doc: dict) -> dict[tuple[int, ...], tuple[str, str | None]]:
-    return {(e["x"], e["y"], e.get("level", 0)): (e["piece"], e["colour"]) for e in doc["cells"]}
+    return read_gridopolis(path, TRUTH, cfg)
 
 
 def _others_alike(on: dict[tuple[int, ...], CellReading], off: dict[tuple[int, ...], CellReading],
@@ -42,7 +34,7 @@ def test_the_shade_under_pads_made_blue_by_a_warm_light_correction_is_not_read()
     keys = {(4, 2, 0), (4, 3, 0), (4, 4, 0)}
     on, doc = _read(DEV / "dev_s16_h9005")
     off, _ = _read(DEV / "dev_s16_h9005", replace(config_for("gridopolis"), saturation_under_unlit=False))
-    truth = _truth(doc)
+    truth = truth_pieces(doc)
     for k in keys:
         assert truth.get(k, ("empty", None))[0] == "empty"
         assert off[k].colour == "blue" and off[k].kind in ("pawn", "blocker")
@@ -57,7 +49,7 @@ def test_a_piece_that_looks_like_its_own_pads_ring_is_declined() -> None:
     keys = {(4, 2, 2), (4, 4, 2)}
     on, doc = _read(DEV / "dev_s16_h15b004")
     off, _ = _read(DEV / "dev_s16_h15b004", replace(config_for("gridopolis"), ring_alike_de=0.0))
-    truth = _truth(doc)
+    truth = truth_pieces(doc)
     for k in keys:
         assert truth.get(k, ("empty", None))[0] == "empty"
         assert (off[k].kind, off[k].colour) == ("pawn", "blue")

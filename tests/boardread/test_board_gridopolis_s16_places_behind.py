@@ -11,19 +11,16 @@ from pathlib import Path
 
 import pytest
 
-from tests.boardread.test_board_round5 import scene_with_pose
+from tests.boardread.test_board_round5 import read_gridopolis, truth_pieces
 from vision.board_classify import CellReading
 from vision.board_pads import PadDetectConfig
-from vision.board_pipeline import read_board
 
 DEV = Path(__file__).resolve().parent / "data" / "gridopolis_dev"
 TRUTH = "development render truth (simulated camera)"
 
 
 def _read(name: str, pads: PadDetectConfig | None = None) -> tuple[dict[tuple[int, ...], CellReading], dict]:
-    img, cam, doc, pose = scene_with_pose(DEV / name, TRUTH)
-    res = read_board([("s", img)], "gridopolis", spec=pose.spec, camera=cam, pad_config=pads)
-    return {c.key: c for c in res.cells}, doc
+    return read_gridopolis(DEV / name, TRUTH, pad_config=pads)
 
 
 @pytest.mark.parametrize(("name", "below", "want"), [
@@ -36,7 +33,7 @@ def test_a_place_above_a_checked_piece_does_not_take_it(name: str, below: tuple[
     reads the piece, its pad is added and the true piece is declined (unseen)."""
     on, doc = _read(name)
     off, _ = _read(name, PadDetectConfig(places_behind_checked=False))
-    truth = {(e["x"], e["y"], e.get("level", 0)): (e["piece"], e["colour"]) for e in doc["cells"]}
+    truth = truth_pieces(doc)
     above = (below[0], below[1], below[2] + 1)
     assert truth[below] == want and above not in truth
     assert above not in {tuple(p) for p in doc["state"]["pads"]}  # (no pad there: the piece read on it is false)

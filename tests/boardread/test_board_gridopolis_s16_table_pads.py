@@ -11,23 +11,16 @@ from pathlib import Path
 
 import pytest
 
-from tests.boardread.test_board_round5 import scene_with_pose
+from tests.boardread.test_board_round5 import read_gridopolis, truth_pieces
 from vision.board_classify import CellReading
 from vision.board_pads import PadDetectConfig
-from vision.board_pipeline import read_board
 
 DEV = Path(__file__).resolve().parent / "data" / "gridopolis_dev"
 TRUTH = "development render truth (simulated camera)"
 
 
 def _read(name: str, pads: PadDetectConfig | None = None) -> tuple[dict[tuple[int, ...], CellReading], dict]:
-    img, cam, doc, pose = scene_with_pose(DEV / name, TRUTH)
-    res = read_board([("s", img)], "gridopolis", spec=pose.spec, camera=cam, pad_config=pads)
-    return {c.key: c for c in res.cells}, doc
-
-
-def _truth(doc: dict) -> dict[tuple[int, int, int], tuple[str, str]]:
-    return {(e["x"], e["y"], e.get("level", 0)): (e["piece"], e["colour"]) for e in doc["cells"]}
+    return read_gridopolis(DEV / name, TRUTH, pad_config=pads)
 
 
 @pytest.mark.parametrize(("name", "key", "want"), [
@@ -40,7 +33,7 @@ def test_a_piece_on_a_pad_added_on_the_table_is_read(name: str, key: tuple[int, 
     places on the table not read (``piece_pad_from_level`` 1) it has no site at all."""
     on, doc = _read(name)
     off, _ = _read(name, PadDetectConfig(piece_pad_from_level=1))
-    truth = _truth(doc)
+    truth = truth_pieces(doc)
     assert truth[key] == want
     assert key in on and (on[key].kind, on[key].colour) == want
     assert key not in off

@@ -9,9 +9,8 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from tests.boardread.test_board_round5 import scene_with_pose
+from tests.boardread.test_board_round5 import read_gridopolis, truth_pieces
 from vision.board_classify import CellReading, ClassifyBoardConfig, config_for
-from vision.board_pipeline import read_board
 
 DEV = Path(__file__).resolve().parent / "data" / "gridopolis_dev"
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "boards" / "gridopolis"
@@ -19,15 +18,12 @@ TRUTH = "render truth (simulated camera)"
 
 
 def _read(path: Path, cfg: ClassifyBoardConfig | None = None) -> tuple[dict[tuple[int, ...], CellReading], dict]:
-    img, cam, doc, pose = scene_with_pose(path, TRUTH)
-    res = read_board([("s", img)], "gridopolis", spec=pose.spec, camera=cam,
-                     classify_config=cfg or config_for("gridopolis"))
-    return {c.key: c for c in res.cells}, doc
+    return read_gridopolis(path, TRUTH, cfg)
 
 
 def _nothing_against_the_truth(on: dict[tuple[int, ...], CellReading], off: dict[tuple[int, ...], CellReading],
                                doc: dict) -> None:
-    truth = {(e["x"], e["y"], e.get("level", 0)): (e["piece"], e["colour"]) for e in doc["cells"]}
+    truth = truth_pieces(doc)
     for k, r in on.items():
         if k in off and off[k].kind == "unseen" and r.kind not in ("unseen", "occluded"):
             assert truth.get(k, ("empty", None)) == (r.kind, r.colour), k

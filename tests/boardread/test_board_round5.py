@@ -16,7 +16,7 @@ import numpy.typing as npt
 from boardside.fixtures_render.camera import truth_calibration
 from calibration.boards import BoardSpec
 from calibration.camera import CameraCalibration
-from vision.board_classify import config_for
+from vision.board_classify import CellReading, ClassifyBoardConfig, config_for
 from vision.board_locate import BoardPose, locate_board
 from vision.board_pads import PadDetectConfig, detect_pads
 from vision.board_pipeline import read_board
@@ -33,6 +33,22 @@ def scene_with_pose(stem: Path, source: str) -> tuple[npt.NDArray[np.uint8], Cam
     c = doc["camera"]
     cam = truth_calibration(c, source)
     return img, cam, doc, locate_board(img, BoardSpec.from_json(doc["board"]), cam)
+
+
+def read_gridopolis(stem: Path, source: str, classify_config: ClassifyBoardConfig | None = None,
+                    pad_config: PadDetectConfig | None = None,
+                    ) -> tuple[dict[tuple[int, ...], CellReading], dict[str, Any]]:
+    """A rendered Gridopolis picture (:func:`scene_with_pose`) read as one picture: its cells by key, and its truth
+    document."""
+    img, cam, doc, pose = scene_with_pose(stem, source)
+    res = read_board([("s", img)], "gridopolis", spec=pose.spec, camera=cam,
+                     classify_config=classify_config, pad_config=pad_config)
+    return {c.key: c for c in res.cells}, doc
+
+
+def truth_pieces(doc: dict[str, Any]) -> dict[tuple[int, int, int], tuple[str, str | None]]:
+    """A Gridopolis truth document's pieces: (x, y, level) -> (piece, colour)."""
+    return {(e["x"], e["y"], e.get("level", 0)): (e["piece"], e["colour"]) for e in doc["cells"]}
 
 
 def _fixture(n: int) -> tuple[npt.NDArray[np.uint8], CameraCalibration, dict[str, Any], BoardPose]:

@@ -64,6 +64,9 @@ class PtyBoard:
     def on_open(self, master: int) -> None:
         termios.tcflush(master, termios.TCIOFLUSH)
         self.tx.clear()
+        if not self.reset_on_open:  # what the last host sent arrives before anything the new one sends
+            self.deliver(float("inf"))
+            self.tx.clear()
         self.rx.clear()
         if self.reset_on_open:
             self.drive.abort()
@@ -71,14 +74,25 @@ class PtyBoard:
             self.booted_at = time.monotonic() + self.boot_s
             self.banner_due = True
 
-    def pump(self, master: int, now: float) -> None:
-        if self.banner_due and now >= self.booted_at:
-            self.banner_due = False
-            self._emit(BANNER)
+    def deliver(self, now: float) -> None:
+        """Feed the core every received byte whose last bit is on the wire by ``now``."""
         while self.rx and self.rx[0][0] <= now:
             _, b = self.rx.popleft()
             if now >= self.booted_at:  # a booting board hears nothing
                 self.core.feed(bytes((b,)))
+
+    def closed_tick(self, now: float) -> None:
+        """Nobody has the port open: bytes the last host wrote before closing still arrive (they were on
+        the wire: a hold sent just before the host exits must hold the robot), replies go nowhere."""
+        self.deliver(now)
+        self.core.tick()
+        self.tx.clear()
+
+    def pump(self, master: int, now: float) -> None:
+        if self.banner_due and now >= self.booted_at:
+            self.banner_due = False
+            self._emit(BANNER)
+        self.deliver(now)
         if self.slow_move is not None:  # (before the tick that may start the next move)
             self.drive.time_factor = self.time_factor * (self.slow_move[1] if self.started + 1 == self.slow_move[0]
                                                          else 1.0)
@@ -171,8 +185,7 @@ def main(argv: list[str] | None = None) -> int:
                     data = os.read(master, 4096)
                 except OSError:
                     opened = False  # nobody has the port open (EIO)
-                    board.tx.clear()
-                    board.core.tick()
+                    board.closed_tick(now)
                     time.sleep(0.002)
                     continue
                 if not opened:

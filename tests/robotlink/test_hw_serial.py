@@ -96,6 +96,35 @@ def test_baud_rate_is_simulated(board_factory) -> None:  # type: ignore[no-untyp
     assert elapsed >= wire * 0.95  # no faster than the wire allows
 
 
+def test_hold_written_just_before_the_host_closes_still_holds(board_factory) -> None:  # type: ignore[no-untyped-def]
+    """A host that sends the e-stop byte and exits at once (Ctrl-C) must leave the robot held: the byte was
+    on the wire.  (CI caught the simulated board dropping it when the port closed within a byte's time.)"""
+    board = board_factory("--no-reset-on-open")
+
+    async def send_and_close(data: bytes) -> None:
+        t = SerialTransport(RobotURL.parse(f"serial://{board.path}"))
+        await t.open()
+        await asyncio.sleep(0.05)  # connected a while, as a run is (the board has seen the port open)
+        await t.write(data)
+        await t.close()  # no wait at all
+
+    async def state() -> bytes:
+        t = SerialTransport(RobotURL.parse(f"serial://{board.path}"))
+        await t.open()
+        try:
+            await t.write(b"?")
+            got = b""
+            while not got.endswith(b"\n"):
+                got += await asyncio.wait_for(t.read(), 2)
+            return got
+        finally:
+            await t.close()
+
+    for data, want in ((b"!", b" hold*"), (b"~", b" idle*"), (b"!", b" hold*")):
+        asyncio.run(send_and_close(data))
+        assert want in asyncio.run(state())
+
+
 def test_native_usb_board_survives_pulled_cables(board_factory, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     board = board_factory("--time", "0.05", "--no-reset-on-open")
     link = FaultyTransport(make_transport(f"serial://{board.path}"), FaultPlan())

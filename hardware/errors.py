@@ -45,6 +45,12 @@ class RobotInterruptedError(HardwareError):
         self.seq = seq
 
 
+class RobotHoldFailedError(HardwareError):
+    """The user stopped a run (Ctrl-C) but the hold could not be sent: the robot may still be moving."""
+
+    exit_code = 1
+
+
 class PoseMismatchError(HardwareError):
     """The robot reported a pose different from the one the program expects."""
 

@@ -31,6 +31,7 @@ from hardware.errors import (
     LinkLostError,
     PoseMismatchError,
     RobotBusyError,
+    RobotHoldFailedError,
     RobotInterruptedError,
     RobotRejectedError,
     RobotUnreachableError,
@@ -528,8 +529,22 @@ async def execute_async(
         try:
             return await runner.run()
         except (asyncio.CancelledError, KeyboardInterrupt):
-            with contextlib.suppress(BaseException):
+            hold_failed: str | None = None
+            try:
                 await within(asyncio.shield(driver.hold()), 1.0)
+            except BaseException as exc:  # any failure (lost link, time limit, a second Ctrl-C): not held
+                hold_failed = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+            if hold_failed is not None and runner.sent_ever > 0:
+                # never say "held" when the stop did not leave: queued moves may still be running
+                log.note(run_id, "stopped", f"interrupted by the user; the hold could not be sent ({hold_failed})")
+                log.set_status(run_id, "stopped")
+                with contextlib.suppress(BaseException):
+                    await within(driver.close(), 1.0)
+                raise RobotHoldFailedError(
+                    f"stopped by the user, but the hold could not be sent to the robot ({hold_failed}): it may "
+                    f"still be carrying out queued moves -- press its stop button or switch it off; the run log "
+                    f"records {runner.done} of {runner.total} commands done (run again to resume)"
+                ) from None
             log.note(run_id, "stopped", "interrupted by the user; robot held")
             log.set_status(run_id, "stopped")
             with contextlib.suppress(BaseException):

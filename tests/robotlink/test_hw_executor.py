@@ -10,7 +10,13 @@ from pathlib import Path
 import pytest
 
 from engine.motion import Motion, Pose
-from hardware.errors import ExecutionLogError, PoseMismatchError, RobotInterruptedError, RobotUnreachableError
+from hardware.errors import (
+    ExecutionLogError,
+    PoseMismatchError,
+    RobotHoldFailedError,
+    RobotInterruptedError,
+    RobotUnreachableError,
+)
 from hardware.executor import ExecutionLog, LinkTiming, Progress, execute, execute_async, program_commands
 from hardware.programs import parse_motions, random_walk
 from hardware.sim import SimFlash, SimTransport, SimulatedRobot
@@ -98,6 +104,35 @@ def test_ctrl_c_holds_and_resume_finishes_exactly_once(tmp_path: Path) -> None:
 
     asyncio.run(scenario())
     assert seqs(robot) == list(range(1, len(PROGRAM) + 2))
+
+
+def test_ctrl_c_with_the_link_down_never_claims_the_robot_is_held(tmp_path: Path) -> None:
+    """The cable is pulled at the moment the user presses Ctrl-C: the hold cannot leave, so the run must not end
+    as "held" (the robot may still run its queued moves); a typed error says so and the log keeps the progress."""
+    robot = SimulatedRobot(time_factor=0.02)
+    db = tmp_path / "log.db"
+
+    async def scenario() -> None:
+        link = sim(robot)
+        task = asyncio.ensure_future(execute_async(PROGRAM, None, db, transport=link, timing=FAST))
+        while robot.core.done < 3:
+            await asyncio.sleep(0.001)
+        link.sever()  # (simulated) cable pulled ...
+        task.cancel()  # ... as Ctrl-C arrives
+        with pytest.raises(RobotHoldFailedError, match="hold could not be sent") as err:
+            await task
+        assert "may still be carrying out queued moves" in str(err.value)
+        assert not robot.core.held  # nothing reached the robot
+        log = ExecutionLog(db)
+        run = log.runs()[0]
+        assert run["status"] == "stopped"
+        events = log.db.execute("SELECT kind, detail FROM events WHERE run_id=?", (run["run_id"],)).fetchall()
+        assert ("stopped", "interrupted by the user; robot held") not in events
+        assert any(kind == "stopped" and "could not be sent" in detail for kind, detail in events)
+        log.close()
+        await robot.stop()
+
+    asyncio.run(scenario())
 
 
 def test_host_crash_between_sends_never_repeats(tmp_path: Path) -> None:

@@ -49,10 +49,11 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.ctrl import State
+from engine.ctrl.geometry import Cell
 from engine.ctrl.moves import FlagSpot
 from vision.camera import ViewCamera
 from vision.history import spots_for_flag
-from vision.poles import PoleConfig, PoleJudge
+from vision.poles import PoleConfig, PoleJudge, pole_line_shares
 from vision.reconstruct import RayScorer, banner_may_hang
 
 # one more picture showing the pole counts as much as this many banner rays (the first picture counts
@@ -101,6 +102,14 @@ WEAK_READ_UNSEEN_RIVAL = True
 # (1-10 against 10), while right flags a pole-only rival held back had more (12-28 against 10-20).  ``None``:
 # the same ``MARGIN`` as any rival (as before).
 POLE_ONLY_RIVAL_MARGIN: float | None = 0.0
+# a same-cell rival is no rival by ``SAME_CELL_POLE_DECIDES`` only when a picture shows the pole read on points of its
+# axis that the rival's pole could not draw: in a picture that cannot judge the rival's own axis (seen end-on there,
+# or hidden) the points lying on the rival's projected pole are left out (``vision.poles.pole_line_shares(clear_of=
+# ...)``).  A level pole pointing at a low picture projects as a short line onto the axis of the upright spot of its
+# cell: held16 scene_004 (session 16's held-out set, nine pictures one turn back) was trusted with its green flag on
+# +z, the "pole" at +z seen only by my_low, which looked along the true -y pole (docs/vision.md, "Session 17: flags
+# on the wrong face").  False: as before
+SAME_CELL_CLEAR_END_ON = False
 # (session 9's SAME_CELL_UPRIGHT_MIN_POLES -- an upright rival settled so only when 3 pictures show the pole read --
 # was removed in session 11: on 176 scenes in three modes it changed no reading, and on the 17 followed games it
 # only added one question about a flag read right; docs/vision.md, "Session 11: the few-case rules measured")
@@ -151,6 +160,7 @@ def ambiguous_flags(state: State, colors: Iterable[str], scorer: RayScorer,
     from vision.pipeline import FlagSideCheck
 
     same_cell_poles = SAME_CELL_POLE_DECIDES if same_cell_poles is None else same_cell_poles
+    clear_end_on = SAME_CELL_CLEAR_END_ON
     weak_unseen = WEAK_READ_UNSEEN_RIVAL if weak_unseen is None else weak_unseen
     pole_only_margin = POLE_ONLY_RIVAL_MARGIN
     sides_check = FlagSideCheck(state.blocks, state.flags, state.colors)
@@ -190,8 +200,16 @@ def ambiguous_flags(state: State, colors: Iterable[str], scorer: RayScorer,
         # the margin a rival must come within: ``POLE_ONLY_RIVAL_MARGIN`` for a rival without a banner ray
         margin_of = {sp: margin if pole_only_margin is None or (np.isfinite(b) and b > 0) else pole_only_margin
                      for sp, b in banners.items()}
+        def read_shows(rival: FlagSpot, read: FlagSpot = read, read_poles: int = read_poles) -> int:
+            """Pictures showing the pole read, for the same-cell test against ``rival``."""
+            if not (clear_end_on and read_poles):
+                return read_poles
+            return len(views_clear_of_unjudged(greys, cameras, read, rival, judge.evidence([read])[0].views_seen,
+                                               state.blocks, pole_cfg or POLE_TEST))
+
         close = [(e, sp) for e, sp, poles in scored if (is_ambiguous(e_read, e, margin_of[sp]) or sp in unseen)
-                 and not (same_cell_poles and e_read > 0 and sp.cell == read.cell and poles == 0 < read_poles)]
+                 and not (same_cell_poles and e_read > 0 and sp.cell == read.cell and poles == 0 < read_poles
+                          and read_shows(sp) > 0)]
         if not close:
             continue
         against = scorer.banner_seen_against(state.blocks, color, [sp for _, sp in close])
@@ -203,6 +221,26 @@ def ambiguous_flags(state: State, colors: Iterable[str], scorer: RayScorer,
         if is_ambiguous(e_read, e_rival, margin_of[rival]) or rival in unseen:
             out.append(AmbiguousFlag(color, read, rival, e_read, e_rival, changed[rival], rival in unseen))
     return out
+
+
+def views_clear_of_unjudged(greys: Sequence[npt.NDArray[np.float32]], cameras: Sequence[ViewCamera], spot: FlagSpot,
+                            rival: FlagSpot, views: Iterable[int], occupied: Iterable[Cell],
+                            cfg: PoleConfig = POLE_TEST) -> list[int]:
+    """Of ``views`` (pictures showing a pole at ``spot`` by ``cfg``), those that still show it once the points of its
+    axis lying on ``rival``'s projected pole are left out in the pictures that cannot judge ``rival``'s own axis
+    (:func:`vision.poles.pole_line_shares` is ``None`` there: seen end-on, or hidden); a picture that can judge the
+    rival keeps its verdict (the rival's own test speaks for it).  ``SAME_CELL_CLEAR_END_ON``."""
+    occ = set(occupied)
+    kept: list[int] = []
+    for k in views:
+        grey, cam = greys[k], cameras[k]
+        if pole_line_shares(grey, cam, rival, cfg=cfg, occupied=occ) is not None:
+            kept.append(k)
+            continue
+        sh = pole_line_shares(grey, cam, spot, cfg=cfg, occupied=occ, clear_of=[rival])
+        if sh is not None and (sh[0] if cfg.light_only else sh[1]) >= cfg.line_share:
+            kept.append(k)
+    return kept
 
 
 # with history: a flag read where no picture shows its pole, while the other spot of the SAME cell (the flag

@@ -78,15 +78,17 @@ class PoleEvidence:
 
 def pole_evidence(images: Sequence[npt.NDArray[Any]], cameras: Sequence[ViewCamera],
                   spot: FlagSpot, geom: FlagGeometry = FLAG, cfg: PoleConfig | None = None,
-                  occupied: Collection[Cell] | None = None) -> PoleEvidence:
+                  occupied: Collection[Cell] | None = None, clear_of: Sequence[FlagSpot] = ()) -> PoleEvidence:
     """How many pictures show a flag pole standing at ``spot`` (see the module docstring).  With
     ``occupied`` (the cells of the blocks in front of which the pole may stand), the points of the pole
-    those blocks hide from a picture are skipped there too, as the Central Cube's always are."""
+    those blocks hide from a picture are skipped there too, as the Central Cube's always are.  With
+    ``clear_of`` (rival spots), the points of the axis that lie on a rival's projected pole in a picture are
+    skipped there too (:func:`pole_line_shares`)."""
     cfg = cfg or PoleConfig()
     judged = 0
     seen: list[int] = []
     for k, (img, cam) in enumerate(zip(images, cameras, strict=True)):
-        shares = pole_line_shares(img, cam, spot, geom, cfg, occupied)
+        shares = pole_line_shares(img, cam, spot, geom, cfg, occupied, clear_of)
         if shares is None:
             continue
         judged += 1
@@ -98,15 +100,18 @@ def pole_evidence(images: Sequence[npt.NDArray[Any]], cameras: Sequence[ViewCame
 
 def pole_line_shares(img: npt.NDArray[Any], cam: ViewCamera, spot: FlagSpot, geom: FlagGeometry = FLAG,
                      cfg: PoleConfig | None = None, occupied: Collection[Cell] | None = None,
-                     ) -> tuple[float, float] | None:
+                     clear_of: Sequence[FlagSpot] = ()) -> tuple[float, float] | None:
     """One picture's look at the pole that would stand at ``spot``: the share of the sampled points
     of its axis that the lighter-line test counts (``cfg.light_only``: a line lighter than the picture
     on both sides, and with ``cfg.dark_min_grey`` a darker one that is light itself), and the share
     showing a line of either polarity (lighter, or darker, than both sides); ``None`` when the picture
     cannot judge (the pole would be behind the camera, too short, or mostly hidden or outside the
-    picture)."""
+    picture).  ``clear_of``: rival spots whose poles, projected into this picture (socket to tip), would
+    draw the same line -- the points of the axis within :func:`rival_clear_px` of one are left out, so
+    what is counted is what this spot's pole shows and the rivals' could not (a pole seen end-on
+    projects onto its neighbour's axis: docs/vision.md, "Session 17: flags on the wrong face")."""
     cfg = cfg or PoleConfig()
-    masks = _line_masks(img, cam, spot, geom, cfg, occupied)
+    masks = _line_masks(img, cam, spot, geom, cfg, occupied, clear_of)
     if masks is None:
         return None
     light, dark = masks
@@ -114,7 +119,8 @@ def pole_line_shares(img: npt.NDArray[Any], cam: ViewCamera, spot: FlagSpot, geo
 
 
 def _line_masks(img: npt.NDArray[Any], cam: ViewCamera, spot: FlagSpot, geom: FlagGeometry, cfg: PoleConfig,
-                occupied: Collection[Cell] | None) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_]] | None:
+                occupied: Collection[Cell] | None, clear_of: Sequence[FlagSpot] = (),
+                ) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_]] | None:
     b, n = spot.block, spot.normal
     base = np.array([b[0] + 0.5 + 0.5 * n[0], b[1] + 0.5 + 0.5 * n[1], b[2] + 0.5 + 0.5 * n[2]])
     ts = np.linspace(cfg.from_frac, cfg.to_frac, cfg.samples) * geom.pole_length
@@ -134,6 +140,8 @@ def _line_masks(img: npt.NDArray[Any], cam: ViewCamera, spot: FlagSpot, geom: Fl
     h, w = img.shape[:2]
     inside = (px[:, 0] > 6) & (px[:, 0] < w - 7) & (px[:, 1] > 6) & (px[:, 1] < h - 7)
     use = visible & inside
+    if clear_of:
+        use &= ~on_rival_poles(cam, px, pts[len(pts) // 2], clear_of, geom)
     if use.sum() < cfg.samples // 2:
         return None
     # a grey float picture is used as it is (callers judging many spots convert once)
@@ -150,6 +158,43 @@ def _line_masks(img: npt.NDArray[Any], cam: ViewCamera, spot: FlagSpot, geom: Fl
     light = (centre - left > cfg.min_contrast) & (centre - right > cfg.min_contrast)
     dark = (left - centre > cfg.min_contrast) & (right - centre > cfg.min_contrast)
     return _pole_like(light, dark, centre, cfg), dark
+
+
+def pole_pixels(cam: ViewCamera, spot: FlagSpot, geom: FlagGeometry = FLAG, n: int = 12) -> npt.NDArray[np.float64]:
+    """``n`` points of the whole pole at ``spot`` (from the face to the tip), projected into ``cam``'s picture
+    (pixels, shape (n, 2))."""
+    b, nv = spot.block, np.array(spot.normal, float)
+    base = np.array([b[0] + 0.5, b[1] + 0.5, b[2] + 0.5]) + 0.5 * nv
+    pts = (base[None, :] + np.linspace(0.0, geom.pole_length, n)[:, None] * nv[None, :]) * cam.block_mm
+    return cam.project(pts)
+
+
+def rival_clear_px(cam: ViewCamera, point_mm: npt.NDArray[np.float64], geom: FlagGeometry = FLAG) -> float:
+    """How far (pixels) a point of an axis must be from a rival's projected pole to tell the two apart: the
+    pole's radius there and 2 pixels (blur, pose error)."""
+    return _radius_px(cam, point_mm, geom.pole_radius * cam.block_mm) + 2.0
+
+
+def on_rival_poles(cam: ViewCamera, px: npt.NDArray[np.float64], point_mm: npt.NDArray[np.float64],
+                   rivals: Sequence[FlagSpot], geom: FlagGeometry = FLAG) -> npt.NDArray[np.bool_]:
+    """Which of the pixels ``px`` (N, 2) lie within :func:`rival_clear_px` (at ``point_mm``) of one of the
+    ``rivals``' poles projected into the picture (rivals behind the camera are ignored)."""
+    tol = rival_clear_px(cam, point_mm, geom)
+    out = np.zeros(len(px), bool)
+    for rival in rivals:
+        b, nv = rival.block, np.array(rival.normal, float)
+        base = np.array([b[0] + 0.5, b[1] + 0.5, b[2] + 0.5]) + 0.5 * nv
+        ends = np.stack([base, base + geom.pole_length * nv]) * cam.block_mm
+        if np.any(cam.depth(ends) <= 0):
+            continue
+        q = pole_pixels(cam, rival, geom)
+        a, d = q[:-1], q[1:] - q[:-1]  # the polyline's segments (the lens bends the line a little)
+        rel = px[:, None, :] - a[None, :, :]
+        dd = np.maximum((d * d).sum(axis=1), 1e-12)
+        t = np.clip((rel * d[None, :, :]).sum(axis=2) / dd[None, :], 0.0, 1.0)
+        dist = np.linalg.norm(rel - t[:, :, None] * d[None, :, :], axis=2).min(axis=1)
+        out |= dist <= tol
+    return out
 
 
 def _pole_like(light: npt.NDArray[np.bool_], dark: npt.NDArray[np.bool_], centre: npt.NDArray[np.float32],

@@ -2068,7 +2068,7 @@ def _lamp_boxes(sc: _Scene, solids_now: Sequence[F64]) -> F64:
 
 
 def _grid_lamp(sc: _Scene, sites: Sequence[Site], out: Sequence[CellReading], solids_now: Sequence[F64],
-               step_mm: float = 8.0) -> GridLamp | None:
+               step_mm: float = 10.0) -> GridLamp | None:
     """Gridopolis (session 17, ``slit_lamp``): the lamp fitted to this picture's pad tops
     (:func:`vision.board_lamp.fit_grid_lamp`).  Points on a ``step_mm`` grid over every structure box's top that
     stands on a site read empty or declined (no piece read there), seen from the camera past the structure and the
@@ -2076,16 +2076,16 @@ def _grid_lamp(sc: _Scene, sites: Sequence[Site], out: Sequence[CellReading], so
     if sc.structure is None or not len(sc.structure) or sc.structure[:, 0].any():
         return None
     st = np.asarray(sc.structure, np.float64)
-    piece = {(round(s.x_mm), round(s.y_mm), round(s.floor_mm)) for s, r in zip(sites, out, strict=True)
-             if r.kind not in ("empty", "unseen", "occluded")}
-    keep = np.array([(round(r[1]), round(r[2]), round(r[5])) not in piece for r in st], bool)
+    read = np.array([[s.x_mm, s.y_mm, s.floor_mm] for s, r in zip(sites, out, strict=True)
+                     if r.kind not in ("empty", "unseen", "occluded")], np.float64).reshape(-1, 3)
+    keep = ~(np.abs(st[:, None, [1, 2, 5]] - read[None, :, :]) < 1.0).all(axis=2).any(axis=1)
     # (only tops some box above may shade: within 1.8 times its height over the top, sideways)
     rise = st[None, :, 4] - st[:, None, 5]
     reach = (np.abs(st[None, :, 1:3] - st[:, None, 1:3]) <= 1.8 * rise[..., None] + st[None, :, 3:4] + 20.0).all(-1)
     keep &= ((rise > 0.5) & reach).any(axis=1)
     if keep.sum() < 2:
         return None
-    g = np.arange(-16.0, 16.5, step_mm)
+    g = np.arange(-15.0, 15.5, step_mm)
     gx, gy = np.meshgrid(g, g)
     idx = np.flatnonzero(keep)
     pts = np.repeat(st[idx, None, :][:, :, [1, 2, 5]], gx.size, axis=1)

@@ -99,6 +99,7 @@ def _slope_boxes(points: F64, boxes: F64, above: float, reach: float) -> tuple[n
     rectangle reaches within ``reach`` of straight up."""
     p = np.asarray(points, np.float64)
     bx = np.asarray(boxes, np.float64)
+    bx = bx[bx[:, 4] > p[:, 2].min() + above] if len(p) else bx  # (only boxes above some point)
     s0 = bx[None, :, 4] - p[:, None, 2]
     near = s0 > above
     for ax in (0, 1):  # (a box farther sideways than ``reach`` times its rise shades from lower than that)
@@ -139,9 +140,9 @@ def _paint(n: int, pi: npt.NDArray[np.int64], rect: F64, reach: float, step: flo
     flat = np.concatenate([(pr * m + x0) * m + y0, (pr * m + x1) * m + y0, (pr * m + x0) * m + y1,
                            (pr * m + x1) * m + y1])
     sign = np.repeat(np.array([1.0, -1.0, -1.0, 1.0]), len(pr))
-    acc = np.bincount(flat, sign, len(rows) * m * m).reshape(len(rows), m, m)
-    cov = acc.cumsum(axis=1).cumsum(axis=2)[:, :n_t, :n_t]
-    out[rows] = cov.reshape(len(rows), -1) > 0.5
+    acc = np.bincount(flat, sign, len(rows) * m * m).astype(np.int16).reshape(len(rows), m, m)
+    cov = acc.cumsum(axis=1, dtype=np.int16).cumsum(axis=2, dtype=np.int16)[:, :n_t, :n_t]
+    out[rows] = cov.reshape(len(rows), -1) > 0
     return out, dirs
 
 
@@ -182,8 +183,8 @@ def fit_grid_lamp(points: F64, rgb: F64, pad: npt.NDArray[np.int64], boxes: F64,
                   min_pads: int = 2, min_split: float = 0.15, max_fill: float = 3.0) -> GridLamp | None:
     """The lamp (:class:`GridLamp`) that best explains the pad-top points ``points`` (N, 3) seen with linear RGB
     ``rgb`` (N, 3) (white balanced), ``pad`` (N,) the pad each lies on, ``boxes`` (M, 6) the pads (and any other
-    solids) that may shade them; directions from :func:`shadow_raster`, the best three of a coarse raster (slopes
-    0.2 apart) each looked at on a finer one round it (0.05).  ``None`` when fewer than ``min_pads`` pad
+    solids) that may shade them; directions from :func:`shadow_raster`, the best two of a coarse raster (slopes
+    0.3 apart) each looked at on a finer one round it (0.075).  ``None`` when fewer than ``min_pads`` pad
     tops show ``min_each`` points lit and shaded for the best direction, or the split explains under ``min_split``
     of the within-pad spread, or the fill's mean share over the channels exceeds ``max_fill`` (lit points under
     1.33 times as bright as shaded ones: no plain direct light, a dim or soft-lit table)."""
@@ -197,14 +198,14 @@ def fit_grid_lamp(points: F64, rgb: F64, pad: npt.NDArray[np.int64], boxes: F64,
     if float(((y - mean_g[g]) ** 2).sum()) <= 1e-9:
         return None
     pi, rect = _slope_boxes(points, boxes, 0.5, 2.1)
-    shade, dirs = _paint(len(points), pi, rect, 1.8, 0.2, (0.0, 0.0))
+    shade, dirs = _paint(len(points), pi, rect, 1.8, 0.3, (0.0, 0.0))
     score, _ = _split_scores(shade, y, g, n_g, min_each)
     best: tuple[float, F64, B, B] | None = None
-    for k0 in np.argsort(score)[::-1][:3]:  # (the best three of the coarse raster, each looked at finer)
+    for k0 in np.argsort(score)[::-1][:2]:  # (the best two of the coarse raster, each looked at finer)
         if score[k0] <= 0:
             break
         d0 = dirs[k0]
-        fine, f_dirs = _paint(len(points), pi, rect, 0.2, 0.05, (d0[0] / d0[2], d0[1] / d0[2]))
+        fine, f_dirs = _paint(len(points), pi, rect, 0.3, 0.075, (d0[0] / d0[2], d0[1] / d0[2]))
         f_score, f_both = _split_scores(fine, y, g, n_g, min_each)
         k = int(np.argmax(f_score))
         if best is None or f_score[k] > best[0]:

@@ -120,3 +120,25 @@ def test_the_lamp_fitted_in_the_reader_points_at_the_renders_hard_lamp(monkeypat
     toward = np.asarray(hard[0]["position_mm"], np.float64) - centre
     assert _angle(lamp.direction, toward) < 10.0
 
+
+
+def test_a_green_box_in_a_lamps_shadow_is_read_from_its_pad_top_with_the_lamp() -> None:
+    """``dev_s17_h13008`` (held13 scene 8, one hard lamp, cold light): the green box on (3, 4, 0), seen only through
+    the slits of the level above, is read from its pad top once the pad top's points are compared as the fitted lamp
+    would show them fully lit (``slit_lamp``); without the lamp it stays unseen.  Every other cell is read as
+    without it."""
+    from dataclasses import replace
+    from pathlib import Path
+
+    from tests.boardread.test_board_round5 import read_gridopolis, truth_pieces
+    from vision.board_classify import config_for
+
+    stem = Path(__file__).resolve().parent / "data" / "gridopolis_dev" / "dev_s17_h13008"
+    base = config_for("gridopolis")
+    off, doc = read_gridopolis(stem, "render truth (simulated camera)", replace(base, slit_lamp=False))
+    on, _ = read_gridopolis(stem, "render truth (simulated camera)", replace(base, slit_lamp=True))
+    assert truth_pieces(doc)[(3, 4, 0)] == ("blocker", "green")
+    assert off[(3, 4, 0)].kind == "unseen"
+    assert (on[(3, 4, 0)].kind, on[(3, 4, 0)].colour) == ("blocker", "green")
+    assert {k: (r.kind, r.colour) for k, r in on.items() if k != (3, 4, 0)} == \
+        {k: (r.kind, r.colour) for k, r in off.items() if k != (3, 4, 0)}

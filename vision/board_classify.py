@@ -2078,7 +2078,8 @@ def _grid_lamp(sc: _Scene, sites: Sequence[Site], out: Sequence[CellReading], so
     st = np.asarray(sc.structure, np.float64)
     read = np.array([[s.x_mm, s.y_mm, s.floor_mm] for s, r in zip(sites, out, strict=True)
                      if r.kind not in ("empty", "unseen", "occluded")], np.float64).reshape(-1, 3)
-    keep = ~(np.abs(st[:, None, [1, 2, 5]] - read[None, :, :]) < 1.0).all(axis=2).any(axis=1)
+    same: npt.NDArray[np.bool_] = np.asarray(np.abs(st[:, None, [1, 2, 5]] - read[None, :, :]) < 1.0, bool)
+    keep = ~np.any(np.all(same, axis=2), axis=1)
     # (only tops some box above may shade: within 1.8 times its height over the top, sideways)
     rise = st[None, :, 4] - st[:, None, 5]
     reach = (np.abs(st[None, :, 1:3] - st[:, None, 1:3]) <= 1.8 * rise[..., None] + st[None, :, 3:4] + 20.0).all(-1)

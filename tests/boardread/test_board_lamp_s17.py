@@ -142,3 +142,20 @@ def test_a_green_box_in_a_lamps_shadow_is_read_from_its_pad_top_with_the_lamp() 
     assert (on[(3, 4, 0)].kind, on[(3, 4, 0)].colour) == ("blocker", "green")
     assert {k: (r.kind, r.colour) for k, r in on.items() if k != (3, 4, 0)} == \
         {k: (r.kind, r.colour) for k, r in off.items() if k != (3, 4, 0)}
+
+
+def test_the_causes_tools_classify_fields_survive_its_instrumenting() -> None:
+    """``benchmarks/gridopolis_causes.py --classify`` replaces Gridopolis config fields; its instrumenting runs the
+    classifier module's source again, which used to put the unpatched ``config_for`` back (session 17: the tool's
+    ``--classify`` had no effect).  Run in a fresh interpreter: the instrumenting changes the module for good."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    code = ("import sys; sys.path.insert(0, 'benchmarks'); import gridopolis_causes as gc; "
+            "gc._configure({}, {'slit_lamp': True}); gc._instrument(); "
+            "print(gc.bc.config_for('gridopolis').slit_lamp, gc.bc.config_for('bandera').slit_lamp)")
+    out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split()[-2:] == ["True", "False"]

@@ -30,7 +30,7 @@ from __future__ import annotations
 import math
 import time
 from collections import Counter
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
@@ -1914,9 +1914,13 @@ def _read_by_slit_shade(sc: _Scene, sites: Sequence[Site], hyps: Sequence[Hypoth
         return
     pawn, box = hyps[kind_index["pawn"]], hyps[kind_index["blocker"]]
     players = [c for c in (colours or HUES) if c in HUES]
-    lamp = _grid_lamp(sc, sites, out, solids_now) if cfg.slit_lamp else None
-    shade_boxes = _lamp_boxes(sc, solids_now) if lamp is not None else None
-    never = cfg.slit_lamp_not if lamp is not None else cfg.slit_shade_not
+    fitted: list[tuple[GridLamp, F64] | None] = []
+
+    def lamp_of() -> tuple[GridLamp, F64] | None:  # (fitted once, and only when a site's pad top is sampled)
+        if not fitted:
+            lamp = _grid_lamp(sc, sites, out, solids_now)
+            fitted.append((lamp, _lamp_boxes(sc, solids_now)) if lamp is not None else None)
+        return fitted[0]
 
     def decide(solids: list[F64], look: list[int]) -> dict[int, tuple[str, str]]:
         g_rows = [r for r in solids if len(r)]
@@ -1927,8 +1931,9 @@ def _read_by_slit_shade(sc: _Scene, sites: Sequence[Site], hyps: Sequence[Hypoth
         lits: dict[int, tuple[float, float]] = {}
         for i, (lab_in, lab_ref, n_in, n_ref, lab_bx, n_bx) in _slit_shade(
                 sc, sites, look, pawn, box, rows, owner,
-                min_points=(cfg.slit_shade_points, cfg.slit_shade_box_points), lamp=lamp, shade_boxes=shade_boxes,
-                spread=cfg.slit_lamp_spread, correct=cfg.slit_lamp_correct, lit_out=lits).items():
+                min_points=(cfg.slit_shade_points, cfg.slit_shade_box_points),
+                lamp_of=lamp_of if cfg.slit_lamp else None, spread=cfg.slit_lamp_spread, correct=cfg.slit_lamp_correct,
+                lit_out=lits).items():
             if n_in < cfg.slit_shade_points or n_ref < cfg.slit_shade_points or n_bx < cfg.slit_shade_box_points:
                 continue
             if cfg.slit_lamp_gate > 0 and i in lits and abs(lits[i][0] - lits[i][1]) > cfg.slit_lamp_gate:
@@ -1938,6 +1943,7 @@ def _read_by_slit_shade(sc: _Scene, sites: Sequence[Site], hyps: Sequence[Hypoth
                     or lab_in[0] - lab_ref[0] > -cfg.slit_shade_dark:
                 continue
             name = _hue_name(np.array([50.0, shift[0], shift[1]]), cfg, players)
+            never = cfg.slit_lamp_not if fitted and fitted[0] is not None else cfg.slit_shade_not
             if name not in players or name in never \
                     or name != _hue_name(np.array([50.0, lab_in[1], lab_in[2]]), cfg, players):
                 continue
@@ -1976,7 +1982,7 @@ def _read_by_slit_shade(sc: _Scene, sites: Sequence[Site], hyps: Sequence[Hypoth
 
 def _slit_shade(sc: _Scene, sites: Sequence[Site], idx: Sequence[int], pawn: Hypothesis, box: Hypothesis,
                 rows: F64, owner: npt.NDArray[np.int64], step_mm: float = 3.0, min_points: tuple[int, int] = (1, 0),
-                lamp: GridLamp | None = None, shade_boxes: F64 | None = None, spread: float = 0.0,
+                lamp_of: Callable[[], tuple[GridLamp, F64] | None] | None = None, spread: float = 0.0,
                 correct: bool = True, lit_out: dict[int, tuple[float, float]] | None = None
                 ) -> dict[int, tuple[F64, F64, int, int, F64, int]]:
     """Gridopolis, session 16: for sites ``idx``, the CIELAB median of the site's own pad top seen where a pawn
@@ -1986,10 +1992,11 @@ def _slit_shade(sc: _Scene, sites: Sequence[Site], idx: Sequence[int], pawn: Hyp
     the pad top; a point counts where no structure solid and no other site's piece (``rows`` of ``owner``) hides it
     (the posts a pad above stands on are no structure row: a post seen there counts as pad top).  ``min_points``: the
     fewest ``in`` and ``ref`` points, and ``box`` points, a site needs to be in the result (the other sites' pieces
-    are looked for, and the picture sampled, only on the sites the structure alone leaves that many).  With a
-    ``lamp`` (session 17) each point's colour is divided by the light the lamp predicts there (its shadow cast by
-    ``shade_boxes``): the pad top as it would look fully lit, so that "empty" predicts one colour over the top
-    (``correct``); ``lit_out`` receives each site's mean lamp share over its ``in`` and ``ref`` points."""
+    are looked for, and the picture sampled, only on the sites the structure alone leaves that many).  With
+    ``lamp_of`` (session 17: the picture's lamp and the solids shading the pad tops, asked for only when a site is
+    sampled) each point's colour is divided by the light the lamp predicts there: the pad top as it would look fully
+    lit, so that "empty" predicts one colour over the top (``correct``); ``lit_out`` receives each site's mean lamp
+    share over its ``in`` and ``ref`` points."""
     out: dict[int, tuple[F64, F64, int, int, F64, int]] = {}
     if sc.structure is None or not len(idx):
         return out
@@ -2039,9 +2046,13 @@ def _slit_shade(sc: _Scene, sites: Sequence[Site], idx: Sequence[int], pawn: Hyp
     sel = (inn | ref | box_only).reshape(-1)
     lab = np.zeros((len(flat), 3))
     lit = np.ones(len(flat))
+    fitted_any = False
     if sel.any():
         lin = np.clip(_sample(sc.image, px[sel]) / sc.gain.at(flat[sel, :2]), 0.0, None)
-        if lamp is not None and shade_boxes is not None:
+        lamp_boxes = lamp_of() if lamp_of is not None else None
+        if lamp_boxes is not None:
+            lamp, shade_boxes = lamp_boxes
+            fitted_any = True
             lit[sel] = lit_share(flat[sel], lamp, shade_boxes, spread)
             if correct:
                 lin = lin / lamp.factor(lit[sel])
@@ -2051,7 +2062,7 @@ def _slit_shade(sc: _Scene, sites: Sequence[Site], idx: Sequence[int], pawn: Hyp
     for r, i in enumerate(look):
         if inn[r].sum() < n_min or ref[r].sum() < n_min or box_only[r].sum() < n_box_min:
             continue
-        if lit_out is not None and lamp is not None:
+        if lit_out is not None and lamp_of is not None and fitted_any:
             lit_out[int(i)] = (float(lit2[r, inn[r]].mean()), float(lit2[r, ref[r]].mean()))
         out[int(i)] = (_median_rows(lab3[r, inn[r]]), _median_rows(lab3[r, ref[r]]), int(inn[r].sum()),
                        int(ref[r].sum()), _median_rows(lab3[r, box_only[r]]) if box_only[r].any()

@@ -95,7 +95,9 @@ def _trace(pad_sites, site, i, why, used, weight, scores, kind_index, piece, lab
         med=np.median(lab_o[i, sel], axis=0).tolist() if sel.any() else None)
 ''')
     bc.__dict__["_REC"] = REC
+    configured = bc.config_for  # (``--classify``'s replacement: the module's source run again would undo it)
     exec(compile("\n".join(out), bc.__file__, "exec"), bc.__dict__)
+    bc.config_for = configured  # type: ignore[assignment]
     bp.classify_sites = bc.classify_sites
 
     pp, pc, cs = bp.piece_places, bp.piece_colour_at, bp.classify_sites

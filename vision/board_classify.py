@@ -30,7 +30,7 @@ from __future__ import annotations
 import math
 import time
 from collections import Counter
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
@@ -41,6 +41,7 @@ import numpy.typing as npt
 
 from calibration.boards import BoardSpec, render_board
 from calibration.colour import lab_to_linear, linear_to_lab, srgb8_codes_to_linear, srgb8_to_linear
+from vision.board_lamp import GridLamp, fit_grid_lamp, lit_share
 from vision.board_locate import BoardPose
 from vision.board_pieces import Hypothesis, PieceGeometry, hypotheses_for
 from vision.board_rays import box_corners, box_ray_hits, hits, segments_to_board
@@ -76,6 +77,13 @@ class ClassifyBoardConfig:
     slit_shade_box_shift: float = 10.0  # ... a box where those are shifted this much and darker by ...
     slit_shade_box_dark: float = 12.0  # ... this (a marker where both are under half of it, else not read)
     slit_shade_not: tuple[str, ...] = ("blue",)  # ... never these colours (the shade under pads is bluish)
+    slit_lamp: bool = False  # Gridopolis (session 17): the pad-top points of ``slit_shade_*`` compared as they would
+    # look fully lit, by a lamp fitted to the picture's pad tops (:mod:`vision.board_lamp`; none fitted: as off)
+    slit_lamp_spread: float = 0.0  # ... the lamp's soft edge (degrees round its direction; 0: a point lamp)
+    slit_lamp_correct: bool = True  # ... dividing each point's colour by the light the lamp predicts there
+    slit_lamp_gate: float = 0.0  # ... (> 0) and a site read only where the lamp's mean share over the points a pawn
+    # would hide and over the rest differ by at most this (darkness the lamp explains is no piece)
+    slit_lamp_not: tuple[str, ...] = ("blue",)  # ... with a lamp fitted, never these colours (for ``slit_shade_not``)
     slit_shade_markers: bool = False  # ... and a marker where those are not (off: the posts a pad above stands on and
     # unread neighbours also leave that band plain; development: 1 box of 4 so read a pawn)
     reprobe_margin: float = 0.5  # ... and read only when a piece beats "empty" by this much (never read empty)
@@ -460,6 +468,9 @@ PAST_HAND_FAR: float = 60.0
 #: would be seen, the top is darker (5 L*) and shifted 6 a*b* towards a player's colour against the rest of its seen
 #: top (docs/boards_vision.md, "Session 16: Gridopolis shade under the pads")
 SLIT_SHADE_SHIFT: float = 6.0
+#: Gridopolis (session 17): ``slit_lamp`` -- the pad tops of ``slit_shade_*`` compared as a lamp fitted to the
+#: picture's pad tops would show them fully lit (docs/boards_vision.md, "Session 17: a lamp for Gridopolis")
+SLIT_LAMP: bool = False
 
 
 #: Gridopolis: how far (mm, on one level) the plain pads whose light a piece's colour is named in may lie: one
@@ -665,7 +676,7 @@ def config_for(game: str) -> ClassifyBoardConfig:
                                    shape_by_rule=True, reprobe_grid=6, sure_box_fit=SURE_BOX_FIT,
                                    piece_past_hand=PIECE_PAST_HAND, past_hand_hue=PAST_HAND_HUE,
                                    past_hand_chroma=PAST_HAND_CHROMA, past_hand_far=PAST_HAND_FAR,
-                                   slit_shade_shift=SLIT_SHADE_SHIFT)
+                                   slit_shade_shift=SLIT_SHADE_SHIFT, slit_lamp=SLIT_LAMP)
     if game == "bandera":
         return ClassifyBoardConfig(dab_lo=4.0, dab_hi=14.0, character_near_deg=8.0, character_nearer_deg=5.0,
                                    settle_in_turn=True, piece_min_score=0.7, piece_min_single=True,
@@ -1903,6 +1914,13 @@ def _read_by_slit_shade(sc: _Scene, sites: Sequence[Site], hyps: Sequence[Hypoth
         return
     pawn, box = hyps[kind_index["pawn"]], hyps[kind_index["blocker"]]
     players = [c for c in (colours or HUES) if c in HUES]
+    fitted: list[tuple[GridLamp, F64] | None] = []
+
+    def lamp_of() -> tuple[GridLamp, F64] | None:  # (fitted once, and only when a site's pad top is sampled)
+        if not fitted:
+            lamp = _grid_lamp(sc, sites, out, solids_now)
+            fitted.append((lamp, _lamp_boxes(sc, solids_now)) if lamp is not None else None)
+        return fitted[0]
 
     def decide(solids: list[F64], look: list[int]) -> dict[int, tuple[str, str]]:
         g_rows = [r for r in solids if len(r)]
@@ -1910,17 +1928,23 @@ def _read_by_slit_shade(sc: _Scene, sites: Sequence[Site], hyps: Sequence[Hypoth
         owner = np.concatenate([np.full(len(r), j) for j, r in enumerate(solids) if len(r)]) if g_rows \
             else np.zeros(0, np.int64)
         found: dict[int, tuple[str, str]] = {}
+        lits: dict[int, tuple[float, float]] = {}
         for i, (lab_in, lab_ref, n_in, n_ref, lab_bx, n_bx) in _slit_shade(
                 sc, sites, look, pawn, box, rows, owner,
-                min_points=(cfg.slit_shade_points, cfg.slit_shade_box_points)).items():
+                min_points=(cfg.slit_shade_points, cfg.slit_shade_box_points),
+                lamp_of=lamp_of if cfg.slit_lamp else None, spread=cfg.slit_lamp_spread, correct=cfg.slit_lamp_correct,
+                lit_out=lits).items():
             if n_in < cfg.slit_shade_points or n_ref < cfg.slit_shade_points or n_bx < cfg.slit_shade_box_points:
                 continue
+            if cfg.slit_lamp_gate > 0 and i in lits and abs(lits[i][0] - lits[i][1]) > cfg.slit_lamp_gate:
+                continue  # (the lamp lights where the piece would be seen otherwise than the rest: not told)
             shift = lab_in[1:] - lab_ref[1:]
             if math.hypot(float(shift[0]), float(shift[1])) < cfg.slit_shade_shift \
                     or lab_in[0] - lab_ref[0] > -cfg.slit_shade_dark:
                 continue
             name = _hue_name(np.array([50.0, shift[0], shift[1]]), cfg, players)
-            if name not in players or name in cfg.slit_shade_not \
+            never = cfg.slit_lamp_not if fitted and fitted[0] is not None else cfg.slit_shade_not
+            if name not in players or name in never \
                     or name != _hue_name(np.array([50.0, lab_in[1], lab_in[2]]), cfg, players):
                 continue
             b_shift = math.hypot(float(lab_bx[1] - lab_ref[1]), float(lab_bx[2] - lab_ref[2]))
@@ -1957,7 +1981,9 @@ def _read_by_slit_shade(sc: _Scene, sites: Sequence[Site], hyps: Sequence[Hypoth
 
 
 def _slit_shade(sc: _Scene, sites: Sequence[Site], idx: Sequence[int], pawn: Hypothesis, box: Hypothesis,
-                rows: F64, owner: npt.NDArray[np.int64], step_mm: float = 3.0, min_points: tuple[int, int] = (1, 0)
+                rows: F64, owner: npt.NDArray[np.int64], step_mm: float = 3.0, min_points: tuple[int, int] = (1, 0),
+                lamp_of: Callable[[], tuple[GridLamp, F64] | None] | None = None, spread: float = 0.0,
+                correct: bool = True, lit_out: dict[int, tuple[float, float]] | None = None
                 ) -> dict[int, tuple[F64, F64, int, int, F64, int]]:
     """Gridopolis, session 16: for sites ``idx``, the CIELAB median of the site's own pad top seen where a pawn
     standing there would be seen instead (``in``), where neither a pawn nor a box would be (``ref``) and where only a
@@ -1966,7 +1992,11 @@ def _slit_shade(sc: _Scene, sites: Sequence[Site], idx: Sequence[int], pawn: Hyp
     the pad top; a point counts where no structure solid and no other site's piece (``rows`` of ``owner``) hides it
     (the posts a pad above stands on are no structure row: a post seen there counts as pad top).  ``min_points``: the
     fewest ``in`` and ``ref`` points, and ``box`` points, a site needs to be in the result (the other sites' pieces
-    are looked for, and the picture sampled, only on the sites the structure alone leaves that many)."""
+    are looked for, and the picture sampled, only on the sites the structure alone leaves that many).  With
+    ``lamp_of`` (session 17: the picture's lamp and the solids shading the pad tops, asked for only when a site is
+    sampled) each point's colour is divided by the light the lamp predicts there: the pad top as it would look fully
+    lit, so that "empty" predicts one colour over the top (``correct``); ``lit_out`` receives each site's mean lamp
+    share over its ``in`` and ``ref`` points."""
     out: dict[int, tuple[F64, F64, int, int, F64, int]] = {}
     if sc.structure is None or not len(idx):
         return out
@@ -2015,16 +2045,82 @@ def _slit_shade(sc: _Scene, sites: Sequence[Site], idx: Sequence[int], pawn: Hyp
     inn, ref, box_only = ok2 & thru_p, ok2 & ~thru_b, ok2 & thru_b & ~thru_p
     sel = (inn | ref | box_only).reshape(-1)
     lab = np.zeros((len(flat), 3))
+    lit = np.ones(len(flat))
+    fitted_any = False
     if sel.any():
-        lab[sel] = linear_to_lab(np.clip(_sample(sc.image, px[sel]) / sc.gain.at(flat[sel, :2]), 0.0, None))
+        lin = np.clip(_sample(sc.image, px[sel]) / sc.gain.at(flat[sel, :2]), 0.0, None)
+        lamp_boxes = lamp_of() if lamp_of is not None else None
+        if lamp_boxes is not None:
+            lamp, shade_boxes = lamp_boxes
+            fitted_any = True
+            lit[sel] = lit_share(flat[sel], lamp, shade_boxes, spread)
+            if correct:
+                lin = lin / lamp.factor(lit[sel])
+        lab[sel] = linear_to_lab(lin)
     lab3 = lab.reshape(len(look), n_g, 3)
+    lit2 = lit.reshape(len(look), n_g)
     for r, i in enumerate(look):
         if inn[r].sum() < n_min or ref[r].sum() < n_min or box_only[r].sum() < n_box_min:
             continue
+        if lit_out is not None and lamp_of is not None and fitted_any:
+            lit_out[int(i)] = (float(lit2[r, inn[r]].mean()), float(lit2[r, ref[r]].mean()))
         out[int(i)] = (_median_rows(lab3[r, inn[r]]), _median_rows(lab3[r, ref[r]]), int(inn[r].sum()),
                        int(ref[r].sum()), _median_rows(lab3[r, box_only[r]]) if box_only[r].any()
                        else np.full(3, np.nan), int(box_only[r].sum()))
     return out
+
+
+def _lamp_boxes(sc: _Scene, solids_now: Sequence[F64]) -> F64:
+    """The solids that may shade a pad top for :mod:`vision.board_lamp`: the structure's boxes (the pads) and the
+    pieces read (a cylinder as the box round it)."""
+    rows = [np.asarray(sc.structure, np.float64)] if sc.structure is not None else []
+    rows += [r for r in solids_now if len(r)]
+    return np.concatenate(rows) if rows else np.zeros((0, 6))
+
+
+def _grid_lamp(sc: _Scene, sites: Sequence[Site], out: Sequence[CellReading], solids_now: Sequence[F64],
+               step_mm: float = 10.0) -> GridLamp | None:
+    """Gridopolis (session 17, ``slit_lamp``): the lamp fitted to this picture's pad tops
+    (:func:`vision.board_lamp.fit_grid_lamp`).  Points on a ``step_mm`` grid over every structure box's top that
+    stands on a site read empty or declined (no piece read there), seen from the camera past the structure and the
+    pieces read; shaded by the structure and the pieces read."""
+    if sc.structure is None or not len(sc.structure) or sc.structure[:, 0].any():
+        return None
+    st = np.asarray(sc.structure, np.float64)
+    read = np.array([[s.x_mm, s.y_mm, s.floor_mm] for s, r in zip(sites, out, strict=True)
+                     if r.kind not in ("empty", "unseen", "occluded")], np.float64).reshape(-1, 3)
+    same: npt.NDArray[np.bool_] = np.asarray(np.abs(st[:, None, [1, 2, 5]] - read[None, :, :]) < 1.0, bool)
+    keep = ~np.any(np.all(same, axis=2), axis=1)
+    # (only tops some box above may shade: within 1.8 times its height over the top, sideways)
+    rise = st[None, :, 4] - st[:, None, 5]
+    reach = (np.abs(st[None, :, 1:3] - st[:, None, 1:3]) <= 1.8 * rise[..., None] + st[None, :, 3:4] + 20.0).all(-1)
+    keep &= ((rise > 0.5) & reach).any(axis=1)
+    if keep.sum() < 2:
+        return None
+    g = np.arange(-15.0, 15.5, step_mm)
+    gx, gy = np.meshgrid(g, g)
+    idx = np.flatnonzero(keep)
+    pts = np.repeat(st[idx, None, :][:, :, [1, 2, 5]], gx.size, axis=1)
+    pts[..., 0] += gx.ravel()[None, :]
+    pts[..., 1] += gy.ravel()[None, :]
+    pts[..., 2] += 0.2
+    pad = np.repeat(idx, gx.size)
+    flat = pts.reshape(-1, 3)
+    cam = sc.pose.camera_position
+    w, h = sc.pose.image_size
+    px = sc.pose.project(flat)
+    ok = (px[:, 0] > 2) & (px[:, 0] < w - 3) & (px[:, 1] > 2) & (px[:, 1] < h - 3)
+    ends = segments_to_board(cam, flat)
+    t_pt = (flat[:, 2] - cam[2]) / np.where(np.abs(ends[:, 2] - cam[2]) < 1e-9, -1e-9, ends[:, 2] - cam[2])
+    ok &= ~box_ray_hits(cam, ends, st, t_pt, px, sc.structure_px, behind=False)[0]
+    p_rows = [r for r in solids_now if len(r)]
+    if p_rows and ok.any():
+        pr = np.concatenate(p_rows)
+        ok[ok] = ~np.asarray(hits(cam, flat[ok], pr, t_max=1.0 - 1e-6), bool).any(axis=1)
+    if ok.sum() < 12:
+        return None
+    rgb = np.clip(_sample(sc.image, px[ok]) / sc.gain.at(flat[ok, :2]), 0.0, None)
+    return fit_grid_lamp(flat[ok], rgb, pad[ok], _lamp_boxes(sc, solids_now))
 
 
 def _lamp(sc: _Scene, sites: Sequence[Site], stacks: list[int], rows: F64, cfg: ClassifyBoardConfig) -> F64 | None:

@@ -3,11 +3,12 @@ colour rays at a face's rim left out of the blocks' cost (``ReconstructConfig.ri
 
 Each scene is loaded once and read in every mode (``--modes``: ``free5`` / ``free9`` the free reading with five /
 nine pictures, ``prev5`` / ``prev9`` one turn back) with every variant (``--variants``: ``off``, or
-``<samples><free|any>`` such as ``1free``); one JSON line per reading (set, scene, mode, variant, the figures
-against the truth as ``benchmarks/ctrl_vision.py`` counts them, process CPU seconds) is appended to ``--out``.
-``--summary FILE`` prints the table of a finished run (per mode and variant: readings, state exact, every side
-exact, winner right, trusted, trusted with a wrong side, silent wrong sides, wrong sides, wrong cells, median and
-p90 CPU) and, per mode, the readings whose figures changed against ``off``.
+``<samples><free|any>[half]`` such as ``1free``, ``1freehalf``, or ``align``: rim rays counted, but every ray traced
+through the very pixel its label was classified at, ``vision.reconstruct.ALIGN_SAMPLES``); one JSON line per reading
+(set, scene, mode, variant, the figures against the truth as ``benchmarks/ctrl_vision.py`` counts them, process CPU
+seconds) is appended to ``--out``. ``--summary FILE`` prints the table of a finished run (per mode and variant:
+readings, state exact, every side exact, winner right, trusted, trusted with a wrong side, silent wrong sides, wrong
+sides, wrong cells, median and p90 CPU) and, per mode, the readings whose figures changed against ``off``.
 
     python benchmarks/ctrl_rim_rays.py --sets /tmp/held13/ctrl /tmp/held14/ctrl --out /tmp/rim.jsonl
     python benchmarks/ctrl_rim_rays.py --summary /tmp/rim.jsonl
@@ -28,6 +29,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+import vision.reconstruct as reconstruct_mod
 from benchmarks.ctrl_scenes import compare_reading, load_scene, parse_views, scene_dirs
 from engine.ctrl.record import turns_back_chain
 from vision.pipeline import score_images
@@ -37,13 +39,16 @@ MODES = {"free5": ("five", False), "free9": ("all", False), "prev5": ("five", Tr
 
 
 def variant_config(name: str) -> ReconstructConfig:
-    """``off`` (every ray counts) or ``<samples><free|any>`` (e.g. ``1free``)."""
-    if name == "off":
+    """``off`` (every ray counts) or ``<samples><free|any>[half]`` (e.g. ``1free``; ``half``: every other rim
+    ray only, ``ReconstructConfig.rim_every_other``)."""
+    if name in ("off", "align"):
         return ReconstructConfig()
+    half = name.endswith("half")
+    core = name[:-4] if half else name
     for kind in ("free", "any"):
-        if name.endswith(kind) and name[: -len(kind)].isdigit():
-            return ReconstructConfig(rim_samples=int(name[: -len(kind)]), rim_next_to=kind)
-    raise ValueError(f"unknown variant {name!r}: expected 'off' or e.g. '1free', '2any'")
+        if core.endswith(kind) and core[: -len(kind)].isdigit():
+            return ReconstructConfig(rim_samples=int(core[: -len(kind)]), rim_next_to=kind, rim_every_other=half)
+    raise ValueError(f"unknown variant {name!r}: expected 'off' or e.g. '1free', '2any', '1freehalf'")
 
 
 def run(sets: list[str], modes: list[str], variants: list[str], out: Path, scenes: str) -> None:
@@ -77,6 +82,8 @@ def run(sets: list[str], modes: list[str], variants: list[str], out: Path, scene
                     for v in todo:
                         rec: dict[str, Any] = {"set": root, "scene": sd.name, "mode": mode, "variant": v}
                         c0 = time.process_time()
+                        # "align": every ray traced through the pixel its label was classified at (for comparison)
+                        reconstruct_mod.ALIGN_SAMPLES = v == "align"
                         try:
                             res = score_images(sc.pics, sc.spec, sc.camera, prev, config=cfgs[v])
                         except Exception as exc:  # a rejected scene counts as wrong, with its reason
@@ -89,6 +96,7 @@ def run(sets: list[str], modes: list[str], variants: list[str], out: Path, scene
                                        wrong_sides=len(cmp.wrong_sides), silent_sides=len(cmp.silent_sides),
                                        wrong_cells=len(cmp.wrong_cells), flags_wrong=len(cmp.flags_wrong),
                                        cells=[",".join(map(str, c)) for c in cmp.wrong_cells], cpu=round(cpu, 4))
+                        reconstruct_mod.ALIGN_SAMPLES = False
                         fh.write(json.dumps(rec) + "\n")
                         fh.flush()
 

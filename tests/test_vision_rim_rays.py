@@ -89,6 +89,11 @@ def test_rim_rays_are_left_out_of_the_cost_and_pay_no_more_for_an_extra_block() 
         cost_off = off.cost({**BLOCKS, **extra}) - off.cost(BLOCKS)
         cost_on = on.cost({**BLOCKS, **extra}) - on.cost(BLOCKS)
         assert cost_on > cost_off > 0
+    # every other rim ray only: about half of them
+    half = reconstruct(views, ReconstructConfig(rim_samples=1, rim_every_other=True)).scorer
+    assert half is not None
+    half_out = off.counted() & ~half.counted()
+    assert (half_out <= left_out).all() and 0.3 * left_out.sum() < half_out.sum() < 0.7 * left_out.sum()
     # the blocks read are the true ones either way
     assert reconstruct(views, ReconstructConfig(rim_samples=1)).blocks == BLOCKS
 

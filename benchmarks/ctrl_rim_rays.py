@@ -3,12 +3,13 @@ colour rays at a face's rim left out of the blocks' cost (``ReconstructConfig.ri
 
 Each scene is loaded once and read in every mode (``--modes``: ``free5`` / ``free9`` the free reading with five /
 nine pictures, ``prev5`` / ``prev9`` one turn back) with every variant (``--variants``: ``off``, or
-``<samples><free|any>[half]`` such as ``1free``, ``1freehalf``, or ``align``: rim rays counted, but every ray traced
-through the very pixel its label was classified at, ``vision.reconstruct.ALIGN_SAMPLES``); one JSON line per reading
-(set, scene, mode, variant, the figures against the truth as ``benchmarks/ctrl_vision.py`` counts them, process CPU
-seconds) is appended to ``--out``. ``--summary FILE`` prints the table of a finished run (per mode and variant:
-readings, state exact, every side exact, winner right, trusted, trusted with a wrong side, silent wrong sides, wrong
-sides, wrong cells, median and p90 CPU) and, per mode, the readings whose figures changed against ``off``.
+``<samples><free|any|both>[half]`` such as ``1free``, ``1freehalf``, or ``align``: rim rays counted, but every ray
+traced through the very pixel its label was classified at, ``vision.reconstruct.ALIGN_SAMPLES``); one JSON line per
+reading (set, scene, mode, variant, the figures against the truth as ``benchmarks/ctrl_vision.py`` counts them,
+process CPU seconds) is appended to ``--out``. ``--summary FILE`` prints the table of a finished run (per mode and
+variant: readings, state exact, every side exact, winner right, trusted, trusted with a wrong side, silent wrong
+sides, wrong sides, wrong cells, median and p90 CPU) and, per mode, the readings whose figures changed against
+``off``.
 
     python benchmarks/ctrl_rim_rays.py --sets /tmp/held13/ctrl /tmp/held14/ctrl --out /tmp/rim.jsonl
     python benchmarks/ctrl_rim_rays.py --summary /tmp/rim.jsonl
@@ -39,13 +40,13 @@ MODES = {"free5": ("five", False), "free9": ("all", False), "prev5": ("five", Tr
 
 
 def variant_config(name: str) -> ReconstructConfig:
-    """``off`` (every ray counts) or ``<samples><free|any>[half]`` (e.g. ``1free``; ``half``: every other rim
+    """``off`` (every ray counts) or ``<samples><free|any|both>[half]`` (e.g. ``1free``; ``half``: every other rim
     ray only, ``ReconstructConfig.rim_every_other``)."""
     if name in ("off", "align"):
         return ReconstructConfig()
     half = name.endswith("half")
     core = name[:-4] if half else name
-    for kind in ("free", "any"):
+    for kind in ("free", "any", "both"):
         if core.endswith(kind) and core[: -len(kind)].isdigit():
             return ReconstructConfig(rim_samples=int(core[: -len(kind)]), rim_next_to=kind, rim_every_other=half)
     raise ValueError(f"unknown variant {name!r}: expected 'off' or e.g. '1free', '2any', '1freehalf'")

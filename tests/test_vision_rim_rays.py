@@ -56,6 +56,8 @@ def test_rim_samples_marks_a_colour_region_s_border() -> None:
     assert any1[3, 4] and any1[3, 5]  # next to another colour: rim with "any"
     assert not any1[3, 2] and not any1[3, 6]
     assert (any1 >= free1).all()
+    both1 = rim_samples(grid, 1, "both")
+    assert (both1 >= any1).all() and both1[0, 1] and both1[3, 8] and both1[3, 0] and not both1[0, 0]
     free2 = rim_samples(grid, 2, "free")
     assert free2[3, 2] and not free2[3, 3]  # two steps in from the mat
     assert not rim_samples(grid, 0).any()

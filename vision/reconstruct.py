@@ -93,7 +93,8 @@ class ReconstructConfig:
     # "Session 17: rim rays").  0: every ray counts (as before session 17)
     rim_samples: int = 0
     # ... which neighbouring labels make a colour ray a rim ray: "free" (the mat / table or the Central Cube's
-    # black), "any" (any other label, another piece colour too)
+    # black), "any" (any other label, another piece colour too); "both": as "any", and the free rays next to a
+    # colour too (both sides of the boundary: where it lies is uncertain, not which side is right)
     rim_next_to: str = "free"
     # ... only every other rim sample (a checkerboard of the label grid) is left out: about half the rim's
     # weight in the cost, as far as the search's 0 / 1 weights allow
@@ -102,8 +103,8 @@ class ReconstructConfig:
     def __post_init__(self) -> None:
         if self.rim_samples < 0:
             raise ValueError(f"rim_samples must be >= 0, got {self.rim_samples!r}")
-        if self.rim_next_to not in ("free", "any"):
-            raise ValueError(f"rim_next_to must be 'free' or 'any', got {self.rim_next_to!r}")
+        if self.rim_next_to not in ("free", "any", "both"):
+            raise ValueError(f"rim_next_to must be 'free', 'any' or 'both', got {self.rim_next_to!r}")
 
 
 @dataclass
@@ -253,8 +254,9 @@ def rim_samples(grid_lab: npt.NDArray[np.integer], radius: int, next_to: str = "
     """Marks the samples of a label grid (one label per sampled pixel) that show a piece colour and have,
     within ``radius`` 4-connected steps, a sample of another label: ``next_to`` "free" counts the mat / table
     and the Central Cube's black only, "any" every other label but UNKNOWN (a one-sample erosion of the
-    colour labels for ``radius`` 1).  A picture's colour label bleeds over a face's rim by a pixel or two (or
-    the pose is off by that much): such rays paid for extra blocks on top of true ones."""
+    colour labels for ``radius`` 1); "both" marks, besides "any", the free samples within ``radius`` of a
+    piece colour (both sides of every colour boundary).  A picture's colour label bleeds over a face's rim by a
+    pixel or two (or the pose is off by that much): such rays paid for extra blocks on top of true ones."""
     lab = np.asarray(grid_lab, np.int64)
     coloured = (lab >= int(Label.BLUE)) & (lab <= int(Label.GREEN))
     out = np.zeros(lab.shape, bool)
@@ -271,6 +273,9 @@ def rim_samples(grid_lab: npt.NDArray[np.integer], radius: int, next_to: str = "
             continue
         other = (~this & (lab != int(Label.UNKNOWN))).astype(np.uint8)
         out |= this & (cv2.dilate(other, kernel, iterations=radius) > 0)
+    if next_to == "both":
+        free = (lab == int(Label.BACKGROUND)) | (lab == int(Label.CUBE))
+        out |= free & (cv2.dilate(coloured.astype(np.uint8), kernel, iterations=radius) > 0)
     return out
 
 
@@ -1597,8 +1602,8 @@ class _RayModel:
         # observed POLE pixels are thin flag poles: not evidence either way for blocks (0 or 1 only:
         # weighted counts are counts of rays with weight 1)
         self.weight = np.where(self.obs == int(Label.POLE), 0, 1).astype(np.int64)
-        # the colour rays at a face's rim (``ReconstructConfig.rim_samples``): left out of the blocks' cost
-        # (weight 0) but still a banner's evidence (a banner is a few samples wide: nearly all rim)
+        # the rays at a face's rim (``ReconstructConfig.rim_samples``): left out of the blocks' cost (weight 0)
+        # but still a banner's evidence (a banner is a few samples wide: nearly all rim)
         self.rim = rim & (self.weight > 0)
         self.weight[self.rim] = 0
 

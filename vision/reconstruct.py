@@ -86,6 +86,25 @@ class ReconstructConfig:
     block_penalty: int = 0  # rays a block must explain to be kept (Occam prior; 2 made results worse)
     flag_min_rays: int = 4  # unexplained rays of a flag's colour needed to place a flag
     colors: tuple[str, ...] = ("blue", "pink", "yellow", "green")
+    # rays at a face's rim: a sampled ray showing a piece colour whose sampled neighbour within this many
+    # samples (in the label grid, 4-connected steps) shows another label (``rim_next_to``) is left out of the
+    # blocks' cost (weight 0; banners keep it): the colour label bleeds over a face's rim, and such rays paid
+    # for extra blocks read on top of true ones (docs/vision.md, "Session 16: extra blocks in front",
+    # "Session 17: rim rays").  0: every ray counts (as before session 17)
+    rim_samples: int = 0
+    # ... which neighbouring labels make a colour ray a rim ray: "free" (the mat / table or the Central Cube's
+    # black), "any" (any other label, another piece colour too); "both": as "any", and the free rays next to a
+    # colour too (both sides of the boundary: where it lies is uncertain, not which side is right)
+    rim_next_to: str = "free"
+    # ... only every other rim sample (a checkerboard of the label grid) is left out: about half the rim's
+    # weight in the cost, as far as the search's 0 / 1 weights allow
+    rim_every_other: bool = False
+
+    def __post_init__(self) -> None:
+        if self.rim_samples < 0:
+            raise ValueError(f"rim_samples must be >= 0, got {self.rim_samples!r}")
+        if self.rim_next_to not in ("free", "any", "both"):
+            raise ValueError(f"rim_next_to must be 'free', 'any' or 'both', got {self.rim_next_to!r}")
 
 
 @dataclass
@@ -174,6 +193,7 @@ class _Rays:
     dirs: npt.NDArray[np.float64] = field(default_factory=lambda: np.zeros((0, 3)))  # unit directions
     weak: npt.NDArray[np.bool_] | None = None  # (nrays,) the label is a weakly coloured pixel's (ViewEvidence.weak)
     sat: npt.NDArray[np.float32] | None = None  # (nrays,) the pixel's saturation (ViewEvidence.saturation)
+    rim: npt.NDArray[np.bool_] | None = None  # (nrays,) a colour ray at a face's rim (:func:`rim_samples`)
 
 
 #: sample the pixels the classify stage labelled.  The pipeline classifies every ``pixel_stride``-th
@@ -221,19 +241,57 @@ def _trace_both(view: ViewEvidence, vol: _Volume, cfg: ReconstructConfig) -> tup
     sampled = near | ((gy % cfg.far_step == 0) & (gx % cfg.far_step == 0))
     pix = np.stack([xs[sampled], ys[sampled]], axis=1)
     lab = grid_lab[sampled].astype(np.int64)
-    return _trace_pixels(view, vol, pix, lab)
+    rim = None
+    if cfg.rim_samples > 0:
+        rim_grid = rim_samples(grid_lab, cfg.rim_samples, cfg.rim_next_to)
+        if cfg.rim_every_other:
+            rim_grid &= (gy + gx) % 2 == 0
+        rim = rim_grid[sampled]
+    return _trace_pixels(view, vol, pix, lab, rim)
 
 
-def _trace_pixels(view: ViewEvidence, vol: _Volume, pix: I64, lab: I64) -> tuple[_Rays, _Rays]:
+def rim_samples(grid_lab: npt.NDArray[np.integer], radius: int, next_to: str = "free") -> npt.NDArray[np.bool_]:
+    """Marks the samples of a label grid (one label per sampled pixel) that show a piece colour and have,
+    within ``radius`` 4-connected steps, a sample of another label: ``next_to`` "free" counts the mat / table
+    and the Central Cube's black only, "any" every other label but UNKNOWN (a one-sample erosion of the
+    colour labels for ``radius`` 1); "both" marks, besides "any", the free samples within ``radius`` of a
+    piece colour (both sides of every colour boundary).  A picture's colour label bleeds over a face's rim by a
+    pixel or two (or the pose is off by that much): such rays paid for extra blocks on top of true ones."""
+    lab = np.asarray(grid_lab, np.int64)
+    coloured = (lab >= int(Label.BLUE)) & (lab <= int(Label.GREEN))
+    out = np.zeros(lab.shape, bool)
+    if radius <= 0 or not coloured.any():
+        return out
+    kernel = cv2.getStructuringElement(cv2.MORPH_CROSS, (3, 3))
+    if next_to == "free":
+        free = ((lab == int(Label.BACKGROUND)) | (lab == int(Label.CUBE))).astype(np.uint8)
+        near = cv2.dilate(free, kernel, iterations=radius) > 0
+        return coloured & near  # type: ignore[no-any-return]
+    for v in range(int(Label.BLUE), int(Label.GREEN) + 1):
+        this = lab == v
+        if not this.any():
+            continue
+        other = (~this & (lab != int(Label.UNKNOWN))).astype(np.uint8)
+        out |= this & (cv2.dilate(other, kernel, iterations=radius) > 0)
+    if next_to == "both":
+        free = (lab == int(Label.BACKGROUND)) | (lab == int(Label.CUBE))
+        out |= free & (cv2.dilate(coloured.astype(np.uint8), kernel, iterations=radius) > 0)
+    return out
+
+
+def _trace_pixels(view: ViewEvidence, vol: _Volume, pix: I64, lab: I64,
+                  rim: npt.NDArray[np.bool_] | None = None) -> tuple[_Rays, _Rays]:
     """:func:`_trace_both` for given pixels ``pix`` (N, 2: x, y) of ``view`` and their labels ``lab``: the
     rays of the labelled pixels that reach the volume (a piece colour beyond the mat or on a printed colour
-    patch is no evidence: read as unknown), and the piece-coloured rays beyond the mat (banners)."""
+    patch is no evidence: read as unknown), and the piece-coloured rays beyond the mat (banners); ``rim``
+    (optional, per pixel) marks the colour rays at a face's rim (:func:`rim_samples`), kept on the rays."""
     cam = view.camera
     s = cam.block_mm
     lo = vol.lo.astype(np.float64)
     hi = vol.hi.astype(np.float64)
     keep = lab != int(Label.UNKNOWN)
     pix, lab = pix[keep], lab[keep]
+    rim = None if rim is None else rim[keep]
     weak = None if view.weak is None else view.weak[pix[:, 1], pix[:, 0]]
     sat = None if view.saturation is None else view.saturation[pix[:, 1], pix[:, 0]]
     d = cam.rays(pix.astype(np.float64))
@@ -273,7 +331,8 @@ def _trace_pixels(view: ViewEvidence, vol: _Volume, pix: I64, lab: I64) -> tuple
         hit = tmax > tmin
         far = _Rays(np.full((0, 1), -1, np.int64), lab[:0], pix[:0], c, d[:0])
     return (_Rays(_traverse(c, d[hit], tmin[hit], tmax[hit], vol), lab[hit], pix[hit], c, d[hit],
-                  None if weak is None else weak[hit], None if sat is None else sat[hit]), far)
+                  None if weak is None else weak[hit], None if sat is None else sat[hit],
+                  None if rim is None else rim[hit]), far)
 
 
 def _traverse(c: npt.NDArray[np.float64], d: npt.NDArray[np.float64], tmin: npt.NDArray[np.float64],
@@ -671,11 +730,13 @@ class RayScorer:
             return self
         model = copy.copy(m)
         model.weight = np.where(m.weak, 0, m.weight).astype(np.int64)
+        model.rim = m.rim & ~m.weak
         if not WEAK_FREE_KEEPS_FAR:
             far = None
         elif far is not None and far.weak.any():
             far = copy.copy(far)
             far.weight = np.where(far.weak, 0, far.weight).astype(np.int64)
+            far.rim = far.rim & ~far.weak
         return RayScorer(model, self._vol, self._geom, self._flag_min_rays, self._seed, far=far)
 
     def without_pale(self, below: Mapping[str, float]) -> RayScorer:
@@ -691,6 +752,7 @@ class RayScorer:
             return self
         model = copy.copy(m)
         model.weight = np.where(pale, 0, m.weight).astype(np.int64)
+        model.rim = m.rim & ~pale
         return RayScorer(model, self._vol, self._geom, self._flag_min_rays, self._seed, far=self._far)
 
     def rays(self) -> tuple[I64, I64, I64]:
@@ -711,6 +773,7 @@ class RayScorer:
         :meth:`without_weak`); the banner rays beyond the mat are kept as they are."""
         model = copy.copy(self._model)
         model.weight = np.where(rays, 0, self._model.weight).astype(np.int64)
+        model.rim = self._model.rim & ~rays
         return RayScorer(model, self._vol, self._geom, self._flag_min_rays, self._seed, far=self._far)
 
     def _index(self, cell: Cell) -> int:
@@ -815,7 +878,7 @@ class RayScorer:
             rows = rows[rays.first_full(rows) > m.cols_of(ci)]  # they reach the flag's cell before any block
             obs = m.obs[rows]
             same = obs == lab
-            other = (obs != lab) & (m.weight[rows] > 0)
+            other = (obs != lab) & m.banner_weighted()[rows]
             o = [m.origins[a][rows] for a in range(3)]
             d = [m.dirs[a][rows] for a in range(3)]
             if rays.far is not None and len(f := rays.far.model.rays_of[ci]):
@@ -1483,6 +1546,7 @@ class _RayModel:
         self.pixels = np.zeros((total, 2), np.int64)  # each ray's sampled pixel (x, y) in its view's picture
         self.weak = np.zeros(total, bool)  # ``_Rays.weak`` (False where a view has none)
         self.sat = np.full(total, np.nan, np.float32)  # ``_Rays.sat`` (NaN where a view has none)
+        rim = np.zeros(total, bool)  # ``_Rays.rim`` (False where a view has none)
         # per axis (3, rays): a banner's test reads one coordinate of many rays at a time
         self.dirs = np.zeros((3, total))
         self.origins = np.zeros((3, total))
@@ -1497,6 +1561,8 @@ class _RayModel:
                 self.weak[row:row + k] = r.weak
             if r.sat is not None:
                 self.sat[row:row + k] = r.sat
+            if r.rim is not None:
+                rim[row:row + k] = r.rim
             if k:
                 self.dirs[:, row:row + k] = r.dirs.T
                 self.origins[:, row:row + k] = np.asarray(r.origin)[:, None]
@@ -1536,6 +1602,14 @@ class _RayModel:
         # observed POLE pixels are thin flag poles: not evidence either way for blocks (0 or 1 only:
         # weighted counts are counts of rays with weight 1)
         self.weight = np.where(self.obs == int(Label.POLE), 0, 1).astype(np.int64)
+        # the rays at a face's rim (``ReconstructConfig.rim_samples``): left out of the blocks' cost (weight 0)
+        # but still a banner's evidence (a banner is a few samples wide: nearly all rim)
+        self.rim = rim & (self.weight > 0)
+        self.weight[self.rim] = 0
+
+    def banner_weighted(self) -> npt.NDArray[np.bool_]:
+        """The rays a banner's score counts: the weighted ones and the rim rays (:attr:`rim`)."""
+        return (self.weight > 0) | self.rim  # type: ignore[no-any-return]
 
     def cols_of(self, cell: int) -> npt.NDArray[np.integer]:
         """The column of ``cell`` on each of its rays (``rays_of[cell]``)."""
@@ -2033,7 +2107,7 @@ class _BannerRays:
         got = self._labels.get(lab)
         if got is None:
             m = self.model
-            wpos = m.weight > 0
+            wpos = m.banner_weighted()
             unexplained = (self.pred != m.obs) & wpos & (m.obs == lab) & self.shown
             other_colour = (m.obs != lab) & (m.obs >= int(Label.BLUE)) & (m.obs <= int(Label.GREEN))
             against = ((m.obs == int(Label.BACKGROUND)) | (m.obs == int(Label.CUBE)) | other_colour) & wpos

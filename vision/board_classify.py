@@ -44,7 +44,7 @@ from calibration.boards import BoardSpec, render_board
 from calibration.colour import lab_to_linear, linear_to_lab, srgb8_codes_to_linear, srgb8_to_linear
 from vision.board_locate import BoardPose
 from vision.board_pieces import Hypothesis, PieceGeometry, hypotheses_for
-from vision.board_rays import box_corners, box_ray_hits, hits, hits_from, segments_to_board
+from vision.board_rays import box_corners, box_ray_hits, hits, segments_to_board
 
 __all__ = ["DECLINED_KINDS", "CellReading", "ClassifyBoardConfig", "Site", "cell_where", "classify_sites",
            "config_for", "flat_sites"]
@@ -2156,31 +2156,23 @@ def _lamp(sc: _Scene, sites: Sequence[Site], stacks: list[int], rows: F64, cfg: 
     mid = np.array([(x0 + x1) / 2, (y0 + y1) / 2, 0.0])
     n_dark = int(dark.sum())
 
-    def fits(keys: list[tuple[float, float]]) -> dict[tuple[float, float], tuple[float, F64]]:
-        """Each direction's (azimuth, elevation, degrees) F1 score and lamp (all directions' rays at once)."""
-        lamps = np.array([mid + 1200.0 * np.array([math.cos(el) * math.cos(az), math.cos(el) * math.sin(az),
-                                                   math.sin(el)])
-                          for az, el in ((math.radians(a), math.radians(e)) for a, e in keys)]).reshape(-1, 3)
-        shade = np.asarray(hits_from(lamps[:, None, :], q3, rows[None, :, :]), bool).any(axis=2)  # (L, N)
-        n_s = shade.sum(axis=1)
-        both = (shade & dark[None, :]).sum(axis=1)
-        out = {}
-        for k, lamp, n_k, b_k in zip(keys, lamps, n_s, both, strict=True):
-            ok = int(n_k) >= 6 and int(b_k) >= 0.5 * int(n_k)
-            out[k] = ((2 * int(b_k) / (int(n_k) + n_dark) if ok else 0.0), lamp)
-        return out
+    def fit(az: float, el: float) -> tuple[float, F64]:
+        lamp = mid + 1200.0 * np.array([math.cos(el) * math.cos(az), math.cos(el) * math.sin(az), math.sin(el)])
+        shade = np.asarray(hits(lamp, q3, rows[None, :, :]), bool).any(axis=1)
+        n_s = int(shade.sum())
+        both = int((shade & dark).sum())
+        ok = n_s >= 6 and both >= 0.5 * n_s
+        return (2 * both / (n_s + n_dark) if ok else 0.0), lamp
 
     # every 30 degrees round and 15 up, then about the best three every 15 and 7.5
-    tried = fits([(float(a), float(e)) for a in range(0, 360, 30) for e in (35.0, 50.0, 65.0, 80.0)])
-    more: list[tuple[float, float]] = []
+    tried = {(float(a), float(e)): fit(math.radians(a), math.radians(e))
+             for a in range(0, 360, 30) for e in (35.0, 50.0, 65.0, 80.0)}
     for a0, e0 in sorted(tried, key=lambda k: -tried[k][0])[:3]:
         for da in (-15.0, 0.0, 15.0):
             for de in (-7.5, 0.0, 7.5):
                 k = ((a0 + da) % 360.0, min(e0 + de, 85.0))
-                if k not in tried and k not in more:
-                    more.append(k)
-    if more:
-        tried |= fits(more)
+                if k not in tried:
+                    tried[k] = fit(math.radians(k[0]), math.radians(k[1]))
     f_best, lamp_best = max(tried.values(), key=lambda t: t[0])
     return lamp_best if f_best >= cfg.cast_shadow else None
 

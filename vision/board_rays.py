@@ -85,64 +85,6 @@ def hits(camera: F64, ends: F64, solids: F64, t_min: float | F64 = 0.0, t_max: f
     return np.asarray(lo <= hi, bool)
 
 
-def hits_from(origins: F64, ends: F64, solids: F64, t_min: float | F64 = 0.0, t_max: float | F64 = 1.0) -> B:
-    """:func:`hits` with an origin per segment: ``origins`` ``(..., 3)`` broadcast against ``ends`` ``(..., 3)`` (e.g.
-    ``(L, 1, 3)`` against ``(N, 3)``: L origins, the same N ends; ``solids`` ``(..., M, 6)``) -> ``(..., M)``.  The
-    same operations, element by element, as :func:`hits` called with each origin on its own: the same results, bit
-    for bit, in one call (session 17: a lamp's directions tried at once)."""
-    origins = np.asarray(origins, np.float64)
-    ends = np.broadcast_to(np.asarray(ends, np.float64), np.broadcast_shapes(np.shape(ends), origins.shape))
-    solids = np.asarray(solids, np.float64)
-    if ends.shape[-2:-1] == (0,) or solids.shape[-2] == 0:
-        shape = np.broadcast_shapes((*ends.shape[:-1], 1), solids.shape[:-1])
-        return np.zeros(shape, bool)
-    d = (ends - origins)[..., None, :]  # (..., 1, 3)
-    o = np.broadcast_to(origins, ends.shape)[..., None, :]  # (..., 1, 3): each segment's origin
-    cx, cy, r, z0, z1 = (solids[..., k] for k in range(1, 6))
-    kind = solids[..., 0]
-    shape = np.broadcast_shapes(d.shape[:-1], cx.shape)
-    lo = np.broadcast_to(np.asarray(t_min, np.float64), shape) if np.ndim(t_min) == 0 else \
-        np.broadcast_to(np.asarray(t_min, np.float64)[..., None], shape)
-    hi = np.broadcast_to(np.asarray(t_max, np.float64), shape) if np.ndim(t_max) == 0 else \
-        np.broadcast_to(np.asarray(t_max, np.float64)[..., None], shape)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        dz = d[..., 2]
-        ta = (z0 - o[..., 2]) / dz
-        tb = (z1 - o[..., 2]) / dz
-        lo = np.maximum(lo, np.minimum(ta, tb))
-        hi = np.minimum(hi, np.maximum(ta, tb))
-        boxes, cyls = bool((kind == 0).any()), bool((kind == 1).any())
-        for axis, c in ((0, cx), (1, cy)) if boxes else ():
-            da = d[..., axis]
-            t1 = (c - r - o[..., axis]) / da
-            t2 = (c + r - o[..., axis]) / da
-            if cyls:
-                lo = np.where(kind == 0, np.maximum(lo, np.minimum(t1, t2)), lo)
-                hi = np.where(kind == 0, np.minimum(hi, np.maximum(t1, t2)), hi)
-            else:
-                lo = np.maximum(lo, np.minimum(t1, t2))
-                hi = np.minimum(hi, np.maximum(t1, t2))
-        if not cyls:
-            return np.asarray(lo <= hi, bool)
-        px, py = o[..., 0] - cx, o[..., 1] - cy
-        a = d[..., 0] ** 2 + d[..., 1] ** 2
-        b = 2 * (px * d[..., 0] + py * d[..., 1])
-        cc = px**2 + py**2 - r**2
-        disc = b * b - 4 * a * cc
-        ok = disc >= 0
-        sq = np.sqrt(np.where(ok, disc, 0.0))
-        a2 = np.maximum(2 * a, 1e-12)
-        clo = np.where(ok, (-b - sq) / a2, np.inf)
-        chi = np.where(ok, (-b + sq) / a2, -np.inf)
-        if boxes:
-            lo = np.where(kind == 1, np.maximum(lo, clo), lo)
-            hi = np.where(kind == 1, np.minimum(hi, chi), hi)
-        else:
-            lo = np.maximum(lo, clo)
-            hi = np.minimum(hi, chi)
-    return np.asarray(lo <= hi, bool)
-
-
 def box_corners(boxes: F64) -> F64:
     """The 8 corners (M, 8, 3) of box rows (M, 6) (kind ignored: all boxes)."""
     sx = np.array([-1, 1, 1, -1, -1, 1, 1, -1], np.float64)

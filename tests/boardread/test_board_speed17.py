@@ -18,7 +18,6 @@ from tests.boardread.test_board_round5 import scene_with_pose
 from vision.board_classify import PictureCache, Site, classify_sites
 from vision.board_pads import candidate_pads, detect_pads
 from vision.board_pipeline import sites_for, structure_groups
-from vision.board_rays import hits, hits_from
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "boards"
 
@@ -104,21 +103,3 @@ def test_places_observed_once_read_as_observed_anew(monkeypatch: pytest.MonkeyPa
                   prepared=prepared, observed=observed)
     assert other == _read(img, pose, at[1:len(places)], structure, gain, obstacles=more, pad_sites=sites,
                           pad_empty=empty, prepared=prepared)
-
-
-def test_hits_from_many_origins_is_hits_from_each() -> None:
-    """:func:`vision.board_rays.hits_from` (a lamp's directions tried at once, Bandera) gives, for every origin, what
-    :func:`vision.board_rays.hits` gives with that origin alone: boxes, cylinders and both kinds together, with
-    segments grazing the solids' edges."""
-    rng = np.random.default_rng(17)
-    origins = np.column_stack([rng.uniform(-900, 900, 40), rng.uniform(-900, 900, 40), rng.uniform(300, 1300, 40)])
-    ends = np.column_stack([rng.uniform(-60, 60, 300), rng.uniform(-60, 60, 300), np.zeros(300)])
-    solids = np.column_stack([rng.integers(0, 2, 30).astype(float), rng.uniform(-50, 50, 30),
-                              rng.uniform(-50, 50, 30), rng.uniform(4, 16, 30), np.zeros(30), rng.uniform(8, 40, 30)])
-    ends[:30, :2] = solids[:, 1:3] + solids[:, 3:4]  # (ends on the solids' corners / rims)
-    for rows in (solids, solids[solids[:, 0] == 0], solids[solids[:, 0] == 1], solids[:0]):
-        many = hits_from(origins[:, None, :], ends, rows[None, :, :])
-        assert many.shape == (len(origins), len(ends), len(rows))
-        for o, got in zip(origins, many, strict=True):
-            assert np.array_equal(got, hits(o, ends, rows[None, :, :]))
-    assert hits_from(origins[:0, None, :], ends, solids[None]).shape == (0, len(ends), len(solids))

@@ -2584,7 +2584,48 @@ def _hand_mask(sc: _Scene, cfg: ClassifyBoardConfig) -> tuple[npt.NDArray[np.boo
 
 
 def _find_hand(sc: _Scene, cfg: ClassifyBoardConfig) -> tuple[npt.NDArray[np.bool_], F64 | None] | None:
-    """:func:`_hand_mask`, computed."""
+    """:func:`_hand_mask`, computed: the skin pixels (:func:`_skin_pixels`, kept per picture), then the hand made
+    of them (fingers grouped with ``cover_join_px``)."""
+    key = ("skin", replace(cfg, cover_join_px=0, cover_join_aspect=0.0))
+    try:  # (the skin found does not depend on how blobs are joined: Bandera's hand with and without the grouping)
+        got = sc.hands[key]
+    except KeyError:
+        got = sc.hands[key] = _skin_pixels(sc, cfg)
+    except TypeError:  # (a config holding something unhashable: not kept)
+        got = _skin_pixels(sc, cfg)
+    if got is None:
+        return None
+    skin, min_area, j, keep, lab, rows_i, cols_i = got
+    joined = skin
+    if cfg.cover_join_px > 0:
+        # fingers apart, each a strip narrower than a cube, are one hand: blobs this close are grouped
+        # (their skin pixels counted together), and the dark gaps between them are covered as well
+        k = 2 * cfg.cover_join_px + 1
+        if cfg.cover_join_aspect > 0:
+            skin = _finger_blobs(skin, cfg.cover_join_aspect, min_area)
+        joined = np.asarray(cv2.morphologyEx(skin, cv2.MORPH_CLOSE, np.ones((k, k), np.uint8)), np.uint8)
+    n, comp, stats, _ = cv2.connectedComponentsWithStats(joined, connectivity=8)
+    if n <= 1:
+        return None
+    big = np.zeros(n, bool)
+    area = np.bincount(comp.ravel(), weights=skin.ravel().astype(np.float64), minlength=n) \
+        if cfg.cover_join_px > 0 else stats[:, cv2.CC_STAT_AREA]
+    big[1:] = area[1:] > min_area
+    if not big.any():
+        return None
+    mask = big[comp]
+    mask.setflags(write=False)
+    on_hand = j[keep][mask[rows_i[j[keep]], cols_i[j[keep]]]]
+    return mask, (_median_rows(lab[on_hand]) if len(on_hand) else None)
+
+
+def _skin_pixels(sc: _Scene, cfg: ClassifyBoardConfig) -> tuple[npt.NDArray[np.uint8], float, npt.NDArray[np.int64],
+                                                                 npt.NDArray[np.bool_], F64, npt.NDArray[np.int64],
+                                                                 npt.NDArray[np.int64]] | None:
+    """The skin :func:`_find_hand` groups into a hand: the skin mask in the shrunk picture (opened), the least
+    area of a hand (shrunk pixels), and of the board's pixels (``rows_i``, ``cols_i``; CIELAB ``lab``) the skin
+    candidates ``j`` and which of them were kept (``keep``); None when too few pixels or candidates.  Uses no
+    ``cover_join_*`` setting (read-only arrays, kept per picture)."""
     img = sc.image
     f = cfg.cover_scale
     hh, ww = img.shape[0] // f, img.shape[1] // f
@@ -2653,27 +2694,9 @@ def _find_hand(sc: _Scene, cfg: ClassifyBoardConfig) -> tuple[npt.NDArray[np.boo
     skin = np.zeros((hh, ww), np.uint8)
     skin[rows_i[j[keep]], cols_i[j[keep]]] = 1
     skin = np.asarray(cv2.morphologyEx(skin, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)), np.uint8)
-    joined = skin
-    if cfg.cover_join_px > 0:
-        # fingers apart, each a strip narrower than a cube, are one hand: blobs this close are grouped
-        # (their skin pixels counted together), and the dark gaps between them are covered as well
-        k = 2 * cfg.cover_join_px + 1
-        if cfg.cover_join_aspect > 0:
-            skin = _finger_blobs(skin, cfg.cover_join_aspect, min_area)
-        joined = np.asarray(cv2.morphologyEx(skin, cv2.MORPH_CLOSE, np.ones((k, k), np.uint8)), np.uint8)
-    n, comp, stats, _ = cv2.connectedComponentsWithStats(joined, connectivity=8)
-    if n <= 1:
-        return None
-    big = np.zeros(n, bool)
-    area = np.bincount(comp.ravel(), weights=skin.ravel().astype(np.float64), minlength=n) \
-        if cfg.cover_join_px > 0 else stats[:, cv2.CC_STAT_AREA]
-    big[1:] = area[1:] > min_area
-    if not big.any():
-        return None
-    mask = big[comp]
-    mask.setflags(write=False)
-    on_hand = j[keep][mask[rows_i[j[keep]], cols_i[j[keep]]]]
-    return mask, (_median_rows(lab[on_hand]) if len(on_hand) else None)
+    for arr in (skin, j, keep, lab, rows_i, cols_i):
+        arr.setflags(write=False)
+    return skin, min_area, j, keep, lab, rows_i, cols_i
 
 
 def _seen_whole(sc: _Scene, sites: Sequence[Site], hyps: Sequence[Hypothesis], choice: npt.NDArray[np.int64],

@@ -6,6 +6,7 @@ photographs, simulated)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -103,3 +104,32 @@ def test_places_observed_once_read_as_observed_anew(monkeypatch: pytest.MonkeyPa
                   prepared=prepared, observed=observed)
     assert other == _read(img, pose, at[1:len(places)], structure, gain, obstacles=more, pad_sites=sites,
                           pad_empty=empty, prepared=prepared)
+
+
+def test_skin_kept_for_the_hand_without_grouping() -> None:
+    """Bandera looks for the hand with its fingers grouped (``cover_join_px``) and again without (the sites the
+    grouping alone covers): the skin pixels are found once per picture and shared; the hand without grouping is
+    the one found on a fresh picture, and with grouping the same as before."""
+    found_any = False
+    for n in (1, 4, 7, 10):  # (the committed Bandera pictures with a hand)
+        img, _, _, pose = scene_with_pose(FIXTURES / "bandera" / f"scene_{n:03d}", "fixture truth")
+        sites, _ = sites_for(pose.spec)
+        cfg = bc.config_for("bandera")
+        assert cfg.cover_join_px > 0
+        plain = replace(cfg, cover_join_px=0)
+        kept: list[Any] = []
+        fresh: list[Any] = []
+        classify_sites(img, pose, sites, "bandera", prepared=kept)
+        classify_sites(img, pose, sites, "bandera", prepared=fresh)
+        sc, sc2 = kept[0], fresh[0]
+        joined = bc._hand_mask(sc, cfg)  # (computed already by the reading: kept)
+        again = bc._hand_mask(sc, plain)  # (the skin taken from the first look)
+        alone = bc._find_hand(replace(sc2, hands={}), plain)  # (a fresh picture, nothing kept)
+        alone_joined = bc._find_hand(replace(sc2, hands={}), cfg)
+        for a, b in ((again, alone), (joined, alone_joined)):
+            assert (a is None) == (b is None)
+            if a is not None and b is not None:
+                found_any = True
+                assert np.array_equal(a[0], b[0])
+                assert (a[1] is None and b[1] is None) or np.array_equal(a[1], b[1])
+    assert found_any

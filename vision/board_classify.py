@@ -27,6 +27,7 @@ the share of the site's probes that could be used.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import time
 from collections import Counter
@@ -840,8 +841,49 @@ class _Scene:
     # whose own ring is seen (``local_light_mm``)
     pad_hue: float | None = None  # Gridopolis: the hyper-pads' hue in this picture (``pad_hue_split``)
     structure_seen: npt.NDArray[np.bool_] | None = None  # Gridopolis: structure rows whose own ring is seen
-    # (the hand found in this picture, per config: :func:`_hand_mask`, computed once per picture)
-    hands: dict[Any, Any] = field(default_factory=dict, init=False, compare=False, repr=False)
+    # (the hand found in this picture, per config: :func:`_hand_mask`, computed once per picture; shared by the
+    # scenes of one picture read with different structures, :class:`PictureCache`)
+    hands: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
+
+
+@dataclass(frozen=True, eq=False)
+class _Observed:
+    """The probes of a call of :func:`classify_sites` as observed, before its obstacles (kept for a later call on
+    the first of its sites: ``observed``)."""
+
+    scene: _Scene
+    config: ClassifyBoardConfig
+    game: str
+    centres: F64  # (S, 3) the sites' centres
+    probes: F64  # (S, P, 3)
+    piece: F64  # (S, P)
+    valid: npt.NDArray[np.bool_]  # (S, P)
+    lab: F64  # (S, P, 3)
+    ends: F64  # (S, P, 3)
+    shaded: list[npt.NDArray[np.bool_]]  # (S, P) each
+    reprobed: frozenset[int]
+
+
+@dataclass(eq=False)
+class PictureCache:
+    """What :func:`classify_sites` prepares from one picture alone -- not from the structure (pads) it is read
+    with: the blurred picture, its white balance (when not given), the table's colour, the light in the shadows and
+    the hands found.  Kept by the caller per picture and passed to every reading of that picture (the same image
+    and pose), so a picture read again with a pad added or left out does not redo them (session 17).  Each entry
+    is keyed by what it depends on (the config's blur, the white balance object), so a different config or white
+    balance is prepared anew."""
+
+    image: U8  # (the picture the entries were made from: a call with another picture prepares its own)
+    pose: BoardPose
+    blurred: dict[int, U8] = field(default_factory=dict)  # blur_px -> blurred picture
+    gains: dict[tuple[int, bool], GainField] = field(default_factory=dict)  # (blur_px, constant) -> fitted gain
+    # (blur_px, id(gain)) -> (gain, table CIELAB); (config, id(gain)) -> (gain, shade light, hands)
+    tables: dict[tuple[int, int], tuple[GainField, F64 | None]] = field(default_factory=dict)
+    shades: dict[tuple[Any, int], tuple[GainField, F64 | None, dict[Any, Any]]] = field(default_factory=dict)
+
+    def fits(self, image: U8, pose: BoardPose) -> bool:
+        """Whether this cache was made from ``image`` seen at ``pose`` (the same objects)."""
+        return image is self.image and pose is self.pose
 
 
 def _observe(sc: _Scene, pts: F64, cfg: ClassifyBoardConfig, known: F64 | None = None,
@@ -1057,6 +1099,8 @@ def classify_sites(
     pad_sites: Sequence[Site] | None = None,
     pad_empty: npt.NDArray[np.bool_] | None = None,
     prepared: list[Any] | None = None,
+    picture: PictureCache | None = None,
+    observed: list[Any] | None = None,
 ) -> list[CellReading]:
     """Read every site of a located board: kind, colour, confidence (module docstring).
 
@@ -1073,23 +1117,42 @@ def classify_sites(
     but none was found, read for a piece), and ``obstacles`` (the rooms of the pieces read on ``pad_sites``) hide
     what is behind them: a probe whose ray meets one says nothing.  ``prepared``: an empty list receives the
     picture as prepared for probing (white balance, the structure's colours); given back (not empty) to a later
-    call on the same picture, structure and sites (``pad_sites``), it is used as it is."""
+    call on the same picture, structure and sites (``pad_sites``), it is used as it is.  ``picture``: what was
+    prepared from this picture alone by earlier calls with any structure (:class:`PictureCache`, made for this
+    image and pose); filled and used, the same values as computed anew.  ``observed``: an empty list receives the
+    sites' probes as observed (before ``obstacles`` are applied); given back (not empty) to a later call on the same
+    prepared picture (``prepared``) and config whose sites are the first sites of that call, their observations are
+    taken from it instead of observed again (session 17: the Gridopolis places read again on their own)."""
     cfg = config or config_for(game)
+    if picture is not None and not picture.fits(image, pose):
+        picture = None  # (made from another picture: not used)
     n_own = len(sites) if pad_sites is None else len(pad_sites)
     t0 = time.perf_counter()
     if prepared:  # (the picture prepared by an earlier call on it: the same structure, white balance, pads)
         sc = prepared[0]
     else:
-        blurred: U8 = np.asarray(cv2.blur(image, (cfg.blur_px, cfg.blur_px)), np.uint8) if cfg.blur_px > 1 else image
+        pc = picture or PictureCache(image, pose)
+        blurred = pc.blurred.get(cfg.blur_px)
+        if blurred is None:
+            blurred = np.asarray(cv2.blur(image, (cfg.blur_px, cfg.blur_px)), np.uint8) if cfg.blur_px > 1 else image
+            pc.blurred[cfg.blur_px] = blurred
         app = _appearance(pose.spec, cfg.board_px_per_mm)
         if gain is None:
-            gain = _gain_field(blurred, pose, app, constant=structure is not None)
+            gain = pc.gains.get((cfg.blur_px, structure is not None))
+            if gain is None:
+                gain = _gain_field(blurred, pose, app, constant=structure is not None)
+                pc.gains[(cfg.blur_px, structure is not None)] = gain
         s_px = None
         if structure is not None and len(structure) and not structure[:, 0].any():
             corners = pose.project(box_corners(structure).reshape(-1, 3)).reshape(len(structure), 8, 2)
             s_px = np.concatenate([corners.min(axis=1) - 4.0, corners.max(axis=1) + 4.0], axis=1)
         sc = _Scene(blurred, pose, app, gain, structure, None, structure_px=s_px)
-        table = _table_colour(sc)
+        kept_table = pc.tables.get((cfg.blur_px, id(gain)))
+        if kept_table is not None and kept_table[0] is gain:
+            table = kept_table[1]
+        else:
+            table = _table_colour(sc)
+            pc.tables[(cfg.blur_px, id(gain))] = (gain, table)
         own: list[F64] = []
         ring_seen: list[npt.NDArray[np.bool_]] = []
         s_lab = _structure_colours(sc, cfg, structure_groups, sites if pad_sites is None else pad_sites, own,
@@ -1104,9 +1167,19 @@ def classify_sites(
             if len(hyper):  # (their circular mean hue)
                 pad_hue = math.degrees(math.atan2(float(np.sin(np.arctan2(hyper[:, 2], hyper[:, 1])).mean()),
                                                   float(np.cos(np.arctan2(hyper[:, 2], hyper[:, 1])).mean()))) % 360
+        try:  # (the shadows' light and the hands: kept per config and white balance; an unhashable config is not)
+            kept_shade = pc.shades.get((cfg, id(gain)))
+        except TypeError:
+            kept_shade = None
+        if kept_shade is not None and kept_shade[0] is gain:
+            shade, hands = kept_shade[1], kept_shade[2]
+        else:
+            shade, hands = _shadow_light(blurred, pose, app, gain, cfg) if cfg.shadow_tint else None, {}
+            with contextlib.suppress(TypeError):
+                pc.shades[(cfg, id(gain))] = (gain, shade, hands)
         sc = _Scene(blurred, pose, app, gain, structure, s_lab, table, s_px, own[0] if own else None,
-                    _shadow_light(blurred, pose, app, gain, cfg) if cfg.shadow_tint else None, plain, pad_hue,
-                    ring_seen[0] if ring_seen and cfg.marker_ring_contrast else None)
+                    shade, plain, pad_hue, ring_seen[0] if ring_seen and cfg.marker_ring_contrast else None,
+                    hands=hands)
         if prepared is not None:
             prepared.append(sc)
     if game == "quirky":
@@ -1140,14 +1213,34 @@ def classify_sites(
     probes_s: F64 = probes.reshape(n_s, n_l * n_z, 3)
     n_p = probes_s.shape[1]
     shaded_f: list[npt.NDArray[np.bool_]] = []
-    piece_f, lab_f, valid_f, ends = _observe(sc, probes_s.reshape(-1, 3), cfg, slack=True,
-                                             shaded_out=shaded_f if cfg.shadow_sockets else None)
-    piece = piece_f.reshape(n_s, n_p)
-    valid = valid_f.reshape(n_s, n_p)
-    lab_o = lab_f.reshape(n_s, n_p, 3)
-    reprobed: set[int] = set()
-    if cfg.reprobe_grid > 0 and game == "gridopolis" and not shaded_f:
-        reprobed = _reprobe(sc, cfg, probes_s, piece, valid, lab_o, ends, centres, a, tallest)
+    kept = observed[0] if observed else None
+    if kept is not None and not (kept.scene is sc and kept.config == cfg and kept.game == game
+                                 and len(kept.centres) >= n_s and np.array_equal(kept.centres[:n_s], centres)
+                                 and kept.piece.shape[1] == n_p):
+        kept = None  # (observed on another picture, structure, config or probes: not used)
+    piece: F64
+    valid: npt.NDArray[np.bool_]
+    lab_o: F64
+    ends: F64
+    reprobed: set[int]
+    if kept is not None:  # (the same probes observed by an earlier call: its first sites are these)
+        probes_s, piece, valid = kept.probes[:n_s].copy(), kept.piece[:n_s].copy(), kept.valid[:n_s].copy()
+        lab_o, ends = kept.lab[:n_s].copy(), kept.ends[:n_s].reshape(-1, 3).copy()
+        shaded_f = [sh[:n_s].ravel() for sh in kept.shaded]
+        reprobed = {i for i in kept.reprobed if i < n_s}
+    else:
+        piece_f, lab_f, valid_f, ends = _observe(sc, probes_s.reshape(-1, 3), cfg, slack=True,
+                                                 shaded_out=shaded_f if cfg.shadow_sockets else None)
+        piece = piece_f.reshape(n_s, n_p)
+        valid = valid_f.reshape(n_s, n_p)
+        lab_o = lab_f.reshape(n_s, n_p, 3)
+        reprobed = set()
+        if cfg.reprobe_grid > 0 and game == "gridopolis" and not shaded_f:
+            reprobed = _reprobe(sc, cfg, probes_s, piece, valid, lab_o, ends, centres, a, tallest)
+        if observed is not None and not observed:
+            observed.append(_Observed(sc, cfg, game, centres.copy(), probes_s.copy(), piece.copy(), valid.copy(),
+                                      lab_o.copy(), ends.reshape(n_s, n_p, 3).copy(),
+                                      [sh.reshape(n_s, n_p).copy() for sh in shaded_f], frozenset(reprobed)))
     if pad_sites is not None and obstacles is not None and len(obstacles) and game == "gridopolis":
         # (the pieces read on the pads: a ray meeting one says nothing about these places)
         valid = valid & ~np.asarray(hits(cam, ends.reshape(-1, 3), obstacles), bool).any(axis=1).reshape(n_s, n_p)
@@ -2587,7 +2680,48 @@ def _hand_mask(sc: _Scene, cfg: ClassifyBoardConfig) -> tuple[npt.NDArray[np.boo
 
 
 def _find_hand(sc: _Scene, cfg: ClassifyBoardConfig) -> tuple[npt.NDArray[np.bool_], F64 | None] | None:
-    """:func:`_hand_mask`, computed."""
+    """:func:`_hand_mask`, computed: the skin pixels (:func:`_skin_pixels`, kept per picture), then the hand made
+    of them (fingers grouped with ``cover_join_px``)."""
+    key = ("skin", replace(cfg, cover_join_px=0, cover_join_aspect=0.0))
+    try:  # (the skin found does not depend on how blobs are joined: Bandera's hand with and without the grouping)
+        got = sc.hands[key]
+    except KeyError:
+        got = sc.hands[key] = _skin_pixels(sc, cfg)
+    except TypeError:  # (a config holding something unhashable: not kept)
+        got = _skin_pixels(sc, cfg)
+    if got is None:
+        return None
+    skin, min_area, j, keep, lab, rows_i, cols_i = got
+    joined = skin
+    if cfg.cover_join_px > 0:
+        # fingers apart, each a strip narrower than a cube, are one hand: blobs this close are grouped
+        # (their skin pixels counted together), and the dark gaps between them are covered as well
+        k = 2 * cfg.cover_join_px + 1
+        if cfg.cover_join_aspect > 0:
+            skin = _finger_blobs(skin, cfg.cover_join_aspect, min_area)
+        joined = np.asarray(cv2.morphologyEx(skin, cv2.MORPH_CLOSE, np.ones((k, k), np.uint8)), np.uint8)
+    n, comp, stats, _ = cv2.connectedComponentsWithStats(joined, connectivity=8)
+    if n <= 1:
+        return None
+    big = np.zeros(n, bool)
+    area = np.bincount(comp.ravel(), weights=skin.ravel().astype(np.float64), minlength=n) \
+        if cfg.cover_join_px > 0 else stats[:, cv2.CC_STAT_AREA]
+    big[1:] = area[1:] > min_area
+    if not big.any():
+        return None
+    mask = big[comp]
+    mask.setflags(write=False)
+    on_hand = j[keep][mask[rows_i[j[keep]], cols_i[j[keep]]]]
+    return mask, (_median_rows(lab[on_hand]) if len(on_hand) else None)
+
+
+def _skin_pixels(sc: _Scene, cfg: ClassifyBoardConfig) -> tuple[npt.NDArray[np.uint8], float, npt.NDArray[np.int64],
+                                                                 npt.NDArray[np.bool_], F64, npt.NDArray[np.int64],
+                                                                 npt.NDArray[np.int64]] | None:
+    """The skin :func:`_find_hand` groups into a hand: the skin mask in the shrunk picture (opened), the least
+    area of a hand (shrunk pixels), and of the board's pixels (``rows_i``, ``cols_i``; CIELAB ``lab``) the skin
+    candidates ``j`` and which of them were kept (``keep``); None when too few pixels or candidates.  Uses no
+    ``cover_join_*`` setting (read-only arrays, kept per picture)."""
     img = sc.image
     f = cfg.cover_scale
     hh, ww = img.shape[0] // f, img.shape[1] // f
@@ -2656,27 +2790,9 @@ def _find_hand(sc: _Scene, cfg: ClassifyBoardConfig) -> tuple[npt.NDArray[np.boo
     skin = np.zeros((hh, ww), np.uint8)
     skin[rows_i[j[keep]], cols_i[j[keep]]] = 1
     skin = np.asarray(cv2.morphologyEx(skin, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)), np.uint8)
-    joined = skin
-    if cfg.cover_join_px > 0:
-        # fingers apart, each a strip narrower than a cube, are one hand: blobs this close are grouped
-        # (their skin pixels counted together), and the dark gaps between them are covered as well
-        k = 2 * cfg.cover_join_px + 1
-        if cfg.cover_join_aspect > 0:
-            skin = _finger_blobs(skin, cfg.cover_join_aspect, min_area)
-        joined = np.asarray(cv2.morphologyEx(skin, cv2.MORPH_CLOSE, np.ones((k, k), np.uint8)), np.uint8)
-    n, comp, stats, _ = cv2.connectedComponentsWithStats(joined, connectivity=8)
-    if n <= 1:
-        return None
-    big = np.zeros(n, bool)
-    area = np.bincount(comp.ravel(), weights=skin.ravel().astype(np.float64), minlength=n) \
-        if cfg.cover_join_px > 0 else stats[:, cv2.CC_STAT_AREA]
-    big[1:] = area[1:] > min_area
-    if not big.any():
-        return None
-    mask = big[comp]
-    mask.setflags(write=False)
-    on_hand = j[keep][mask[rows_i[j[keep]], cols_i[j[keep]]]]
-    return mask, (_median_rows(lab[on_hand]) if len(on_hand) else None)
+    for arr in (skin, j, keep, lab, rows_i, cols_i):
+        arr.setflags(write=False)
+    return skin, min_area, j, keep, lab, rows_i, cols_i
 
 
 def _seen_whole(sc: _Scene, sites: Sequence[Site], hyps: Sequence[Hypothesis], choice: npt.NDArray[np.int64],

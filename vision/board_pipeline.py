@@ -32,6 +32,7 @@ from vision.board_classify import (
     DECLINED_KINDS,
     CellReading,
     ClassifyBoardConfig,
+    PictureCache,
     Site,
     cell_where,
     classify_sites,
@@ -546,7 +547,7 @@ def read_board(
         pad, with the pieces read on the sites as obstacles: the rays meeting one say nothing about them)."""
         got = []
         groups = structure_groups(sites, len(structure)) if game == "gridopolis" and structure is not None else None
-        for i, ((_, img), pose, tm) in enumerate(zip(images, poses, tms, strict=True)):
+        for i, ((_, img), pose, tm, pic) in enumerate(zip(images, poses, tms, pictures, strict=True)):
             b = time.perf_counter()
             seen = robot_from_tag(pose, image=img) if game == "quirky" else None
             body = None
@@ -558,7 +559,7 @@ def read_board(
             prepared: list[Any] = []
             cells = classify_sites(img, pose, sites, game, colours=colours, structure=structure,
                                    token_kinds=token_kinds, obstacles=body, config=classify_config, timings=tm,
-                                   gain=gain, structure_groups=groups, prepared=prepared)
+                                   gain=gain, structure_groups=groups, prepared=prepared, picture=pic)
             extra: list[CellReading] = []
             # the pieces read on pads found added above the table: read again as places, with the other pieces as
             # obstacles -- a piece seen there only where another piece is behind it is that piece (session 9)
@@ -573,11 +574,12 @@ def read_board(
                                   for j, (st, r) in enumerate(zip(sites, cells, strict=True))
                                   if r.kind != "empty" and j not in check]).reshape(-1, 6)
                 at = [*(Site(k, *gridopolis_pad_centre_mm(spec, *k)) for k in with_places), *(sites[j] for j in check)]
+                observed: list[Any] = []  # (the places' probes as observed: the places read alone below observe them)
                 looked = classify_sites(img, pose, at,
                                         game, colours=colours, structure=structure, obstacles=rooms,
                                         config=classify_config, gain=gain, structure_groups=groups, pad_sites=sites,
                                         pad_empty=np.array([r.kind == "empty" for r in cells], bool),
-                                        prepared=prepared)
+                                        prepared=prepared, picture=pic, observed=observed)
                 extra = looked[: len(with_places)]
                 for j, again in zip(check, looked[len(with_places):], strict=True):
                     r = cells[j]
@@ -607,7 +609,7 @@ def read_board(
                                            structure=structure, obstacles=rooms_all, config=classify_config,
                                            gain=gain, structure_groups=groups, pad_sites=sites,
                                            pad_empty=np.array([r.kind == "empty" for r in cells], bool),
-                                           prepared=prepared)
+                                           prepared=prepared, picture=pic, observed=observed)
                     for j, (both, own) in enumerate(zip(extra, alone, strict=True)):
                         if both.kind in ("pawn", "king", "blocker") and not (
                                 own.kind in ("pawn", "king", "blocker") and own.colour == both.colour
@@ -621,6 +623,9 @@ def read_board(
             got.append((cells, extra))
         return got
 
+    # what each picture's readings prepare from the picture alone (blur, table colour, shadow light, hands): kept
+    # across the readings again with a pad added or left out (session 17)
+    pictures = [PictureCache(img, pose) for (_, img), pose in zip(images, poses, strict=True)]
     robots: list[TagReading] = []
     by_piece: set[tuple[int, int, int]] = set()  # pads added by a piece read on them as a place (checked already)
     # pads found added above the table whose piece ``check_added`` declined, with the colours read on them

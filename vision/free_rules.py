@@ -23,6 +23,7 @@ from engine.ctrl.geometry import ALL_DIRS, CENTRAL_CUBE, SIDE_VECTORS, Cell
 from engine.ctrl.moves import FlagSpot
 from engine.ctrl.scoring import first_in_line, line_box
 from engine.ctrl.state import BLOCKS_PER_TURN
+from vision.camera import ViewCamera
 from vision.labels import COLOR_LABELS, LABEL_COLORS
 from vision.reconstruct import RayScorer
 
@@ -485,6 +486,67 @@ def relocate_blocks(blocks: dict[Cell, str], scorer: RayScorer, starts: Mapping[
         else:
             break
     return moves
+
+
+@dataclass(frozen=True)
+class DepthAlternative:
+    """A block of the reading at ``cell`` that one cell further from a picture or one level lower (``target``,
+    empty) would explain the sampled rays nearly as well: ``cost`` sampled rays more left unexplained there (0 or
+    less: as well or better, but under :data:`RELOCATE_MIN_GAIN` or barred by the support rule)."""
+
+    cell: Cell
+    target: Cell
+    cost: int
+
+
+def _back_steps(cell: Cell, centres_mm: Sequence[npt.NDArray[np.float64]], block_mm: float) -> set[Cell]:
+    """The steps "one cell back" from ``cell`` along each picture's viewing direction (the horizontal axis the
+    line of sight mostly runs along, away from the camera, with and without a level down), and one level down."""
+    out: set[Cell] = {(0, 0, -1)}
+    mid = (np.asarray(cell, np.float64) + 0.5) * block_mm
+    for c in centres_mm:
+        d = mid - c
+        if abs(d[0]) < 1e-9 and abs(d[1]) < 1e-9:
+            continue
+        step = (int(np.sign(d[0])), 0, 0) if abs(d[0]) >= abs(d[1]) else (0, int(np.sign(d[1])), 0)
+        out.add(step)
+        out.add((step[0], step[1], -1))
+    return out
+
+
+def depth_alternatives(blocks: Mapping[Cell, str], scorer: RayScorer, starts: Mapping[str, Cell],
+                       cameras: Sequence[ViewCamera], skip: Collection[Cell], max_cost: int) -> list[DepthAlternative]:
+    """Every block of a free reading whose move one cell back along a picture's line of sight or one level down
+    (:func:`_back_steps`) costs at most ``max_cost`` sampled rays (:meth:`RayScorer.move_gains`) -- the depth
+    errors session 16 found (docs/vision.md, "Session 16: extra blocks in front": a block read one cell too near
+    / high, its true cell behind empty, the sampled rays preferring the wrong cell by a median 8 rays), and the
+    true blocks a rule choosing between the two would face.  Never a start block, no block into another colour's
+    start cell (rulebook "Setup" 3), no move leaving more blocks unsupported ("The Battlefield"), nothing in
+    ``skip``.  ``cameras`` are the pictures' cameras (``center`` in mm, ``block_mm``).  Cheapest first."""
+    in_play = set(blocks.values())
+    start_of = {cell: colour for colour, cell in starts.items() if colour in in_play}
+    centres = [np.asarray(c.center, np.float64) for c in cameras]
+    block_mm = float(cameras[0].block_mm) if cameras else 22.0
+    n_unsupported = len(_unsupported(blocks))
+    scorer.set_base(blocks)
+    out: list[DepthAlternative] = []
+    for b in sorted(blocks):
+        colour = blocks[b]
+        if start_of.get(b) == colour or b in skip:
+            continue
+        around = set(relocation_targets(b, colour, blocks, start_of, scorer))
+        targets = sorted(t for t in ((b[0] + d[0], b[1] + d[1], b[2] + d[2]) for d in _back_steps(b, centres, block_mm))
+                         if t in around and t not in skip)
+        if not targets:
+            continue
+        for t, gain in zip(targets, scorer.move_gains(b, targets), strict=True):
+            if -gain > max_cost:
+                continue
+            moved = {k: v for k, v in blocks.items() if k != b}
+            moved[t] = colour
+            if len(_unsupported(moved)) <= n_unsupported:
+                out.append(DepthAlternative(b, t, -gain))
+    return sorted(out, key=lambda a: (a.cost, a.cell, a.target))
 
 
 #: switch (for measuring): lower blocks read one level above a hidden empty cell (:func:`lower_blocks`)

@@ -219,50 +219,73 @@ def _roi(view: ViewEvidence, cells: Sequence[Cell], margin: int) -> tuple[int, i
     return (x0, y0, x1, y1) if x1 - x0 > 2 and y1 - y0 > 2 else None
 
 
+def _face_quads() -> npt.NDArray[np.float64]:
+    """Per direction of :data:`_DIRS`, the 4 corners (around the face) of a unit cell's face, from the cell's corner."""
+    out = np.zeros((6, 4, 3))
+    for k, n in enumerate(_DIRS):
+        ax = [i for i in range(3) if n[i] == 0]
+        base = np.array([0.5 + 0.5 * n[0], 0.5 + 0.5 * n[1], 0.5 + 0.5 * n[2]])
+        for q, (a, b) in enumerate(((-0.5, -0.5), (0.5, -0.5), (0.5, 0.5), (-0.5, 0.5))):
+            c = base.copy()
+            c[ax[0]] += a
+            c[ax[1]] += b
+            out[k, q] = c
+    return out
+
+
+_QUADS = _face_quads()
+_DIR_ARR = np.array(_DIRS, np.int64)
+
+
 def face_ids_in(blocks: Mapping[Cell, str], view: ViewEvidence,
                 roi: tuple[int, int, int, int]) -> npt.NDArray[np.int64]:
-    """Per pixel of ``roi`` (x0, y0, x1, y1), which face of which block (or of the Central Cube) the camera sees
-    first: an id per (cell, face) (-1: none, the mat), with an exact per-pixel depth test; a block's crease between
-    two of its faces is an edge too."""
+    """Per pixel of ``roi`` (x0, y0, x1, y1), which face of which block (or of the Central Cube) the camera sees:
+    an id per (cell, face) (-1: none, the mat); a block's crease between two of its faces is an edge too.  Only the
+    cells whose projection reaches the box are drawn, their faces that look at the camera and touch no other cell,
+    farthest first (the faces of a grid of cubes do not cross: a face nearer the camera than another by its centre
+    is in front of it where the two overlap)."""
     from engine.ctrl.geometry import CENTRAL_CUBE
-    from vision.pieces import face_corners
 
     cam = view.camera
     x0, y0, x1, y1 = roi
-    ids = np.full((y1 - y0, x1 - x0), -1, np.int64)
-    zbuf = np.full((y1 - y0, x1 - x0), np.inf)
+    ids = np.full((y1 - y0, x1 - x0), -1, np.int32)
     s = cam.block_mm
     cam_c = np.asarray(cam.center, np.float64) / s
     things = sorted(set(blocks) | set(CENTRAL_CUBE))
     occupied = set(things)
-    for n_cell, cell in enumerate(things):
+    arr = np.asarray(things, np.float64)
+    # the cells whose 8 corners' box in the picture meets the roi (all in front of the camera)
+    pts = ((arr[:, None, :] + _CORNERS[None]) * s).reshape(-1, 3)
+    front = (cam.depth(pts) > 0).reshape(len(things), 8).all(axis=1)
+    pc = cam.project(pts).reshape(len(things), 8, 2)
+    lo, hi = pc.min(axis=1), pc.max(axis=1)
+    near = np.flatnonzero(front & (hi[:, 0] >= x0 - 1) & (lo[:, 0] <= x1 + 1) & (hi[:, 1] >= y0 - 1)
+                          & (lo[:, 1] <= y1 + 1))
+    faces: list[tuple[int, int]] = []
+    for n_cell in near.tolist():
+        cell = things[n_cell]
         for k, n in enumerate(_DIRS):
             if (cell[0] + n[0], cell[1] + n[1], cell[2] + n[2]) in occupied or (n[2] == -1 and cell[2] == 0):
                 continue
-            quad = face_corners(cell, n)
-            if float(np.dot(cam_c - quad.mean(axis=0), np.array(n, np.float64))) <= 0:
+            ax = 0 if n[0] else 1 if n[1] else 2
+            plane = cell[ax] + (1 if n[ax] > 0 else 0)
+            if (cam_c[ax] - plane) * n[ax] <= 0:  # the face looks away from the camera
                 continue
-            pts = quad * s
-            if np.any(cam.depth(pts) <= 0):
-                continue
-            px = np.round(cam.project(pts)).astype(np.int32)
-            bx0, by0 = np.maximum(px.min(axis=0) - 1, [x0, y0])
-            bx1, by1 = np.minimum(px.max(axis=0) + 2, [x1, y1])
-            if bx1 <= bx0 or by1 <= by0:
-                continue
-            mask = np.zeros((by1 - by0, bx1 - bx0), np.uint8)
-            cv2.fillConvexPoly(mask, px - np.array([bx0, by0], np.int32), 1)
-            ys, xs = np.mgrid[by0:by1, bx0:bx1]
-            d = cam.rays(np.stack([xs.ravel(), ys.ravel()], axis=1).astype(np.float64)).reshape(by1 - by0, bx1 - bx0, 3)
-            normal = np.cross(pts[1] - pts[0], pts[2] - pts[0])
-            with np.errstate(divide="ignore", invalid="ignore"):
-                t = ((pts[0] - np.asarray(cam.center, np.float64)) @ normal) / (d @ normal)
-            t = np.where(np.isfinite(t) & (t > 0), t, np.inf)
-            sub = zbuf[by0 - y0:by1 - y0, bx0 - x0:bx1 - x0]
-            sel = (mask > 0) & (t < sub)
-            sub[sel] = t[sel]
-            ids[by0 - y0:by1 - y0, bx0 - x0:bx1 - x0][sel] = n_cell * 6 + k
-    return ids
+            faces.append((n_cell, k))
+    if not faces:
+        return ids.astype(np.int64)
+    fc = np.array(faces, np.int64)
+    corners = (arr[fc[:, 0]][:, None, :] + _QUADS[fc[:, 1]]) * s  # (F, 4, 3)
+    centre = corners.mean(axis=1)
+    far_first = np.argsort(-np.linalg.norm(centre - cam_c * s, axis=1), kind="stable")
+    proj = cam.project(corners.reshape(-1, 3)).reshape(len(faces), 4, 2)
+    off = np.array([x0, y0], np.float64)
+    for f in far_first.tolist():
+        q = proj[f]
+        if not np.all(np.isfinite(q)):
+            continue
+        cv2.fillConvexPoly(ids, np.round(q - off).astype(np.int32), int(fc[f, 0] * 6 + fc[f, 1]))
+    return ids.astype(np.int64)
 
 
 def _edges(ids: npt.NDArray[np.int64]) -> npt.NDArray[np.bool_]:
@@ -323,11 +346,13 @@ def outline_score(blocks: Mapping[Cell, str], cell: Cell, target: Cell, pictures
     return float(np.log(max(mean_b, 1e-3) / max(mean_a, 1e-3))), n_views, n_a + n_b
 
 
-def judge_alternatives(blocks: Mapping[Cell, str], alternatives: Sequence[DepthAlternativeLike],
-                       pictures: Sequence[U8], models: Sequence[ColourModel], views: Sequence[ViewEvidence],
-                       cfg: ReconstructConfig | None = None) -> list[AlternativeJudgement]:
+def fine_move_gains(blocks: Mapping[Cell, str], alternatives: Sequence[DepthAlternativeLike],
+                    pictures: Sequence[U8], models: Sequence[ColourModel], views: Sequence[ViewEvidence],
+                    cfg: ReconstructConfig | None = None) -> list[tuple[int, float, int, int]]:
     """Each block and its alternative (``.cell``, ``.target``) priced on the finer rays where either cell projects
-    (one scorer for all of them) and by :func:`outline_score`."""
+    (one scorer for all of them): (fine rays the move explains net, in stride-1 units; that as a share of the fine
+    rays it changes; how many it changes; fine rays a second block at the target explains net, the read one kept).
+    """
     if not alternatives:
         return []
     cells = sorted({a.cell for a in alternatives} | {a.target for a in alternatives})
@@ -342,7 +367,7 @@ def judge_alternatives(blocks: Mapping[Cell, str], alternatives: Sequence[DepthA
     _view, _pix, obs = fine.rays()
     counted = fine.counted()
     before = fine.predictions(blocks)
-    out: list[AlternativeJudgement] = []
+    out: list[tuple[int, float, int, int]] = []
     for a in alternatives:
         gain = fine.move_gains(a.cell, [a.target])[0] * scale
         moved = {k: v for k, v in blocks.items() if k != a.cell}
@@ -352,6 +377,18 @@ def judge_alternatives(blocks: Mapping[Cell, str], alternatives: Sequence[DepthA
         n = int(np.count_nonzero(changed))
         net = int(np.count_nonzero((after == obs) & changed)) - int(np.count_nonzero((before == obs) & changed))
         add = -fine.deltas([[a.target]], blocks[a.cell])[0] * scale
+        out.append((gain, net / n if n else 0.0, n * scale, add))
+    return out
+
+
+def judge_alternatives(blocks: Mapping[Cell, str], alternatives: Sequence[DepthAlternativeLike],
+                       pictures: Sequence[U8], models: Sequence[ColourModel], views: Sequence[ViewEvidence],
+                       cfg: ReconstructConfig | None = None) -> list[AlternativeJudgement]:
+    """Each block and its alternative (``.cell``, ``.target``) priced on the finer rays (:func:`fine_move_gains`)
+    and by :func:`outline_score`."""
+    out: list[AlternativeJudgement] = []
+    for a, (gain, share, changed, add) in zip(alternatives, fine_move_gains(blocks, alternatives, pictures, models,
+                                                                             views, cfg), strict=True):
         edge, n_views, n_px = outline_score(blocks, a.cell, a.target, pictures, views)
-        out.append(AlternativeJudgement(gain, net / n if n else 0.0, n * scale, add, edge, n_views, n_px))
+        out.append(AlternativeJudgement(gain, share, changed, add, edge, n_views, n_px))
     return out

@@ -686,20 +686,21 @@ def score_images(
                                         "warning"))
             # blocks read one cell too near / high whose moved outline the pictures' edges follow (free_rules,
             # session 17; off by default)
-            before_edges = _to_state(blocks, {}, None).side_scores()
-            for em in edge_moves(blocks, free_scorer, starts, [img for _, img in images], models, evidence,
-                                 set(pale), cfg):
-                relocated.append((em.target, em.colour))
-                inferred.append(Problem("edge-moved", f"{em}: the pictures' edges follow its outline there "
-                                        f"({em.outline:.2f}), and the sampled pixels hardly tell ({em.cost} fewer "
-                                        "explained there)", f"cell {em.target[0]},{em.target[1]},{em.target[2]}", "",
-                                        "warning"))
-                after_edges = _to_state(blocks, {}, None).side_scores()
-                for side in SIDES:
-                    if after_edges.get(side) != before_edges.get(side):
-                        edge_sides.setdefault(side, []).append(em)
-                before_edges = after_edges
-            recon.unobserved[:] = [c for c in recon.unobserved if c not in blocks]
+            if free_rules.EDGE_MOVES:
+                before_edges = _to_state(blocks, {}, None).side_scores()
+                for em in edge_moves(blocks, free_scorer, starts, [img for _, img in images], models, evidence,
+                                     set(pale), cfg):
+                    relocated.append((em.target, em.colour))
+                    inferred.append(Problem("edge-moved", f"{em}: the pictures' edges follow its outline there "
+                                            f"({em.outline:.2f}), and the sampled pixels hardly tell ({em.cost} fewer "
+                                            "explained there)", f"cell {em.target[0]},{em.target[1]},{em.target[2]}",
+                                            "", "warning"))
+                    after_edges = _to_state(blocks, {}, None).side_scores()
+                    for side in SIDES:
+                        if after_edges.get(side) != before_edges.get(side):
+                            edge_sides.setdefault(side, []).append(em)
+                    before_edges = after_edges
+                recon.unobserved[:] = [c for c in recon.unobserved if c not in blocks]
         state = _to_state(blocks, recon.flags, previous)
         if recon.scorer is not None:
             # the flags again, on the final blocks (start cells and counts may have added some),

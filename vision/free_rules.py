@@ -17,14 +17,16 @@ from dataclasses import dataclass, replace
 import numpy as np
 import numpy.typing as npt
 
+from calibration.colour import ColourModel
 from engine.core import Problem
 from engine.ctrl import BLOCKS_PER_COLOR, SIDES, State
 from engine.ctrl.geometry import ALL_DIRS, CENTRAL_CUBE, SIDE_VECTORS, Cell
 from engine.ctrl.moves import FlagSpot
 from engine.ctrl.scoring import first_in_line, line_box
 from engine.ctrl.state import BLOCKS_PER_TURN
+from vision.camera import ViewCamera
 from vision.labels import COLOR_LABELS, LABEL_COLORS
-from vision.reconstruct import RayScorer
+from vision.reconstruct import RayScorer, ReconstructConfig, ViewEvidence
 
 
 def is_setup_position(state: State) -> bool:
@@ -485,6 +487,153 @@ def relocate_blocks(blocks: dict[Cell, str], scorer: RayScorer, starts: Mapping[
         else:
             break
     return moves
+
+
+@dataclass(frozen=True)
+class DepthAlternative:
+    """A block of the reading at ``cell`` that one cell further from a picture or one level lower (``target``,
+    empty) would explain the sampled rays nearly as well: ``cost`` sampled rays more left unexplained there (0 or
+    less: as well or better, but under :data:`RELOCATE_MIN_GAIN` or barred by the support rule)."""
+
+    cell: Cell
+    target: Cell
+    cost: int
+
+
+def _back_steps(cell: Cell, centres_mm: Sequence[npt.NDArray[np.float64]], block_mm: float) -> set[Cell]:
+    """The steps "one cell back" from ``cell`` along each picture's viewing direction (the horizontal axis the
+    line of sight mostly runs along, away from the camera, with and without a level down), and one level down."""
+    out: set[Cell] = {(0, 0, -1)}
+    mid = (np.asarray(cell, np.float64) + 0.5) * block_mm
+    for c in centres_mm:
+        d = mid - c
+        if abs(d[0]) < 1e-9 and abs(d[1]) < 1e-9:
+            continue
+        step = (int(np.sign(d[0])), 0, 0) if abs(d[0]) >= abs(d[1]) else (0, int(np.sign(d[1])), 0)
+        out.add(step)
+        out.add((step[0], step[1], -1))
+    return out
+
+
+def depth_alternatives(blocks: Mapping[Cell, str], scorer: RayScorer, starts: Mapping[str, Cell],
+                       cameras: Sequence[ViewCamera], skip: Collection[Cell], max_cost: int) -> list[DepthAlternative]:
+    """Every block of a free reading whose move one cell back along a picture's line of sight or one level down
+    (:func:`_back_steps`) costs at most ``max_cost`` sampled rays (:meth:`RayScorer.move_gains`) -- the depth
+    errors session 16 found (docs/vision.md, "Session 16: extra blocks in front": a block read one cell too near
+    / high, its true cell behind empty, the sampled rays preferring the wrong cell by a median 8 rays), and the
+    true blocks a rule choosing between the two would face.  Never a start block, no block into another colour's
+    start cell (rulebook "Setup" 3), no move leaving more blocks unsupported ("The Battlefield"), nothing in
+    ``skip``.  ``cameras`` are the pictures' cameras (``center`` in mm, ``block_mm``).  Cheapest first."""
+    in_play = set(blocks.values())
+    start_of = {cell: colour for colour, cell in starts.items() if colour in in_play}
+    centres = [np.asarray(c.center, np.float64) for c in cameras]
+    block_mm = float(cameras[0].block_mm) if cameras else 22.0
+    n_unsupported = len(_unsupported(blocks))
+    scorer.set_base(blocks)
+    out: list[DepthAlternative] = []
+    for b in sorted(blocks):
+        colour = blocks[b]
+        if start_of.get(b) == colour or b in skip:
+            continue
+        around = set(relocation_targets(b, colour, blocks, start_of, scorer))
+        targets = sorted(t for t in ((b[0] + d[0], b[1] + d[1], b[2] + d[2]) for d in _back_steps(b, centres, block_mm))
+                         if t in around and t not in skip)
+        if not targets:
+            continue
+        for t, gain in zip(targets, scorer.move_gains(b, targets), strict=True):
+            if -gain > max_cost:
+                continue
+            moved = {k: v for k, v in blocks.items() if k != b}
+            moved[t] = colour
+            if len(_unsupported(moved)) <= n_unsupported:
+                out.append(DepthAlternative(b, t, -gain))
+    return sorted(out, key=lambda a: (a.cost, a.cell, a.target))
+
+
+#: :func:`edge_moves`: on/off (off: see its docstring for why), the candidates' price limit (sampled rays), the outline
+#: fit asked (``fine_rays.outline_score``, a log ratio of mean gradients: 0.4 = the moved block's own outline pixels
+#: 1.5 times as strong), how far the finer rays may argue against (fine rays, stride 1: 40 = 2.5 sampled rays), at
+#: most this many moves
+EDGE_MOVES = False
+EDGE_MOVE_MAX_COST = 10
+EDGE_MOVE_MIN_OUTLINE = 0.4
+EDGE_MOVE_FINE_FLOOR = -40
+EDGE_MOVE_MAX = 4
+
+
+@dataclass(frozen=True)
+class EdgeMove:
+    """A block moved from ``cell`` to ``target`` by :func:`edge_moves`: the sampled rays' price of the move
+    (``cost``, positive: fewer explained), the outline fit, the fine rays' verdict (positive: for the move)."""
+
+    cell: Cell
+    target: Cell
+    colour: str
+    cost: int
+    outline: float
+    fine: int
+
+    def __str__(self) -> str:
+        return (f"the {self.colour} block read at {self.cell[0]},{self.cell[1]},{self.cell[2]}, moved to "
+                f"{self.target[0]},{self.target[1]},{self.target[2]}")
+
+
+def edge_moves(blocks: dict[Cell, str], scorer: RayScorer, starts: Mapping[str, Cell],
+               pictures: Sequence[npt.NDArray[np.uint8]], models: Sequence[ColourModel],
+               views: Sequence[ViewEvidence], skip: Collection[Cell],
+               cfg: ReconstructConfig | None = None) -> list[EdgeMove]:
+    """Move blocks read one cell too near / high where the pictures' edges follow the moved block's outline.
+
+    Session 16 (docs/vision.md, "Session 16: extra blocks in front") found blocks read one cell in front of or
+    above their true cell, the true cell left empty, the sampled rays preferring the wrong cell by a few rays
+    only (under :data:`RELOCATE_MIN_GAIN`, so :func:`relocate_blocks` keeps them).  Colour cannot tell the two
+    placements apart (the same colour's faces cover nearly the same pixels); where they draw their outlines can.
+    Each :func:`depth_alternatives` move costing at most :data:`EDGE_MOVE_MAX_COST` sampled rays is scored by
+    ``fine_rays.outline_score`` (the picture's grey gradient on the outline pixels only the moved block draws,
+    against those only the read block draws) and, when that exceeds :data:`EDGE_MOVE_MIN_OUTLINE`, priced on the
+    finer rays (``fine_rays.fine_move_gains``): taken unless they argue against it by more than
+    :data:`EDGE_MOVE_FINE_FLOOR`; the best outline first, each block and cell once, at most
+    :data:`EDGE_MOVE_MAX`, never leaving more blocks unsupported (rulebook "The Battlefield"), no start block
+    moved and no block into another colour's start cell ("Setup" 3).  Mutates ``blocks``.
+
+    Off by default (``EDGE_MOVES``): on the session-17 dev sets (docs/vision.md, "Session 17: blocks one cell
+    off") the outline fit separates the right moves from the wrong ones only partly (AUC ~0.8 on the measurable
+    candidates), and most candidates are pure ties no picture's pixels decide."""
+    if not EDGE_MOVES:
+        return []
+    from vision import fine_rays  # (late: fine_rays imports this module)
+
+    cands = depth_alternatives(blocks, scorer, starts, [v.camera for v in views], skip, EDGE_MOVE_MAX_COST)
+    scored = []
+    for a in cands:
+        outline, _n_views, _n_px = fine_rays.outline_score(blocks, a.cell, a.target, pictures, views)
+        if outline is not None and outline > EDGE_MOVE_MIN_OUTLINE:
+            scored.append((outline, a))
+    if not scored:
+        return []
+    fines = fine_rays.fine_move_gains(blocks, [a for _, a in scored], pictures, models, views, cfg)
+    passing = sorted(((o, a, f[0]) for (o, a), f in zip(scored, fines, strict=True) if f[0] >= EDGE_MOVE_FINE_FLOOR),
+                     key=lambda t: (-t[0], t[1].cell, t[1].target))
+    start_of = {cell: colour for colour, cell in starts.items() if colour in set(blocks.values())}
+    used: set[Cell] = set()
+    done: list[EdgeMove] = []
+    for outline, a, fine in passing:
+        if len(done) >= EDGE_MOVE_MAX:
+            break
+        if a.cell in used or a.target in used or a.cell not in blocks or a.target in blocks:
+            continue
+        colour = blocks[a.cell]
+        if start_of.get(a.target, colour) != colour or start_of.get(a.cell) == colour:
+            continue
+        moved = {k: v for k, v in blocks.items() if k != a.cell}
+        moved[a.target] = colour
+        if len(_unsupported(moved)) > len(_unsupported(blocks)):
+            continue
+        blocks.clear()
+        blocks.update(moved)
+        used |= {a.cell, a.target}
+        done.append(EdgeMove(a.cell, a.target, colour, a.cost, outline, fine))
+    return done
 
 
 #: switch (for measuring): lower blocks read one level above a hidden empty cell (:func:`lower_blocks`)

@@ -32,6 +32,7 @@ from vision.camera import ViewCamera
 from vision.classify import classify, saturation, weak_colour
 from vision.fine_rays import FineBlock, add_by_fine_rays
 from vision.free_rules import (
+    EdgeMove,
     assume_setup_flags,
     connect_hidden,
     count_doubts,
@@ -40,6 +41,7 @@ from vision.free_rules import (
     drop_ground_mat_blocks,
     drop_pale_mat_blocks,
     drop_smooth_mat_blocks,
+    edge_moves,
     fill_pockets,
     hidden_move_doubts,
     lower_blocks,
@@ -466,6 +468,7 @@ def score_images(
     pale: list[Cell] = []  # without history: blocks on the mat left out as a tinted shadow (free_rules)
     fine_added: list[FineBlock] = []  # without history: blocks added from finer rays (vision.fine_rays)
     fine_sides: dict[str, list[FineBlock]] = {}  # without history: sides blocks added from finer rays change
+    edge_sides: dict[str, list[EdgeMove]] = {}  # ... and blocks moved where the edges follow them (EDGE_MOVES)
     hist_scorer = recon.scorer  # with history: the scorer without the weakly coloured pixels (set below)
     if previous is not None and recon.scorer is not None:
         # the pictures must show legal turns played from the previous state (issue 5, item 1)
@@ -681,6 +684,23 @@ def score_images(
                                         f"pixel where the cell shows explains {fb.gain} more with it ({fb.share:.0%} "
                                         "of those it changes, net)", f"cell {fb.cell[0]},{fb.cell[1]},{fb.cell[2]}", "",
                                         "warning"))
+            # blocks read one cell too near / high whose moved outline the pictures' edges follow (free_rules,
+            # session 17; off by default)
+            if free_rules.EDGE_MOVES:
+                before_edges = _to_state(blocks, {}, None).side_scores()
+                for em in edge_moves(blocks, free_scorer, starts, [img for _, img in images], models, evidence,
+                                     set(pale), cfg):
+                    relocated.append((em.target, em.colour))
+                    inferred.append(Problem("edge-moved", f"{em}: the pictures' edges follow its outline there "
+                                            f"({em.outline:.2f}), and the sampled pixels hardly tell ({em.cost} fewer "
+                                            "explained there)", f"cell {em.target[0]},{em.target[1]},{em.target[2]}",
+                                            "", "warning"))
+                    after_edges = _to_state(blocks, {}, None).side_scores()
+                    for side in SIDES:
+                        if after_edges.get(side) != before_edges.get(side):
+                            edge_sides.setdefault(side, []).append(em)
+                    before_edges = after_edges
+                recon.unobserved[:] = [c for c in recon.unobserved if c not in blocks]
         state = _to_state(blocks, recon.flags, previous)
         if recon.scorer is not None:
             # the flags again, on the final blocks (start cells and counts may have added some),
@@ -919,6 +939,9 @@ def score_images(
         _doubt_sides(uncertain, problems, fine_sides, lambda added: (
             f"{'; '.join(map(str, added))} (read from finer rays where the sampled pixels hardly tell) "
             f"change{'s' if len(added) == 1 else ''} this count"), 'CTRL rulebook, "The Battlefield"')
+        _doubt_sides(uncertain, problems, edge_sides, lambda moved: (
+            f"{'; '.join(map(str, moved))} (where the pictures' edges follow its outline; the sampled pixels hardly "
+            f"tell) change{'s' if len(moved) == 1 else ''} this count"), 'CTRL rulebook, "The Battlefield"')
         _doubt_sides(uncertain, problems, start_doubts(state), lambda cells: (
             f"{len(cells)} start cell(s) not read as their colour's start block, which never moves, so the cell "
             "was misread"), 'CTRL rulebook, "Setup" 3')

@@ -245,11 +245,12 @@ class ClassifyBoardConfig:
     tower_outline_unsure: float = 0.0  # (> 0: on) ... and one whose outline peaks there by less than this is read, with
     # a note saying its top is hardly seen (so the judgement calls it unsure)
     tower_outline_rise: float = 0.0  # Bandera (session 17, > 0: on): a plain single cube (no flag, no note) whose top's
-    # outline, over all four edges of the top face seen (far and near), is sharper at two cubes' height than at one
-    # cube's by this much or more (CIELAB difference, ``count_outline_mm`` each side, the mean over the edges) has its
-    # top two cubes high: the true top's four edges all show an outline at its height, a wrong height's hardly any; it
-    # is read as a two-cube stack, with a note saying why (so the judgement calls it unsure); only a cube the probes
-    # read with confidence under ``tower_outline_rise_conf`` (their margin over two cubes not full), no socket decided
+    # outline, over the four edges of the top face (far and near, all four seen in the picture), is sharper at two
+    # cubes' height than at one cube's by this much or more (CIELAB difference, ``count_outline_mm`` each side, the
+    # mean over the edges) has its top two cubes high: the true top's four edges all show an outline at its height, a
+    # wrong height's hardly any.  It is read as a two-cube stack, with a note saying why (so the judgement calls it
+    # unsure); only a cube the probes read with confidence under ``tower_outline_rise_conf`` (their margin over two
+    # cubes not full) and no socket decided
     tower_outline_rise_conf: float = 1.0
     beside_tall: int = 0  # Bandera (> 0: on): a plain stack next to a royal tower or a stack carrying a character is
     # decided again without its probes whose rays meet that neighbour's character (1), or its character or flag
@@ -1638,7 +1639,9 @@ def classify_sites(
                     or i in socketed or confs[i] >= cfg.tower_outline_rise_conf:
                 continue
             e_rows = _edge_sharpness(sc, sites[i], (c_mm, 2 * c_mm), cfg, sides=four)
-            rise = float(np.mean([r[1] - r[0] for r in e_rows])) if e_rows else float("nan")
+            if len(e_rows) < len(four):
+                continue  # (the whole outline must be seen: one edge alone may lie on something behind)
+            rise = float(np.mean([r[1] - r[0] for r in e_rows]))
             if rise >= cfg.tower_outline_rise:
                 top_high[i] = rise
     for i, site in enumerate(sites):

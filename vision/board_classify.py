@@ -253,6 +253,14 @@ class ClassifyBoardConfig:
     # this many probes (a royal tower is two cubes, rules section 3; its banner, seen edge-on, shows on few)
     tower_outline_unsure: float = 0.0  # (> 0: on) ... and one whose outline peaks there by less than this is read, with
     # a note saying its top is hardly seen (so the judgement calls it unsure)
+    tower_outline_rise: float = 0.0  # Bandera (session 17, > 0: on): a plain single cube (no flag, no note) whose top's
+    # outline, over the four edges of the top face (far and near, all four seen in the picture), is sharper at two
+    # cubes' height than at one cube's by this much or more (CIELAB difference, ``count_outline_mm`` each side, the
+    # mean over the edges) has its top two cubes high: the true top's four edges all show an outline at its height, a
+    # wrong height's hardly any.  It is read as a two-cube stack, with a note saying why (so the judgement calls it
+    # unsure); only a cube the probes read with confidence under ``tower_outline_rise_conf`` (their margin over two
+    # cubes not full) and no socket decided
+    tower_outline_rise_conf: float = 1.0
     beside_tall: int = 0  # Bandera (> 0: on): a plain stack next to a royal tower or a stack carrying a character is
     # decided again without its probes whose rays meet that neighbour's character (1), or its character or flag
     # room (2), or its character, and its banner's room where they show a piece of the flag's colour (3): what
@@ -603,6 +611,11 @@ TOWER_OUTLINE_SINGLE = 5.0
 #: it the judgement's leave-one-set-out run let one more wrong tower through silently (the tower2 class, more often
 #: right, crossed P_SURE); 5: 46 -> 44 silent wrong, one picture (10: the same, 2 more right cells unsure)
 TOWER_OUTLINE_UNSURE = 5.0
+#: Bandera (session 17): a single cube whose top's outline (all four edges) is this much sharper at two cubes' height
+#: than at one cube's is two cubes (``tower_outline_rise``).  On the 553 development pictures of "Session 17: Bandera
+#: stacks alone" the true cubes read as cubes show a rise of -15.6 (median; 90 % under -3.9), the towers read as one
+#: cube show 25 % over 4; 12 and 15 were tried (docs/boards_vision.md, "Session 17: Bandera stacks alone")
+TOWER_OUTLINE_RISE = 12.0
 
 
 def config_for(game: str) -> ClassifyBoardConfig:
@@ -707,6 +720,7 @@ def config_for(game: str) -> ClassifyBoardConfig:
                                    foot_shown=FOOT_SHOWN, tower_outline_beside=True, tower_outline_peak=0.0,
                                    tower_outline_single=TOWER_OUTLINE_SINGLE,
                                    tower_outline_unsure=TOWER_OUTLINE_UNSURE,
+                                   tower_outline_rise=TOWER_OUTLINE_RISE,
                                    flag_by_character_tower=FLAG_BY_CHARACTER_TOWER)
     if game == "quirky":
         return ClassifyBoardConfig(token_dark_l=60.0, skin_chroma=(4.0, 42.0), token_past_hand=0.2,
@@ -1719,10 +1733,27 @@ def classify_sites(
                 top_low[i] = pk
             elif pk[1] < cfg.tower_outline_unsure:
                 top_weak[i] = float(pk[1])
+    top_high: dict[int, float] = {}  # Bandera: single cubes whose top's outline is two cubes high
+    if cfg.tower_outline_rise > 0 and game == "bandera":
+        one_k = next(j for j, h in enumerate(hyps) if h.cubes == 1)
+        four = ((1.0, 0.0), (-1.0, 0.0), (0.0, 1.0), (0.0, -1.0))
+        c_mm = cfg.geometry.cube_mm
+        for i in range(n_s):
+            if choice[i] != one_k or flag_of.get(i) is not None or covered[i] or i in hand_shade or i in count_tie \
+                    or i in socketed or confs[i] >= cfg.tower_outline_rise_conf:
+                continue
+            e_rows = _edge_sharpness(sc, sites[i], (c_mm, 2 * c_mm), cfg, sides=four)
+            if len(e_rows) < len(four):
+                continue  # (the whole outline must be seen: one edge alone may lie on something behind)
+            rise = float(np.mean([r[1] - r[0] for r in e_rows]))
+            if rise >= cfg.tower_outline_rise:
+                top_high[i] = rise
     for i, site in enumerate(sites):
         k = int(choice[i])
         if i in top_low and top_low[i][0] >= cfg.tower_outline_single:
             k = next(j for j, h in enumerate(hyps) if h.cubes == 1)  # (its top is one cube high)
+        if i in top_high:
+            k = next(j for j, h in enumerate(hyps) if h.cubes == 2)  # (its top is two cubes high)
         hyp = hyps[k]
         conf = float(confs[i]) if i in cand_set and i not in socketed else float(seens[i])
         kind = hyp.kind
@@ -1747,7 +1778,8 @@ def classify_sites(
             kind, conf = "unseen", 0.0
             unsure = (f"hardly any of the place where a piece would stand on {tuple(site.key)} is seen (something "
                       "stands in front of it): whether it is empty cannot be told, not read")
-        if cfg.tower_min_conf > 0 and kind == "tower2" and flag_of.get(i) is None and conf < cfg.tower_min_conf:
+        if cfg.tower_min_conf > 0 and kind == "tower2" and flag_of.get(i) is None and conf < cfg.tower_min_conf \
+                and i not in top_high:  # (its margin is one cube's over two: its outline said two)
             # a plain two-cube stack read by a small margin: things standing behind or above the cell (a tall
             # neighbour, its character, a hand's shadow) make a tower's probes as often as a tower does
             x, y = site.key[0], site.key[1]
@@ -1767,6 +1799,9 @@ def classify_sites(
                 unsure = (f"({x},{y}) looks like a two-cube stack beside another, but its top's outline is no sharper "
                           f"at two cubes' height (by {pk2:.0f}) nor at one cube's (by {pk1:.0f}): not read")
                 kind, conf = "unseen", 0.0
+        if i in top_high and kind == "tower2" and flag_of.get(i) is None and unsure is None:
+            unsure = (f"({site.key[0]},{site.key[1]}) looked like one cube, but its top's outline is sharper at two "
+                      f"cubes' height than at one cube's (by {top_high[i]:.0f}): read as two cubes")
         if i in top_weak and kind == "tower2" and flag_of.get(i) is None and unsure is None:
             unsure = (f"({site.key[0]},{site.key[1]}) is read as a two-cube stack beside another, but its top's "
                       f"outline is hardly sharper at two cubes' height (by {top_weak[i]:.0f}): its top may be the "
@@ -3522,19 +3557,21 @@ def _upper_faces(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], 
     return lab_f, lab_t, ok[:, n_f:].mean(axis=1)
 
 
-def _edge_sharpness(sc: _Scene, st: Site, zs: Sequence[float], cfg: ClassifyBoardConfig) -> list[F64]:
+def _edge_sharpness(sc: _Scene, st: Site, zs: Sequence[float], cfg: ClassifyBoardConfig,
+                    sides: Sequence[tuple[float, float]] | None = None) -> list[F64]:
     """Bandera: how sharp the outline of a stack's top on site ``st`` would be at each height ``zs`` (mm above its
     floor): for each far edge of the top face (its outward side away from the camera: the stack's outline against
     what is behind it) seen at every height, the CIELAB difference of the points ``count_outline_mm`` inside and
-    outside it at each height (median of 9 points along the edge)."""
+    outside it at each height (median of 9 points along the edge).  With ``sides`` (outward directions), those edges
+    of the top face instead, far or near (a near edge: between the top and the side face below it)."""
     g = cfg.geometry
     half, d = g.cube_mm / 2, cfg.count_outline_mm
     cam = sc.pose.camera_position
     w, h = sc.pose.image_size
     t = np.linspace(-0.7, 0.7, 9) * half
     rows: list[F64] = []
-    for nx, ny in ((1.0, 0.0), (-1.0, 0.0), (0.0, 1.0), (0.0, -1.0)):
-        if (st.x_mm - cam[0]) * nx + (st.y_mm - cam[1]) * ny <= 0:
+    for nx, ny in ((1.0, 0.0), (-1.0, 0.0), (0.0, 1.0), (0.0, -1.0)) if sides is None else sides:
+        if sides is None and (st.x_mm - cam[0]) * nx + (st.y_mm - cam[1]) * ny <= 0:
             continue  # (a near edge: between the top and a side face, not against the background)
         edge = np.column_stack([st.x_mm + nx * half + ny * t, st.y_mm + ny * half + nx * t])
         sharp: list[float] = []

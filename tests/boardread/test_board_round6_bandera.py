@@ -34,8 +34,11 @@ def test_a_royal_tower_read_as_one_cube_is_found_by_its_flag() -> None:
     assert _truth(206)[(9, 3)] == (2, "red")
     r = _read(206)[(9, 3)]
     assert (r.kind, r.colour, r.cubes) == ("royal_tower", "red", 2), r
-    off = _read(206, replace(cfg, flag_on_single=False))[(9, 3)]
+    off = _read(206, replace(cfg, flag_on_single=False, tower_outline_rise=0.0))[(9, 3)]
     assert (off.kind, off.cubes) == ("cube", 1), off
+    # (session 17: without the flag, its top's outline, sharper at two cubes' height, reads it as two cubes)
+    outline = _read(206, replace(cfg, flag_on_single=False))[(9, 3)]
+    assert (outline.kind, outline.cubes) == ("tower2", 2), outline
 
 
 def test_a_single_cube_does_not_take_the_colour_of_a_two_cube_royal_tower() -> None:

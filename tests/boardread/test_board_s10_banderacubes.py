@@ -30,9 +30,13 @@ def test_a_grey_black_upper_cube_on_an_orange_one_makes_a_tower() -> None:
     cfg = config_for("bandera")
     assert cfg.upper_colour > 0
     on = _read("s10c_bp_003")
-    off = _read("s10c_bp_003", replace(cfg, upper_colour=0.0))
+    # (session 17: without ``upper_colour`` its top's outline, sharper at two cubes' height, reads it as two cubes
+    # too, with a note; both off, one cube)
+    off = _read("s10c_bp_003", replace(cfg, upper_colour=0.0, tower_outline_rise=0.0))
     assert _cubes("s10c_bp_003")[(6, 3)] == 2
     assert off[(6, 3)].kind == "cube", off[(6, 3)]
+    outline = _read("s10c_bp_003", replace(cfg, upper_colour=0.0))[(6, 3)]
+    assert (outline.kind, outline.cubes) == ("tower2", 2) and outline.notes, outline
     assert on[(6, 3)].kind == "tower2" and on[(6, 3)].cubes == 2, on[(6, 3)]
     rest = [k for k in on if k[:2] != (6, 3)]
     assert {k: (on[k].kind, on[k].cubes) for k in rest} == {k: (off[k].kind, off[k].cubes) for k in rest}

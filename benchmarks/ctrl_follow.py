@@ -199,7 +199,7 @@ def follow_game(game_dir: Path, args_turns: bool = True, defer: str = "none",
         read, answered = res.state, []
         unsettled = None if res.trusted else unsettled_flags(res.problems, res.uncertain_flags)
         # a trusted reading's flags it could not make out for sure: the player confirms them (or corrects them)
-        confirm = flags_to_confirm(res.trusted, res.uncertain_flags, previous, res.state)
+        confirm = flags_to_confirm(res.trusted, [*res.uncertain_flags, *res.uncertain_flag_spots], previous, res.state)
         cands = _defer_candidates(defer, res, unsettled, confirm)
         expected = n - shots[k - 1]
         first = judge(previous, res.turns, read, res.trusted, unsettled, [], expected, confirm=confirm,

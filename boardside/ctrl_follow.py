@@ -273,7 +273,9 @@ def flags_to_confirm(trusted: bool, uncertain: Sequence[str], previous: State, r
     reading says may stand elsewhere (``uncertain``: ``SceneResult.uncertain_flags``, reported as
     ``side-uncertain`` warnings, so the sheet depends on them) of the colours that played since the
     recorded position (more blocks now) or whose flag is read elsewhere than recorded.  A flag that
-    stays where the record has it was settled at an earlier reading.
+    stays where the record has it was settled at an earlier reading.  The callers pass
+    ``SceneResult.uncertain_flag_spots`` in ``uncertain`` too (flags whose spot alone is unsure, changing no side
+    now: ``vision.flag_margin.NEUTRAL_RIVALS``): the record keeps where each flag stands.
 
     Why (session 9): on a held-out followed game a trusted reading was recorded with the mover's flag in
     the right cell but its pole turned (+x read, +z true), the sides it changes only warned about; on the

@@ -42,6 +42,13 @@ U8 = npt.NDArray[np.uint8]
 #: at the spot given, so none met this case; 12 right provisional flags were left unsure by it alone.
 RIVALS_AGREE = True
 
+#: With ``vision.flag_margin.NEUTRAL_RIVALS``: a provisional flag is looked at against the rival spots that change no
+#: side too (the test a trusted reading's flag then passes).  Off: as with ``RIVALS_AGREE``, two readings that put the
+#: flag at the same spot settle it.  Measured (docs/vision.md, "Session 17: a flag recorded wrong without a
+#: question"): on it added one question about a right flag (held16's followed games, 13 -> 14) and changed nothing
+#: else on the development followed games; the held17 flag recorded wrong was contradicted by its banner either way
+NEUTRAL_RECHECK = False
+
 
 @dataclass(frozen=True)
 class FlagRecheck:
@@ -51,7 +58,7 @@ class FlagRecheck:
     spot: FlagSpot | None  # where these pictures put the flag (None: not made out)
     why: str  # the check that left it unsure or contradicted it ("" when settled)
     check: str = ""  # that check, in short: "no-banner", "pole", "banner", "same-cell", "ambiguous",
-    # "shadow-only", "weak-only", "thin", "few-rays", "rival" ("" when settled; "rival" with RIVALS_AGREE)
+    # "shadow-only", "weak-only", "thin", "few-rays", "neutral", "rival" ("" when settled; "rival" with RIVALS_AGREE)
 
 
 def recheck_flags(res: object, images: Sequence[tuple[str, U8]], colors: Sequence[str],
@@ -60,6 +67,7 @@ def recheck_flags(res: object, images: Sequence[tuple[str, U8]], colors: Sequenc
     in which those colours did not play) read again from ``images`` as the flag of a colour that played
     would be (see the module docstring).  ``recorded_at``: the position in which the flag was recorded (a
     rival spot that changes a side there is a doubt too).  A colour without blocks or a flag is left out."""
+    from vision.flag_margin import NEUTRAL_RIVALS
     from vision.history import pick_flags, spots_for_flag
     from vision.pipeline import (
         HISTORY_POLE_MIN_VIEWS,
@@ -67,6 +75,7 @@ def recheck_flags(res: object, images: Sequence[tuple[str, U8]], colors: Sequenc
         SceneResult,
         _ambiguous_flag_problems,
         _flags_without_weak,
+        _neutral_rival_flags,
         _pole_overrules,
         _poles_decide,
         _same_cell_pole_moves,
@@ -121,6 +130,8 @@ def recheck_flags(res: object, images: Sequence[tuple[str, U8]], colors: Sequenc
             doubts = [(p.message, "thin") for p in _thin_mover_flags(read, {color}, set(overruled), scorer, sides)]
         if not doubts and color in weak:
             doubts = [("its banner rests on very few rays", "few-rays")]
+        if not doubts and NEUTRAL_RIVALS and NEUTRAL_RECHECK:  # a rival spot changing no side: the spot is unsure
+            doubts = [(p.message, "neutral") for p in _neutral_rival_flags(read, {color}, scorer, images, cams)]
         if not doubts:
             # nearly-as-good rivals (half the banner's rays) that would change a side, now or where recorded
             for where in (read, recorded_at):

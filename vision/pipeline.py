@@ -240,6 +240,9 @@ class SceneResult:
     #: the pictures read, in order, one per entry of ``views``/``poses``/``cameras``/``labels`` (a rejected
     #: picture is left out: see the ``picture-rejected`` problem); use these, not the pictures given
     pictures: list[tuple[str, U8]] = field(default_factory=list)
+    #: with history: colours that played whose flag may stand at another legal spot nearly as well supported that
+    #: changes no side now (``vision.flag_margin.NEUTRAL_RIVALS``): the score sheet is settled, the record's spot not
+    uncertain_flag_spots: list[str] = field(default_factory=list)
 
     @property
     def trusted(self) -> bool:
@@ -460,6 +463,7 @@ def score_images(
     guessed: list[Cell] = []  # with a previous state: blocks the chosen turns put where no picture shows
     history = previous is not None and recon.scorer is not None
     doubt_sides: dict[str, int] = {}  # with a previous state: sides a doubtful chosen turn changes
+    spot_doubts: list[str] = []  # with a previous state: flags whose spot only is unsure (flag_margin.NEUTRAL_RIVALS)
     movers: set[str] = set()  # with a previous state: the colours the chosen turns placed blocks for
     pockets: list[Cell] = []  # without history: cells filled because the pictures cannot tell (free_rules)
     connections: list[Cell] = []  # without history: hidden cells filled so that blocks read are held (free_rules)
@@ -797,6 +801,14 @@ def score_images(
                                      set(by_pole) | set(moved), recon.scorer, doubt_sides)
             inferred += thin
             amb_notes += thin
+        from vision import flag_margin  # (imports vision.pipeline's helpers)
+
+        if flag_margin.NEUTRAL_RIVALS:
+            # a rival spot that changes no side: the score sheet is settled, but not the spot the record keeps
+            spot_notes = _neutral_rival_flags(state, (movers | set(by_pole) | set(moved)) - {
+                p.where.removesuffix(" flag") for p in amb_notes}, recon.scorer, images, [e.camera for e in evidence])
+            inferred += spot_notes
+            spot_doubts = sorted(p.where.removesuffix(" flag") for p in spot_notes)
         if AMBIGUOUS_FLAG_ANY_SPOT:
             # not settled by the pictures: where it stands is a guess, like a flag read from a few rays
             weak_flags.update(p.where.removesuffix(" flag") for p in amb_notes)
@@ -962,7 +974,7 @@ def score_images(
     timings.update({f"reconstruct.{k}": v for k, v in recon.timings.items()})
     return SceneResult(state, recon, reports, poses, [e.camera for e in evidence], labels, problems, missing,
                        unobserved, timings, turns, uncertain, sorted({c for cols in flag_sides.values() for c in cols}),
-                       list(images))
+                       list(images), spot_doubts)
 
 
 def _tally(sides: dict[str, int], names: Iterable[str]) -> None:
@@ -1612,6 +1624,30 @@ def _ambiguous_flag_problems(state: State, colors: set[str], scorer: RayScorer, 
         out.append(Problem(
             "flag-ambiguous", f"the {a.color} flag was read at {a.read}, {why}; there it would change the side(s) "
             f"{', '.join(a.sides)}", f"{a.color} flag", 'CTRL rulebook, "Game Turn"'))
+    return out
+
+
+def _neutral_rival_flags(state: State, colors: set[str], scorer: RayScorer, images: Sequence[tuple[str, U8]],
+                         cameras: Sequence[ViewCamera]) -> list[Problem]:
+    """With the game's history: each of ``colors``' flags compared with its legal spots that change no side's count
+    (:func:`vision.flag_margin.ambiguous_flags` with ``neutral``); a rival nearly as well supported leaves the
+    flag's spot unsure -- a warning (the score sheet is settled either way), the colour listed in
+    ``SceneResult.uncertain_flag_spots`` for ``ctrl follow`` to confirm, as the record keeps the spot."""
+    from vision.flag_margin import ambiguous_flags
+
+    if not colors:
+        return []
+    out: list[Problem] = []
+    for a in ambiguous_flags(state, colors, scorer, _greys(images), cameras, neutral=True):
+        why = ("nothing in the pictures shows it there (no banner, no pole)" if a.evidence_read <= 0 else
+               f"the pictures show little of it there (evidence {a.evidence_read:.0f}) and no picture shows "
+               f"{a.rival}" if a.rival_unseen else
+               f"{a.rival} fits the pictures nearly as well (evidence {a.evidence_read:.0f} against "
+               f"{a.evidence_rival:.0f}: banner rays, and pictures showing a pole)")
+        out.append(Problem(
+            "flag-spot-uncertain", f"the {a.color} flag was read at {a.read}, but {why}; no side's count changes "
+            f"with it there now, but a followed game records where it stands", f"{a.color} flag",
+            'CTRL rulebook, "Game Turn"', "warning"))
     return out
 
 

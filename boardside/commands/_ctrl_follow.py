@@ -265,7 +265,7 @@ def turn_cmd(
             with err.status("reading the pictures again against the corrected position ..."):
                 res = score_images(pics, spec, cam, previous, turns_played=expected)
     unsettled = None if res.trusted else unsettled_flags(res.problems, res.uncertain_flags)
-    confirm = flags_to_confirm(res.trusted, res.uncertain_flags, previous, res.state)
+    confirm = flags_to_confirm(res.trusted, [*res.uncertain_flags, *res.uncertain_flag_spots], previous, res.state)
     deferrable = [] if ask_now else deferrable_flags(res.problems, unsettled, confirm, res.state)
     read = settle_flags(res.state, answers) if answers else res.state
     if not json_out:

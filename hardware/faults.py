@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hardware.errors import LinkLostError
+from hardware.errors import LinkLostError, RobotHoldFailedError
 from hardware.transport import Transport
 
 
@@ -192,7 +192,9 @@ async def fault_campaign(
                     task.cancel()
                     try:
                         await task
-                    except asyncio.CancelledError:
+                    except (asyncio.CancelledError, RobotHoldFailedError):
+                        # (the hold cannot leave while the link is down: the executor says so instead of
+                        # claiming the robot is held; for the campaign either is a host that stopped)
                         totals["host_crashes"] += 1
                         continue
             await task

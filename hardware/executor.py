@@ -534,21 +534,19 @@ async def execute_async(
                 await within(asyncio.shield(driver.hold()), 1.0)
             except BaseException as exc:  # any failure (lost link, time limit, a second Ctrl-C): not held
                 hold_failed = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-            if hold_failed is not None and runner.sent_ever > 0:
-                # never say "held" when the stop did not leave: queued moves may still be running
-                log.note(run_id, "stopped", f"interrupted by the user; the hold could not be sent ({hold_failed})")
-                log.set_status(run_id, "stopped")
-                with contextlib.suppress(BaseException):
-                    await within(driver.close(), 1.0)
+            # never say "held" when the stop did not leave: queued moves may still be running
+            not_held = hold_failed is not None and runner.sent_ever > 0
+            log.note(run_id, "stopped", f"interrupted by the user; the hold could not be sent ({hold_failed})"
+                     if not_held else "interrupted by the user; robot held")
+            log.set_status(run_id, "stopped")
+            with contextlib.suppress(BaseException):
+                await within(driver.close(), 1.0)
+            if not_held:
                 raise RobotHoldFailedError(
                     f"stopped by the user, but the hold could not be sent to the robot ({hold_failed}): it may "
                     f"still be carrying out queued moves -- press its stop button or switch it off; the run log "
                     f"records {runner.done} of {runner.total} commands done (run again to resume)"
                 ) from None
-            log.note(run_id, "stopped", "interrupted by the user; robot held")
-            log.set_status(run_id, "stopped")
-            with contextlib.suppress(BaseException):
-                await within(driver.close(), 1.0)
             raise
         except HardwareError as exc:
             log.note(run_id, "error", str(exc))

@@ -63,10 +63,9 @@ class PtyBoard:
 
     def on_open(self, master: int) -> None:
         termios.tcflush(master, termios.TCIOFLUSH)
-        self.tx.clear()
         if not self.reset_on_open:  # what the last host sent arrives before anything the new one sends
             self.deliver(float("inf"))
-            self.tx.clear()
+        self.tx.clear()  # (the replies to it went to the last host)
         self.rx.clear()
         if self.reset_on_open:
             self.drive.abort()

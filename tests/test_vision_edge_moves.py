@@ -159,3 +159,14 @@ def test_edge_moves_guards(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_switch_is_off_by_default() -> None:
     # off until a check set shows its gain (docs/vision.md, "Session 17: blocks one cell off")
     assert free_rules.EDGE_MOVES is False
+
+
+def test_edge_move_sides_name_each_move_by_its_own_change() -> None:
+    """``edge_moves`` makes every move before it returns: the sides each one changes are found by replaying them in
+    order (the first move must not be charged with the second's side)."""
+    from vision.pipeline import _edge_move_sides
+
+    before = {(2, 0, 0): "blue", (3, 0, 0): "pink", (0, 2, 0): "yellow", (0, 3, 0): "green"}
+    uncover_x = free_rules.EdgeMove((3, 0, 0), (3, 1, 0), "pink", 2, 0.5, 0)  # blue's +x face shows
+    uncover_y = free_rules.EdgeMove((0, 3, 0), (1, 3, 0), "green", 2, 0.5, 0)  # yellow's +y face shows
+    assert _edge_move_sides(before, [uncover_x, uncover_y]) == {"+x": [uncover_x], "+y": [uncover_y]}

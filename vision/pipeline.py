@@ -691,19 +691,16 @@ def score_images(
             # blocks read one cell too near / high whose moved outline the pictures' edges follow (free_rules,
             # session 17; off by default)
             if free_rules.EDGE_MOVES:
-                before_edges = _to_state(blocks, {}, None).side_scores()
-                for em in edge_moves(blocks, free_scorer, starts, [img for _, img in images], models, evidence,
-                                     set(pale), cfg):
+                before_edges = dict(blocks)
+                edge_moved = edge_moves(blocks, free_scorer, starts, [img for _, img in images], models, evidence,
+                                        set(pale), cfg)
+                for em in edge_moved:
                     relocated.append((em.target, em.colour))
                     inferred.append(Problem("edge-moved", f"{em}: the pictures' edges follow its outline there "
                                             f"({em.outline:.2f}), and the sampled pixels hardly tell ({em.cost} fewer "
                                             "explained there)", f"cell {em.target[0]},{em.target[1]},{em.target[2]}",
                                             "", "warning"))
-                    after_edges = _to_state(blocks, {}, None).side_scores()
-                    for side in SIDES:
-                        if after_edges.get(side) != before_edges.get(side):
-                            edge_sides.setdefault(side, []).append(em)
-                    before_edges = after_edges
+                edge_sides = _edge_move_sides(before_edges, edge_moved)
                 recon.unobserved[:] = [c for c in recon.unobserved if c not in blocks]
         state = _to_state(blocks, recon.flags, previous)
         if recon.scorer is not None:
@@ -981,6 +978,23 @@ def _tally(sides: dict[str, int], names: Iterable[str]) -> None:
     """Count one more reason to doubt each of the sides ``names`` into ``sides`` (side -> reasons)."""
     for side in names:
         sides[side] = sides.get(side, 0) + 1
+
+
+def _edge_move_sides(before: Mapping[Cell, str], moves: Sequence[EdgeMove]) -> dict[str, list[EdgeMove]]:
+    """The sides each of ``moves`` changes (``free_rules.edge_moves``, which makes them all before it returns): the
+    moves replayed in order from ``before``, the blocks they were made on, each compared with the position before it."""
+    blocks = dict(before)
+    scores = _to_state(blocks, {}, None).side_scores()
+    out: dict[str, list[EdgeMove]] = {}
+    for em in moves:
+        del blocks[em.cell]
+        blocks[em.target] = em.colour
+        after = _to_state(blocks, {}, None).side_scores()
+        for side in SIDES:
+            if after.get(side) != scores.get(side):
+                out.setdefault(side, []).append(em)
+        scores = after
+    return out
 
 
 def _doubt_sides(uncertain: dict[str, int], problems: list[Problem], per_side: Mapping[str, Sequence[Any]],

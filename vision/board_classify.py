@@ -298,6 +298,9 @@ class ClassifyBoardConfig:
     # there holds the royal tower of the one player whose royal tower may stand there and is read nowhere else
     character_seats: bool = False  # Bandera: a character in the colour of a seat after every flag read (and after
     # red) is dropped, with a note: the players sit blue, red, green, yellow, each with a flag until it is captured
+    character_seats_unseen_px: float = 0.0  # Bandera (session 18; > 0: on): ... unless a royal tower of its colour may
+    # stand where its banner is outside the picture (or within this many pixels of its edge): a square of that colour's
+    # rail whose banner would not be seen, so no flag read of that colour says nothing
     royal_empty_flag: bool = False  # Bandera: a player whose royal tower is read nowhere has it on the one square of
     # its rail read empty over which its flag is seen at the banner's height
     character_toward_deg: float = 0.0  # Bandera (> 0: on): a probe on a stack's top whose hue differs from the cube's
@@ -1675,7 +1678,8 @@ def classify_sites(
             _beside_tall(sites, hyps, choice, scores, weight, pred, piece, ends_s, cam, char_of, flag_of, covered, cfg,
                          lab_o)
         if cfg.character_seats:
-            _character_seats(sites, char_of, flag_of, char_dropped)
+            _character_seats(sites, char_of, flag_of, char_dropped,
+                             _flags_out_of_picture(sc, sites, cfg) if cfg.character_seats_unseen_px > 0 else None)
         if cfg.royal_missing > 0:
             maybe_royal = _royal_missing(sites, hyps, choice, scores, char_of, flag_of, covered, cfg)
         if cfg.flag_once:
@@ -2582,20 +2586,51 @@ def _character_own_royal(sites: Sequence[Site], char_of: dict[int, tuple[str | N
                       f"the royal tower's (one character per player), none read on ({x},{y})")
 
 
+def _flags_out_of_picture(sc: _Scene, sites: Sequence[Site], cfg: ClassifyBoardConfig) -> dict[str, tuple[int, int]]:
+    """Bandera: the player colours whose royal tower may stand (on its rail, ``bandera_rails_for``: docs/rules/bandera.md,
+    set-up and "Paved squares") on a square where its banner (``flag_banner`` over two cubes, out to ``flag_reach``
+    from the middle) would be outside the picture or within ``character_seats_unseen_px`` of its edge, each with the
+    first such square: no flag of that colour read says nothing of whether that player plays."""
+    g = cfg.geometry
+    w_i, h_i = sc.pose.image_size
+    m = cfg.character_seats_unseen_px
+    at = {(int(s.key[0]), int(s.key[1])): s for s in sites}
+    ang = np.linspace(0.0, 2.0 * np.pi, 8, endpoint=False)
+    out: dict[str, tuple[int, int]] = {}
+    for colour, rail in sorted(bandera_rails_for(()).items()):
+        for sq in sorted(rail):
+            st = at.get(sq)
+            if st is None:
+                continue
+            top = st.floor_mm + 2 * g.cube_mm
+            pts = np.array([(st.x_mm + r * math.cos(a), st.y_mm + r * math.sin(a), top + z)
+                            for z in g.flag_banner for r in (0.0, 0.5 * g.flag_reach) for a in ang])
+            px = sc.pose.project(pts)
+            inside = (px[:, 0] >= m) & (px[:, 0] <= w_i - 1 - m) & (px[:, 1] >= m) & (px[:, 1] <= h_i - 1 - m)
+            if not inside.all():
+                out[colour] = sq
+                break
+    return out
+
+
 def _character_seats(sites: Sequence[Site], char_of: dict[int, tuple[str | None, float, float] | None],
-                     flag_of: dict[int, str | None], dropped: dict[int, str]) -> None:
+                     flag_of: dict[int, str | None], dropped: dict[int, str],
+                     unseen: dict[str, tuple[int, int]] | None = None) -> None:
     """Bandera: the players sit in the order blue, red, green, yellow (a game of n players has the first n:
     docs/rules/bandera.md, sections 1 and 3; ``engine.bandera.board.DEFAULT_NAMES``), each with a flag on its royal
     tower until it is captured (section 7).  A character read in the colour of a seat after every flag read (and
     after red: two players at least) is no player's: a cube's top or a hand's skin taken for a player's plastic
     (orange and wood cubes for yellow).  Its character is dropped, with a note (``dropped``).  Run once every flag is
-    decided."""
+    decided.  With ``unseen`` (``_flags_out_of_picture``), a character whose colour's royal tower may stand where its
+    banner is not in the picture is kept (session 18)."""
     from engine.bandera.board import DEFAULT_NAMES
 
     flags = [DEFAULT_NAMES.index(f) for f in flag_of.values() if f is not None and f in DEFAULT_NAMES]
     last = max([1, *flags])
     for i, g in list(char_of.items()):
         if g is None or g[0] is None or g[0] not in DEFAULT_NAMES or DEFAULT_NAMES.index(g[0]) <= last:
+            continue
+        if unseen is not None and g[0] in unseen:
             continue
         char_of[i] = None
         x, y = sites[i].key[0], sites[i].key[1]

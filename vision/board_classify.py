@@ -298,6 +298,13 @@ class ClassifyBoardConfig:
     # there holds the royal tower of the one player whose royal tower may stand there and is read nowhere else
     character_seats: bool = False  # Bandera: a character in the colour of a seat after every flag read (and after
     # red) is dropped, with a note: the players sit blue, red, green, yellow, each with a flag until it is captured
+    character_past_piece: float = 0.0  # Bandera (session 18; > 0: on): a probe over a stack's top whose ray goes on to
+    # that top shows a character only if it also differs from what its ray would meet past the stack (its pieceness
+    # against the print or the table there over this): else it sees past the top's edge
+    character_one_colour: bool = False  # Bandera (session 18): a character's colour must itself be seen on enough
+    # probes (``character_min_share``), not only all player colours together
+    character_proto_deg: float = 0.0  # Bandera (session 18; > 0: on): a character whose probes' median hue lies more
+    # than this from its colour's prototype (``HUES``) is none (a teal top named green, a purple one blue)
     character_seats_unseen_px: float = 0.0  # Bandera (session 18; > 0: on): ... unless a royal tower of its colour may
     # stand where its banner is outside the picture (or within this many pixels of its edge): a square of that colour's
     # rail whose banner would not be seen, so no flag read of that colour says nothing
@@ -592,6 +599,13 @@ CHARACTER_ON_EMPTY = 14
 #: tables of the 434 development pictures, none lost; 5 mm took a green royal tower's character (docs/boards_vision.md,
 #: "Session 15: Bandera characters")
 CHARACTER_OWN_PLAIN_MM = 4.0
+#: Bandera (session 18): a probe over a stack's top whose ray goes on to that top shows a character only where it also
+#: differs from what the ray would meet past the stack by this pieceness (0.8: the test the probes going past a stack
+#: already used; not tuned).  Development (60 tables, 5 shifts): 2 false characters gone, 0 new wrong
+CHARACTER_PAST_PIECE = 0.8
+#: Bandera (session 18): a late seat's character is kept when a square of its royal tower's rail has its banner
+#: outside the picture or within this many pixels of its edge.  Development (60 tables): 1 character right, 0 new wrong
+CHARACTER_SEATS_UNSEEN_PX = 10.0
 #: Bandera (session 12): a probe darker than this (L*, shading undone) where the print is light is a black piece, not a
 #: shadow (the reader's default, 45, left the faces of black cubes in warm or dim light to "shade": black stacks read
 #: one cube short or a cube read beside them).  Chosen leaving each development set out in turn (45-55 tried; 47-50
@@ -720,6 +734,8 @@ def config_for(game: str) -> ClassifyBoardConfig:
                                    character_face_to_point=True, character_top_rest=True,
                                    character_own_plain_mm=CHARACTER_OWN_PLAIN_MM,
                                    character_own_plain_n=CHARACTER_ON_EMPTY, foot_shift=FOOT_BARE,
+                                   character_past_piece=CHARACTER_PAST_PIECE, character_one_colour=True,
+                                   character_seats_unseen_px=CHARACTER_SEATS_UNSEEN_PX,
                                    foot_shown=FOOT_SHOWN, tower_outline_beside=True, tower_outline_peak=0.0,
                                    tower_outline_single=TOWER_OUTLINE_SINGLE,
                                    tower_outline_unsure=TOWER_OUTLINE_UNSURE,
@@ -3934,6 +3950,11 @@ def _characters(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], c
             # (the top as its probes see it, a character and all)
             top_seen[int(idx[t])] = lab[t, ok[t] & on_stack[t]]
         differs = np.where(on_stack[t], other_hue, piece[t] > 0.8)
+        if cfg.character_past_piece > 0:
+            # (session 18) a probe whose ray goes on to the stack's top but whose pixel shows what its ray would meet
+            # past the stack (the print or the table there, no more unlike it than this) sees past the top's edge
+            # (the pose a little off, the edge's blur): a green table seen past a dark tower is no character
+            differs &= ~on_stack[t] | (piece[t] > cfg.character_past_piece)
         if over_print:
             differs &= piece[t] > 0.8
         strong = ok[t] & differs & (chroma[t] > cfg.player_chroma)
@@ -3943,6 +3964,11 @@ def _characters(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], c
             out.append(None)
             continue
         best = max(dict.fromkeys(names), key=names.count)  # (a tie: the first seen, not the hash order)
+        if cfg.character_one_colour and names.count(best) < max(3, cfg.character_min_share * ok[t].sum()):
+            # (session 18) a character is of one colour: probes of several colours, none on enough of them, are
+            # not one (the table's or the print's varied colour seen past the top, a neighbour's banner)
+            out.append(None)
+            continue
         mine = sel[[n == best for n in names]]
         if n_c and cok[t].sum() >= 2 and sites[int(idx[t])].key[0] not in cfg.flag_columns:
             # (not where a royal tower may stand: its banner, of its character's colour, may be in front of
@@ -3967,6 +3993,13 @@ def _characters(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], c
                     best = max(dict.fromkeys(names_r), key=names_r.count)
                     mine = np.array([q for q, n in zip(sel, names, strict=True) if int(q) in rest and n == best],
                                     np.int64)
+        if cfg.character_proto_deg > 0 and best in HUES and len(mine):
+            # (session 18) a character's plastic is seen near its colour's hue: probes named after the nearest player
+            # colour but far from it are a cube's top (a teal top named green, a purple one blue)
+            d_best = np.abs((hue[t, mine] - HUES[best] + 180.0) % 360.0 - 180.0)
+            if float(np.median(d_best)) > cfg.character_proto_deg:
+                out.append(None)
+                continue
         # where it stands on the top: the lowest probes that saw it (higher ones also see it through
         # their rays going on down behind them: biased towards the camera)
         low = mine[pts[t, mine, 2] <= top[t] + zz[0] + 1e-6]

@@ -298,6 +298,9 @@ class ClassifyBoardConfig:
     # there holds the royal tower of the one player whose royal tower may stand there and is read nowhere else
     character_seats: bool = False  # Bandera: a character in the colour of a seat after every flag read (and after
     # red) is dropped, with a note: the players sit blue, red, green, yellow, each with a flag until it is captured
+    character_seats_unseen_px: float = 0.0  # Bandera (session 18; > 0: on): ... unless a royal tower of its colour may
+    # stand where its banner is outside the picture (or within this many pixels of its edge): a square of that colour's
+    # rail whose banner would not be seen: finding no flag of that colour then says nothing
     character_past_piece: float = 0.0  # Bandera (session 18; > 0: on): a probe over a stack's top whose ray goes on to
     # that top shows a character only if it also differs from what its ray would meet past the stack (its pieceness
     # against the print or the table there over this): else it sees past the top's edge
@@ -305,9 +308,6 @@ class ClassifyBoardConfig:
     # probes (``character_min_share``), not only all player colours together
     character_proto_deg: float = 0.0  # Bandera (session 18; > 0: on): a character whose probes' median hue lies more
     # than this from its colour's prototype (``HUES``) is none (a teal top named green, a purple one blue)
-    character_seats_unseen_px: float = 0.0  # Bandera (session 18; > 0: on): ... unless a royal tower of its colour may
-    # stand where its banner is outside the picture (or within this many pixels of its edge): a square of that colour's
-    # rail whose banner would not be seen, so no flag read of that colour says nothing
     royal_empty_flag: bool = False  # Bandera: a player whose royal tower is read nowhere has it on the one square of
     # its rail read empty over which its flag is seen at the banner's height
     character_toward_deg: float = 0.0  # Bandera (> 0: on): a probe on a stack's top whose hue differs from the cube's
@@ -599,13 +599,18 @@ CHARACTER_ON_EMPTY = 14
 #: tables of the 434 development pictures, none lost; 5 mm took a green royal tower's character (docs/boards_vision.md,
 #: "Session 15: Bandera characters")
 CHARACTER_OWN_PLAIN_MM = 4.0
-#: Bandera (session 18): a probe over a stack's top whose ray goes on to that top shows a character only where it also
-#: differs from what the ray would meet past the stack by this pieceness (0.8: the test the probes going past a stack
-#: already used; not tuned).  Development (60 tables, 5 shifts): 2 false characters gone, 0 new wrong
+#: Bandera (session 18, ``character_past_piece``; off in ``config_for``): a probe over a stack's top whose ray goes
+#: on to that top shows a character only where it also differs from what the ray would meet past the stack by this
+#: pieceness (0.8: the test the probes going past a stack already used; not tuned).  With ``character_one_colour``:
+#: development (84 tables, 7 shifts) 78 -> 74 wrong cells, 0 new wrong; four check sets (48 tables) unchanged.
 CHARACTER_PAST_PIECE = 0.8
-#: Bandera (session 18): a late seat's character is kept when a square of its royal tower's rail has its banner
-#: outside the picture or within this many pixels of its edge.  Development (60 tables): 1 character right, 0 new wrong
+#: Bandera (session 18, ``character_seats_unseen_px``; off): a late seat's character is kept when a square of its royal
+#: tower's rail has its banner outside the picture or within this many pixels of its edge (1 development cell right)
 CHARACTER_SEATS_UNSEEN_PX = 10.0
+#: Bandera (session 18, ``character_proto_deg``; off): a character's probes' median hue at most this far from its
+#: colour's prototype.  Development 74 -> 68 wrong cells but 1 new wrong (a blue character lost); check sets: 1 right
+#: and 0 new on two fresh ones, 1 right and 1 new wrong (a blue character lost) on one seen before: not switched on
+CHARACTER_PROTO_DEG = 34.0
 #: Bandera (session 12): a probe darker than this (L*, shading undone) where the print is light is a black piece, not a
 #: shadow (the reader's default, 45, left the faces of black cubes in warm or dim light to "shade": black stacks read
 #: one cube short or a cube read beside them).  Chosen leaving each development set out in turn (45-55 tried; 47-50
@@ -734,8 +739,6 @@ def config_for(game: str) -> ClassifyBoardConfig:
                                    character_face_to_point=True, character_top_rest=True,
                                    character_own_plain_mm=CHARACTER_OWN_PLAIN_MM,
                                    character_own_plain_n=CHARACTER_ON_EMPTY, foot_shift=FOOT_BARE,
-                                   character_past_piece=CHARACTER_PAST_PIECE, character_one_colour=True,
-                                   character_seats_unseen_px=CHARACTER_SEATS_UNSEEN_PX,
                                    foot_shown=FOOT_SHOWN, tower_outline_beside=True, tower_outline_peak=0.0,
                                    tower_outline_single=TOWER_OUTLINE_SINGLE,
                                    tower_outline_unsure=TOWER_OUTLINE_UNSURE,
@@ -2603,10 +2606,11 @@ def _character_own_royal(sites: Sequence[Site], char_of: dict[int, tuple[str | N
 
 
 def _flags_out_of_picture(sc: _Scene, sites: Sequence[Site], cfg: ClassifyBoardConfig) -> dict[str, tuple[int, int]]:
-    """Bandera: the player colours whose royal tower may stand (on its rail, ``bandera_rails_for``: docs/rules/bandera.md,
-    set-up and "Paved squares") on a square where its banner (``flag_banner`` over two cubes, out to ``flag_reach``
-    from the middle) would be outside the picture or within ``character_seats_unseen_px`` of its edge, each with the
-    first such square: no flag of that colour read says nothing of whether that player plays."""
+    """Bandera: the player colours whose royal tower may stand (on its rail, ``bandera_rails_for``:
+    docs/rules/bandera.md, set-up and "Paved squares") on a square where its banner (``flag_banner`` over two cubes, out
+    to ``flag_reach`` from the middle) would be outside the picture or within ``character_seats_unseen_px`` of its
+    edge, each with the first such square: finding no flag of that colour says nothing of whether that player
+    plays."""
     g = cfg.geometry
     w_i, h_i = sc.pose.image_size
     m = cfg.character_seats_unseen_px

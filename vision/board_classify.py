@@ -298,6 +298,16 @@ class ClassifyBoardConfig:
     # there holds the royal tower of the one player whose royal tower may stand there and is read nowhere else
     character_seats: bool = False  # Bandera: a character in the colour of a seat after every flag read (and after
     # red) is dropped, with a note: the players sit blue, red, green, yellow, each with a flag until it is captured
+    character_seats_unseen_px: float = 0.0  # Bandera (session 18; > 0: on): ... unless a royal tower of its colour may
+    # stand where its banner is outside the picture (or within this many pixels of its edge): a square of that colour's
+    # rail whose banner would not be seen: finding no flag of that colour then says nothing
+    character_past_piece: float = 0.0  # Bandera (session 18; > 0: on): a probe over a stack's top whose ray goes on to
+    # that top shows a character only if it also differs from what its ray would meet past the stack (its pieceness
+    # against the print or the table there over this): else it sees past the top's edge
+    character_one_colour: bool = False  # Bandera (session 18): a character's colour must itself be seen on enough
+    # probes (``character_min_share``), not only all player colours together
+    character_proto_deg: float = 0.0  # Bandera (session 18; > 0: on): a character whose probes' median hue lies more
+    # than this from its colour's prototype (``HUES``) is none (a teal top named green, a purple one blue)
     royal_empty_flag: bool = False  # Bandera: a player whose royal tower is read nowhere has it on the one square of
     # its rail read empty over which its flag is seen at the banner's height
     character_toward_deg: float = 0.0  # Bandera (> 0: on): a probe on a stack's top whose hue differs from the cube's
@@ -589,6 +599,18 @@ CHARACTER_ON_EMPTY = 14
 #: tables of the 434 development pictures, none lost; 5 mm took a green royal tower's character (docs/boards_vision.md,
 #: "Session 15: Bandera characters")
 CHARACTER_OWN_PLAIN_MM = 4.0
+#: Bandera (session 18, ``character_past_piece``; off in ``config_for``): a probe over a stack's top whose ray goes
+#: on to that top shows a character only where it also differs from what the ray would meet past the stack by this
+#: pieceness (0.8: the test the probes going past a stack already used; not tuned).  With ``character_one_colour``:
+#: development (84 tables, 7 shifts) 78 -> 74 wrong cells, 0 new wrong; four check sets (48 tables) unchanged.
+CHARACTER_PAST_PIECE = 0.8
+#: Bandera (session 18, ``character_seats_unseen_px``; off): a late seat's character is kept when a square of its royal
+#: tower's rail has its banner outside the picture or within this many pixels of its edge (1 development cell right)
+CHARACTER_SEATS_UNSEEN_PX = 10.0
+#: Bandera (session 18, ``character_proto_deg``; off): a character's probes' median hue at most this far from its
+#: colour's prototype.  Development 74 -> 68 wrong cells but 1 new wrong (a blue character lost); check sets: 1 right
+#: and 0 new on two fresh ones, 1 right and 1 new wrong (a blue character lost) on one seen before: not switched on
+CHARACTER_PROTO_DEG = 34.0
 #: Bandera (session 12): a probe darker than this (L*, shading undone) where the print is light is a black piece, not a
 #: shadow (the reader's default, 45, left the faces of black cubes in warm or dim light to "shade": black stacks read
 #: one cube short or a cube read beside them).  Chosen leaving each development set out in turn (45-55 tried; 47-50
@@ -1675,7 +1697,8 @@ def classify_sites(
             _beside_tall(sites, hyps, choice, scores, weight, pred, piece, ends_s, cam, char_of, flag_of, covered, cfg,
                          lab_o)
         if cfg.character_seats:
-            _character_seats(sites, char_of, flag_of, char_dropped)
+            _character_seats(sites, char_of, flag_of, char_dropped,
+                             _flags_out_of_picture(sc, sites, cfg) if cfg.character_seats_unseen_px > 0 else None)
         if cfg.royal_missing > 0:
             maybe_royal = _royal_missing(sites, hyps, choice, scores, char_of, flag_of, covered, cfg)
         if cfg.flag_once:
@@ -2582,20 +2605,52 @@ def _character_own_royal(sites: Sequence[Site], char_of: dict[int, tuple[str | N
                       f"the royal tower's (one character per player), none read on ({x},{y})")
 
 
+def _flags_out_of_picture(sc: _Scene, sites: Sequence[Site], cfg: ClassifyBoardConfig) -> dict[str, tuple[int, int]]:
+    """Bandera: the player colours whose royal tower may stand (on its rail, ``bandera_rails_for``:
+    docs/rules/bandera.md, set-up and "Paved squares") on a square where its banner (``flag_banner`` over two cubes, out
+    to ``flag_reach`` from the middle) would be outside the picture or within ``character_seats_unseen_px`` of its
+    edge, each with the first such square: finding no flag of that colour says nothing of whether that player
+    plays."""
+    g = cfg.geometry
+    w_i, h_i = sc.pose.image_size
+    m = cfg.character_seats_unseen_px
+    at = {(int(s.key[0]), int(s.key[1])): s for s in sites}
+    ang = np.linspace(0.0, 2.0 * np.pi, 8, endpoint=False)
+    out: dict[str, tuple[int, int]] = {}
+    for colour, rail in sorted(bandera_rails_for(()).items()):
+        for sq in sorted(rail):
+            st = at.get(sq)
+            if st is None:
+                continue
+            top = st.floor_mm + 2 * g.cube_mm
+            pts = np.array([(st.x_mm + r * math.cos(a), st.y_mm + r * math.sin(a), top + z)
+                            for z in g.flag_banner for r in (0.0, 0.5 * g.flag_reach) for a in ang])
+            px = sc.pose.project(pts)
+            inside = (px[:, 0] >= m) & (px[:, 0] <= w_i - 1 - m) & (px[:, 1] >= m) & (px[:, 1] <= h_i - 1 - m)
+            if not inside.all():
+                out[colour] = sq
+                break
+    return out
+
+
 def _character_seats(sites: Sequence[Site], char_of: dict[int, tuple[str | None, float, float] | None],
-                     flag_of: dict[int, str | None], dropped: dict[int, str]) -> None:
+                     flag_of: dict[int, str | None], dropped: dict[int, str],
+                     unseen: dict[str, tuple[int, int]] | None = None) -> None:
     """Bandera: the players sit in the order blue, red, green, yellow (a game of n players has the first n:
     docs/rules/bandera.md, sections 1 and 3; ``engine.bandera.board.DEFAULT_NAMES``), each with a flag on its royal
     tower until it is captured (section 7).  A character read in the colour of a seat after every flag read (and
     after red: two players at least) is no player's: a cube's top or a hand's skin taken for a player's plastic
     (orange and wood cubes for yellow).  Its character is dropped, with a note (``dropped``).  Run once every flag is
-    decided."""
+    decided.  With ``unseen`` (``_flags_out_of_picture``), a character whose colour's royal tower may stand where its
+    banner is not in the picture is kept (session 18)."""
     from engine.bandera.board import DEFAULT_NAMES
 
     flags = [DEFAULT_NAMES.index(f) for f in flag_of.values() if f is not None and f in DEFAULT_NAMES]
     last = max([1, *flags])
     for i, g in list(char_of.items()):
         if g is None or g[0] is None or g[0] not in DEFAULT_NAMES or DEFAULT_NAMES.index(g[0]) <= last:
+            continue
+        if unseen is not None and g[0] in unseen:
             continue
         char_of[i] = None
         x, y = sites[i].key[0], sites[i].key[1]
@@ -3899,6 +3954,11 @@ def _characters(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], c
             # (the top as its probes see it, a character and all)
             top_seen[int(idx[t])] = lab[t, ok[t] & on_stack[t]]
         differs = np.where(on_stack[t], other_hue, piece[t] > 0.8)
+        if cfg.character_past_piece > 0:
+            # (session 18) a probe whose ray goes on to the stack's top but whose pixel shows what its ray would meet
+            # past the stack (the print or the table there, no more unlike it than this) sees past the top's edge
+            # (the pose a little off, the edge's blur): a green table seen past a dark tower is no character
+            differs &= ~on_stack[t] | (piece[t] > cfg.character_past_piece)
         if over_print:
             differs &= piece[t] > 0.8
         strong = ok[t] & differs & (chroma[t] > cfg.player_chroma)
@@ -3908,6 +3968,11 @@ def _characters(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], c
             out.append(None)
             continue
         best = max(dict.fromkeys(names), key=names.count)  # (a tie: the first seen, not the hash order)
+        if cfg.character_one_colour and names.count(best) < max(3, cfg.character_min_share * ok[t].sum()):
+            # (session 18) a character is of one colour: probes of several colours, none on enough of them, are
+            # not one (the table's or the print's varied colour seen past the top, a neighbour's banner)
+            out.append(None)
+            continue
         mine = sel[[n == best for n in names]]
         if n_c and cok[t].sum() >= 2 and sites[int(idx[t])].key[0] not in cfg.flag_columns:
             # (not where a royal tower may stand: its banner, of its character's colour, may be in front of
@@ -3932,6 +3997,13 @@ def _characters(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], c
                     best = max(dict.fromkeys(names_r), key=names_r.count)
                     mine = np.array([q for q, n in zip(sel, names, strict=True) if int(q) in rest and n == best],
                                     np.int64)
+        if cfg.character_proto_deg > 0 and best in HUES and len(mine):
+            # (session 18) a character's plastic is seen near its colour's hue: probes named after the nearest player
+            # colour but far from it are a cube's top (a teal top named green, a purple one blue)
+            d_best = np.abs((hue[t, mine] - HUES[best] + 180.0) % 360.0 - 180.0)
+            if float(np.median(d_best)) > cfg.character_proto_deg:
+                out.append(None)
+                continue
         # where it stands on the top: the lowest probes that saw it (higher ones also see it through
         # their rays going on down behind them: biased towards the camera)
         low = mine[pts[t, mine, 2] <= top[t] + zz[0] + 1e-6]

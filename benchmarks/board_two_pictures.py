@@ -56,6 +56,7 @@ def main() -> None:
     ap.add_argument("--games", default=",".join(GAMES))
     ap.add_argument("--fuse", default=None, help="session 18's fusion switches: view,sureness,abstain or off "
                     "(default: the reader's default)")
+    ap.add_argument("--modes", default="first,second,both", help="the readings to make (comma-separated)")
     args = ap.parse_args()
     fuse = FUSE if args.fuse is None else FuseConfig(**{k: True for k in args.fuse.split(",") if k and k != "off"})
     first, second = Path(args.first), Path(args.second)
@@ -77,6 +78,8 @@ def main() -> None:
             runs = (("first", [(sa.name, ia)], hidden_a), ("second", [(sb.name, ib)], hidden_b),
                     ("both", [("first", ia), ("second", ib)], hidden_a & hidden_b))
             for mode, imgs, hidden in runs:
+                if mode not in args.modes.split(","):
+                    continue
                 g = modes[mode]
                 g["scenes"] += 1
                 try:

@@ -59,7 +59,7 @@ from vision.board_reconstruct import (
 )
 from vision.board_robot import TagReading, robot_from_tag
 from vision.board_setupcheck import CHECK_CODE, check_unsure_readings
-from vision.board_sureness import SEEN_LOW, CellDoubt, judge_cells, unsure_problems
+from vision.board_sureness import P_SURE, SEEN_LOW, CellDoubt, judge_cells, unsure_problems
 from vision.locate import ImageRejectedError
 
 __all__ = ["BoardReading", "FuseConfig", "ImageReading", "read_board", "sites_for", "structure_groups"]
@@ -290,14 +290,22 @@ class FuseConfig:
     ``view``: where some pictures saw the site well (``CellReading.seen`` at least :data:`SEEN_LOW`, the sureness
     judgement's own limit of "hardly seen") and others hardly saw it, and the pictures that saw it well agree, their
     reading is kept: a site read from a few rays (a pad above it, a piece or the hand in front) is weak evidence against
-    a picture that saw all of it.  ``sureness``: where the pictures' own judgements (:func:`vision.board_sureness.
-    judge_cells` of each picture's readings alone, its camera) call some readings sure (``P_SURE``) and others not, and
-    the sure ones agree, that reading is kept.  ``abstain``: with ``sureness``, where no picture's reading is sure, the
-    site is declined (not read: "take another picture") instead of keeping a reading no picture is sure of."""
+    a picture that saw all of it.  ``sureness``: each picture's own judgement of its reading (:func:`vision.
+    board_sureness.judge_cells` of that picture's readings alone, its camera: the share right ``p`` of readings like it
+    on the development tables) is taken as a witness's reliability, and a reading kept where the pictures together make
+    it right at least ``p_sure`` (the judgement's own ``P_SURE``) of the time (:func:`_posterior`).  ``abstain``: with
+    ``sureness``, where they make no reading that sure, the site is declined (not read: "take another picture").
+    ``rescue``: only at the sites session 11's signs decline -- a reading they keep stays.
+    Measured on development renders (docs/boards_vision.md, "Session 18: two pictures"); all off by default."""
 
     view: bool = False
     sureness: bool = False
     abstain: bool = False
+    #: only at the sites session 11's two signs decline (a reading they keep is kept)
+    rescue: bool = False
+    #: the share right a reading must reach, the pictures' judgements together, to be kept by ``sureness`` (the
+    #: judgement's own ``P_SURE``)
+    p_sure: dict[str, float] = field(default_factory=lambda: dict(P_SURE))
 
     @property
     def on(self) -> bool:
@@ -315,7 +323,7 @@ def _agreed(cands: Sequence[CellReading]) -> CellReading | None:
     return max(cands, key=lambda c: c.confidence)
 
 
-def _fuse_by_quality(at: Sequence[tuple[CellReading, CellDoubt | None]], cfg: FuseConfig
+def _fuse_by_quality(game: str, at: Sequence[tuple[CellReading, CellDoubt | None]], cfg: FuseConfig
                      ) -> tuple[CellReading | None, str] | None:
     """Session 18 (:class:`FuseConfig`): the reading kept at a site the pictures read differently, by how well each
     picture saw the site and how sure its own judgement is of its reading -- ``(reading, why)``, the reading None to
@@ -328,14 +336,27 @@ def _fuse_by_quality(at: Sequence[tuple[CellReading, CellDoubt | None]], cfg: Fu
             return kept, (f"the reading of the pictures that saw the site well (at least {round(100 * SEEN_LOW)} % of "
                           "its view clear; the others hardly saw it)")
     if cfg.sureness and all(d is not None for _, d in at):
-        sure = [c for c, d in at if d is not None and d.sure]
-        if sure and len(sure) < len(at):
-            kept = _agreed(sure)
-            if kept is not None:
-                return kept, "the reading the picture's own judgement is sure of (the others' it is not)"
-        if not sure and cfg.abstain:
-            return None, ("not read: no picture's reading of it is sure -- take another picture")
+        post = _posterior([(c, d.p_right) for c, d in at if d is not None])
+        says, p = max(post.items(), key=lambda kv: kv[1])
+        if p >= cfg.p_sure.get(game, 0.9):
+            kept = max((c for c, _ in at if c.says() == says), key=lambda c: c.confidence)
+            return kept, (f"the reading the pictures' own judgements together are sure of ({round(100 * p)} % right, "
+                          "weighing each picture's share right of readings like its own)")
+        if cfg.abstain:
+            return None, ("not read: the pictures' own judgements together are sure of no reading of it -- take "
+                          "another picture")
     return None
+
+
+def _posterior(votes: Sequence[tuple[CellReading, float]]) -> dict[tuple[Any, ...], float]:
+    """Per reading the pictures gave of a site, how likely it is the right one, from each picture's share right of
+    readings like its own (``p``): a reading is right where its pictures are right and every other picture wrong (one of
+    the readings taken to be right, the pictures as independent witnesses)."""
+    says = {c.says() for c, _ in votes}
+    lik = {s: float(np.prod([min(max(p, 1e-4), 1 - 1e-4) if c.says() == s else 1 - min(max(p, 1e-4), 1 - 1e-4)
+                             for c, p in votes])) for s in says}
+    tot = sum(lik.values())
+    return {s: v / tot for s, v in lik.items()}
 
 
 def merge_readings(game: str, readings: Sequence[ImageReading], doubts: Sequence[Sequence[CellDoubt | None]] = (),
@@ -367,15 +388,6 @@ def merge_readings(game: str, readings: Sequence[ImageReading], doubts: Sequence
         if len({c.says() for c in at}) < 2:
             continue
         best = max(at, key=lambda c: c.confidence)
-        if cfg.on:
-            own = [(r.cells[i], doubts[j][i] if j < len(doubts) and i < len(doubts[j]) else None)
-                   for j, r in enumerate(readings) if r.cells[i].kind not in DECLINED_KINDS]
-            fused = _fuse_by_quality(own, cfg)
-            if fused is not None:
-                got, why[i] = fused
-                merged[i] = got if got is not None else CellReading(best.key, "unseen", None, 0, False, 0.0, None,
-                                                                    best.scores)
-                continue
         ev = {h: _evidence(h, at) for h in {_hypothesis(c) for c in at}}
         if len(ev) < 2 or any(v is None for v in ev.values()) or len(set(ev.values())) < len(ev):
             why[i] = "the more confident reading; the pictures' probes cannot tell them apart"
@@ -385,6 +397,14 @@ def merge_readings(game: str, readings: Sequence[ImageReading], doubts: Sequence
             best = CellReading(best.key, "unseen", None, 0, False, 0.0, None, best.scores)
             why[i] = ("not read: the more confident reading is not the one the probes of every picture support best"
                       " -- take another picture")
+        if cfg.on and (not cfg.rescue or best.kind == "unseen"):
+            own = [(r.cells[i], doubts[j][i] if j < len(doubts) and i < len(doubts[j]) else None)
+                   for j, r in enumerate(readings) if r.cells[i].kind not in DECLINED_KINDS]
+            fused = _fuse_by_quality(game, own, cfg)
+            if fused is not None:
+                got, why[i] = fused
+                best = got if got is not None else CellReading(best.key, "unseen", None, 0, False, 0.0, None,
+                                                               best.scores)
         merged[i] = best
     if game == "bandera":
         _character_off_banner(readings, merged, why)

@@ -9,8 +9,10 @@ a site the two pictures read differently is reported ``pictures-disagree``), and
 ``benchmarks/board_vision.py`` scores one picture: wrong cells, visible pieces declined (a declined site
 counts only where a picture used shows a piece there), boards exact, legal tables called wrong.  For the
 sites the two pictures read differently: how often the kept reading was the right one, and how often the site
-was declined.  Last line: one
-JSON object.
+was declined.  Also (session 18) the wrong cells the reader calls sure (``silent_wrong``, the judgement of
+:mod:`vision.board_sureness`) and every site declined, pieces or not (``declined_sites``).  ``--fuse`` switches on
+session 18's fusion of the pictures' readings (:class:`vision.board_pipeline.FuseConfig`: ``view``, ``sureness``,
+``abstain``, comma-separated; ``off`` for none; default: the reader's default).  Last line: one JSON object.
 
     boardside fixtures render-boards --view 2 --root /tmp/second
     python benchmarks/board_two_pictures.py --second /tmp/second
@@ -31,7 +33,7 @@ from calibration.boards import BoardSpec
 from calibration.camera import read_image
 from engine.quirky import builtin_ids, builtin_scenario, parse_scenario
 from vision.board_classify import DECLINED_KINDS
-from vision.board_pipeline import read_board
+from vision.board_pipeline import FUSE, FuseConfig, read_board
 from vision.board_reconstruct import ReconstructOptions
 from vision.locate import ImageRejectedError
 
@@ -52,12 +54,17 @@ def main() -> None:
     ap.add_argument("--first", default=str(Path(__file__).resolve().parent.parent / "fixtures" / "boards"))
     ap.add_argument("--second", required=True, help="the second pictures (render-boards --view 2 --root DIR)")
     ap.add_argument("--games", default=",".join(GAMES))
+    ap.add_argument("--fuse", default=None, help="session 18's fusion switches: view,sureness,abstain or off "
+                    "(default: the reader's default)")
+    ap.add_argument("--modes", default="first,second,both", help="the readings to make (comma-separated)")
     args = ap.parse_args()
+    fuse = FUSE if args.fuse is None else FuseConfig(**{k: True for k in args.fuse.split(",") if k and k != "off"})
     first, second = Path(args.first), Path(args.second)
-    out: dict[str, Any] = {"simulated": "rendered photographs", "per_game": {}}
+    out: dict[str, Any] = {"simulated": "rendered photographs", "fuse": str(fuse), "per_game": {}}
     for game in args.games.split(","):
         modes = {m: {"scenes": 0, "rejected": 0, "cell_errors": 0, "declined_visible_pieces": 0, "boards_exact": 0,
-                     "legal_tables_called_wrong": 0} for m in ("first", "second", "both")}
+                     "legal_tables_called_wrong": 0, "silent_wrong": 0, "declined_sites": 0}
+                 for m in ("first", "second", "both")}
         disagree = {"sites": 0, "kept_right": 0, "declined": 0, "kept_wrong_other_right": 0, "both_wrong": 0}
         pairs = [(a, second / game / a.name) for a in sorted((first / game).glob("scene_*.json"))]
         pairs = [(a, b) for a, b in pairs if b.exists()]
@@ -71,24 +78,29 @@ def main() -> None:
             runs = (("first", [(sa.name, ia)], hidden_a), ("second", [(sb.name, ib)], hidden_b),
                     ("both", [("first", ia), ("second", ib)], hidden_a & hidden_b))
             for mode, imgs, hidden in runs:
+                if mode not in args.modes.split(","):
+                    continue
                 g = modes[mode]
                 g["scenes"] += 1
                 try:
-                    res = read_board(imgs, game, spec=spec, camera=truth_camera(da), options=opt)
+                    res = read_board(imgs, game, spec=spec, camera=truth_camera(da), options=opt, fuse_config=fuse)
                 except ImageRejectedError:
                     g["rejected"] += 1
                     g["cell_errors"] += len(labels)
                     continue
                 wrong = 0
-                for cr in res.cells:
+                doubts = res.doubts if len(res.doubts) == len(res.cells) else [None] * len(res.cells)
+                for cr, dbt in zip(res.cells, doubts, strict=True):
                     key = cr.key if game == "gridopolis" else cr.key[:2]
                     want, got = labels.get(key, "empty"), reading_label(game, cr)
                     if got in DECLINED:
+                        g["declined_sites"] += got != "robot"
                         if want != "empty" and key not in hidden:
                             g["declined_visible_pieces"] += 1
                             wrong += 1
                     elif got != want:
                         g["cell_errors"] += 1
+                        g["silent_wrong"] += dbt is not None and dbt.sure
                         wrong += 1
                 read = {cr.key if game == "gridopolis" else cr.key[:2] for cr in res.cells}
                 missing = [k for k in labels if k not in read]  # pieces on pads no picture found
@@ -111,7 +123,7 @@ def main() -> None:
     for mode in ("first", "second", "both"):
         out[mode] = {k: sum(g[mode][k] for g in out["per_game"].values()) for k in
                      ("scenes", "rejected", "cell_errors", "declined_visible_pieces", "boards_exact",
-                      "legal_tables_called_wrong")}
+                      "legal_tables_called_wrong", "silent_wrong", "declined_sites")}
     print(json.dumps(out))
 
 

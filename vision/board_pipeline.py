@@ -59,10 +59,10 @@ from vision.board_reconstruct import (
 )
 from vision.board_robot import TagReading, robot_from_tag
 from vision.board_setupcheck import CHECK_CODE, check_unsure_readings
-from vision.board_sureness import CellDoubt, judge_cells, unsure_problems
+from vision.board_sureness import P_SURE, SEEN_LOW, CellDoubt, judge_cells, unsure_problems
 from vision.locate import ImageRejectedError
 
-__all__ = ["BoardReading", "ImageReading", "read_board", "sites_for", "structure_groups"]
+__all__ = ["BoardReading", "FuseConfig", "ImageReading", "read_board", "sites_for", "structure_groups"]
 
 U8 = npt.NDArray[np.uint8]
 F64 = npt.NDArray[np.float64]
@@ -282,7 +282,85 @@ RULE_SEARCH_SITES = 12
 RULE_SEARCH_CHANGES = 3
 
 
-def merge_readings(game: str, readings: Sequence[ImageReading]) -> tuple[list[CellReading], dict[int, str]]:
+@dataclass(frozen=True)
+class FuseConfig:
+    """How a site that two or more pictures read differently is settled (session 18, docs/boards_vision.md "Session 18:
+    two pictures"), before session 11's two signs (:func:`merge_readings`).  Each switch off: as before.
+
+    ``view``: where some pictures saw the site well (``CellReading.seen`` at least :data:`SEEN_LOW`, the sureness
+    judgement's own limit of "hardly seen") and others hardly saw it, and the pictures that saw it well agree, their
+    reading is kept: a site read from a few rays (a pad above it, a piece or the hand in front) is weak evidence against
+    a picture that saw all of it.  ``sureness``: each picture's own judgement of its reading (:func:`vision.
+    board_sureness.judge_cells` of that picture's readings alone, its camera: the share right ``p`` of readings like it
+    on the development tables) is taken as a witness's reliability, and a reading kept where the pictures together make
+    it right at least ``p_sure`` (the judgement's own ``P_SURE``) of the time (:func:`_posterior`).  ``abstain``: with
+    ``sureness``, where they make no reading that sure, the site is declined (not read: "take another picture").
+    ``rescue``: only at the sites session 11's signs decline -- a reading they keep stays.
+    Measured on development renders (docs/boards_vision.md, "Session 18: two pictures"); all off by default."""
+
+    view: bool = False
+    sureness: bool = False
+    abstain: bool = False
+    #: only at the sites session 11's two signs decline (a reading they keep is kept)
+    rescue: bool = False
+    #: the share right a reading must reach, the pictures' judgements together, to be kept by ``sureness`` (the
+    #: judgement's own ``P_SURE``)
+    p_sure: dict[str, float] = field(default_factory=lambda: dict(P_SURE))
+
+    @property
+    def on(self) -> bool:
+        return self.view or self.sureness
+
+
+#: the fusion of the pictures' readings read_board uses by default (session 18: see :class:`FuseConfig`)
+FUSE = FuseConfig()
+
+
+def _agreed(cands: Sequence[CellReading]) -> CellReading | None:
+    """The most confident of ``cands`` when they all say the same thing (None when empty or they differ)."""
+    if not cands or len({c.says() for c in cands}) > 1:
+        return None
+    return max(cands, key=lambda c: c.confidence)
+
+
+def _fuse_by_quality(game: str, at: Sequence[tuple[CellReading, CellDoubt | None]], cfg: FuseConfig
+                     ) -> tuple[CellReading | None, str] | None:
+    """Session 18 (:class:`FuseConfig`): the reading kept at a site the pictures read differently, by how well each
+    picture saw the site and how sure its own judgement is of its reading -- ``(reading, why)``, the reading None to
+    decline the site -- or None to leave it to session 11's signs."""
+    if cfg.view:
+        well = [c for c, _ in at if c.seen is not None and c.seen >= SEEN_LOW]
+        poor = [c for c, _ in at if c.seen is not None and c.seen < SEEN_LOW]
+        kept = _agreed(well) if poor else None
+        if kept is not None:
+            return kept, (f"the reading of the pictures that saw the site well (at least {round(100 * SEEN_LOW)} % of "
+                          "its view clear; the others hardly saw it)")
+    if cfg.sureness and all(d is not None for _, d in at):
+        post = _posterior([(c, d.p_right) for c, d in at if d is not None])
+        says, p = max(post.items(), key=lambda kv: kv[1])
+        if p >= cfg.p_sure.get(game, 0.9):
+            kept = max((c for c, _ in at if c.says() == says), key=lambda c: c.confidence)
+            return kept, (f"the reading the pictures' own judgements together are sure of ({round(100 * p)} % right, "
+                          "weighing each picture's share right of readings like its own)")
+        if cfg.abstain:
+            return None, ("not read: the pictures' own judgements together are sure of no reading of it -- take "
+                          "another picture")
+    return None
+
+
+def _posterior(votes: Sequence[tuple[CellReading, float]]) -> dict[tuple[Any, ...], float]:
+    """Per reading the pictures gave of a site, how likely it is the right one, from each picture's share right of
+    readings like its own (``p``): a reading is right where its pictures are right and every other picture wrong (one of
+    the readings taken to be right, the pictures as independent witnesses)."""
+    says = {c.says() for c, _ in votes}
+    lik = {s: float(np.prod([min(max(p, 1e-4), 1 - 1e-4) if c.says() == s else 1 - min(max(p, 1e-4), 1 - 1e-4)
+                             for c, p in votes])) for s in says}
+    tot = sum(lik.values())
+    return {s: v / tot for s, v in lik.items()}
+
+
+def merge_readings(game: str, readings: Sequence[ImageReading], doubts: Sequence[Sequence[CellDoubt | None]] = (),
+                   fuse: FuseConfig | None = None) -> tuple[list[CellReading], dict[int, str]]:
     """One reading per site from several pictures of the same table, and, per site they read differently
     (none declining it), what was done there (in words).
 
@@ -293,7 +371,12 @@ def merge_readings(game: str, readings: Sequence[ImageReading]) -> tuple[list[Ce
     different readings the site is declined (not read: "never guess silently"); when the probes cannot tell
     (a hypothesis some picture did not score, or the two readings of one hypothesis: a pawn or a king, a
     character or none) the more confident reading is kept.  Bandera: a character read on its royal tower by some
-    pictures and on another stack by others (:func:`_character_off_banner`)."""
+    pictures and on another stack by others (:func:`_character_off_banner`).
+
+    ``fuse`` (default :data:`FUSE`) with ``doubts`` (per picture, per site: the picture's own judgement of its
+    reading, :func:`vision.board_sureness.judge_cells`): first how well each picture saw the site and how sure its own
+    judgement is (:func:`_fuse_by_quality`, session 18); where that does not settle it, the two signs."""
+    cfg = FUSE if fuse is None else fuse
     merged = list(readings[0].cells)
     for r in readings[1:]:
         merged = [_better(m, c) for m, c in zip(merged, r.cells, strict=True)]
@@ -314,6 +397,14 @@ def merge_readings(game: str, readings: Sequence[ImageReading]) -> tuple[list[Ce
             best = CellReading(best.key, "unseen", None, 0, False, 0.0, None, best.scores)
             why[i] = ("not read: the more confident reading is not the one the probes of every picture support best"
                       " -- take another picture")
+        if cfg.on and (not cfg.rescue or best.kind == "unseen"):
+            own = [(r.cells[i], doubts[j][i] if j < len(doubts) and i < len(doubts[j]) else None)
+                   for j, r in enumerate(readings) if r.cells[i].kind not in DECLINED_KINDS]
+            fused = _fuse_by_quality(game, own, cfg)
+            if fused is not None:
+                got, why[i] = fused
+                best = got if got is not None else CellReading(best.key, "unseen", None, 0, False, 0.0, None,
+                                                               best.scores)
         merged[i] = best
     if game == "bandera":
         _character_off_banner(readings, merged, why)
@@ -456,6 +547,7 @@ def read_board(
     on_image: Callable[[str], None] | None = None,
     pad_config: PadDetectConfig | None = None,
     find_pads: bool = True,
+    fuse_config: FuseConfig | None = None,
 ) -> BoardReading:
     """Read the board of ``game`` from ``images`` ((name, BGR image) pairs of the same board).
 
@@ -466,7 +558,10 @@ def read_board(
 
     Gridopolis: the pads on the table are looked for first (:func:`vision.board_pads.detect_pads`,
     thresholds ``pad_config``): pads added during play are read as sites too, arms left out are not
-    read.  ``find_pads=False`` reads the standard four-player grid-set's pads only."""
+    read.  ``find_pads=False`` reads the standard four-player grid-set's pads only.
+
+    ``fuse_config`` (default :data:`FUSE`): how sites the pictures read differently are settled (:class:`FuseConfig`,
+    session 18); one picture alone is read as before whatever it says."""
     t0 = time.perf_counter()
     spec = spec or board_spec(game, scenario=scenario)
     sites, structure = sites_for(spec)
@@ -709,7 +804,11 @@ def read_board(
         if seen.cell is not None:
             robot = robot or seen
     t1 = time.perf_counter()
-    merged, why = merge_readings(game, readings)
+    fuse = FUSE if fuse_config is None else fuse_config
+    own: list[list[CellDoubt | None]] = []
+    if fuse.sureness and len(readings) > 1:  # (each picture's own judgement of its readings: session 18)
+        own = [judge_cells(game, r.cells, [r.pose.camera_position], spec.cell_mm) for r in readings]
+    merged, why = merge_readings(game, readings, own, fuse)
     if robot is not None and opt.robot is None:
         opt = replace(opt, robot=robot)
     lone_pads: list[Problem] = []

@@ -75,7 +75,8 @@ def test_a_banner_of_the_same_shade_shows_nothing() -> None:
 def test_a_banner_hidden_by_a_block_in_front_is_not_judged() -> None:
     cam = _camera()
     side = (1, 0, 0)
-    hidden = OutlineJudge([_picture(cam, UP, side)], [cam], occupied={(1, -3, 1), (1, -4, 2), (2, -4, 2), (1, -4, 3), (2, -4, 3)})
+    in_front = {(1, -4, 2), (2, -4, 2), (1, -4, 3), (2, -4, 3)}
+    hidden = OutlineJudge([_picture(cam, UP, side)], [cam], occupied={(1, -3, 1), *in_front})
     assert hidden.shares(0, UP, side) is None
 
 
@@ -87,5 +88,41 @@ def test_only_outline_spot_needs_strictly_most_pictures(views: dict[FlagSpot, li
 
 
 def test_outline_config_defaults_are_the_measured_ones() -> None:
-    assert OUTLINE == OutlineConfig()
+    assert OutlineConfig() == OUTLINE
     assert OUTLINE.min_edges == 2 and OUTLINE.max_inside_std == 8.0
+
+
+def test_held17_pink_banner_in_front_of_pink_is_not_singled_out_by_its_outline() -> None:
+    """The committed case (``fixtures/ctrl_history/held17f_h1_scene_014``, rendered, SIMULATED): pink's flag stands
+    at 2,0,4 +z in front of pink blocks (px shows 936 of its pixels, no banner ray).  Its outline shows in one picture
+    only (mx, where the spot read lies on the same line of sight), as at several other legal spots, so the outline
+    step (``OUTLINE_MOVES``) does not place a missing pink flag: the limit measured in docs/vision.md, "Session 18"."""
+    import json
+    from dataclasses import replace
+    from pathlib import Path
+
+    from boardside.fixtures_render.camera import truth_calibration
+    from calibration.camera import read_image
+    from calibration.mat import MatSpec
+    from engine.ctrl import State
+    from vision.pipeline import _outline_moves, score_images
+
+    root = Path(__file__).resolve().parent.parent / "fixtures"
+    name = "held17f_h1_scene_014"
+    case = json.loads((root / "ctrl_history" / "cases.json").read_text())["cases"][name]
+    scene = root / "ctrl_history" / name
+    pics = [(f"{name}/{v}.jpg", read_image(scene / f"{v}.jpg")) for v in ("px", "mx", "py", "my", "top")]
+    cam = truth_calibration(json.loads((scene / "px.json").read_text())["camera"])
+    spec = MatSpec.from_json(json.loads((scene / "scene.json").read_text())["mat"])
+    previous, truth = State.from_json(case["previous"]), State.from_json(case["truth"])
+    res = score_images(pics, spec, cam, previous, turns_played=case["turns_played"])
+    assert res.reconstruction.scorer is not None
+    from vision.pipeline import _greys
+
+    judge = OutlineJudge(_greys(res.pictures), res.cameras, set(truth.blocks))
+    true, read = truth.flags["pink"], FlagSpot((4, 0, 3), "+z")
+    assert judge.best(true) == [1] and judge.best(read) == []  # mx only, and nothing at the spot read
+    without = replace(truth, flags={c: f for c, f in truth.flags.items() if c != "pink"})
+    weak: set[str] = set()
+    state, changed = _outline_moves(without, {"pink"}, res.reconstruction.scorer, res.pictures, res.cameras, weak, [])
+    assert changed == {} and "pink" not in state.flags and not weak

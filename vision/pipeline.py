@@ -196,6 +196,8 @@ FREE_SAME_CELL_POLE_MOVES = True
 # kept a guess (every side another spot changes is reported).  docs/vision.md, "Session 18: banners in front of
 # their own colour".  False: as before
 OUTLINE_MOVES = False
+# ... the flags read from a few banner rays too (else only the flags no step placed)
+OUTLINE_MOVES_WEAK = True
 # the free rules after blocks on the mat were left out as colour on the mat price blocks without the rays that
 # showed them (vision.free_rules.drop_ground_mat_blocks; docs/vision.md, "Session 12: the free reading with nine
 # pictures")
@@ -786,7 +788,8 @@ def score_images(
             moved.update({c: (old, new, views) for c, (old, new, views) in neutral.items() if old is not None})
             by_pole.update({c: (new, views) for c, (old, new, views) in neutral.items() if old is None})
         if OUTLINE_MOVES:
-            todo = {c for c in movers if c not in state.flags or c in weak_flags} | set(by_pole) | set(moved)
+            todo = ({c for c in movers if c not in state.flags or c in weak_flags} | set(by_pole) | set(moved)
+                    if OUTLINE_MOVES_WEAK else {c for c in movers if c not in state.flags})
             state, outlined = _outline_moves(state, todo, recon.scorer, images, [e.camera for e in evidence],
                                              weak_flags, inferred)
             moved.update({c: (old, new, views) for c, (old, new, views) in outlined.items() if old is not None})

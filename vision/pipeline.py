@@ -189,6 +189,15 @@ WEAK_FLAG_MOVES_ONLY_POLELESS = True
 NEUTRAL_POLE_MOVES = True
 # ... and without history (every flag read), the move reported the same way
 FREE_SAME_CELL_POLE_MOVES = True
+# with history: after the uncoloured-pole step, the flag of a colour that played which the banner did not place (as
+# NEUTRAL_POLE_MOVES) goes to the legal spot where a banner may hang whose banner OUTLINE more pictures show than any
+# other legal spot's, at least ``vision.banner_outline.MIN_VIEWS`` (``vision.banner_outline``: the banner's edges
+# against what stands behind it, for a banner in front of blocks of its own colour), reported ``flag-by-outline`` and
+# kept a guess (every side another spot changes is reported).  docs/vision.md, "Session 18: banners in front of
+# their own colour".  False: as before
+OUTLINE_MOVES = False
+# ... the flags read from a few banner rays too (else only the flags no step placed)
+OUTLINE_MOVES_WEAK = True
 # the free rules after blocks on the mat were left out as colour on the mat price blocks without the rays that
 # showed them (vision.free_rules.drop_ground_mat_blocks; docs/vision.md, "Session 12: the free reading with nine
 # pictures")
@@ -778,6 +787,13 @@ def score_images(
                                                  weak_flags, inferred)
             moved.update({c: (old, new, views) for c, (old, new, views) in neutral.items() if old is not None})
             by_pole.update({c: (new, views) for c, (old, new, views) in neutral.items() if old is None})
+        if OUTLINE_MOVES:
+            todo = ({c for c in movers if c not in state.flags or c in weak_flags} | set(by_pole) | set(moved)
+                    if OUTLINE_MOVES_WEAK else {c for c in movers if c not in state.flags})
+            state, outlined = _outline_moves(state, todo, recon.scorer, images, [e.camera for e in evidence],
+                                             weak_flags, inferred)
+            moved.update({c: (old, new, views) for c, (old, new, views) in outlined.items() if old is not None})
+            by_pole.update({c: (new, views) for c, (old, new, views) in outlined.items() if old is None})
         same_cell_notes: list[Problem] = []
         if SAME_CELL_POLE_MOVES:
             state, same_cell_notes = _same_cell_pole_moves(state, movers - set(by_pole) - set(moved), recon.scorer,
@@ -1252,6 +1268,49 @@ def _neutral_pole_moves(state: State, colors: set[str], scorer: RayScorer, image
                 else "its banner was not made out")
         notes.append(Problem("flag-by-pole", f"the {color} flag: {what}, but its pole shows as an uncoloured line "
                              f"at {top} in {where} (at no other legal spot)", f"{color} flag",
+                             'CTRL rulebook, "Flags"', "warning"))
+    return (replace(state, flags=flags) if changed else state), changed
+
+
+def _outline_moves(state: State, colors: set[str], scorer: RayScorer, images: Sequence[tuple[str, U8]],
+                   cameras: Sequence[ViewCamera], weak: set[str], notes: list[Problem],
+                   ) -> tuple[State, dict[str, tuple[FlagSpot | None, FlagSpot, list[int]]]]:
+    """Each of ``colors``' flags (the banner rays did not place them) moved, or placed, where the pictures show its
+    banner's outline (:mod:`vision.banner_outline`): the legal spot (CTRL rulebook "Flags") whose banner outline
+    more pictures show than any other legal spot's, at least ``banner_outline.MIN_VIEWS``, where the pictures do not
+    contradict a banner (the test of :func:`flags_by_pole`).  Each change is reported (``flag-by-outline``) and the
+    colour added to ``weak``: a guess, so every side another spot changes is reported uncertain.  Returns the state
+    and, per colour changed, the spot read (``None``: not found), the new spot and the pictures (indices)."""
+    from vision.banner_outline import MIN_VIEWS, OutlineJudge, only_outline_spot
+    from vision.pole_overrule import CONTRADICTION, MIN_JUDGED
+
+    flags = dict(state.flags)
+    changed: dict[str, tuple[FlagSpot | None, FlagSpot, list[int]]] = {}
+    judge: OutlineJudge | None = None
+    for color in sorted(colors):
+        if not any(v == color for v in state.blocks.values()):
+            continue
+        spots = spots_for_flag(replace(state, flags=flags), color)
+        if not spots:
+            continue
+        if judge is None:
+            judge = OutlineJudge(_greys(images), cameras, set(state.blocks))
+        views = {sp: judge.best(sp) for sp in spots}
+        top = only_outline_spot(views, MIN_VIEWS)
+        read = flags.get(color)
+        if top is None or top == read:
+            continue
+        if not banner_may_hang(scorer.banner_seen_against(state.blocks, color, [top])[0], CONTRADICTION, MIN_JUDGED):
+            continue
+        flags[color] = top
+        changed[color] = (read, top, views[top])
+        weak.add(color)
+        where = ", ".join(images[k][0] for k in views[top])
+        notes[:] = [p for p in notes if not (p.code == "flag-by-pole" and p.where == f"{color} flag")]
+        what = (f"read at {read} without a banner the pictures make out" if read is not None
+                else "its banner was not made out")
+        notes.append(Problem("flag-by-outline", f"the {color} flag: {what}, but its banner's outline shows at {top} "
+                             f"in {where} (in fewer pictures at every other legal spot)", f"{color} flag",
                              'CTRL rulebook, "Flags"', "warning"))
     return (replace(state, flags=flags) if changed else state), changed
 

@@ -290,9 +290,13 @@ def _ring_coverage(spec: MatSpec, world: F64) -> float:
 def _solve(obj: F64, img: F64, cam: CameraCalibration) -> tuple[F64, F64]:
     k, d = cam.camera_matrix, cam.dist_coeffs
     ok, rvec, tvec = cv2.solvePnP(obj, img, k, d, flags=cv2.SOLVEPNP_IPPE)
-    if not ok:
+    # IPPE reports success with a NaN pose for (nearly) collinear points (session 18: a low picture whose
+    # outliers were dropped, leaving one row of corners): a pose that is not finite is no pose
+    if not ok or not (np.all(np.isfinite(rvec)) and np.all(np.isfinite(tvec))):
         raise PoseError("the mat's pose could not be solved from the points seen")
     rvec, tvec = cv2.solvePnPRefineLM(obj, img, k, d, rvec, tvec)
+    if not (np.all(np.isfinite(rvec)) and np.all(np.isfinite(tvec))):
+        raise PoseError("the mat's pose could not be solved from the points seen")
     return np.asarray(rvec, np.float64).reshape(3), np.asarray(tvec, np.float64).reshape(3)
 
 
@@ -363,7 +367,9 @@ def pose_from_view(view: MatView, spec: MatSpec, camera: CameraCalibration) -> M
     err = _reproj(obj, img, camera, rvec, tvec)
     limit = max(2.0, 4.0 * float(np.median(err)))
     bad = err > limit
-    if bad.any() and (~bad).sum() >= 6:
+    if bad.any() and (~bad).sum() >= 6 and not _nearly_collinear(obj[~bad]) and _solvable(obj[~bad], img[~bad], camera):
+        # (the points kept must still fix a pose: dropping the outliers of a low picture once left one row of
+        # corners, whose pose IPPE gave as NaN -- then the pose from every point is kept)
         dropped = int(bad.sum())
         obj, img = obj[~bad], img[~bad]
         rvec, tvec = _solve(obj, img, camera)

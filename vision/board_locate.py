@@ -236,6 +236,8 @@ def _solve(obj: F64, img: F64, K: F64, dist: F64) -> tuple[F64, F64]:
         raise cv2.error("solvePnP failed")
     rvec, tvec = cv2.solvePnPRefineLM(obj, img, K, dist, rvec, tvec)
     r, t = np.asarray(rvec, np.float64).reshape(3), np.asarray(tvec, np.float64).reshape(3)
+    if not (np.all(np.isfinite(r)) and np.all(np.isfinite(t))):  # IPPE's NaN for collinear points (calibration.pose)
+        raise cv2.error("solvePnP gave no finite pose")
     if t[2] < 0:  # the board behind the camera: the mirror solution
         raise cv2.error("board behind the camera")
     return r, t

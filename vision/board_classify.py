@@ -903,7 +903,7 @@ class PictureCache:
 def _observe(sc: _Scene, pts: F64, cfg: ClassifyBoardConfig, known: F64 | None = None,
              known_lab: F64 | None = None, chroma_only: bool = False,
              expected_out: list[F64] | None = None, slack: bool = False,
-             shaded_out: list[npt.NDArray[np.bool_]] | None = None
+             shaded_out: list[npt.NDArray[np.bool_]] | None = None, usable_only: bool = False
              ) -> tuple[F64, F64, npt.NDArray[np.bool_], F64]:
     """For probe points (N, 3): (piece-ness (N,), observed CIELAB (N, 3), usable (N,), ray ends (N, 3)).
 
@@ -911,20 +911,15 @@ def _observe(sc: _Scene, pts: F64, cfg: ClassifyBoardConfig, known: F64 | None =
     solid (its observed colour) or one of the ``known`` solids (pieces already read, with colours
     ``known_lab``).  With ``slack`` the print is also compared a little off where the pose puts it
     (``print_slack_mm``).  ``shaded_out`` (if given) receives which probes only the shadows' light
-    (``sc.shade``) made no piece."""
+    (``sc.shade``) made no piece.  ``usable_only`` (callers that use the usable probes' values only; without
+    ``expected_out`` and ``shaded_out``): the colours are looked at only on the probes in the picture and hidden
+    by no structure solid -- the others cannot be usable; their piece-ness and colour are left 0 (session 18: the
+    same numbers on the usable probes, every step being per probe)."""
     cam = sc.pose.camera_position
     w, h = sc.pose.image_size
     px = sc.pose.project(pts)
     in_img = (px[:, 0] > 2) & (px[:, 0] < w - 3) & (px[:, 1] > 2) & (px[:, 1] < h - 3)
     ends = segments_to_board(cam, pts)
-    obs = _sample(sc.image, np.where(in_img[:, None], px, 0.0))
-    exp, on_board = _expected(sc.app, ends[:, :2])
-    lab_o = linear_to_lab(np.clip(obs / sc.gain.at(ends[:, :2]), 0.0, None))
-    lab_e = linear_to_lab(exp)
-    on_print = on_board.copy()  # rays whose background is the print (not the table, a pad, a piece)
-    if sc.table_lab is not None:  # rays going past the board's edge meet the table
-        lab_e = np.where(on_board[:, None], lab_e, sc.table_lab[None, :])
-        on_board = np.ones_like(on_board)
     t0 = np.linalg.norm(pts - cam, axis=1) / np.maximum(np.linalg.norm(ends - cam, axis=1), 1e-9)
     hidden: npt.NDArray[np.bool_] = np.zeros(len(pts), bool)
     first_structure: npt.NDArray[np.int64] | None = None
@@ -937,6 +932,39 @@ def _observe(sc: _Scene, pts: F64, cfg: ClassifyBoardConfig, known: F64 | None =
         else:
             before = np.asarray(hits(cam, ends, sc.structure, t_min=0.0, t_max=t0 - 1e-3), bool)
             hidden = np.asarray(before.any(axis=1), bool)
+    if usable_only and expected_out is None and shaded_out is None:
+        j = np.nonzero(in_img & ~hidden)[0]
+        n = len(pts)
+        piece = np.zeros(n)
+        lab_o = np.zeros((n, 3))
+        usable = np.zeros(n, bool)
+        if len(j):
+            piece[j], lab_o[j], usable[j] = _observe_colours(
+                sc, pts[j], px[j], in_img[j], ends[j], t0[j], hidden[j],
+                None if first_structure is None else first_structure[j], cfg, known, known_lab, chroma_only, None,
+                slack, None)
+        return piece, lab_o, usable, ends
+    piece, lab_o, usable = _observe_colours(sc, pts, px, in_img, ends, t0, hidden, first_structure, cfg, known,
+                                            known_lab, chroma_only, expected_out, slack, shaded_out)
+    return piece, lab_o, usable, ends
+
+
+def _observe_colours(sc: _Scene, pts: F64, px: F64, in_img: npt.NDArray[np.bool_], ends: F64, t0: F64,
+                     hidden: npt.NDArray[np.bool_], first_structure: npt.NDArray[np.int64] | None,
+                     cfg: ClassifyBoardConfig, known: F64 | None, known_lab: F64 | None, chroma_only: bool,
+                     expected_out: list[F64] | None, slack: bool, shaded_out: list[npt.NDArray[np.bool_]] | None
+                     ) -> tuple[F64, F64, npt.NDArray[np.bool_]]:
+    """:func:`_observe`'s colours, given its probes' pixels, ray ends and structure solids met: (piece-ness, observed
+    CIELAB, usable)."""
+    cam = sc.pose.camera_position
+    obs = _sample(sc.image, np.where(in_img[:, None], px, 0.0))
+    exp, on_board = _expected(sc.app, ends[:, :2])
+    lab_o = linear_to_lab(np.clip(obs / sc.gain.at(ends[:, :2]), 0.0, None))
+    lab_e = linear_to_lab(exp)
+    on_print = on_board.copy()  # rays whose background is the print (not the table, a pad, a piece)
+    if sc.table_lab is not None:  # rays going past the board's edge meet the table
+        lab_e = np.where(on_board[:, None], lab_e, sc.table_lab[None, :])
+        on_board = np.ones_like(on_board)
     for rows, labs in ((sc.structure, sc.structure_lab), (known, known_lab)):
         if rows is None or labs is None or not len(rows):
             continue
@@ -979,7 +1007,7 @@ def _observe(sc: _Scene, pts: F64, cfg: ClassifyBoardConfig, known: F64 | None =
     usable = in_img & on_board & ~hidden
     if cfg.min_lightness > 0:
         usable &= lab_o[:, 0] >= cfg.min_lightness
-    return piece, lab_o, usable, ends
+    return piece, lab_o, usable
 
 
 def _reprobe(sc: _Scene, cfg: ClassifyBoardConfig, probes_s: F64, piece: F64, valid: npt.NDArray[np.bool_],
@@ -1002,7 +1030,7 @@ def _reprobe(sc: _Scene, cfg: ClassifyBoardConfig, probes_s: F64, piece: F64, va
     pts = np.empty((len(few), len(grid), len(zs), 3))
     pts[..., :2] = centres[few, None, None, :2] + grid[None, :, None, :]
     pts[..., 2] = centres[few, None, None, 2] + zs[None, None, :]
-    p_f, l_f, v_f, e_f = _observe(sc, pts.reshape(-1, 3), cfg, slack=True)
+    p_f, l_f, v_f, e_f = _observe(sc, pts.reshape(-1, 3), cfg, slack=True, usable_only=True)
     p_q, l_q, v_q = p_f.reshape(len(few), n_q), l_f.reshape(len(few), n_q, 3), v_f.reshape(len(few), n_q)
     pts_q, e_q = pts.reshape(len(few), n_q, 3), e_f.reshape(len(few), n_q, 3)
     ends_s = ends.reshape(n_s, n_p, 3)

@@ -1104,11 +1104,27 @@ def _player_hue_deg(hue: F64, allowed: Sequence[str] | None) -> F64:
     return np.asarray(np.abs((hue[..., None] - protos + 180.0) % 360.0 - 180.0).min(axis=-1), np.float64)
 
 
+#: :func:`_solid_rows` made already: (id of the hypothesis, site) -> (the hypothesis, its rows); emptied when large
+_SOLID_ROWS: dict[tuple[int, Site], tuple[Hypothesis, F64]] = {}
+
+
 def _solid_rows(h: Hypothesis, site: Site) -> F64:
+    """The solids of hypothesis ``h`` standing on ``site`` (rows as in :func:`vision.board_rays.hits`), read-only: kept
+    and given again to later calls (session 18: a reading asks for the same rows hundreds of times)."""
+    key = (id(h), site)
+    got = _SOLID_ROWS.get(key)
+    if got is not None and got[0] is h:
+        return got[1]
     if not h.solids:
-        return np.zeros((0, 6))
-    return np.array([[0.0 if s.shape == "box" else 1.0, site.x_mm, site.y_mm, s.half, site.floor_mm + s.z0,
-                      site.floor_mm + s.z1] for s in h.solids])
+        rows = np.zeros((0, 6))
+    else:
+        rows = np.array([[0.0 if s.shape == "box" else 1.0, site.x_mm, site.y_mm, s.half, site.floor_mm + s.z0,
+                          site.floor_mm + s.z1] for s in h.solids])
+    rows.setflags(write=False)
+    if len(_SOLID_ROWS) >= 20000:
+        _SOLID_ROWS.clear()
+    _SOLID_ROWS[key] = (h, rows)
+    return rows
 
 
 def _chosen_solids(hyps: Sequence[Hypothesis], choice: npt.NDArray[np.int64], sites: Sequence[Site],

@@ -340,15 +340,19 @@ def _local_light(lab: F64, pad: F64, bg: F64, ref: npt.NDArray[np.bool_], n_k: i
     or lit as the picture's white balance expects, keeps its colours."""
     from calibration.colour import lab_to_linear
 
-    seen = np.maximum(lab_to_linear(lab), 1e-4)
-    ratio = np.log(seen / np.maximum(lab_to_linear(0.5 * (pad + bg)), 1e-4)).reshape(n_k, n_o, 3)
     r = ref.reshape(n_k, n_o)
     out = lab.copy().reshape(n_k, n_o, 3)
-    seen = seen.reshape(n_k, n_o, 3)
-    for q in np.nonzero(r.sum(axis=1) >= cfg.local_light_points)[0]:
-        light = np.median(ratio[q][r[q]], axis=0)
+    qs = np.nonzero(r.sum(axis=1) >= cfg.local_light_points)[0]
+    if not len(qs):  # (no candidate has enough of them -- every one above the table: nothing to undo)
+        return out.reshape(-1, 3)
+    # (the light measured on those candidates only: the same numbers, each point's on its own)
+    seen = np.maximum(lab_to_linear(out[qs].reshape(-1, 3)), 1e-4)
+    ratio = np.log(seen / np.maximum(lab_to_linear((0.5 * (pad + bg)).reshape(n_k, n_o, 3)[qs].reshape(-1, 3)), 1e-4))
+    seen, ratio = seen.reshape(len(qs), n_o, 3), ratio.reshape(len(qs), n_o, 3)
+    for t, q in enumerate(qs.tolist()):
+        light = np.median(ratio[t][r[q]], axis=0)
         if float(np.abs(light).max()) >= cfg.local_light_min:
-            out[q] = linear_to_lab(seen[q] / np.exp(light)[None, :])
+            out[q] = linear_to_lab(seen[t] / np.exp(light)[None, :])
     return out.reshape(-1, 3)
 
 

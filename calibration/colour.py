@@ -114,28 +114,10 @@ def linear_to_srgb8(lin: npt.ArrayLike) -> F64:
     return 255.0 * np.where(c <= 0.0031308, 12.92 * c, 1.055 * c ** (1 / 2.4) - 0.055)
 
 
-#: from this many rows on :func:`scale_channels` works channel by channel
-_CHANNELWISE_ROWS = 256
-
-
-def scale_channels(x: F64, w: F64, divide: bool = False) -> F64:
-    """``x * w`` (or ``x / w`` with ``divide``) of colours ``x`` (..., 3) and one value per channel ``w`` (3,), the
-    same numbers: ``x`` itself is changed when it is a new C-contiguous float64 array made by the caller -- pass only
-    such an array.  Numpy works a (N, 3) by (3,) broadcast through small buffered copies; for many rows each channel
-    is scaled on its own, several times quicker (session 18)."""
-    if x.dtype != np.float64 or not x.flags.c_contiguous or x.size < 3 * _CHANNELWISE_ROWS or x.shape[-1] != 3:
-        return np.asarray(x / w if divide else x * w, np.float64)
-    flat = x.reshape(-1, 3)
-    op = np.divide if divide else np.multiply
-    for c in range(3):
-        op(flat[:, c], w[c], out=flat[:, c])
-    return x
-
-
 def linear_to_lab(rgb: npt.ArrayLike) -> F64:
     """Linear sRGB (..., 3) (R, G, B order) -> CIELAB (..., 3), D65 white."""
     a = np.asarray(rgb, dtype=np.float64)
-    xyz = scale_channels(a @ _M_RGB2XYZ.T, _WHITE_D65, divide=True)
+    xyz = a @ _M_RGB2XYZ.T / _WHITE_D65
     eps, kappa = 216 / 24389, 24389 / 27
     # (the linear segment only where it applies: the same numbers as np.where over both branches)
     f = np.cbrt(np.maximum(xyz, 0.0))
@@ -159,7 +141,7 @@ def lab_to_linear(lab: npt.ArrayLike) -> F64:
     def finv(f: F64) -> F64:
         return np.where(f**3 > eps, f**3, (116 * f - 16) / kappa)
 
-    xyz = scale_channels(np.stack([finv(fx), finv(fy), finv(fz)], axis=-1), _WHITE_D65)
+    xyz = np.stack([finv(fx), finv(fy), finv(fz)], axis=-1) * _WHITE_D65
     return np.asarray(xyz @ _M_XYZ2RGB.T, np.float64)
 
 

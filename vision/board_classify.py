@@ -41,7 +41,7 @@ import numpy as np
 import numpy.typing as npt
 
 from calibration.boards import BoardSpec, render_board
-from calibration.colour import lab_to_linear, linear_to_lab, scale_channels, srgb8_codes_to_linear, srgb8_to_linear
+from calibration.colour import lab_to_linear, linear_to_lab, srgb8_codes_to_linear, srgb8_to_linear
 from vision.board_lamp import GridLamp, fit_grid_lamp, lit_share
 from vision.board_locate import BoardPose
 from vision.board_pieces import Hypothesis, PieceGeometry, hypotheses_for
@@ -959,7 +959,7 @@ def _observe_colours(sc: _Scene, pts: F64, px: F64, in_img: npt.NDArray[np.bool_
     cam = sc.pose.camera_position
     obs = _sample(sc.image, np.where(in_img[:, None], px, 0.0))
     exp, on_board = _expected(sc.app, ends[:, :2])
-    lab_o = linear_to_lab(np.clip(sc.gain.undo(obs, ends[:, :2]), 0.0, None))
+    lab_o = linear_to_lab(np.clip(obs / sc.gain.at(ends[:, :2]), 0.0, None))
     lab_e = linear_to_lab(exp)
     on_print = on_board.copy()  # rays whose background is the print (not the table, a pad, a piece)
     if sc.table_lab is not None:  # rays going past the board's edge meet the table
@@ -2220,7 +2220,7 @@ def _slit_shade(sc: _Scene, sites: Sequence[Site], idx: Sequence[int], pawn: Hyp
     lit = np.ones(len(flat))
     fitted_any = False
     if sel.any():
-        lin = np.clip(sc.gain.undo(_sample(sc.image, px[sel]), flat[sel, :2]), 0.0, None)
+        lin = np.clip(_sample(sc.image, px[sel]) / sc.gain.at(flat[sel, :2]), 0.0, None)
         lamp_boxes = lamp_of() if lamp_of is not None else None
         if lamp_boxes is not None:
             lamp, shade_boxes = lamp_boxes
@@ -2976,7 +2976,7 @@ def _structure_colours(sc: _Scene, cfg: ClassifyBoardConfig, groups: npt.NDArray
     w, h = sc.pose.image_size
     px = sc.pose.project(pts)
     ok = (px[:, 0] > 2) & (px[:, 0] < w - 3) & (px[:, 1] > 2) & (px[:, 1] < h - 3)
-    lab = linear_to_lab(np.clip(sc.gain.undo(_sample(sc.image, np.where(ok[:, None], px, 0.0)), pts[:, :2]), 0, None))
+    lab = linear_to_lab(np.clip(_sample(sc.image, np.where(ok[:, None], px, 0.0)) / sc.gain.at(pts[:, :2]), 0, None))
     lab = lab.reshape(len(rows), len(ang), 3)
     ok = ok.reshape(len(rows), len(ang))
     # a ring point under another solid (an upper level) shows that solid, not this one's colour
@@ -4577,13 +4577,6 @@ class GainField:
         if self.constant:
             return np.asarray(np.broadcast_to(np.exp(self.coef[:, 0]), (len(xy), 3)), np.float64)
         return np.asarray(np.exp(self._basis(xy) @ self.coef.T), np.float64)
-
-    def undo(self, lin: F64, xy: F64) -> F64:
-        """``lin / self.at(xy)``: colours (N, 3) seen at board points (N, 2) with the light undone, the same numbers (a
-        constant gain divides each channel on its own: quicker than numpy's broadcast, session 18)."""
-        if self.constant:
-            return scale_channels(np.array(lin, np.float64), np.exp(self.coef[:, 0]), divide=True)
-        return np.asarray(lin / self.at(xy), np.float64)
 
 
 @lru_cache(maxsize=16)

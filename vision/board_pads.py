@@ -391,7 +391,7 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
             pixels.append(px)
         ok = (px[:, 0] > 2) & (px[:, 0] < w - 3) & (px[:, 1] > 2) & (px[:, 1] < h - 3)
         lin = _sample(image, np.where(ok[:, None], px, 0.0))
-        lab = linear_to_lab(np.clip(gain.undo(lin, pts[:, :2]), 0.0, None))
+        lab = linear_to_lab(np.clip(lin / gain.at(pts[:, :2]), 0.0, None))
         if cfg.min_lightness > 0:  # black: nothing can be told there (the picture's edge, a dark object)
             ok &= lab[:, 0] >= cfg.min_lightness
         return lab, ok

@@ -825,9 +825,11 @@ def _remap_raw(src: npt.NDArray[Any], xs: F64, ys: F64) -> npt.NDArray[Any]:
     n = len(xs)
     width = 1024
     rows = max(1, -(-n // width))
-    pad = rows * width - n
-    mx = np.concatenate([xs, np.zeros(pad)]).astype(np.float32).reshape(rows, width)
-    my = np.concatenate([ys, np.zeros(pad)]).astype(np.float32).reshape(rows, width)
+    # (the points cast to float32 into one zero-padded buffer: the values ``astype(np.float32)`` gives)
+    maps = np.zeros((2, rows * width), np.float32)
+    maps[0, :n] = xs
+    maps[1, :n] = ys
+    mx, my = maps[0].reshape(rows, width), maps[1].reshape(rows, width)
     out = cv2.remap(src, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     return np.asarray(out).reshape(rows * width, -1)[:n]
 

@@ -819,6 +819,22 @@ def _sample(img: U8, px: F64) -> F64:
     return srgb8_to_linear(_remap_points(img, px[:, 0], px[:, 1])[:, ::-1])
 
 
+def _where_rows(mask: npt.NDArray[np.bool_], a: F64 | float, b: F64 | float) -> F64:
+    """``np.where(mask[:, None], a, b)`` of float64 rows: ``a`` or ``b`` (N, k) (the other one (N, k), a row (k,) or a
+    number), the same values, assigned row by row (numpy's ``where`` works a (N, 1) by (N, k) broadcast through small
+    buffered pieces: several times slower, session 18)."""
+    n = len(mask)
+    if isinstance(a, np.ndarray) and a.ndim == 2 and len(a) == n:
+        out = np.array(a, np.float64)
+        off = ~mask
+        out[off] = b[off] if isinstance(b, np.ndarray) and b.ndim == 2 and len(b) == n else b
+        return out
+    assert isinstance(b, np.ndarray) and b.ndim == 2 and len(b) == n
+    out = np.array(b, np.float64)
+    out[mask] = a
+    return out
+
+
 def _remap_raw(src: npt.NDArray[Any], xs: F64, ys: F64) -> npt.NDArray[Any]:
     """Bilinear samples (N, channels) of ``src`` at points, in ``src``'s type (OpenCV's remap, in
     rows of 1024)."""
@@ -959,13 +975,13 @@ def _observe_colours(sc: _Scene, pts: F64, px: F64, in_img: npt.NDArray[np.bool_
     """:func:`_observe`'s colours, given its probes' pixels, ray ends and structure solids met: (piece-ness, observed
     CIELAB, usable)."""
     cam = sc.pose.camera_position
-    obs = _sample(sc.image, np.where(in_img[:, None], px, 0.0))
+    obs = _sample(sc.image, _where_rows(in_img, px, 0.0))
     exp, on_board = _expected(sc.app, ends[:, :2])
     lab_o = linear_to_lab(np.clip(obs / sc.gain.at(ends[:, :2]), 0.0, None))
     lab_e = linear_to_lab(exp)
     on_print = on_board.copy()  # rays whose background is the print (not the table, a pad, a piece)
     if sc.table_lab is not None:  # rays going past the board's edge meet the table
-        lab_e = np.where(on_board[:, None], lab_e, sc.table_lab[None, :])
+        lab_e = _where_rows(on_board, lab_e, sc.table_lab)
         on_board = np.ones_like(on_board)
     for rows, labs in ((sc.structure, sc.structure_lab), (known, known_lab)):
         if rows is None or labs is None or not len(rows):
@@ -978,7 +994,7 @@ def _observe_colours(sc: _Scene, pts: F64, px: F64, in_img: npt.NDArray[np.bool_
             top = np.where(hit, rows[None, :, 5], -np.inf)
             first = np.argmax(top, axis=1)  # rays come from above: the highest solid hit is met first
             any_hit = np.asarray(hit.any(axis=1), bool)
-        lab_e = np.where(any_hit[:, None], labs[first], lab_e)
+        lab_e = _where_rows(any_hit, labs[first], lab_e)
         on_board = on_board | any_hit
         on_print &= ~any_hit
     piece = _pieceness(lab_o, lab_e, cfg, chroma_only)

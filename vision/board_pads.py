@@ -365,6 +365,7 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
         _sample,
         _Scene,
         _table_colour,
+        _where_rows,
         config_for,
     )
 
@@ -390,7 +391,7 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
         if pixels is not None:
             pixels.append(px)
         ok = (px[:, 0] > 2) & (px[:, 0] < w - 3) & (px[:, 1] > 2) & (px[:, 1] < h - 3)
-        lin = _sample(image, np.where(ok[:, None], px, 0.0))
+        lin = _sample(image, _where_rows(ok, px, 0.0))
         lab = linear_to_lab(np.clip(lin / gain.at(pts[:, :2]), 0.0, None))
         if cfg.min_lightness > 0:  # black: nothing can be told there (the picture's edge, a dark object)
             ok &= lab[:, 0] >= cfg.min_lightness
@@ -501,7 +502,7 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
         bg_lin, on_board = _expected(app, ends[:, :2])
         bg = linear_to_lab(bg_lin)
         if table is not None:
-            bg = np.where(on_board[:, None], bg, table[None, :])
+            bg = _where_rows(on_board, bg, table)
         orows, okeys, obox, _, _, all_rows, all_box = in_place(others)
         prows = orows
         if cfg.links:  # the links joining neighbouring pads of a level: grey plastic too
@@ -514,7 +515,7 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
             hidden, first = box_ray_hits(cam, ends, orows, cam_d, pix[0], obox, chunk=n_o)
         bg_print = bg
         if len(orows):
-            bg = np.where((first >= 0)[:, None], lit[None, :], bg)  # (a pad or link: the pad colour)
+            bg = _where_rows(first >= 0, lit, bg)  # (a pad or link: the pad colour)
         rf = np.broadcast_to(lit, lab_o.shape)
         inf = ok & ~hidden & (_dist(rf, bg, cfg.light_weight) >= cfg.informative)
         lab_v = lab_o
@@ -625,7 +626,7 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
             bg_lin, on_board = _expected(app, ends[:, :2])
             bg = linear_to_lab(bg_lin)
             if table is not None:
-                bg = np.where(on_board[:, None], bg, table[None, :])
+                bg = _where_rows(on_board, bg, table)
             first = np.full(len(q), -1, np.int64)
             ok_c = ok_seen[sel]
             if len(rows):

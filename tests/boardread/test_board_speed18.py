@@ -16,11 +16,11 @@ import pytest
 import vision.board_classify as bc
 from calibration.colour import lab_to_linear, linear_to_lab
 from tests.boardread.test_board_round5 import scene_with_pose
-from vision.board_classify import Site, _observe, _remap_raw, _solid_rows, classify_sites, config_for
+from vision.board_classify import Site, _observe, _remap_raw, _solid_rows, _where_rows, classify_sites, config_for
 from vision.board_pads import PadDetectConfig, _local_light, detect_pads
 from vision.board_pieces import hypotheses_for
 from vision.board_pipeline import sites_for, structure_groups
-from vision.board_rays import _nonzero2
+from vision.board_rays import F64, B, _nonzero2, hits
 from vision.locate import edge_sharpness, to_grey
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "boards"
@@ -152,3 +152,107 @@ def test_observe_usable_only_gives_the_usable_probes_numbers(n: int) -> None:
     assert v_all.any() and not v_all.all()
     assert np.array_equal(v_all, v_u) and np.array_equal(e_all, e_u)
     assert np.array_equal(p_all[v_all], p_u[v_u]) and np.array_equal(l_all[v_all], l_u[v_u])
+
+
+def _hits_before(camera: F64, ends: F64, solids: F64, t_min: float | F64 = 0.0, t_max: float | F64 = 1.0) -> B:
+    """:func:`vision.board_rays.hits` as it was until session 18 (the solids' axis last)."""
+    ends = np.asarray(ends, np.float64)
+    solids = np.asarray(solids, np.float64)
+    if ends.shape[-2:-1] == (0,) or solids.shape[-2] == 0:
+        shape = np.broadcast_shapes((*ends.shape[:-1], 1), solids.shape[:-1])
+        return np.zeros(shape, bool)
+    o = camera.reshape(3)
+    d = (ends - o)[..., None, :]  # (..., 1, 3)
+    cx, cy, r, z0, z1 = (solids[..., k] for k in range(1, 6))
+    kind = solids[..., 0]
+    shape = np.broadcast_shapes(d.shape[:-1], cx.shape)
+    lo = np.broadcast_to(np.asarray(t_min, np.float64), shape) if np.ndim(t_min) == 0 else \
+        np.broadcast_to(np.asarray(t_min, np.float64)[..., None], shape)
+    hi = np.broadcast_to(np.asarray(t_max, np.float64), shape) if np.ndim(t_max) == 0 else \
+        np.broadcast_to(np.asarray(t_max, np.float64)[..., None], shape)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        dz = d[..., 2]
+        ta = (z0 - o[2]) / dz
+        tb = (z1 - o[2]) / dz
+        lo = np.maximum(lo, np.minimum(ta, tb))
+        hi = np.minimum(hi, np.maximum(ta, tb))
+        # the slab and cylinder tests only where such solids are (most calls have one kind only)
+        boxes, cyls = bool((kind == 0).any()), bool((kind == 1).any())
+        for axis, c in ((0, cx), (1, cy)) if boxes else ():
+            da = d[..., axis]
+            t1 = (c - r - o[axis]) / da
+            t2 = (c + r - o[axis]) / da
+            if cyls:
+                lo = np.where(kind == 0, np.maximum(lo, np.minimum(t1, t2)), lo)
+                hi = np.where(kind == 0, np.minimum(hi, np.maximum(t1, t2)), hi)
+            else:
+                lo = np.maximum(lo, np.minimum(t1, t2))
+                hi = np.minimum(hi, np.maximum(t1, t2))
+        if not cyls:
+            return np.asarray(lo <= hi, bool)
+        px, py = o[0] - cx, o[1] - cy
+        a = d[..., 0] ** 2 + d[..., 1] ** 2
+        b = 2 * (px * d[..., 0] + py * d[..., 1])
+        cc = px**2 + py**2 - r**2
+        disc = b * b - 4 * a * cc
+        ok = disc >= 0
+        sq = np.sqrt(np.where(ok, disc, 0.0))
+        a2 = np.maximum(2 * a, 1e-12)
+        clo = np.where(ok, (-b - sq) / a2, np.inf)
+        chi = np.where(ok, (-b + sq) / a2, -np.inf)
+        if boxes:
+            lo = np.where(kind == 1, np.maximum(lo, clo), lo)
+            hi = np.where(kind == 1, np.minimum(hi, chi), hi)
+        else:
+            lo = np.maximum(lo, clo)
+            hi = np.minimum(hi, chi)
+    return np.asarray(lo <= hi, bool)
+
+
+def _solids(rng: np.random.Generator, shape: tuple[int, ...], kinds: list[int]) -> np.ndarray:
+    s = np.empty((*shape, 6))
+    s[..., 0] = rng.choice(kinds, shape)
+    s[..., 1:3] = rng.uniform(0, 300, (*shape, 2))
+    s[..., 3] = rng.uniform(5, 40, shape)
+    s[..., 4] = rng.uniform(0, 30, shape)
+    s[..., 5] = s[..., 4] + rng.uniform(0, 60, shape)
+    return s
+
+
+def test_hits_with_the_solids_axis_first_gives_the_same_answers() -> None:
+    """``hits`` computed with the solids' axis first: the answers of the former layout, for boxes, cylinders and
+    both, solids shared by every ray or per ray group, scalar and per-ray limits, empty inputs; a new writable
+    array."""
+    rng = np.random.default_rng(2)
+    cam = np.array([150.0, -400.0, 500.0])
+    for kinds in ([0], [1], [0, 1]):
+        for e_shape, s_shape, per_ray in [((50, 3), (7,), False), ((4, 75, 3), (4, 1, 3), False),
+                                          ((4, 75, 3), (4, 1, 1), False), ((30, 3), (1, 12), True),
+                                          ((6, 3), (40,), True), ((0, 3), (5,), False), ((5, 3), (0,), False),
+                                          ((3, 4, 5, 3), (4, 1, 2), True), ((20, 3), (1, 20, 3), False)]:
+            lead = e_shape[:-1]
+            ends = np.stack([rng.uniform(-50, 350, lead), rng.uniform(-50, 350, lead),
+                             rng.choice([0.0, 10.0], lead)], axis=-1)
+            solids = _solids(rng, s_shape, kinds)
+            kws: list[dict[str, object]] = [{}, {"t_max": 0.9}]
+            if per_ray:
+                kws.append({"t_min": rng.uniform(0, 0.5, lead), "t_max": rng.uniform(0.5, 1.0, lead)})
+            for kw in kws:
+                want = _hits_before(cam, ends, solids, **kw)  # type: ignore[arg-type]
+                got = hits(cam, ends, solids, **kw)  # type: ignore[arg-type]
+                assert got.shape == want.shape and got.dtype == want.dtype and np.array_equal(got, want)
+                assert got.flags.writeable and got.flags.c_contiguous
+
+
+def test_where_rows_is_numpy_where() -> None:
+    rng = np.random.default_rng(4)
+    for n in (0, 1, 9, 2000):
+        m = rng.random(n) < 0.4
+        a, b, row, px = rng.random((n, 3)), rng.random((n, 3)), rng.random(3), rng.random((n, 2))
+        if n:
+            a[0] = np.nan
+        for got, want in ((_where_rows(m, a, b), np.where(m[:, None], a, b)),
+                          (_where_rows(m, a, row), np.where(m[:, None], a, row[None, :])),
+                          (_where_rows(m, row, b), np.where(m[:, None], row[None, :], b)),
+                          (_where_rows(m, px, 0.0), np.where(m[:, None], px, 0.0))):
+            assert got.dtype == want.dtype and got.shape == want.shape and np.array_equal(got, want, equal_nan=True)

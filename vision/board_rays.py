@@ -48,10 +48,11 @@ def hits(camera: F64, ends: F64, solids: F64, t_min: float | F64 = 0.0, t_max: f
     if ends.shape[-2:-1] == (0,) or solids.shape[-2] == 0:
         return np.zeros(shape, bool)
     nd = len(shape)
+    perm = (nd - 1, *range(nd - 1))  # (the last axis first: ndarray.transpose, much quicker than np.moveaxis)
 
     def first(a: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
         """``a`` (broadcastable to ``shape``) with its last axis moved first."""
-        return np.moveaxis(a.reshape((1,) * (nd - a.ndim) + a.shape), -1, 0)
+        return a.reshape((1,) * (nd - a.ndim) + a.shape).transpose(perm)
 
     o = camera.reshape(3)
     dv = ends - o  # (..., 3)
@@ -98,7 +99,7 @@ def hits(camera: F64, ends: F64, solids: F64, t_min: float | F64 = 0.0, t_max: f
                 lo = np.maximum(lo, clo)
                 hi = np.minimum(hi, chi)
     met = np.broadcast_to(lo <= hi, moved)
-    return np.array(np.moveaxis(met, 0, -1), bool, order="C")  # (a new, writable array, as before)
+    return np.array(met.transpose((*range(1, nd), 0)), bool, order="C")  # (a new, writable array, as before)
 
 
 def box_corners(boxes: F64) -> F64:

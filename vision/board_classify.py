@@ -841,15 +841,33 @@ def _sample(img: U8, px: F64) -> F64:
     return srgb8_to_linear(_remap_points(img, px[:, 0], px[:, 1])[:, ::-1])
 
 
+def _where_rows(mask: npt.NDArray[np.bool_], a: F64 | float, b: F64 | float) -> F64:
+    """``np.where(mask[:, None], a, b)`` of float64 rows: ``a`` or ``b`` (N, k) (the other one (N, k), a row (k,) or a
+    number), the same values, assigned row by row (numpy's ``where`` works a (N, 1) by (N, k) broadcast through small
+    buffered pieces: several times slower, session 18)."""
+    n = len(mask)
+    if isinstance(a, np.ndarray) and a.ndim == 2 and len(a) == n:
+        out = np.array(a, np.float64)
+        off = ~mask
+        out[off] = b[off] if isinstance(b, np.ndarray) and b.ndim == 2 and len(b) == n else b
+        return out
+    assert isinstance(b, np.ndarray) and b.ndim == 2 and len(b) == n
+    out = np.array(b, np.float64)
+    out[mask] = a
+    return out
+
+
 def _remap_raw(src: npt.NDArray[Any], xs: F64, ys: F64) -> npt.NDArray[Any]:
     """Bilinear samples (N, channels) of ``src`` at points, in ``src``'s type (OpenCV's remap, in
     rows of 1024)."""
     n = len(xs)
     width = 1024
     rows = max(1, -(-n // width))
-    pad = rows * width - n
-    mx = np.concatenate([xs, np.zeros(pad)]).astype(np.float32).reshape(rows, width)
-    my = np.concatenate([ys, np.zeros(pad)]).astype(np.float32).reshape(rows, width)
+    # (the points cast to float32 into one zero-padded buffer: the values ``astype(np.float32)`` gives)
+    maps = np.zeros((2, rows * width), np.float32)
+    maps[0, :n] = xs
+    maps[1, :n] = ys
+    mx, my = maps[0].reshape(rows, width), maps[1].reshape(rows, width)
     out = cv2.remap(src, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     return np.asarray(out).reshape(rows * width, -1)[:n]
 
@@ -925,7 +943,7 @@ class PictureCache:
 def _observe(sc: _Scene, pts: F64, cfg: ClassifyBoardConfig, known: F64 | None = None,
              known_lab: F64 | None = None, chroma_only: bool = False,
              expected_out: list[F64] | None = None, slack: bool = False,
-             shaded_out: list[npt.NDArray[np.bool_]] | None = None
+             shaded_out: list[npt.NDArray[np.bool_]] | None = None, usable_only: bool = False
              ) -> tuple[F64, F64, npt.NDArray[np.bool_], F64]:
     """For probe points (N, 3): (piece-ness (N,), observed CIELAB (N, 3), usable (N,), ray ends (N, 3)).
 
@@ -933,20 +951,15 @@ def _observe(sc: _Scene, pts: F64, cfg: ClassifyBoardConfig, known: F64 | None =
     solid (its observed colour) or one of the ``known`` solids (pieces already read, with colours
     ``known_lab``).  With ``slack`` the print is also compared a little off where the pose puts it
     (``print_slack_mm``).  ``shaded_out`` (if given) receives which probes only the shadows' light
-    (``sc.shade``) made no piece."""
+    (``sc.shade``) made no piece.  ``usable_only`` (callers that use the usable probes' values only; without
+    ``expected_out`` and ``shaded_out``): the colours are looked at only on the probes in the picture and hidden
+    by no structure solid -- the others cannot be usable; their piece-ness and colour are left 0 (session 18: the
+    same numbers on the usable probes, every step being per probe)."""
     cam = sc.pose.camera_position
     w, h = sc.pose.image_size
     px = sc.pose.project(pts)
     in_img = (px[:, 0] > 2) & (px[:, 0] < w - 3) & (px[:, 1] > 2) & (px[:, 1] < h - 3)
     ends = segments_to_board(cam, pts)
-    obs = _sample(sc.image, np.where(in_img[:, None], px, 0.0))
-    exp, on_board = _expected(sc.app, ends[:, :2])
-    lab_o = linear_to_lab(np.clip(obs / sc.gain.at(ends[:, :2]), 0.0, None))
-    lab_e = linear_to_lab(exp)
-    on_print = on_board.copy()  # rays whose background is the print (not the table, a pad, a piece)
-    if sc.table_lab is not None:  # rays going past the board's edge meet the table
-        lab_e = np.where(on_board[:, None], lab_e, sc.table_lab[None, :])
-        on_board = np.ones_like(on_board)
     t0 = np.linalg.norm(pts - cam, axis=1) / np.maximum(np.linalg.norm(ends - cam, axis=1), 1e-9)
     hidden: npt.NDArray[np.bool_] = np.zeros(len(pts), bool)
     first_structure: npt.NDArray[np.int64] | None = None
@@ -959,6 +972,39 @@ def _observe(sc: _Scene, pts: F64, cfg: ClassifyBoardConfig, known: F64 | None =
         else:
             before = np.asarray(hits(cam, ends, sc.structure, t_min=0.0, t_max=t0 - 1e-3), bool)
             hidden = np.asarray(before.any(axis=1), bool)
+    if usable_only and expected_out is None and shaded_out is None:
+        j = np.nonzero(in_img & ~hidden)[0]
+        n = len(pts)
+        piece = np.zeros(n)
+        lab_o = np.zeros((n, 3))
+        usable = np.zeros(n, bool)
+        if len(j):
+            piece[j], lab_o[j], usable[j] = _observe_colours(
+                sc, pts[j], px[j], in_img[j], ends[j], t0[j], hidden[j],
+                None if first_structure is None else first_structure[j], cfg, known, known_lab, chroma_only, None,
+                slack, None)
+        return piece, lab_o, usable, ends
+    piece, lab_o, usable = _observe_colours(sc, pts, px, in_img, ends, t0, hidden, first_structure, cfg, known,
+                                            known_lab, chroma_only, expected_out, slack, shaded_out)
+    return piece, lab_o, usable, ends
+
+
+def _observe_colours(sc: _Scene, pts: F64, px: F64, in_img: npt.NDArray[np.bool_], ends: F64, t0: F64,
+                     hidden: npt.NDArray[np.bool_], first_structure: npt.NDArray[np.int64] | None,
+                     cfg: ClassifyBoardConfig, known: F64 | None, known_lab: F64 | None, chroma_only: bool,
+                     expected_out: list[F64] | None, slack: bool, shaded_out: list[npt.NDArray[np.bool_]] | None
+                     ) -> tuple[F64, F64, npt.NDArray[np.bool_]]:
+    """:func:`_observe`'s colours, given its probes' pixels, ray ends and structure solids met: (piece-ness, observed
+    CIELAB, usable)."""
+    cam = sc.pose.camera_position
+    obs = _sample(sc.image, _where_rows(in_img, px, 0.0))
+    exp, on_board = _expected(sc.app, ends[:, :2])
+    lab_o = linear_to_lab(np.clip(obs / sc.gain.at(ends[:, :2]), 0.0, None))
+    lab_e = linear_to_lab(exp)
+    on_print = on_board.copy()  # rays whose background is the print (not the table, a pad, a piece)
+    if sc.table_lab is not None:  # rays going past the board's edge meet the table
+        lab_e = _where_rows(on_board, lab_e, sc.table_lab)
+        on_board = np.ones_like(on_board)
     for rows, labs in ((sc.structure, sc.structure_lab), (known, known_lab)):
         if rows is None or labs is None or not len(rows):
             continue
@@ -970,7 +1016,7 @@ def _observe(sc: _Scene, pts: F64, cfg: ClassifyBoardConfig, known: F64 | None =
             top = np.where(hit, rows[None, :, 5], -np.inf)
             first = np.argmax(top, axis=1)  # rays come from above: the highest solid hit is met first
             any_hit = np.asarray(hit.any(axis=1), bool)
-        lab_e = np.where(any_hit[:, None], labs[first], lab_e)
+        lab_e = _where_rows(any_hit, labs[first], lab_e)
         on_board = on_board | any_hit
         on_print &= ~any_hit
     piece = _pieceness(lab_o, lab_e, cfg, chroma_only)
@@ -1001,7 +1047,7 @@ def _observe(sc: _Scene, pts: F64, cfg: ClassifyBoardConfig, known: F64 | None =
     usable = in_img & on_board & ~hidden
     if cfg.min_lightness > 0:
         usable &= lab_o[:, 0] >= cfg.min_lightness
-    return piece, lab_o, usable, ends
+    return piece, lab_o, usable
 
 
 def _reprobe(sc: _Scene, cfg: ClassifyBoardConfig, probes_s: F64, piece: F64, valid: npt.NDArray[np.bool_],
@@ -1024,7 +1070,7 @@ def _reprobe(sc: _Scene, cfg: ClassifyBoardConfig, probes_s: F64, piece: F64, va
     pts = np.empty((len(few), len(grid), len(zs), 3))
     pts[..., :2] = centres[few, None, None, :2] + grid[None, :, None, :]
     pts[..., 2] = centres[few, None, None, 2] + zs[None, None, :]
-    p_f, l_f, v_f, e_f = _observe(sc, pts.reshape(-1, 3), cfg, slack=True)
+    p_f, l_f, v_f, e_f = _observe(sc, pts.reshape(-1, 3), cfg, slack=True, usable_only=True)
     p_q, l_q, v_q = p_f.reshape(len(few), n_q), l_f.reshape(len(few), n_q, 3), v_f.reshape(len(few), n_q)
     pts_q, e_q = pts.reshape(len(few), n_q, 3), e_f.reshape(len(few), n_q, 3)
     ends_s = ends.reshape(n_s, n_p, 3)
@@ -1098,11 +1144,27 @@ def _player_hue_deg(hue: F64, allowed: Sequence[str] | None) -> F64:
     return np.asarray(np.abs((hue[..., None] - protos + 180.0) % 360.0 - 180.0).min(axis=-1), np.float64)
 
 
+#: :func:`_solid_rows` made already: (id of the hypothesis, site) -> (the hypothesis, its rows); emptied when large
+_SOLID_ROWS: dict[tuple[int, Site], tuple[Hypothesis, F64]] = {}
+
+
 def _solid_rows(h: Hypothesis, site: Site) -> F64:
+    """The solids of hypothesis ``h`` standing on ``site`` (rows as in :func:`vision.board_rays.hits`), read-only: kept
+    and given again to later calls (session 18: a reading asks for the same rows hundreds of times)."""
+    key = (id(h), site)
+    got = _SOLID_ROWS.get(key)
+    if got is not None and got[0] is h:
+        return got[1]
     if not h.solids:
-        return np.zeros((0, 6))
-    return np.array([[0.0 if s.shape == "box" else 1.0, site.x_mm, site.y_mm, s.half, site.floor_mm + s.z0,
-                      site.floor_mm + s.z1] for s in h.solids])
+        rows = np.zeros((0, 6))
+    else:
+        rows = np.array([[0.0 if s.shape == "box" else 1.0, site.x_mm, site.y_mm, s.half, site.floor_mm + s.z0,
+                          site.floor_mm + s.z1] for s in h.solids])
+    rows.setflags(write=False)
+    if len(_SOLID_ROWS) >= 20000:
+        _SOLID_ROWS.clear()
+    _SOLID_ROWS[key] = (h, rows)
+    return rows
 
 
 def _chosen_solids(hyps: Sequence[Hypothesis], choice: npt.NDArray[np.int64], sites: Sequence[Site],

@@ -123,7 +123,11 @@ class BoardPose:
 
     @property
     def camera_position(self) -> F64:
-        """Camera centre in board mm."""
+        """Camera centre in board mm (a copy of the one computed once: a reading asks for it ~100 times)."""
+        return self._camera_position.copy()
+
+    @cached_property
+    def _camera_position(self) -> F64:
         return np.asarray(-self.R.T @ self.tvec, np.float64)
 
     @property

@@ -340,15 +340,19 @@ def _local_light(lab: F64, pad: F64, bg: F64, ref: npt.NDArray[np.bool_], n_k: i
     or lit as the picture's white balance expects, keeps its colours."""
     from calibration.colour import lab_to_linear
 
-    seen = np.maximum(lab_to_linear(lab), 1e-4)
-    ratio = np.log(seen / np.maximum(lab_to_linear(0.5 * (pad + bg)), 1e-4)).reshape(n_k, n_o, 3)
     r = ref.reshape(n_k, n_o)
     out = lab.copy().reshape(n_k, n_o, 3)
-    seen = seen.reshape(n_k, n_o, 3)
-    for q in np.nonzero(r.sum(axis=1) >= cfg.local_light_points)[0]:
-        light = np.median(ratio[q][r[q]], axis=0)
+    qs = np.nonzero(r.sum(axis=1) >= cfg.local_light_points)[0]
+    if not len(qs):  # (no candidate has enough of them -- every one above the table: nothing to undo)
+        return out.reshape(-1, 3)
+    # (the light measured on those candidates only: the same numbers, each point's on its own)
+    seen = np.maximum(lab_to_linear(out[qs].reshape(-1, 3)), 1e-4)
+    ratio = np.log(seen / np.maximum(lab_to_linear((0.5 * (pad + bg)).reshape(n_k, n_o, 3)[qs].reshape(-1, 3)), 1e-4))
+    seen, ratio = seen.reshape(len(qs), n_o, 3), ratio.reshape(len(qs), n_o, 3)
+    for t, q in enumerate(qs.tolist()):
+        light = np.median(ratio[t][r[q]], axis=0)
         if float(np.abs(light).max()) >= cfg.local_light_min:
-            out[q] = linear_to_lab(seen[q] / np.exp(light)[None, :])
+            out[q] = linear_to_lab(seen[t] / np.exp(light)[None, :])
     return out.reshape(-1, 3)
 
 
@@ -361,6 +365,7 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
         _sample,
         _Scene,
         _table_colour,
+        _where_rows,
         config_for,
     )
 
@@ -386,7 +391,7 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
         if pixels is not None:
             pixels.append(px)
         ok = (px[:, 0] > 2) & (px[:, 0] < w - 3) & (px[:, 1] > 2) & (px[:, 1] < h - 3)
-        lin = _sample(image, np.where(ok[:, None], px, 0.0))
+        lin = _sample(image, _where_rows(ok, px, 0.0))
         lab = linear_to_lab(np.clip(lin / gain.at(pts[:, :2]), 0.0, None))
         if cfg.min_lightness > 0:  # black: nothing can be told there (the picture's edge, a dark object)
             ok &= lab[:, 0] >= cfg.min_lightness
@@ -497,7 +502,7 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
         bg_lin, on_board = _expected(app, ends[:, :2])
         bg = linear_to_lab(bg_lin)
         if table is not None:
-            bg = np.where(on_board[:, None], bg, table[None, :])
+            bg = _where_rows(on_board, bg, table)
         orows, okeys, obox, _, _, all_rows, all_box = in_place(others)
         prows = orows
         if cfg.links:  # the links joining neighbouring pads of a level: grey plastic too
@@ -510,7 +515,7 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
             hidden, first = box_ray_hits(cam, ends, orows, cam_d, pix[0], obox, chunk=n_o)
         bg_print = bg
         if len(orows):
-            bg = np.where((first >= 0)[:, None], lit[None, :], bg)  # (a pad or link: the pad colour)
+            bg = _where_rows(first >= 0, lit, bg)  # (a pad or link: the pad colour)
         rf = np.broadcast_to(lit, lab_o.shape)
         inf = ok & ~hidden & (_dist(rf, bg, cfg.light_weight) >= cfg.informative)
         lab_v = lab_o
@@ -621,7 +626,7 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
             bg_lin, on_board = _expected(app, ends[:, :2])
             bg = linear_to_lab(bg_lin)
             if table is not None:
-                bg = np.where(on_board[:, None], bg, table[None, :])
+                bg = _where_rows(on_board, bg, table)
             first = np.full(len(q), -1, np.int64)
             ok_c = ok_seen[sel]
             if len(rows):

@@ -65,13 +65,17 @@ def edge_sharpness(grey: U8) -> float:
     hist = np.cumsum(cv2.calcHist([small], [0], None, [256], [0, 256]).ravel())
     lo, hi = np.searchsorted(hist, 0.01 * hist[-1]), np.searchsorted(hist, 0.99 * hist[-1])
     contrast = max(float(hi - lo), 1.0)
-    s = small.astype(np.int16)
     steepest = np.inf
-    for d, scale in ((s[:, 1:] - s[:, :-1], 1.0), (s[1:, :] - s[:-1, :], 1.0),
-                     (s[1:, 1:] - s[:-1, :-1], 2**-0.5), (s[1:, :-1] - s[:-1, 1:], 2**-0.5)):
-        a = np.abs(d).ravel()
+    # (the differences' magnitudes are 8-bit codes: the k-th smallest is read from their counts, the very value
+    # ``np.partition`` of the magnitudes gives -- session 18: some five times fewer instructions)
+    for a_, b_, scale in ((small[:, 1:], small[:, :-1], 1.0), (small[1:, :], small[:-1, :], 1.0),
+                          (small[1:, 1:], small[:-1, :-1], 2**-0.5), (small[1:, :-1], small[:-1, 1:], 2**-0.5)):
+        a = np.asarray(cv2.absdiff(a_, b_), np.uint8)
         k = min(a.size - 1, int(0.998 * a.size))
-        steepest = min(steepest, float(np.partition(a, k)[k]) * scale)
+        counts = cv2.calcHist([a], [0], None, [256], [0, 256]).ravel() if a.size < 2**24 else \
+            np.bincount(a.ravel(), minlength=256)  # (float32 counts are exact below 2**24)
+        upto = np.cumsum(counts.astype(np.int64))
+        steepest = min(steepest, float(np.searchsorted(upto, k, side="right")) * scale)
     return steepest / contrast
 
 

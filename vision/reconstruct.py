@@ -717,6 +717,7 @@ class RayScorer:
         self._mark = np.zeros(len(model.obs), bool)
         self._col = np.zeros(len(model.obs), np.int64)  # scratch: a column per ray (``deltas``)
         self._miss = (self._pred != model.obs) & (model.weight > 0)
+        self._miss_fresh = False  # ``_miss`` and ``base_cost`` are those of ``_pred`` (set_base has counted them)
         self._miss_if: dict[int, npt.NDArray[np.bool_]] = {}  # label -> rays a block showing it fails to explain
         # cell -> the rays on which it comes before the base's first full cell (``delta``; per base)
         self._ahead: dict[int, I64] = {}
@@ -881,11 +882,26 @@ class RayScorer:
             rows = np.flatnonzero(self._mark)  # each once
             self._mark[rows] = False
             self._pred[rows], self._fcol[rows] = m.predict_first(hyp, rows)
+            self._hyp = hyp
+            self._ahead.clear()
+            # only these rays' terms changed (session 18: the same integers as counting every ray again)
+            was = int(((self._miss[rows]) * m.weight[rows]).sum()) if self._miss_fresh else None
+            miss = (self._pred[rows] != m.obs[rows]) & (m.weight[rows] > 0)
+            if was is not None:
+                self._miss[rows] = miss
+                self.base_cost += int((miss * m.weight[rows]).sum()) - was
+                return self.base_cost
+        else:
+            self._hyp = hyp
+            self._ahead.clear()
+            if self._miss_fresh:
+                return self.base_cost
         self._hyp = hyp
         self._ahead.clear()
         # the rays the base fails to explain (the weights are 0 or 1: a count of weighted rays)
         self._miss = (self._pred != m.obs) & (m.weight > 0)
         self.base_cost = int(((self._pred != m.obs) * m.weight).sum())
+        self._miss_fresh = True
         return self.base_cost
 
     def flag_scores(self, blocks: Mapping[Cell, str], color: str, spots: Sequence[FlagSpot]) -> list[float]:
@@ -1308,6 +1324,79 @@ class RayScorer:
             out = [-(removed + (next(got) if j >= 0 else 0)) for j in idx]
         finally:
             self._pred[gone], self._fcol[gone] = keep_p, keep_f
+        return out
+
+    def move_gains_each(self, moves: Sequence[tuple[Cell, Sequence[Cell]]]) -> list[list[int]]:
+        """``[self.move_gains(cell, targets) for cell, targets in moves]`` (the same integers), every block at once
+        (session 18): the rays each block is the first full cell of are predicted again without it in one pass
+        (their next full cell: a block stands in one column of a ray, unless a ray lists a cell twice, when this
+        is :meth:`move_gains` one at a time), and every target's rays ahead of the first full cell, that block
+        gone, are summed in one gather."""
+        m = self._model
+        if m.repeats or not moves:
+            return [self.move_gains(cell, targets) for cell, targets in moves]
+        width = m.idx.shape[1]
+        ids = [self._index(cell) for cell, _ in moves]
+        if len(set(ids)) < len(ids):
+            return [self.move_gains(cell, targets) for cell, targets in moves]
+        vals_b = [int(self._hyp[i]) if i >= 0 else 0 for i in ids]
+        for (cell, _), v in zip(moves, vals_b, strict=True):
+            if v in (0, int(Label.CUBE)):
+                raise ValueError(f"no block of the base at {cell!r} to move")
+        tidx = [[self._index(t) for t in targets] for _, targets in moves]
+        for (_, targets), idx in zip(moves, tidx, strict=True):
+            for t, j in zip(targets, idx, strict=True):
+                if j >= 0 and self._hyp[j] != 0:
+                    raise ValueError(f"the target {t!r} is not empty in the base")
+        obs, wt = m.obs, m.weight
+        # each ray's first full cell in the base (-1: none), and for the rays whose first full cell is one of the
+        # blocks moved: the prediction and first full column with that block gone (the next full cell on)
+        fcol = self._fcol
+        has = fcol < width
+        first_cell = np.full(len(obs), -1, np.int64)
+        hr = np.flatnonzero(has)
+        first_cell[hr] = m.idx[hr, fcol[hr]]
+        block_of = np.full(self._vol.n + 1, -1, np.int64)  # cell -> the move (row of ``moves``) of its block
+        block_of[np.array(ids, np.int64)] = np.arange(len(ids))
+        gone = np.flatnonzero(block_of[first_cell] >= 0)  # (first_cell -1 reads the appended entry: -1)
+        p2 = self._pred.copy()
+        f2 = fcol.copy()
+        if len(gone):
+            vals = np.append(self._hyp, 0)[m.idx[gone]]
+            vals[np.arange(len(gone)), fcol[gone]] = 0
+            first = np.argmax(vals != 0, axis=1)
+            got = vals[np.arange(len(first)), first]
+            p2[gone] = np.where((got != 0) & (got != int(Label.CUBE)), got, int(Label.BACKGROUND))
+            f2[gone] = np.where(got != 0, first, width).astype(np.int32)
+        g_move = block_of[first_cell[gone]]
+        term_gone = ((p2[gone] != obs[gone]) * wt[gone] - (self._pred[gone] != obs[gone]) * wt[gone]).astype(np.float64)
+        removed = np.rint(np.bincount(g_move, weights=term_gone, minlength=len(moves))).astype(np.int64)
+        # every (move, target inside the volume) pair's rays in one gather
+        pairs = [(k, j) for k, idx in enumerate(tidx) for j in idx if j >= 0]
+        sums = np.zeros(len(pairs), np.int64)
+        if pairs:
+            at = np.array([j for _, j in pairs], np.int64)
+            sizes = m.n_rays_of[at]
+            ends = np.cumsum(sizes)
+            if int(ends[-1]):
+                pos = np.arange(int(ends[-1]), dtype=np.int64) + np.repeat(m.bounds[at] - (ends - sizes), sizes)
+                r = m.ray_table[pos]
+                c = m.col_table[pos]
+                pair_row = np.repeat(np.arange(len(pairs), dtype=np.int64), sizes)
+                mv = np.array([k for k, _ in pairs], np.int64)[pair_row]
+                own = first_cell[r] == np.array(ids, np.int64)[mv]  # the ray's first full cell is the block moved
+                fc = np.where(own, f2[r], fcol[r])
+                pr = np.where(own, p2[r], self._pred[r])
+                ahead = c < fc
+                r, pr, pair_row, mv = r[ahead], pr[ahead], pair_row[ahead], mv[ahead]
+                v = np.array(vals_b, np.int64)[mv]
+                term = (obs[r] != v).astype(np.int64) * wt[r] - (pr != obs[r]) * wt[r]
+                sums = np.bincount(pair_row, weights=term, minlength=len(pairs)).astype(np.int64)
+        got_sums = iter(sums.tolist())
+        out: list[list[int]] = []
+        for k, idx in enumerate(tidx):
+            rem = int(removed[k])
+            out.append([-(rem + (next(got_sums) if j >= 0 else 0)) for j in idx])
         return out
 
     def _miss_if_for(self, v: int) -> npt.NDArray[np.bool_]:

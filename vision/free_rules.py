@@ -441,7 +441,8 @@ def sides_changed_by_move(state: State, src: Cell, dst: Cell, occupied: Collecti
         lines = [src] if all(src[k] == dst[k] for k in range(3) if k != a) else [src, dst]
         was = [_line_front(p, v, occupied, state.blocks, flag_dirs, lo, hi) for p in lines]
         now = [_line_front(p, v, occupied, state.blocks, flag_dirs, lo, hi, src, dst) for p in lines]
-        if sorted(c for c in was if c in cols) != sorted(c for c in now if c in cols):
+        seen_was = sorted(c for c in was if c is not None and c in cols)
+        if seen_was != sorted(c for c in now if c is not None and c in cols):
             out.add(side)
     return out
 

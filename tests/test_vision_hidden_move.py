@@ -116,7 +116,7 @@ def test_sides_changed_by_move_matches_side_scores() -> None:
 
     around = [(dx, dy, dz) for dx in (-1, 0, 1) for dy in (-1, 0, 1) for dz in (-1, 0, 1) if (dx, dy, dz) != (0, 0, 0)]
     checked = changed = 0
-    for state in _fixture_states()[1:4]:  # (scene_000 is a set-up) the second's flags on and off, the third's
+    for state in _fixture_states()[1:4]:  # scene_000 without flags, scene_001 with and without
         base = state.side_scores()
         flagged = {f.cell for f in state.flags.values()}
         for src in sorted(state.blocks):

@@ -154,26 +154,3 @@ def test_a_block_moved_twice_is_reported_once_from_where_it_was_read(monkeypatch
     scorer = _StubScorer({((3, 0, 0), (3, 0, 1)): 20, ((3, 0, 1), (3, 0, 0)): 9})
     assert relocate_blocks(blocks, scorer, DEFAULT_STARTS) == []  # type: ignore[arg-type]
     assert blocks == {(1, -1, 0): "blue", (3, 0, 0): "blue"}
-
-
-def test_move_gains_each_matches_move_gains(monkeypatch: pytest.MonkeyPatch) -> None:
-    """``RayScorer.move_gains_each`` (session 18: every block's moves priced in one pass, used by
-    ``relocate_blocks``) gives exactly ``move_gains`` of each block, on every call two fixtures' free readings
-    make (scene_003 moves a block, so later calls price a base with a block moved)."""
-    from vision.reconstruct import RayScorer
-
-    seen: list[int] = []
-    each = RayScorer.move_gains_each
-
-    def checked(self: RayScorer, moves: list[tuple[tuple[int, int, int], list[tuple[int, int, int]]]],
-                ) -> list[list[int]]:
-        got = each(self, moves)
-        assert got == [self.move_gains(cell, targets) for cell, targets in moves]
-        seen.extend(len(t) for _, t in moves)
-        return got
-
-    monkeypatch.setattr(RayScorer, "move_gains_each", checked)
-    for name in ("scene_003", "scene_001"):
-        scene = load_scene(FIXTURES / name)
-        score_images(scene.pics, scene.spec, scene.camera, None)
-    assert len(seen) > 50 and sum(seen) > 300

@@ -532,11 +532,12 @@ def relocate_blocks(blocks: dict[Cell, str], scorer: RayScorer, starts: Mapping[
         movable = {c for c in movable if start_of.get(c) != blocks[c]}  # a start block never moves
         priced: list[tuple[int, Cell, Cell]] = []
         scorer.set_base(blocks)
-        todo = [(b, free) for b in sorted(movable)
-                if (free := relocation_targets(b, blocks[b], blocks, start_of, scorer))]
-        # every block's moves priced at once (RayScorer.move_gains_each: move_gains' integers)
-        for (b, free), gains in zip(todo, scorer.move_gains_each(todo), strict=True):
-            for e, gain in zip(free, gains, strict=True):
+        for b in sorted(movable):
+            colour = blocks[b]
+            free = relocation_targets(b, colour, blocks, start_of, scorer)
+            if not free:
+                continue
+            for e, gain in zip(free, scorer.move_gains(b, free), strict=True):
                 if gain >= RELOCATE_MIN_GAIN:
                     priced.append((-gain, b, e))
         priced.sort()

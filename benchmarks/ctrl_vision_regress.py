@@ -73,6 +73,11 @@ def _outputs(res: pipeline_mod.SceneResult) -> dict[str, Any]:
         "state_flags": {k: str(v) for k, v in sorted(res.state.flags.items())},
         "turns": list(res.turns),
         "problems": sorted(f"{p.code}|{p.where}|{p.severity}" for p in res.problems),
+        # the rest of what the reading says (session 18): every problem's message, the sides and flags in doubt
+        "messages": sorted(f"{p.code}|{p.where}|{p.message}" for p in res.problems),
+        "uncertain_sides": dict(sorted(res.uncertain_sides.items())),
+        "uncertain_flags": list(res.uncertain_flags),
+        "uncertain_flag_spots": list(res.uncertain_flag_spots),
     }
 
 

@@ -83,3 +83,32 @@ def test_fixture_scene_017_hidden_blocks_that_hold_its_pile_are_filled_and_its_p
         b = state.blocks  # type: ignore[attr-defined]
         return sum(1 for c in set(b) | set(truth.blocks) if b.get(c) != truth.blocks.get(c))
     assert wrong(got) < wrong(off.state)  # type: ignore[attr-defined]
+
+
+def test_unsupported_matches_its_definition() -> None:
+    """``free_rules._unsupported`` (written out for speed in session 18) names the blocks not connected to the
+    Central Cube through blocks, or touching nothing (block or cube) but a block above, on random piles."""
+    import random
+
+    from engine.ctrl.geometry import ALL_DIRS, CENTRAL_CUBE
+
+    rng = random.Random(18)
+    for _ in range(300):
+        blocks: dict[tuple[int, int, int], str] = {}
+        for _ in range(rng.randrange(0, 40)):
+            c = (rng.randrange(-3, 6), rng.randrange(-3, 6), rng.randrange(0, 5))
+            if c not in CENTRAL_CUBE:
+                blocks[c] = rng.choice(["blue", "pink"])
+        occupied = set(blocks) | set(CENTRAL_CUBE)
+        reached = {c for c in blocks if any((c[0] + d[0], c[1] + d[1], c[2] + d[2]) in CENTRAL_CUBE
+                                           for d in ALL_DIRS)}
+        grew = True
+        while grew:
+            more = {c for c in blocks if c not in reached
+                    and any((c[0] + d[0], c[1] + d[1], c[2] + d[2]) in reached for d in ALL_DIRS)}
+            grew = bool(more)
+            reached |= more
+        held = {c for c in blocks if any((c[0] + d[0], c[1] + d[1], c[2] + d[2]) in occupied
+                                         for d in ALL_DIRS if d != (0, 0, 1))}
+        assert free_rules._reached_from_cube(blocks) == reached
+        assert free_rules._unsupported(blocks) == {c for c in blocks if c not in reached or c not in held}

@@ -363,8 +363,10 @@ def hidden_move_doubts(state: State, hidden: Collection[Cell]) -> dict[str, list
     dirs = [(0, 0, 1)] if HIDDEN_MOVE_NEIGHBOURS == "above" else list(ALL_DIRS)
     starts = {cell for colour, cell in state.starts.items() if state.blocks.get(cell) == colour}
     pinned = {f.block for f in state.flags.values()} | {f.cell for f in state.flags.values()}
-    base = state.side_scores()
-    before = _unsupported(state.blocks)
+    before: set[Cell] | None = None  # _unsupported(state.blocks), when first needed
+    occupied = CENTRAL_CUBE | state.blocks.keys()
+    flag_dirs: dict[Cell, Cell] = {f.cell: f.normal for f in state.flags.values()}
+    cols = set(state.colors)
     out: dict[str, list[Cell]] = {}
     for u in sorted(hidden):
         if u in state.blocks or u in CENTRAL_CUBE or u in pinned or u[2] < 0:
@@ -374,14 +376,74 @@ def hidden_move_doubts(state: State, hidden: Collection[Cell]) -> dict[str, list
             n = (u[0] + d[0], u[1] + d[1], u[2] + d[2])
             if n not in state.blocks or n in starts or n in pinned:
                 continue
+            # the sides the move changes (side_scores with the block at u instead, compared), and only then,
+            # when that adds a side, whether every block is still held
+            moved = sides_changed_by_move(state, n, u, occupied, flag_dirs, cols)
+            if not moved - changed:
+                continue
             blocks = {c: v for c, v in state.blocks.items() if c != n}
             blocks[u] = state.blocks[n]
+            if before is None:
+                before = _unsupported(state.blocks)
             if _unsupported(blocks) - {u} - before:
                 continue
-            alt = replace(state, blocks=blocks).side_scores()
-            changed.update(side for side in base if alt[side] != base[side])
-        for side in changed:
+            changed.update(moved)
+        for side in [side for side in SIDES if side in changed]:
             out.setdefault(side, []).append(u)
+    return out
+
+
+def _line_front(p: Cell, v: Cell, occupied: Collection[Cell], blocks: Mapping[Cell, str],
+                flag_dirs: Mapping[Cell, Cell], lo: Sequence[int], hi: Sequence[int],
+                src: Cell | None = None, dst: Cell | None = None) -> str | None:
+    """The colour side ``v`` counts on the line of sight through ``p`` parallel to ``v`` (None: none), inside the
+    box ``lo``..``hi`` (bounding every occupied and flagged cell): walking from the box's far end towards
+    ``p``'s side, the first occupied cell if it is a block and no flag whose pole is not parallel to ``v``
+    stands in front of it (``engine.ctrl.scoring.first_in_line``'s rule: only the front block of a line can
+    count, and it does unless a flag hides it).  With ``src``/``dst``: as if the block at ``src`` stood at
+    ``dst`` instead."""
+    a = 0 if v[0] else 1 if v[1] else 2
+    step = 1 if v[a] > 0 else -1
+    x = list(p)
+    x[a] = hi[a] if step > 0 else lo[a]
+    while lo[a] <= x[a] <= hi[a]:
+        c = (x[0], x[1], x[2])
+        if c == dst and dst is not None:
+            return blocks[src] if src is not None else None
+        if c != src and c in occupied:
+            return blocks.get(c)  # None: the Central Cube
+        f = flag_dirs.get(c)
+        if f is not None and f[0] * v[0] + f[1] * v[1] + f[2] * v[2] == 0:
+            return None
+        x[a] -= step
+    return None
+
+
+def sides_changed_by_move(state: State, src: Cell, dst: Cell, occupied: Collection[Cell] | None = None,
+                          flag_dirs: Mapping[Cell, Cell] | None = None, cols: Collection[str] | None = None,
+                          ) -> set[str]:
+    """The sides whose score row (``state.side_scores()``) changes when the block at ``src`` stands at ``dst``
+    (empty, no flag there) instead, worked out on the lines of sight through the two cells per side only
+    (each line counts at most its front block: :func:`_line_front`); ``occupied``, ``flag_dirs`` and
+    ``cols`` (the state's occupied cells with the Central Cube, its flags' cells -> pole directions, its
+    colours) may be given when known."""
+    if occupied is None:
+        occupied = CENTRAL_CUBE | state.blocks.keys()
+    if flag_dirs is None:
+        flag_dirs = {f.cell: f.normal for f in state.flags.values()}
+    if cols is None:
+        cols = set(state.colors)
+    lo, hi = line_box([*occupied, *flag_dirs, dst])
+    out: set[str] = set()
+    for side in SIDES:
+        v = SIDE_VECTORS[side]
+        a = 0 if v[0] else 1 if v[1] else 2
+        lines = [src] if all(src[k] == dst[k] for k in range(3) if k != a) else [src, dst]
+        was = [_line_front(p, v, occupied, state.blocks, flag_dirs, lo, hi) for p in lines]
+        now = [_line_front(p, v, occupied, state.blocks, flag_dirs, lo, hi, src, dst) for p in lines]
+        seen_was = sorted(c for c in was if c is not None and c in cols)
+        if seen_was != sorted(c for c in now if c is not None and c in cols):
+            out.add(side)
     return out
 
 
@@ -419,9 +481,19 @@ def _held(cell: Cell, occupied: Collection[Cell]) -> bool:
 def _unsupported(blocks: Mapping[Cell, str]) -> set[Cell]:
     """Blocks not connected to the Central Cube through blocks, or held by nothing but a block above
     (rulebook "The Battlefield", "Placing Blocks"; the cells :func:`support_doubts` reports)."""
-    occupied = set(blocks) | set(CENTRAL_CUBE)
     reached = _reached_from_cube(blocks)
-    return {c for c in blocks if c not in reached or not _held(c, occupied)}
+    out: set[Cell] = set()
+    cube = CENTRAL_CUBE
+    for c in blocks:
+        if c not in reached:
+            out.add(c)
+            continue
+        # _held(c, blocks and the Central Cube), written out (session 18: called thousands of times a reading)
+        x, y, z = c
+        if not any(n in blocks or n in cube for n in ((x + 1, y, z), (x - 1, y, z), (x, y + 1, z), (x, y - 1, z),
+                                                        (x, y, z - 1))):
+            out.add(c)
+    return out
 
 
 def relocate_blocks(blocks: dict[Cell, str], scorer: RayScorer, starts: Mapping[str, Cell],
@@ -721,14 +793,17 @@ CONNECT_COLOUR = "neighbours"
 CONNECT_TIEBREAK = True
 
 
+#: the cells with a face on the Central Cube (the cube's own cells that touch another of its cells included)
+_BY_CUBE: frozenset[Cell] = frozenset((c[0] + d[0], c[1] + d[1], c[2] + d[2]) for c in CENTRAL_CUBE for d in ALL_DIRS)
+
+
 def _reached_from_cube(blocks: Mapping[Cell, str]) -> set[Cell]:
     """The blocks connected to the Central Cube through blocks (rulebook "The Battlefield")."""
-    reached = {c for c in blocks if any((c[0] + d[0], c[1] + d[1], c[2] + d[2]) in CENTRAL_CUBE for d in ALL_DIRS)}
+    reached = {c for c in blocks if c in _BY_CUBE}
     todo = list(reached)
     while todo:
-        c = todo.pop()
-        for d in ALL_DIRS:
-            nb = (c[0] + d[0], c[1] + d[1], c[2] + d[2])
+        x, y, z = todo.pop()
+        for nb in ((x + 1, y, z), (x - 1, y, z), (x, y + 1, z), (x, y - 1, z), (x, y, z + 1), (x, y, z - 1)):
             if nb in blocks and nb not in reached:
                 reached.add(nb)
                 todo.append(nb)

@@ -33,6 +33,7 @@ import time
 from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import cv2
 import numpy as np
@@ -716,11 +717,17 @@ class RayScorer:
         self._mark = np.zeros(len(model.obs), bool)
         self._col = np.zeros(len(model.obs), np.int64)  # scratch: a column per ray (``deltas``)
         self._miss = (self._pred != model.obs) & (model.weight > 0)
+        self._miss_fresh = False  # ``_miss`` and ``base_cost`` are those of ``_pred`` (set_base has counted them)
         self._miss_if: dict[int, npt.NDArray[np.bool_]] = {}  # label -> rays a block showing it fails to explain
         # cell -> the rays on which it comes before the base's first full cell (``delta``; per base)
         self._ahead: dict[int, I64] = {}
         self.base_cost = 0
         self._banner: tuple[dict[Cell, str], _BannerRays] | None = None  # blocks of the last flag_scores
+        # the last :meth:`_first_of` answer (hypothesis, predictions, first full columns), shared with the scorers
+        # made from this one (same rays: only the weights differ, which predictions do not read)
+        self._firsts: list[tuple[I64, I64, npt.NDArray[np.int32]]] = []
+        # :meth:`colour_on_ground`'s tables of the mat places the free rays reach, for the last hypothesis
+        self._ground: tuple[I64, float, dict[Any, Any]] | None = None
 
     def without_weak(self) -> RayScorer:
         """The same pictures with the rays of weakly coloured pixels (``ViewEvidence.weak``) left out of
@@ -737,7 +744,7 @@ class RayScorer:
             far = copy.copy(far)
             far.weight = np.where(far.weak, 0, far.weight).astype(np.int64)
             far.rim = far.rim & ~far.weak
-        return RayScorer(model, self._vol, self._geom, self._flag_min_rays, self._seed, far=far)
+        return self._derived(RayScorer(model, self._vol, self._geom, self._flag_min_rays, self._seed, far=far))
 
     def without_pale(self, below: Mapping[str, float]) -> RayScorer:
         """The same pictures with the rays of each colour in ``below`` whose pixel saturation
@@ -753,7 +760,43 @@ class RayScorer:
         model = copy.copy(m)
         model.weight = np.where(pale, 0, m.weight).astype(np.int64)
         model.rim = m.rim & ~pale
-        return RayScorer(model, self._vol, self._geom, self._flag_min_rays, self._seed, far=self._far)
+        return self._derived(RayScorer(model, self._vol, self._geom, self._flag_min_rays, self._seed, far=self._far))
+
+    def _derived(self, other: RayScorer) -> RayScorer:
+        """``other`` (the same rays, other weights) sharing this scorer's :meth:`_first_of` memo."""
+        other._firsts = self._firsts
+        return other
+
+    def _first_of(self, hyp: I64) -> tuple[I64, npt.NDArray[np.int32]]:
+        """``model.predict_first(hyp)`` for every ray (the same arrays; read-only): worked out again only on the
+        rays through the cells where ``hyp`` differs from the last such answer or from the base (:meth:`set_base`),
+        the nearer of the two -- a ray's answer depends on the cells along it alone."""
+        m = self._model
+        refs = [*self._firsts, (self._hyp, self._pred, self._fcol)]
+        if self._firsts and np.array_equal(self._firsts[0][0], hyp):
+            return self._firsts[0][1], self._firsts[0][2]
+        best: tuple[int, int, I64] | None = None
+        for k, (ref_hyp, _, _) in enumerate(refs):
+            changed = np.flatnonzero(hyp != ref_hyp)
+            n = int(m.n_rays_of[changed].sum())
+            if best is None or n < best[0]:
+                best = (n, k, changed)
+        assert best is not None
+        n_changed, k, changed = best
+        if n_changed * 2 > len(m.obs):
+            pred, fcol = m.predict_first(hyp)
+        else:
+            pred, fcol = refs[k][1].copy(), refs[k][2].copy()
+            if len(changed):
+                self._mark[np.concatenate([m.rays_of[i] for i in changed.tolist()])] = True
+                rows = np.flatnonzero(self._mark)  # each once
+                self._mark[rows] = False
+                pred[rows], fcol[rows] = m.predict_first(hyp, rows)
+        keep = hyp.copy()
+        for a in (keep, pred, fcol):
+            a.flags.writeable = False
+        self._firsts[:] = [(keep, pred, fcol)]
+        return pred, fcol
 
     def rays(self) -> tuple[I64, I64, I64]:
         """Every sampled ray's view (index), pixel (x, y) and observed label (``vision.labels.Label``)."""
@@ -774,7 +817,7 @@ class RayScorer:
         model = copy.copy(self._model)
         model.weight = np.where(rays, 0, self._model.weight).astype(np.int64)
         model.rim = self._model.rim & ~rays
-        return RayScorer(model, self._vol, self._geom, self._flag_min_rays, self._seed, far=self._far)
+        return self._derived(RayScorer(model, self._vol, self._geom, self._flag_min_rays, self._seed, far=self._far))
 
     def _index(self, cell: Cell) -> int:
         return self._vol.index1(cell)
@@ -832,17 +875,33 @@ class RayScorer:
         # differs from the last base are predicted again (all of them when that is most rays anyway)
         changed = np.flatnonzero(hyp != self._hyp)
         if int(m.n_rays_of[changed].sum()) * 2 > len(m.obs):
-            self._pred, self._fcol = m.predict_first(hyp)
+            pred, fcol = self._first_of(hyp)  # (from the last such answer, when nearer)
+            self._pred, self._fcol = pred.copy(), fcol.copy()
         elif len(changed):
             self._mark[np.concatenate([m.rays_of[i] for i in changed.tolist()])] = True
             rows = np.flatnonzero(self._mark)  # each once
             self._mark[rows] = False
             self._pred[rows], self._fcol[rows] = m.predict_first(hyp, rows)
+            self._hyp = hyp
+            self._ahead.clear()
+            # only these rays' terms changed (session 18: the same integers as counting every ray again)
+            was = int(((self._miss[rows]) * m.weight[rows]).sum()) if self._miss_fresh else None
+            miss = (self._pred[rows] != m.obs[rows]) & (m.weight[rows] > 0)
+            if was is not None:
+                self._miss[rows] = miss
+                self.base_cost += int((miss * m.weight[rows]).sum()) - was
+                return self.base_cost
+        else:
+            self._hyp = hyp
+            self._ahead.clear()
+            if self._miss_fresh:
+                return self.base_cost
         self._hyp = hyp
         self._ahead.clear()
         # the rays the base fails to explain (the weights are 0 or 1: a count of weighted rays)
         self._miss = (self._pred != m.obs) & (m.weight > 0)
         self.base_cost = int(((self._pred != m.obs) * m.weight).sum())
+        self._miss_fresh = True
         return self.base_cost
 
     def flag_scores(self, blocks: Mapping[Cell, str], color: str, spots: Sequence[FlagSpot]) -> list[float]:
@@ -897,7 +956,7 @@ class RayScorer:
         """Which sampled rays end on the Central Cube with exactly ``blocks`` on the battlefield."""
         m = self._model
         hyp = self._hyp_of(blocks)
-        _, first = m.predict_first(hyp)
+        _, first = self._first_of(hyp)
         inside = first < m.idx.shape[1]
         out = np.zeros(len(m.obs), bool)
         rows = np.flatnonzero(inside)
@@ -910,7 +969,7 @@ class RayScorer:
         carry no saturation)."""
         m = self._model
         hyp = self._hyp_of(blocks)
-        _, first = m.predict_first(hyp)
+        _, first = self._first_of(hyp)
         rows = np.flatnonzero(first < m.idx.shape[1])
         cell_of = m.idx[rows, first[rows]]
         keep = (hyp[cell_of] == m.obs[rows]) & (m.weight[rows] > 0) & ~np.isnan(m.sat[rows])
@@ -1079,24 +1138,13 @@ class RayScorer:
         if i < 0:
             return 0, 0
         hyp = self._hyp_of(blocks)
-        _, fcol = m.predict_first(hyp)
-        width = m.idx.shape[1]
+        _, fcol = self._first_of(hyp)
         down = m.dirs[2] < 0
         rows = m.rays_of[i]
         own = rows[(m.cols_of(i) == fcol[rows]) & (m.obs[rows] == lab) & (m.weight[rows] > 0) & down[rows]]
         if len(own) == 0:
             return 0, 0
-        free = np.flatnonzero(down & (fcol == width) & (m.weight > 0))
-
-        n_views = int(m.view.max()) + 1
-        fk = _mat_places(m, free, bin_size) * n_views + m.view[free]  # (place, picture)
-        uk, inv = np.unique(fk, return_inverse=True)
-        n = np.bincount(inv, minlength=len(uk))
-        c = np.bincount(inv, weights=(m.obs[free] == lab).astype(np.float64), minlength=len(uk)).astype(np.int64)
-        place = uk // n_views
-        up, pinv = np.unique(place, return_inverse=True)
-        n_all = np.bincount(pinv, weights=n.astype(np.float64), minlength=len(up)).astype(np.int64)
-        c_all = np.bincount(pinv, weights=c.astype(np.float64), minlength=len(up)).astype(np.int64)
+        n_views, uk, n, c, up, n_all, c_all = self._ground_tables(hyp, fcol, bin_size, lab)
         ok_place = _mat_places(m, own, bin_size)
         pos = np.minimum(np.searchsorted(up, ok_place), len(up) - 1)
         hit = up[pos] == ok_place
@@ -1110,6 +1158,34 @@ class RayScorer:
         c_other = c_other - np.where(mhit, c[mpos], 0)
         checked = n_other > 0
         return int(checked.sum()), int((checked & (2 * c_other > n_other)).sum())
+
+    def _ground_tables(self, hyp: I64, fcol: npt.NDArray[np.int32], bin_size: float, lab: int,
+                       ) -> tuple[int, I64, I64, I64, I64, I64, I64]:
+        """:meth:`colour_on_ground`'s counts of the free rays (weighted, going down, meeting no cell with ``hyp``)
+        per (mat place, picture) and per mat place, all and those showing ``lab``: the same for every block of one
+        hypothesis, so kept for the last one (per label)."""
+        g = self._ground
+        if g is None or g[1] != bin_size or not np.array_equal(g[0], hyp):
+            m = self._model
+            width = m.idx.shape[1]
+            down = m.dirs[2] < 0
+            free = np.flatnonzero(down & (fcol == width) & (m.weight > 0))
+            n_views = int(m.view.max()) + 1
+            fk = _mat_places(m, free, bin_size) * n_views + m.view[free]  # (place, picture)
+            uk, inv = np.unique(fk, return_inverse=True)
+            n = np.bincount(inv, minlength=len(uk))
+            place = uk // n_views
+            up, pinv = np.unique(place, return_inverse=True)
+            n_all = np.bincount(pinv, weights=n.astype(np.float64), minlength=len(up)).astype(np.int64)
+            g = self._ground = (hyp.copy(), bin_size, {"base": (free, n_views, uk, inv, n, up, pinv, n_all)})
+        tables = g[2]
+        if lab not in tables:
+            free, n_views, uk, inv, n, up, pinv, n_all = tables["base"]
+            m = self._model
+            c = np.bincount(inv, weights=(m.obs[free] == lab).astype(np.float64), minlength=len(uk)).astype(np.int64)
+            c_all = np.bincount(pinv, weights=c.astype(np.float64), minlength=len(up)).astype(np.int64)
+            tables[lab] = (n_views, uk, n, c, up, n_all, c_all)
+        return tables[lab]  # type: ignore[no-any-return]
 
     def flat_patch_deltas(self, blocks: Mapping[Cell, str], cells: Sequence[Cell], bin_size: float = 0.25,
                           min_views: int = 2) -> list[tuple[int, int]]:
@@ -1143,7 +1219,7 @@ class RayScorer:
         meeting the block first) per cell (0, 0 for a cell outside the volume or without a block)."""
         m = self._model
         hyp = self._hyp_of(blocks)
-        _, fcol = m.predict_first(hyp)
+        _, fcol = self._first_of(hyp)
         width = m.idx.shape[1]
         down = m.dirs[2] < 0
         n_views = int(m.view.max()) + 1 if len(m.view) else 1

@@ -170,3 +170,19 @@ def test_quirky_token_nowhere_is_softened_by_a_cell_read_empty_with_low_confiden
     assert "token-nowhere" not in _codes(unsure, "error") and "token-nowhere" in _codes(unsure, "warning")
     soft = next(p for p in unsure.problems if p.code == "token-nowhere")
     assert "(1,1)" in soft.message and "another picture" in soft.message
+
+
+def test_quirky_token_nowhere_is_softened_by_the_robots_cell() -> None:
+    """Session 18: a token may lie on the robot's space and the robot's body hides it (docs/rules/quirky.md
+    section 1): a token found nowhere is a warning naming the robot's cell, not a rule error.  (Two pictures of
+    a held-out table declined no other cell, and the legal table was called wrong.)"""
+    from engine.quirky import builtin_scenario
+
+    scn = builtin_scenario("dust-bunnies")
+    spec = board_spec("quirky", scenario="dust-bunnies")
+    found = [CellReading((0, 3), "dust", None, 0, False, 0.9), CellReading((4, 2), "dust", None, 0, False, 0.9)]
+    res = reconstruct_board("quirky", spec, [*found, CellReading((1, 1), "robot", None, 0, False, 0.9)],
+                            ReconstructOptions(scenario=scn))
+    assert "token-nowhere" not in _codes(res, "error") and "token-nowhere" in _codes(res, "warning")
+    soft = next(p for p in res.problems if p.code == "token-nowhere")
+    assert "(1,1)" in soft.message and "another picture" in soft.message

@@ -5,6 +5,8 @@ segment's midpoint names its cell)."""
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -40,12 +42,12 @@ def _by_definition(c: np.ndarray, d: np.ndarray, t0: float, t1: float, vol: _Vol
                 if t0 < t < t1:
                     ts.append(t)
     ts.sort()
-    out = []
-    for a, b in zip(ts[:-1], ts[1:], strict=True):
-        if b - a <= 1e-9:
+    out: list[int] = []
+    for ta, tb in itertools.pairwise(ts):
+        if tb - ta <= 1e-9:
             out.append(-1)
             continue
-        m = 0.5 * (a + b)
+        m = 0.5 * (ta + tb)
         cell = np.floor(c + m * d).astype(np.int64)
         out.append(int(vol.index(cell[None, :])[0]))
     return out

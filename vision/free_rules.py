@@ -303,6 +303,20 @@ def _open_sides(cell: Cell, occupied: set[Cell]) -> set[str]:
          cell[2] + k * SIDE_VECTORS[side][2]) not in occupied for k in range(1, 12))}
 
 
+def _shows_on_a_side(cell: Cell, occupied: set[Cell]) -> bool:
+    """``bool(_open_sides(cell, occupied))``, stopping at the first open side (and at the first cell in the way of
+    each): :func:`depth_tie_candidates` asks it of every empty cell around the pile (session 18)."""
+    x, y, z = cell
+    for side in SIDES:
+        vx, vy, vz = SIDE_VECTORS[side]
+        for k in range(1, 12):
+            if (x + k * vx, y + k * vy, z + k * vz) in occupied:
+                break
+        else:
+            return True
+    return False
+
+
 def support_doubts(state: State) -> dict[str, list[Cell]]:
     """Blocks of a free reading that break the support rules, and the sides they put in doubt.
 
@@ -1246,7 +1260,7 @@ def depth_tie_candidates(state: State, scorer: RayScorer, skip: Collection[Cell]
             if n in seen or n in occupied or n in pinned or n in skipped or n[2] < 0:
                 continue
             seen.add(n)
-            if not scorer.in_volume(n) or not _open_sides(n, occupied):
+            if not scorer.in_volume(n) or not _shows_on_a_side(n, occupied):
                 continue
             if _held(n, occupied):
                 cands.append(n)

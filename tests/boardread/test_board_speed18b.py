@@ -1,0 +1,93 @@
+"""Session 18, Bandera and Gridopolis frame time, second pass: the quicker ways give the very answers of the former
+ones -- the Bandera lamp search's shadow test on the (point, solid) pairs that can meet (``GroundShade``).  On the
+committed fixtures (rendered photographs, simulated) and random data."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import vision.board_rays as br
+from tests.boardread.test_board_round5 import scene_with_pose
+from vision.board_pipeline import read_board
+from vision.board_rays import GroundShade, hits
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "boards"
+
+
+def _full(light: np.ndarray, ground: np.ndarray, solids: np.ndarray) -> np.ndarray:
+    """The former test: every ground point against every solid."""
+    return np.asarray(hits(light, ground, solids[None, :, :]), bool).any(axis=1)
+
+
+def _lamps(rng: np.random.Generator, mid: np.ndarray, n: int, el_lo: float = 27.5) -> list[np.ndarray]:
+    out = []
+    for _ in range(n):
+        az, el = math.radians(rng.uniform(0, 360)), math.radians(rng.uniform(el_lo, 85.0))
+        out.append(mid + 1200.0 * np.array([math.cos(el) * math.cos(az), math.cos(el) * math.sin(az), math.sin(el)]))
+    return out
+
+
+@pytest.mark.parametrize("kinds", [[0], [1], [0, 1]])
+def test_ground_shade_is_the_full_test_random(kinds: list[int]) -> None:
+    """Random stacks (boxes, cylinders, both; some resting on others, some of no height) over a 300 mm board, ground
+    points round them -- some on the footprints' edges and corners --, lamps all round from 27.5 to 85 degrees up,
+    and low lights that take the full test: the answers of the full test, and some points shaded and some not."""
+    rng = np.random.default_rng(1801)
+    mid = np.array([150.0, 150.0, 0.0])
+    for trial in range(12):
+        m = int(rng.integers(1, 30))
+        s = np.empty((m, 6))
+        s[:, 0] = rng.choice(kinds, m)
+        s[:, 1:3] = rng.uniform(0, 300, (m, 2))
+        s[:, 3] = rng.uniform(3, 25, m)
+        s[:, 4] = rng.choice([0.0, 20.0, 40.0], m)
+        s[:, 5] = s[:, 4] + rng.choice([0.0, 20.0, 60.0, 120.0], m)
+        q = rng.uniform(-20, 320, (400, 2))
+        # points exactly on footprint edges and corners (the tangent cases)
+        k = rng.integers(0, m, 60)
+        sx, sy = rng.choice([-1.0, 0.0, 1.0], 60), rng.choice([-1.0, 1.0], 60)
+        q = np.concatenate([q, np.column_stack([s[k, 1] + sx * s[k, 3], s[k, 2] + sy * s[k, 3]])])
+        ground = np.column_stack([q, np.zeros(len(q))])
+        shade = GroundShade(ground, s)
+        n_shaded = 0
+        for lamp in [*_lamps(rng, mid, 20), np.array([150.0, 150.0, 100.0]), np.array([-900.0, 150.0, 150.0])]:
+            got, want = shade.shaded(lamp), _full(lamp, ground, s)
+            assert got.dtype == bool and got.shape == (len(ground),)
+            assert np.array_equal(got, want), (trial, lamp)
+            n_shaded += int(want.sum())
+        assert 0 < n_shaded < 22 * len(ground)
+
+
+def test_ground_shade_edge_cases() -> None:
+    """No points, no solids, points off the board plane (the full test), one point under a solid."""
+    rng = np.random.default_rng(1802)
+    lamp = np.array([100.0, -800.0, 900.0])
+    s = np.array([[0.0, 50.0, 50.0, 10.0, 0.0, 40.0], [1.0, 120.0, 60.0, 8.0, 0.0, 80.0]])
+    for ground in (np.zeros((0, 3)), np.array([[50.0, 50.0, 0.0]]),
+                   np.column_stack([rng.uniform(0, 200, (50, 2)), rng.uniform(0, 5, 50)])):
+        for solids in (s, np.zeros((0, 6))):
+            got, want = GroundShade(ground, solids).shaded(lamp), _full(lamp, ground, solids)
+            assert got.shape == want.shape and np.array_equal(got, want)
+
+
+def test_ground_shade_on_the_fixtures_lamp_search(monkeypatch: pytest.MonkeyPatch) -> None:
+    """On the Bandera fixtures whose reading looks for a hard lamp (rendered photographs): every light tried by the
+    lamp search gets, from the quicker test, the answers of the full one (a wrapper compares each call)."""
+    calls = []
+    orig = br.GroundShade.shaded
+
+    def checked(self: GroundShade, light: np.ndarray) -> np.ndarray:
+        got = orig(self, light)
+        assert np.array_equal(got, _full(light, self.ground, self.solids))
+        calls.append(int(got.sum()))
+        return got
+
+    monkeypatch.setattr(br.GroundShade, "shaded", checked)
+    for name in ("scene_003", "scene_006"):
+        img, cam, _doc, pose = scene_with_pose(FIXTURES / "bandera" / name, "calibration")
+        read_board([("s", img)], "bandera", spec=pose.spec, camera=cam)
+    assert len(calls) >= 96 and sum(c > 0 for c in calls) >= 20

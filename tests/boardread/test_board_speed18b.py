@@ -91,3 +91,56 @@ def test_ground_shade_on_the_fixtures_lamp_search(monkeypatch: pytest.MonkeyPatc
         img, cam, _doc, pose = scene_with_pose(FIXTURES / "bandera" / name, "calibration")
         read_board([("s", img)], "bandera", spec=pose.spec, camera=cam)
     assert len(calls) >= 96 and sum(c > 0 for c in calls) >= 20
+
+
+def test_hits_kept_is_hits_and_keep_random() -> None:
+    """``hits_kept`` gives ``hits(...) & keep``: rays from a camera above to ends on and above the board, solids per
+    ray (the layouts of ``_not_blocked``: (Q, k) and (T, P, k)), shared by all rays, boxes, cylinders and both, ends
+    on the solids' faces, random keeps; a camera too low or numbers not finite (the full test)."""
+    rng = np.random.default_rng(1803)
+    for trial in range(40):
+        cam = np.array([rng.uniform(-300, 300), rng.uniform(-300, 300), rng.choice([440.0, 900.0, 60.0])])
+        layout = trial % 3
+        lead: tuple[int, ...] = ((50,), (6, 20), (70,))[layout]
+        k = int(rng.integers(1, 12))
+        s_shape = ((50, k), (6, 1, k), (k,))[layout]
+        s = np.empty((*s_shape, 6))
+        s[..., 0] = rng.choice([[0], [1], [0, 1]][trial % 3 if trial < 30 else 2], s_shape)
+        s[..., 1:3] = rng.uniform(0, 200, (*s_shape, 2))
+        s[..., 3] = rng.uniform(3, 20, s_shape)
+        s[..., 4] = rng.choice([0.0, 20.0], s_shape)
+        s[..., 5] = s[..., 4] + rng.choice([0.0, 20.0, 60.0], s_shape)
+        ends = np.concatenate([rng.uniform(0, 200, (*lead, 2)), rng.choice([0.0, 10.0, 30.0], (*lead, 1))], axis=-1)
+        if trial % 4 == 0:  # ends on a solid's face (x = cx + half-size)
+            ends[..., 0] = np.broadcast_to(s[..., 0, 1] + s[..., 0, 3], lead)
+            ends[..., 1] = np.broadcast_to(s[..., 0, 2], lead)
+        if trial == 39:
+            ends[0, 0] = np.inf
+        shape = np.broadcast_shapes((*lead, 1), s_shape)
+        keep = rng.random(shape) < 0.8
+        want = np.asarray(hits(cam, ends, s), bool) & keep
+        got = br.hits_kept(cam, ends, s, keep)
+        assert got.shape == want.shape and got.dtype == bool and np.array_equal(got, want), trial
+    for e0, s0 in ((np.zeros((0, 3)), np.ones((3, 6))), (np.ones((4, 3)), np.zeros((0, 6)))):
+        want = np.asarray(hits(cam, e0, s0), bool)
+        assert br.hits_kept(cam, e0, s0, np.ones(want.shape, bool)).shape == want.shape
+
+
+def test_hits_kept_on_the_fixtures(monkeypatch: pytest.MonkeyPatch) -> None:
+    """On Bandera fixtures (rendered photographs): every call of ``_not_blocked``'s test gets the answers of
+    ``hits(...) & keep`` (a wrapper compares each call), and some rays are blocked."""
+    import vision.board_classify as bc
+    n_hit = []
+    orig = br.hits_kept
+
+    def checked(camera: np.ndarray, ends: np.ndarray, solids: np.ndarray, keep: np.ndarray) -> np.ndarray:
+        got = orig(camera, ends, solids, keep)
+        assert np.array_equal(got, np.asarray(hits(camera, ends, solids), bool) & keep)
+        n_hit.append(int(got.sum()))
+        return got
+
+    monkeypatch.setattr(bc, "hits_kept", checked)
+    for name in ("scene_000", "scene_008"):
+        img, cam, _doc, pose = scene_with_pose(FIXTURES / "bandera" / name, "calibration")
+        read_board([("s", img)], "bandera", spec=pose.spec, camera=cam)
+    assert len(n_hit) >= 10 and sum(n_hit) > 0

@@ -45,7 +45,7 @@ from calibration.colour import lab_to_linear, linear_to_lab, srgb8_codes_to_line
 from vision.board_lamp import GridLamp, fit_grid_lamp, lit_share
 from vision.board_locate import BoardPose
 from vision.board_pieces import Hypothesis, PieceGeometry, hypotheses_for
-from vision.board_rays import GroundShade, box_corners, box_ray_hits, hits, hits_kept, segments_to_board
+from vision.board_rays import GroundShade, box_corners, box_ray_hits, hits, segments_to_board
 
 __all__ = ["DECLINED_KINDS", "CellReading", "ClassifyBoardConfig", "Site", "cell_where", "classify_sites",
            "config_for", "flat_sites"]
@@ -3249,12 +3249,11 @@ def _not_blocked(cam: F64, ends: F64, rows: F64, owner: npt.NDArray[np.int64], s
     if mask is not None:
         t_i, p_i = np.nonzero(mask)
         out = np.ones(ends.shape[:2], bool)
-        # (Q, k): hits(...) & (another site's solid), tested only on the pairs that can meet (the same answers)
-        hit_m = hits_kept(cam, ends[t_i, p_i], near[t_i], own[t_i] != sites_idx[t_i, None])
-        out[t_i, p_i] = ~hit_m.any(axis=1)
+        hit_m = np.asarray(hits(cam, ends[t_i, p_i], near[t_i]), bool)  # (Q, k)
+        out[t_i, p_i] = ~(hit_m & (own[t_i] != sites_idx[t_i, None])).any(axis=1)
         return out
-    hit = hits_kept(cam, ends, near[:, None, :, :], own[:, None, :] != sites_idx[:, None, None])  # (T, P, k)
-    return np.asarray(~hit.any(axis=2), bool)
+    hit = np.asarray(hits(cam, ends, near[:, None, :, :]), bool)  # (T, P, k)
+    return np.asarray(~(hit & (own[:, None, :] != sites_idx[:, None, None])).any(axis=2), bool)
 
 
 def _dark_outline(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], rows: F64,

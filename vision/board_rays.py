@@ -104,53 +104,6 @@ def hits(camera: F64, ends: F64, solids: F64, t_min: float | F64 = 0.0, t_max: f
     return np.array(met.transpose((*range(1, nd), 0)), bool, order="C")  # (a new, writable array, as before)
 
 
-def hits_kept(camera: F64, ends: F64, solids: F64, keep: B, margin_mm: float = 1.0) -> B:
-    """``hits(camera, ends, solids) & keep`` (the whole segments, ``t`` from 0 to 1), computed on fewer pairs
-    (session 18): only the kept (ray, solid) pairs that can meet are tested, by :func:`hits` itself (each value
-    from the same operands by the same operations as in the full test: every step is elementwise).
-
-    A segment from a camera at height ``C_z`` down to an end at height ``E_z`` is, at height ``z``, ``(z - E_z) /
-    (C_z - E_z)`` of the way from the end back towards the camera, so up to the solids' highest top ``z1`` it stays
-    within ``max(z1 - E_z, 0) / (C_z - E_z) * H`` (``H``: the end's horizontal distance from the camera) of the end;
-    a solid's footprint lies within ``half-size x sqrt 2`` of its centre (the largest half-size is taken).  A pair
-    farther apart than the two together (less a 1 mm margin) cannot meet.  A camera not higher than twice every top
-    and end (or numbers not finite) takes every kept pair to :func:`hits`.  (The pairs are laid out with the
-    solids' axis first, as in :func:`hits`: numpy's loops then run along the rays.)"""
-    ends = np.asarray(ends, np.float64)
-    solids = np.asarray(solids, np.float64)
-    shape = np.broadcast_shapes((*ends.shape[:-1], 1), solids.shape[:-1])
-    out = np.zeros(shape, bool)
-    if not out.size:
-        return out
-    nd = len(shape)
-    perm = (nd - 1, *range(nd - 1))  # (the solids' axis first)
-    cand = np.broadcast_to(np.asarray(keep, bool), shape).transpose(perm)
-    o = np.asarray(camera, np.float64).reshape(3)
-    ez = ends[..., 2]
-    top = float(solids[..., 5].max())
-    if o[2] > 2.0 * max(top, float(ez.max()), 0.0) and math.isfinite(float(ends.sum())) \
-            and math.isfinite(float(solids[..., 1:4].sum())):
-        rho = float(solids[..., 3].max()) * math.sqrt(2.0) + margin_mm
-        reach = rho + np.maximum(top - ez, 0.0) / (o[2] - ez) * np.hypot(ends[..., 0] - o[0], ends[..., 1] - o[1])
-        s_t = solids.reshape((1,) * (nd + 1 - solids.ndim) + solids.shape).transpose((*perm, nd))  # (M, ..., 6)
-        dx = ends[..., 0] - s_t[..., 1]
-        dy = ends[..., 1] - s_t[..., 2]
-        dx *= dx
-        dy *= dy
-        dx += dy
-        cand = cand & (dx <= reach * reach)
-    idx_t = np.nonzero(cand)
-    if not len(idx_t[0]):
-        return out
-    idx = (*idx_t[1:], idx_t[0])  # (back in the result's axis order)
-    e_a = ends.reshape((1,) * (nd - ends.ndim) + ends.shape)  # (..., 3), aligned with shape[:-1]
-    s_a = solids.reshape((1,) * (nd + 1 - solids.ndim) + solids.shape)  # (..., M, 6)
-    e_k = e_a[tuple(idx[a] if e_a.shape[a] > 1 else 0 for a in range(nd - 1))]
-    s_k = s_a[tuple(idx[a] if s_a.shape[a] > 1 else 0 for a in range(nd))]
-    out[idx] = np.asarray(hits(o, e_k, s_k[:, None, :]), bool)[:, 0]
-    return out
-
-
 class GroundShade:
     """Which points on the board plane (``z = 0``) solids shade from point lights above them: for each light
     :meth:`shaded` gives ``hits(light, ground, solids[None]).any(axis=1)`` -- the same answers, computed on fewer

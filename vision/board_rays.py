@@ -134,7 +134,7 @@ class GroundShade:
         light = np.asarray(light, np.float64).reshape(3)
         g, s = self.ground, self.solids
         if not len(g) or not len(s) or not self._flat or not light[2] > 2.0 * max(self._top, 0.0):
-            return np.asarray(hits(light, g, s[None, :, :]), bool).any(axis=1)
+            return np.asarray(np.asarray(hits(light, g, s[None, :, :]), bool).any(axis=1), bool)
         reach = np.hypot(light[0] - g[:, 0], light[1] - g[:, 1]) / light[2]  # (N,) D / L_z
         i, j = _nonzero2(self._key <= (reach + 1e-9)[:, None])
         out = np.zeros(len(g), bool)
@@ -142,6 +142,74 @@ class GroundShade:
             met = np.asarray(hits(light, g[i], s[j][:, None, :]), bool)[:, 0]
             out[i[met]] = True
         return out
+
+    def shaded_many(self, lights: F64) -> B:
+        """(L, N): :meth:`shaded` for each of the lights (L, 3), the pairs of all of them tested in one call
+        (:func:`hits_pairs`: the same answers as :func:`hits` pair by pair)."""
+        lights = np.asarray(lights, np.float64).reshape(-1, 3)
+        g, s = self.ground, self.solids
+        if not len(lights) or not len(g) or not len(s) or not self._flat \
+                or not bool(np.all(lights[:, 2] > 2.0 * max(self._top, 0.0))):
+            return np.array([self.shaded(x) for x in lights], bool).reshape(len(lights), len(g))
+        reach = np.hypot(lights[:, None, 0] - g[None, :, 0], lights[:, None, 1] - g[None, :, 1]) \
+            / lights[:, 2, None]  # (L, N)
+        li, i, j = np.nonzero(self._key[None, :, :] <= (reach + 1e-9)[:, :, None])
+        out = np.zeros((len(lights), len(g)), bool)
+        if len(li):
+            met = hits_pairs(lights[li], g[i], s[j])
+            out[li[met], i[met]] = True
+        return out
+
+
+def hits_pairs(origins: F64, ends: F64, solids: F64) -> B:
+    """For K (segment, solid) pairs -- segment ``k`` from ``origins[k]`` to ``ends[k]`` (K, 3), solid row
+    ``solids[k]`` (K, 6) --: does the whole segment (``t`` from 0 to 1) meet its solid?  The answers of
+    ``hits(origins[k], ends[k], solids[k][None])``, pair by pair: every value is computed from the same operands by
+    the same operations, in the same order, as :func:`hits` does (each step elementwise; an origin per pair instead of
+    one camera), so a batch of segments from many origins (a lamp search's lights) is one call (session 18)."""
+    o = np.asarray(origins, np.float64).reshape(-1, 3)
+    e = np.asarray(ends, np.float64).reshape(-1, 3)
+    s = np.asarray(solids, np.float64).reshape(-1, 6)
+    if not len(s):
+        return np.zeros(0, bool)
+    o0, o1, o2 = o[:, 0], o[:, 1], o[:, 2]
+    dv = e - o
+    d0, d1, d2 = dv[:, 0], dv[:, 1], dv[:, 2]
+    kind, cx, cy, r, z0, z1 = (s[:, k] for k in range(6))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ta = (z0 - o2) / d2
+        tb = (z1 - o2) / d2
+        lo = np.maximum(0.0, np.minimum(ta, tb))
+        hi = np.minimum(1.0, np.maximum(ta, tb))
+        box, cyl = kind == 0, kind == 1
+        boxes, cyls = bool(box.any()), bool(cyl.any())
+        for c, da, oa in ((cx, d0, o0), (cy, d1, o1)) if boxes else ():
+            t1 = (c - r - oa) / da
+            t2 = (c + r - oa) / da
+            if cyls:
+                lo = np.where(box, np.maximum(lo, np.minimum(t1, t2)), lo)
+                hi = np.where(box, np.minimum(hi, np.maximum(t1, t2)), hi)
+            else:
+                lo = np.maximum(lo, np.minimum(t1, t2))
+                hi = np.minimum(hi, np.maximum(t1, t2))
+        if cyls:
+            px, py = o0 - cx, o1 - cy
+            a = d0 ** 2 + d1 ** 2
+            b = 2 * (px * d0 + py * d1)
+            cc = px**2 + py**2 - r**2
+            disc = b * b - 4 * a * cc
+            ok = disc >= 0
+            sq = np.sqrt(np.where(ok, disc, 0.0))
+            a2 = np.maximum(2 * a, 1e-12)
+            clo = np.where(ok, (-b - sq) / a2, np.inf)
+            chi = np.where(ok, (-b + sq) / a2, -np.inf)
+            if boxes:
+                lo = np.where(cyl, np.maximum(lo, clo), lo)
+                hi = np.where(cyl, np.minimum(hi, chi), hi)
+            else:
+                lo = np.maximum(lo, clo)
+                hi = np.minimum(hi, chi)
+    return np.asarray(lo <= hi, bool)
 
 
 def box_corners(boxes: F64) -> F64:

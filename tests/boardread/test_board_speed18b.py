@@ -13,7 +13,7 @@ import pytest
 import vision.board_rays as br
 from tests.boardread.test_board_round5 import scene_with_pose
 from vision.board_pipeline import read_board
-from vision.board_rays import GroundShade, hits
+from vision.board_rays import GroundShade, hits, hits_pairs
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "boards"
 
@@ -60,6 +60,12 @@ def test_ground_shade_is_the_full_test_random(kinds: list[int]) -> None:
             assert np.array_equal(got, want), (trial, lamp)
             n_shaded += int(want.sum())
         assert 0 < n_shaded < 22 * len(ground)
+        lamps = np.array(_lamps(rng, mid, 30))
+        many = shade.shaded_many(lamps)
+        assert many.shape == (30, len(ground))
+        assert np.array_equal(many, np.array([_full(x, ground, s) for x in lamps]))
+        low = np.array([*lamps[:3], [150.0, 150.0, 100.0]])  # (a light too low: each light's own test)
+        assert np.array_equal(shade.shaded_many(low), np.array([_full(x, ground, s) for x in low]))
 
 
 def test_ground_shade_edge_cases() -> None:
@@ -72,22 +78,52 @@ def test_ground_shade_edge_cases() -> None:
         for solids in (s, np.zeros((0, 6))):
             got, want = GroundShade(ground, solids).shaded(lamp), _full(lamp, ground, solids)
             assert got.shape == want.shape and np.array_equal(got, want)
+            many = GroundShade(ground, solids).shaded_many(np.array([lamp, lamp + 10.0]))
+            assert many.shape == (2, len(ground)) and np.array_equal(many[0], want)
+            assert GroundShade(ground, solids).shaded_many(np.zeros((0, 3))).shape == (0, len(ground))
 
 
 def test_ground_shade_on_the_fixtures_lamp_search(monkeypatch: pytest.MonkeyPatch) -> None:
     """On the Bandera fixtures whose reading looks for a hard lamp (rendered photographs): every light tried by the
     lamp search gets, from the quicker test, the answers of the full one (a wrapper compares each call)."""
     calls = []
-    orig = br.GroundShade.shaded
+    orig = br.GroundShade.shaded_many
 
-    def checked(self: GroundShade, light: np.ndarray) -> np.ndarray:
-        got = orig(self, light)
-        assert np.array_equal(got, _full(light, self.ground, self.solids))
-        calls.append(int(got.sum()))
+    def checked(self: GroundShade, lights: np.ndarray) -> np.ndarray:
+        got = orig(self, lights)
+        for light, row in zip(lights, got, strict=True):
+            assert np.array_equal(row, _full(light, self.ground, self.solids))
+            calls.append(int(row.sum()))
         return got
 
-    monkeypatch.setattr(br.GroundShade, "shaded", checked)
+    monkeypatch.setattr(br.GroundShade, "shaded_many", checked)
     for name in ("scene_003", "scene_006"):
         img, cam, _doc, pose = scene_with_pose(FIXTURES / "bandera" / name, "calibration")
         read_board([("s", img)], "bandera", spec=pose.spec, camera=cam)
     assert len(calls) >= 96 and sum(c > 0 for c in calls) >= 20
+
+
+@pytest.mark.parametrize("kinds", [[0], [1], [0, 1]])
+def test_hits_pairs_is_hits_pair_by_pair(kinds: list[int]) -> None:
+    """``hits_pairs`` gives, pair by pair, what ``hits`` gives for that segment and solid: origins above and below
+    the solids, segments along a box's face or through a cylinder's axis, ends inside solids, zero-length parts
+    (points straight below an origin), solids of no height; boxes, cylinders and both in one batch."""
+    rng = np.random.default_rng(1804)
+    k = 3000
+    o = np.column_stack([rng.uniform(-200, 400, (k, 2)), rng.choice([-50.0, 30.0, 500.0, 1200.0], k)])
+    e = np.column_stack([rng.uniform(0, 200, (k, 2)), rng.choice([0.0, 10.0, 40.0], k)])
+    s = np.empty((k, 6))
+    s[:, 0] = rng.choice(kinds, k)
+    s[:, 1:3] = rng.uniform(0, 200, (k, 2))
+    s[:, 3] = rng.uniform(3, 30, k)
+    s[:, 4] = rng.choice([0.0, 20.0], k)
+    s[:, 5] = s[:, 4] + rng.choice([0.0, 20.0, 60.0], k)
+    e[:300, 0] = s[:300, 1] + s[:300, 3]  # ends on a face's plane
+    o[300:400, :2] = e[300:400, :2]  # vertical segments
+    o[400:500, 0] = e[400:500, 0]  # segments in a plane x = const
+    e[500:600, :2] = s[500:600, 1:3]  # ends on the solid's axis
+    got = hits_pairs(o, e, s)
+    want = np.array([bool(np.asarray(hits(o[i], e[i][None], s[i][None, None]), bool)[0, 0]) for i in range(k)])
+    assert got.dtype == bool and np.array_equal(got, want)
+    assert 0.05 < want.mean() < 0.95
+    assert hits_pairs(np.zeros((0, 3)), np.zeros((0, 3)), np.zeros((0, 6))).shape == (0,)

@@ -2437,13 +2437,16 @@ def _cast_shadows(sc: _Scene, sites: Sequence[Site], hyps: Sequence[Hypothesis],
         k = int(choice[i])
         if scores[k, i] < scores[:, i].max():
             continue  # (read so by its sockets or outline, not its probes: left alone)
-        sc_i = _rescore_without(i, lamp, rows[owner != i], weight, pred, piece, ends, cfg)
+        use = weight[i] > 0
+        others = rows[owner != i]
+        # (the probes in the others' shadow: tested once, for the rescoring and the count below)
+        in_shadow = np.asarray(np.asarray(hits(lamp, ends[i][use], others[None, :, :]), bool).any(axis=1), bool)
+        sc_i = _rescore_without(i, lamp, others, weight, pred, piece, ends, cfg, hit=in_shadow)
         if sc_i is None and n_cubes < len(rows):  # (too few left out of the tall ones' shadows: the cubes' only)
             sc_i = _rescore_without(i, lamp, rows[:n_cubes][owner[:n_cubes] != i], weight, pred, piece, ends, cfg)
         if (sc_i is None or hyps[int(np.argmax(sc_i))].cubes > 0) and cfg.cast_shadow_whole > 0:
             # every probe but a few in the others' shadow: what the probes saw is explained by the shadow alone
-            use = weight[i] > 0
-            n_hit = int(np.asarray(hits(lamp, ends[i][use], rows[owner != i][None, :, :]), bool).any(axis=1).sum())
+            n_hit = int(in_shadow.sum())
             if use.sum() and n_hit >= cfg.cast_shadow_whole * use.sum() \
                     and _shade_explains(sc, sites[i], ends[i][use],
                                     np.concatenate([rows[:n_cubes][owner[:n_cubes] != i], rows[owner == i][:1]]), cfg):
@@ -2498,15 +2501,19 @@ def _shade_explains(sc: _Scene, site: Site, ends: F64, hide: F64, cfg: ClassifyB
 
 
 def _rescore_without(i: int, source: F64, rows: F64, weight: F64, pred: npt.NDArray[np.bool_], piece: F64,
-                     ends: F64, cfg: ClassifyBoardConfig, also: npt.NDArray[np.bool_] | None = None) -> F64 | None:
+                     ends: F64, cfg: ClassifyBoardConfig, also: npt.NDArray[np.bool_] | None = None,
+                     hit: npt.NDArray[np.bool_] | None = None) -> F64 | None:
     """Site ``i``'s hypothesis scores again without its probes whose rays from ``source`` (the camera, or a
     lamp) meet one of the solids ``rows`` (``hits``' layout), nor the probes ``also`` (P,); ``None`` when no probe
-    is left out, or too few are left to read it (``cfg.min_weight``)."""
+    is left out, or too few are left to read it (``cfg.min_weight``).  ``hit``: which of the used probes (weight
+    above 0) meet one of ``rows``, when the caller has tested it already."""
     use = weight[i] > 0
     if not use.any():
         return None
-    hit = np.asarray(hits(source, ends[i][use], rows[None, :, :]), bool).any(axis=1) if len(rows) \
-        else np.zeros(int(use.sum()), bool)
+    if hit is None:
+        hit = np.asarray(np.asarray(hits(source, ends[i][use], rows[None, :, :]), bool).any(axis=1), bool) \
+            if len(rows) else np.zeros(int(use.sum()), bool)
+    hit = np.array(hit, bool)  # (a copy: ``also`` is added to it)
     if also is not None:
         hit |= also[use]
     if not hit.any():

@@ -127,3 +127,31 @@ def test_hits_pairs_is_hits_pair_by_pair(kinds: list[int]) -> None:
     assert got.dtype == bool and np.array_equal(got, want)
     assert 0.05 < want.mean() < 0.95
     assert hits_pairs(np.zeros((0, 3)), np.zeros((0, 3)), np.zeros((0, 6))).shape == (0,)
+
+
+def test_cast_shadow_probes_tested_once_are_the_rescorings(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The probes in the other stacks' lamp shadow, tested once by ``_cast_shadows`` and given to
+    ``_rescore_without``, are the ones it used to test itself (a wrapper compares each call; Bandera fixtures with a
+    lamp, rendered photographs), and the rescoring is the same as with its own test."""
+    import vision.board_classify as bc
+    orig = bc._rescore_without
+    given = []
+
+    def checked(i, source, rows, weight, pred, piece, ends, cfg, also=None, hit=None):  # type: ignore[no-untyped-def]
+        got = orig(i, source, rows, weight, pred, piece, ends, cfg, also=also, hit=hit)
+        if hit is not None:
+            use = weight[i] > 0
+            own = np.asarray(hits(source, ends[i][use], rows[None, :, :]), bool).any(axis=1) if len(rows) \
+                else np.zeros(int(use.sum()), bool)
+            assert hit.dtype == bool and np.array_equal(hit, own)
+            again = orig(i, source, rows, weight, pred, piece, ends, cfg, also=also)
+            assert (got is None and again is None) or (got is not None and again is not None
+                                                       and np.array_equal(got, again))
+            given.append(int(own.sum()))
+        return got
+
+    monkeypatch.setattr(bc, "_rescore_without", checked)
+    for name in ("scene_003", "scene_008"):
+        img, cam, _doc, pose = scene_with_pose(FIXTURES / "bandera" / name, "calibration")
+        read_board([("s", img)], "bandera", spec=pose.spec, camera=cam)
+    assert len(given) >= 5 and sum(given) > 0

@@ -115,14 +115,16 @@ class GroundShade:
     ``half-size x sqrt 2`` of its centre.  A pair farther apart than the two together (less a 1 mm margin)
     cannot meet; the pairs left are tested by :func:`hits` itself, each value computed from the same operands by
     the same operations as in the full ``(N, M)`` test (every step is elementwise).  The distances are
-    measured once for all the lights tried.  Lights not higher than twice the solids' top, or points not on
-    the plane, take the full test."""
+    measured once for all the lights tried.  Lights not higher than twice the solids' top, points not on
+    the plane, or numbers not finite take the full test."""
 
     def __init__(self, ground: F64, solids: F64, margin_mm: float = 1.0) -> None:
         self.ground = np.asarray(ground, np.float64)
         self.solids = np.asarray(solids, np.float64)
         g, s = self.ground, self.solids
-        self._flat = bool(len(g)) and bool(np.all(g[:, 2] == 0.0))
+        # (points on the plane, every number finite: else each light takes the full test)
+        self._flat = bool(len(g)) and bool(np.all(g[:, 2] == 0.0)) and bool(np.isfinite(g).all()) \
+            and bool(np.isfinite(self.solids).all())
         self._top = float(s[:, 5].max()) if len(s) else 0.0
         d = np.hypot(g[:, None, 0] - s[None, :, 1], g[:, None, 1] - s[None, :, 2])  # (N, M)
         reach = s[:, 3] * math.sqrt(2.0) + margin_mm
@@ -133,7 +135,8 @@ class GroundShade:
         """``hits(light, ground, solids[None]).any(axis=1)``: is each ground point in a solid's shadow?"""
         light = np.asarray(light, np.float64).reshape(3)
         g, s = self.ground, self.solids
-        if not len(g) or not len(s) or not self._flat or not light[2] > 2.0 * max(self._top, 0.0):
+        if not len(g) or not len(s) or not self._flat or not light[2] > 2.0 * max(self._top, 0.0) \
+                or not bool(np.isfinite(light).all()):
             return np.asarray(np.asarray(hits(light, g, s[None, :, :]), bool).any(axis=1), bool)
         reach = np.hypot(light[0] - g[:, 0], light[1] - g[:, 1]) / light[2]  # (N,) D / L_z
         i, j = _nonzero2(self._key <= (reach + 1e-9)[:, None])
@@ -149,7 +152,7 @@ class GroundShade:
         lights = np.asarray(lights, np.float64).reshape(-1, 3)
         g, s = self.ground, self.solids
         if not len(lights) or not len(g) or not len(s) or not self._flat \
-                or not bool(np.all(lights[:, 2] > 2.0 * max(self._top, 0.0))):
+                or not bool(np.all(lights[:, 2] > 2.0 * max(self._top, 0.0))) or not bool(np.isfinite(lights).all()):
             return np.array([self.shaded(x) for x in lights], bool).reshape(len(lights), len(g))
         reach = np.hypot(lights[:, None, 0] - g[None, :, 0], lights[:, None, 1] - g[None, :, 1]) \
             / lights[:, 2, None]  # (L, N)

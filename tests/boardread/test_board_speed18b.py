@@ -73,9 +73,12 @@ def test_ground_shade_edge_cases() -> None:
     rng = np.random.default_rng(1802)
     lamp = np.array([100.0, -800.0, 900.0])
     s = np.array([[0.0, 50.0, 50.0, 10.0, 0.0, 40.0], [1.0, 120.0, 60.0, 8.0, 0.0, 80.0]])
+    odd = np.column_stack([rng.uniform(0, 200, (20, 2)), np.zeros(20)])
+    odd[0, 0], odd[1, 1] = np.inf, np.nan
+    odd_s = np.concatenate([s, [[0.0, np.nan, 60.0, 5.0, 0.0, 30.0]]])
     for ground in (np.zeros((0, 3)), np.array([[50.0, 50.0, 0.0]]),
-                   np.column_stack([rng.uniform(0, 200, (50, 2)), rng.uniform(0, 5, 50)])):
-        for solids in (s, np.zeros((0, 6))):
+                   np.column_stack([rng.uniform(0, 200, (50, 2)), rng.uniform(0, 5, 50)]), odd):
+        for solids in (s, np.zeros((0, 6)), odd_s):
             got, want = GroundShade(ground, solids).shaded(lamp), _full(lamp, ground, solids)
             assert got.shape == want.shape and np.array_equal(got, want)
             many = GroundShade(ground, solids).shaded_many(np.array([lamp, lamp + 10.0]))

@@ -8,6 +8,8 @@ rows of one array so that many rays are tested against many solids at once.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import numpy.typing as npt
 
@@ -100,6 +102,117 @@ def hits(camera: F64, ends: F64, solids: F64, t_min: float | F64 = 0.0, t_max: f
                 hi = np.minimum(hi, chi)
     met = np.broadcast_to(lo <= hi, moved)
     return np.array(met.transpose((*range(1, nd), 0)), bool, order="C")  # (a new, writable array, as before)
+
+
+class GroundShade:
+    """Which points on the board plane (``z = 0``) solids shade from point lights above them: for each light
+    :meth:`shaded` gives ``hits(light, ground, solids[None]).any(axis=1)`` -- the same answers, computed on fewer
+    (point, solid) pairs (session 18).
+
+    A segment from a light at height ``L_z`` down to a ground point ``q`` is, at height ``z``, ``z / L_z`` of the
+    way from ``q`` towards the light, so over a solid's heights (up to its top ``z1 < L_z``) it stays within
+    ``z1 / L_z * D`` (``D``: the light's horizontal distance from ``q``) of ``q``; a solid's footprint lies within
+    ``half-size x sqrt 2`` of its centre.  A pair farther apart than the two together (less a 1 mm margin)
+    cannot meet; the pairs left are tested by :func:`hits` itself, each value computed from the same operands by
+    the same operations as in the full ``(N, M)`` test (every step is elementwise).  The distances are
+    measured once for all the lights tried.  Lights not higher than twice the solids' top, points not on
+    the plane, or numbers not finite take the full test."""
+
+    def __init__(self, ground: F64, solids: F64, margin_mm: float = 1.0) -> None:
+        self.ground = np.asarray(ground, np.float64)
+        self.solids = np.asarray(solids, np.float64)
+        g, s = self.ground, self.solids
+        # (points on the plane, every number finite: else each light takes the full test)
+        self._flat = bool(len(g)) and bool(np.all(g[:, 2] == 0.0)) and bool(np.isfinite(g).all()) \
+            and bool(np.isfinite(self.solids).all())
+        self._top = float(s[:, 5].max()) if len(s) else 0.0
+        d = np.hypot(g[:, None, 0] - s[None, :, 1], g[:, None, 1] - s[None, :, 2])  # (N, M)
+        reach = s[:, 3] * math.sqrt(2.0) + margin_mm
+        # a pair may meet only if ``(d - reach) / z1 <= D / L_z`` (a solid with no height: only if ``d <= reach``)
+        self._key = (d - reach[None, :]) / np.maximum(s[:, 5], 1e-9)[None, :]
+
+    def shaded(self, light: F64) -> B:
+        """``hits(light, ground, solids[None]).any(axis=1)``: is each ground point in a solid's shadow?"""
+        light = np.asarray(light, np.float64).reshape(3)
+        g, s = self.ground, self.solids
+        if not len(g) or not len(s) or not self._flat or not light[2] > 2.0 * max(self._top, 0.0) \
+                or not bool(np.isfinite(light).all()):
+            return np.asarray(np.asarray(hits(light, g, s[None, :, :]), bool).any(axis=1), bool)
+        reach = np.hypot(light[0] - g[:, 0], light[1] - g[:, 1]) / light[2]  # (N,) D / L_z
+        i, j = _nonzero2(self._key <= (reach + 1e-9)[:, None])
+        out = np.zeros(len(g), bool)
+        if len(i):
+            met = np.asarray(hits(light, g[i], s[j][:, None, :]), bool)[:, 0]
+            out[i[met]] = True
+        return out
+
+    def shaded_many(self, lights: F64) -> B:
+        """(L, N): :meth:`shaded` for each of the lights (L, 3), the pairs of all of them tested in one call
+        (:func:`hits_pairs`: the same answers as :func:`hits` pair by pair)."""
+        lights = np.asarray(lights, np.float64).reshape(-1, 3)
+        g, s = self.ground, self.solids
+        if not len(lights) or not len(g) or not len(s) or not self._flat \
+                or not bool(np.all(lights[:, 2] > 2.0 * max(self._top, 0.0))) or not bool(np.isfinite(lights).all()):
+            return np.array([self.shaded(x) for x in lights], bool).reshape(len(lights), len(g))
+        reach = np.hypot(lights[:, None, 0] - g[None, :, 0], lights[:, None, 1] - g[None, :, 1]) \
+            / lights[:, 2, None]  # (L, N)
+        li, i, j = np.nonzero(self._key[None, :, :] <= (reach + 1e-9)[:, :, None])
+        out = np.zeros((len(lights), len(g)), bool)
+        if len(li):
+            met = hits_pairs(lights[li], g[i], s[j])
+            out[li[met], i[met]] = True
+        return out
+
+
+def hits_pairs(origins: F64, ends: F64, solids: F64) -> B:
+    """For K (segment, solid) pairs -- segment ``k`` from ``origins[k]`` to ``ends[k]`` (K, 3), solid row
+    ``solids[k]`` (K, 6) --: does the whole segment (``t`` from 0 to 1) meet its solid?  The answers of
+    ``hits(origins[k], ends[k], solids[k][None])``, pair by pair: every value is computed from the same operands by
+    the same operations, in the same order, as :func:`hits` does (each step elementwise; an origin per pair instead of
+    one camera), so a batch of segments from many origins (a lamp search's lights) is one call (session 18)."""
+    o = np.asarray(origins, np.float64).reshape(-1, 3)
+    e = np.asarray(ends, np.float64).reshape(-1, 3)
+    s = np.asarray(solids, np.float64).reshape(-1, 6)
+    if not len(s):
+        return np.zeros(0, bool)
+    o0, o1, o2 = o[:, 0], o[:, 1], o[:, 2]
+    dv = e - o
+    d0, d1, d2 = dv[:, 0], dv[:, 1], dv[:, 2]
+    kind, cx, cy, r, z0, z1 = (s[:, k] for k in range(6))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ta = (z0 - o2) / d2
+        tb = (z1 - o2) / d2
+        lo = np.maximum(0.0, np.minimum(ta, tb))
+        hi = np.minimum(1.0, np.maximum(ta, tb))
+        box, cyl = kind == 0, kind == 1
+        boxes, cyls = bool(box.any()), bool(cyl.any())
+        for c, da, oa in ((cx, d0, o0), (cy, d1, o1)) if boxes else ():
+            t1 = (c - r - oa) / da
+            t2 = (c + r - oa) / da
+            if cyls:
+                lo = np.where(box, np.maximum(lo, np.minimum(t1, t2)), lo)
+                hi = np.where(box, np.minimum(hi, np.maximum(t1, t2)), hi)
+            else:
+                lo = np.maximum(lo, np.minimum(t1, t2))
+                hi = np.minimum(hi, np.maximum(t1, t2))
+        if cyls:
+            px, py = o0 - cx, o1 - cy
+            a = d0 ** 2 + d1 ** 2
+            b = 2 * (px * d0 + py * d1)
+            cc = px**2 + py**2 - r**2
+            disc = b * b - 4 * a * cc
+            ok = disc >= 0
+            sq = np.sqrt(np.where(ok, disc, 0.0))
+            a2 = np.maximum(2 * a, 1e-12)
+            clo = np.where(ok, (-b - sq) / a2, np.inf)
+            chi = np.where(ok, (-b + sq) / a2, -np.inf)
+            if boxes:
+                lo = np.where(cyl, np.maximum(lo, clo), lo)
+                hi = np.where(cyl, np.minimum(hi, chi), hi)
+            else:
+                lo = np.maximum(lo, clo)
+                hi = np.minimum(hi, chi)
+    return np.asarray(lo <= hi, bool)
 
 
 def box_corners(boxes: F64) -> F64:

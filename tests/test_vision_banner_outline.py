@@ -9,9 +9,10 @@ import numpy as np
 import pytest
 
 from engine.ctrl.moves import FlagSpot
-from vision.banner_outline import OUTLINE, OutlineConfig, OutlineJudge, _edges, banner_sides, only_outline_spot
+from vision.banner_outline import OUTLINE, OutlineConfig, OutlineJudge, _edges, banner_sides
 from vision.camera import ViewCamera
 from vision.pieces import FLAG
+from vision.pole_neutral import only_spot
 
 S = 22.0
 K = np.array([[855.0, 0.0, 640.0], [0.0, 855.0, 360.0], [0.0, 0.0, 1.0]])
@@ -55,7 +56,7 @@ def test_another_spot_does_not_take_the_banner_as_its_own() -> None:
     cam = _camera()
     judge = OutlineJudge([_picture(cam, UP, (1, 0, 0))], [cam], occupied={(1, -3, 1), (2, -3, 1)})
     assert judge.best(NEAR) == []
-    assert only_outline_spot({UP: judge.best(UP), NEAR: judge.best(NEAR)}, 1) == UP
+    assert only_spot({UP: judge.best(UP), NEAR: judge.best(NEAR)}, 1) == UP
 
 
 def test_a_banner_seen_edge_on_is_not_judged() -> None:
@@ -84,7 +85,7 @@ def test_a_banner_hidden_by_a_block_in_front_is_not_judged() -> None:
                                             ({UP: [0], NEAR: []}, None)])
 def test_only_outline_spot_needs_strictly_most_pictures(views: dict[FlagSpot, list[int]],
                                                        expected: FlagSpot | None) -> None:
-    assert only_outline_spot(views, 2) == expected
+    assert only_spot(views, 2) == expected
 
 
 def test_outline_config_defaults_are_the_measured_ones() -> None:

@@ -187,13 +187,3 @@ def _sample(grey: npt.NDArray[np.float32], p: npt.NDArray[np.float64]) -> npt.ND
     m = cv2.remap(grey, p[:, 0].astype(np.float32).reshape(-1, 1), p[:, 1].astype(np.float32).reshape(-1, 1),
                   cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     return np.asarray(m, np.float32).ravel()
-
-
-def only_outline_spot(views: dict[FlagSpot, list[int]], min_views: int = MIN_VIEWS) -> FlagSpot | None:
-    """The spot whose outline more pictures show than any other's, at least ``min_views`` (None: no such spot)."""
-    ranked = sorted(views, key=lambda sp: -len(views[sp]))
-    if not ranked or len(views[ranked[0]]) < min_views:
-        return None
-    if len(ranked) > 1 and len(views[ranked[1]]) >= len(views[ranked[0]]):
-        return None
-    return ranked[0]

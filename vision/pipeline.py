@@ -1227,9 +1227,12 @@ def _pole_overrules(state: State, colors: set[str], scorer: RayScorer, images: S
     return state, changed
 
 
+_FlagMoves = dict[str, tuple[FlagSpot | None, FlagSpot, list[int]]]
+
+
 def _neutral_pole_moves(state: State, colors: set[str], scorer: RayScorer, images: Sequence[tuple[str, U8]],
                        cameras: Sequence[ViewCamera], weak: set[str], notes: list[Problem],
-                       ) -> tuple[State, dict[str, tuple[FlagSpot | None, FlagSpot, list[int]]]]:
+                       ) -> tuple[State, _FlagMoves]:
     """Each of ``colors``' flags (the banner did not place them) moved, or placed, where its pole shows as an
     uncoloured line (:mod:`vision.pole_neutral`): the legal spot (CTRL rulebook "Flags": an exposed face of its
     colour, the cell in front free) whose pole more pictures show so than any other legal spot's, at least one,
@@ -1237,22 +1240,63 @@ def _neutral_pole_moves(state: State, colors: set[str], scorer: RayScorer, image
     reported (``flag-by-pole``) and the colour added to ``weak``: a guess, so every side another spot changes
     is reported uncertain.  Returns the state and, per colour changed, the spot read (``None``: not found),
     the new spot and the pictures (indices)."""
-    from vision.pole_neutral import NeutralPoleJudge, only_spot
+    from vision.pole_neutral import NeutralPoleJudge
+
+    def views_of() -> Callable[[list[FlagSpot]], dict[FlagSpot, list[int]]]:
+        return NeutralPoleJudge([img for _, img in images], cameras, set(state.blocks)).views
+
+    return _move_flags_where_seen(
+        state, colors, scorer, images, weak, notes, views_of, 1, "flag-by-pole",
+        lambda top, where: f"its pole shows as an uncoloured line at {top} in {where} (at no other legal spot)")
+
+
+def _outline_moves(state: State, colors: set[str], scorer: RayScorer, images: Sequence[tuple[str, U8]],
+                   cameras: Sequence[ViewCamera], weak: set[str], notes: list[Problem],
+                   ) -> tuple[State, _FlagMoves]:
+    """Each of ``colors``' flags (the banner rays did not place them) moved, or placed, where the pictures show its
+    banner's outline (:mod:`vision.banner_outline`): the legal spot (CTRL rulebook "Flags") whose banner outline
+    more pictures show than any other legal spot's, at least ``banner_outline.MIN_VIEWS``, where the pictures do not
+    contradict a banner (the test of :func:`flags_by_pole`).  Each change is reported (``flag-by-outline``) and the
+    colour added to ``weak``: a guess, so every side another spot changes is reported uncertain.  Returns the state
+    and, per colour changed, the spot read (``None``: not found), the new spot and the pictures (indices)."""
+    from vision.banner_outline import MIN_VIEWS, OutlineJudge
+
+    def views_of() -> Callable[[list[FlagSpot]], dict[FlagSpot, list[int]]]:
+        judge = OutlineJudge(_greys(images), cameras, set(state.blocks))
+        return lambda spots: {sp: judge.best(sp) for sp in spots}
+
+    return _move_flags_where_seen(
+        state, colors, scorer, images, weak, notes, views_of, MIN_VIEWS, "flag-by-outline",
+        lambda top, where: f"its banner's outline shows at {top} in {where} (in fewer pictures at every other "
+                           "legal spot)")
+
+
+def _move_flags_where_seen(state: State, colors: set[str], scorer: RayScorer, images: Sequence[tuple[str, U8]],
+                           weak: set[str], notes: list[Problem],
+                           views_of: Callable[[], Callable[[list[FlagSpot]], dict[FlagSpot, list[int]]]],
+                           min_views: int, code: str, shows: Callable[[FlagSpot, str], str],
+                           ) -> tuple[State, _FlagMoves]:
+    """The loop of :func:`_neutral_pole_moves` and :func:`_outline_moves`: per colour (sorted) with blocks and legal
+    spots, the pictures showing each spot (``views_of()`` makes the judge, once, when first needed), the spot more
+    pictures show than any other, at least ``min_views`` (:func:`vision.pole_neutral.only_spot`), taken when it is not
+    the spot read and the pictures do not contradict a banner there; each change noted (``code``, replacing an
+    earlier ``flag-by-pole`` note on that flag) and the colour added to ``weak``."""
+    from vision.pole_neutral import only_spot
     from vision.pole_overrule import CONTRADICTION, MIN_JUDGED
 
     flags = dict(state.flags)
-    changed: dict[str, tuple[FlagSpot | None, FlagSpot, list[int]]] = {}
-    judge: NeutralPoleJudge | None = None
+    changed: _FlagMoves = {}
+    seen: Callable[[list[FlagSpot]], dict[FlagSpot, list[int]]] | None = None
     for color in sorted(colors):
         if not any(v == color for v in state.blocks.values()):
             continue
         spots = spots_for_flag(replace(state, flags=flags), color)
         if not spots:
             continue
-        if judge is None:
-            judge = NeutralPoleJudge([img for _, img in images], cameras, set(state.blocks))
-        views = judge.views(spots)
-        top = only_spot(views)
+        if seen is None:
+            seen = views_of()
+        views = seen(spots)
+        top = only_spot(views, min_views)
         read = flags.get(color)
         if top is None or top == read:
             continue
@@ -1266,51 +1310,7 @@ def _neutral_pole_moves(state: State, colors: set[str], scorer: RayScorer, image
         notes[:] = [p for p in notes if not (p.code == "flag-by-pole" and p.where == f"{color} flag")]
         what = (f"read at {read} without a banner the pictures make out" if read is not None
                 else "its banner was not made out")
-        notes.append(Problem("flag-by-pole", f"the {color} flag: {what}, but its pole shows as an uncoloured line "
-                             f"at {top} in {where} (at no other legal spot)", f"{color} flag",
-                             'CTRL rulebook, "Flags"', "warning"))
-    return (replace(state, flags=flags) if changed else state), changed
-
-
-def _outline_moves(state: State, colors: set[str], scorer: RayScorer, images: Sequence[tuple[str, U8]],
-                   cameras: Sequence[ViewCamera], weak: set[str], notes: list[Problem],
-                   ) -> tuple[State, dict[str, tuple[FlagSpot | None, FlagSpot, list[int]]]]:
-    """Each of ``colors``' flags (the banner rays did not place them) moved, or placed, where the pictures show its
-    banner's outline (:mod:`vision.banner_outline`): the legal spot (CTRL rulebook "Flags") whose banner outline
-    more pictures show than any other legal spot's, at least ``banner_outline.MIN_VIEWS``, where the pictures do not
-    contradict a banner (the test of :func:`flags_by_pole`).  Each change is reported (``flag-by-outline``) and the
-    colour added to ``weak``: a guess, so every side another spot changes is reported uncertain.  Returns the state
-    and, per colour changed, the spot read (``None``: not found), the new spot and the pictures (indices)."""
-    from vision.banner_outline import MIN_VIEWS, OutlineJudge, only_outline_spot
-    from vision.pole_overrule import CONTRADICTION, MIN_JUDGED
-
-    flags = dict(state.flags)
-    changed: dict[str, tuple[FlagSpot | None, FlagSpot, list[int]]] = {}
-    judge: OutlineJudge | None = None
-    for color in sorted(colors):
-        if not any(v == color for v in state.blocks.values()):
-            continue
-        spots = spots_for_flag(replace(state, flags=flags), color)
-        if not spots:
-            continue
-        if judge is None:
-            judge = OutlineJudge(_greys(images), cameras, set(state.blocks))
-        views = {sp: judge.best(sp) for sp in spots}
-        top = only_outline_spot(views, MIN_VIEWS)
-        read = flags.get(color)
-        if top is None or top == read:
-            continue
-        if not banner_may_hang(scorer.banner_seen_against(state.blocks, color, [top])[0], CONTRADICTION, MIN_JUDGED):
-            continue
-        flags[color] = top
-        changed[color] = (read, top, views[top])
-        weak.add(color)
-        where = ", ".join(images[k][0] for k in views[top])
-        notes[:] = [p for p in notes if not (p.code == "flag-by-pole" and p.where == f"{color} flag")]
-        what = (f"read at {read} without a banner the pictures make out" if read is not None
-                else "its banner was not made out")
-        notes.append(Problem("flag-by-outline", f"the {color} flag: {what}, but its banner's outline shows at {top} "
-                             f"in {where} (in fewer pictures at every other legal spot)", f"{color} flag",
+        notes.append(Problem(code, f"the {color} flag: {what}, but {shows(top, where)}", f"{color} flag",
                              'CTRL rulebook, "Flags"', "warning"))
     return (replace(state, flags=flags) if changed else state), changed
 

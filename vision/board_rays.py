@@ -9,6 +9,7 @@ rows of one array so that many rays are tested against many solids at once.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -67,41 +68,51 @@ def hits(camera: F64, ends: F64, solids: F64, t_min: float | F64 = 0.0, t_max: f
     hi = np.broadcast_to(np.asarray(t_max, np.float64), moved) if np.ndim(t_max) == 0 else \
         np.broadcast_to(first(np.asarray(t_max, np.float64)[..., None]), moved)
     with np.errstate(divide="ignore", invalid="ignore"):
-        dz = d2
-        ta = (z0 - o[2]) / dz
-        tb = (z1 - o[2]) / dz
-        lo = np.maximum(lo, np.minimum(ta, tb))
-        hi = np.minimum(hi, np.maximum(ta, tb))
-        # the slab and cylinder tests only where such solids are (most calls have one kind only)
-        boxes, cyls = bool((kind == 0).any()), bool((kind == 1).any())
-        for axis, c, da in ((0, cx, d0), (1, cy, d1)) if boxes else ():
-            t1 = (c - r - o[axis]) / da
-            t2 = (c + r - o[axis]) / da
-            if cyls:
-                lo = np.where(kind == 0, np.maximum(lo, np.minimum(t1, t2)), lo)
-                hi = np.where(kind == 0, np.minimum(hi, np.maximum(t1, t2)), hi)
-            else:
-                lo = np.maximum(lo, np.minimum(t1, t2))
-                hi = np.minimum(hi, np.maximum(t1, t2))
-        if cyls:
-            px, py = o[0] - cx, o[1] - cy
-            a = d0 ** 2 + d1 ** 2
-            b = 2 * (px * d0 + py * d1)
-            cc = px**2 + py**2 - r**2
-            disc = b * b - 4 * a * cc
-            ok = disc >= 0
-            sq = np.sqrt(np.where(ok, disc, 0.0))
-            a2 = np.maximum(2 * a, 1e-12)
-            clo = np.where(ok, (-b - sq) / a2, np.inf)
-            chi = np.where(ok, (-b + sq) / a2, -np.inf)
-            if boxes:
-                lo = np.where(kind == 1, np.maximum(lo, clo), lo)
-                hi = np.where(kind == 1, np.minimum(hi, chi), hi)
-            else:
-                lo = np.maximum(lo, clo)
-                hi = np.minimum(hi, chi)
+        lo, hi = _clip_to_solids(lo, hi, o[0], o[1], o[2], d0, d1, d2, kind, cx, cy, r, z0, z1)
     met = np.broadcast_to(lo <= hi, moved)
     return np.array(met.transpose((*range(1, nd), 0)), bool, order="C")  # (a new, writable array, as before)
+
+
+def _clip_to_solids(lo: Any, hi: Any, o0: Any, o1: Any, o2: Any, d0: Any, d1: Any, d2: Any, kind: Any, cx: Any,
+                    cy: Any, r: Any, z0: Any, z1: Any) -> tuple[Any, Any]:
+    """The interval ``[lo, hi]`` of ``t`` on segments ``o + t d`` narrowed to where each meets its solid (kind 0: a
+    box ``cx +- r, cy +- r``; 1: a vertical cylinder of radius ``r``; both between heights ``z0`` and ``z1``): the
+    arithmetic of :func:`hits` and :func:`hits_pairs`, elementwise on operands that broadcast together (call it
+    inside ``np.errstate(divide="ignore", invalid="ignore")``).  The segment meets the solid where ``lo <= hi``."""
+    ta = (z0 - o2) / d2
+    tb = (z1 - o2) / d2
+    lo = np.maximum(lo, np.minimum(ta, tb))
+    hi = np.minimum(hi, np.maximum(ta, tb))
+    # the slab and cylinder tests only where such solids are (most calls have one kind only)
+    box, cyl = kind == 0, kind == 1
+    boxes, cyls = bool(box.any()), bool(cyl.any())
+    for c, da, oa in ((cx, d0, o0), (cy, d1, o1)) if boxes else ():
+        t1 = (c - r - oa) / da
+        t2 = (c + r - oa) / da
+        if cyls:
+            lo = np.where(box, np.maximum(lo, np.minimum(t1, t2)), lo)
+            hi = np.where(box, np.minimum(hi, np.maximum(t1, t2)), hi)
+        else:
+            lo = np.maximum(lo, np.minimum(t1, t2))
+            hi = np.minimum(hi, np.maximum(t1, t2))
+    if cyls:
+        px, py = o0 - cx, o1 - cy
+        a = d0 ** 2 + d1 ** 2
+        b = 2 * (px * d0 + py * d1)
+        cc = px**2 + py**2 - r**2
+        disc = b * b - 4 * a * cc
+        ok = disc >= 0
+        sq = np.sqrt(np.where(ok, disc, 0.0))
+        a2 = np.maximum(2 * a, 1e-12)
+        clo = np.where(ok, (-b - sq) / a2, np.inf)
+        chi = np.where(ok, (-b + sq) / a2, -np.inf)
+        if boxes:
+            lo = np.where(cyl, np.maximum(lo, clo), lo)
+            hi = np.where(cyl, np.minimum(hi, chi), hi)
+        else:
+            lo = np.maximum(lo, clo)
+            hi = np.minimum(hi, chi)
+    return lo, hi
 
 
 class GroundShade:
@@ -175,43 +186,10 @@ def hits_pairs(origins: F64, ends: F64, solids: F64) -> B:
     s = np.asarray(solids, np.float64).reshape(-1, 6)
     if not len(s):
         return np.zeros(0, bool)
-    o0, o1, o2 = o[:, 0], o[:, 1], o[:, 2]
     dv = e - o
-    d0, d1, d2 = dv[:, 0], dv[:, 1], dv[:, 2]
-    kind, cx, cy, r, z0, z1 = (s[:, k] for k in range(6))
     with np.errstate(divide="ignore", invalid="ignore"):
-        ta = (z0 - o2) / d2
-        tb = (z1 - o2) / d2
-        lo = np.maximum(0.0, np.minimum(ta, tb))
-        hi = np.minimum(1.0, np.maximum(ta, tb))
-        box, cyl = kind == 0, kind == 1
-        boxes, cyls = bool(box.any()), bool(cyl.any())
-        for c, da, oa in ((cx, d0, o0), (cy, d1, o1)) if boxes else ():
-            t1 = (c - r - oa) / da
-            t2 = (c + r - oa) / da
-            if cyls:
-                lo = np.where(box, np.maximum(lo, np.minimum(t1, t2)), lo)
-                hi = np.where(box, np.minimum(hi, np.maximum(t1, t2)), hi)
-            else:
-                lo = np.maximum(lo, np.minimum(t1, t2))
-                hi = np.minimum(hi, np.maximum(t1, t2))
-        if cyls:
-            px, py = o0 - cx, o1 - cy
-            a = d0 ** 2 + d1 ** 2
-            b = 2 * (px * d0 + py * d1)
-            cc = px**2 + py**2 - r**2
-            disc = b * b - 4 * a * cc
-            ok = disc >= 0
-            sq = np.sqrt(np.where(ok, disc, 0.0))
-            a2 = np.maximum(2 * a, 1e-12)
-            clo = np.where(ok, (-b - sq) / a2, np.inf)
-            chi = np.where(ok, (-b + sq) / a2, -np.inf)
-            if boxes:
-                lo = np.where(cyl, np.maximum(lo, clo), lo)
-                hi = np.where(cyl, np.minimum(hi, chi), hi)
-            else:
-                lo = np.maximum(lo, clo)
-                hi = np.minimum(hi, chi)
+        lo, hi = _clip_to_solids(0.0, 1.0, o[:, 0], o[:, 1], o[:, 2], dv[:, 0], dv[:, 1], dv[:, 2],
+                                 *(s[:, k] for k in range(6)))
     return np.asarray(lo <= hi, bool)
 
 

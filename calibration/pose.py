@@ -367,13 +367,18 @@ def pose_from_view(view: MatView, spec: MatSpec, camera: CameraCalibration) -> M
     err = _reproj(obj, img, camera, rvec, tvec)
     limit = max(2.0, 4.0 * float(np.median(err)))
     bad = err > limit
-    if bad.any() and (~bad).sum() >= 6 and not _nearly_collinear(obj[~bad]) and _solvable(obj[~bad], img[~bad], camera):
+    if bad.any() and (~bad).sum() >= 6 and not _nearly_collinear(obj[~bad]):
         # (the points kept must still fix a pose: dropping the outliers of a low picture once left one row of
         # corners, whose pose IPPE gave as NaN -- then the pose from every point is kept)
-        dropped = int(bad.sum())
-        obj, img = obj[~bad], img[~bad]
-        rvec, tvec = _solve(obj, img, camera)
-        err = _reproj(obj, img, camera, rvec, tvec)
+        try:
+            kept = _solve(obj[~bad], img[~bad], camera)
+        except PoseError:
+            pass
+        else:
+            dropped = int(bad.sum())
+            obj, img = obj[~bad], img[~bad]
+            rvec, tvec = kept
+            err = _reproj(obj, img, camera, rvec, tvec)
     rms = float(np.sqrt(np.mean(err**2)))
     return MatPose(
         spec=spec,

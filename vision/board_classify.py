@@ -89,6 +89,14 @@ class ClassifyBoardConfig:
     # unread neighbours also leave that band plain; development: 1 box of 4 so read a pawn)
     reprobe_margin: float = 0.5  # ... and read only when a piece beats "empty" by this much (never read empty)
     reprobe_shape: float = 0.3  # ... and a box and a marker differ by this much (but on a kingerizer)
+    reprobe_shape_box: bool = False  # Gridopolis (session 19): ... or, where they do not, a box whose outline
+    # (``box_margin_mm``) plainly shows its colour (``box_min_points`` seen, share ``sure_shape_margin`` above
+    # ``box_share``); else not read as before (an outline not showing the colour is no sure marker: shade, blur)
+    part_counts: bool = False  # Gridopolis (session 19): a piece of a player's colour whose shape the picture does
+    # not tell (the probes' box and marker scores within ``part_counts_tie``, or declined for its shape alone) is a
+    # blocker box when that player has its three markers read elsewhere, a marker when it has its two boxes read
+    # elsewhere (docs/rules/gridopolis.md: each player's ten parts are 3 markers and 2 blocker boxes)
+    part_counts_tie: float = 0.045
     dab_lo: float = 4.0  # CIELAB a*b* difference from the print: below = board
     dab_hi: float = 9.0  # above = something standing there
     brighter_lo: float = 18.0  # L* above the print's by this much: something (a white piece on ink)
@@ -1769,6 +1777,9 @@ def classify_sites(
     out: list[CellReading] = []
     crown_check: list[int] = []  # Gridopolis markers and boxes: shape and crown looked at (all at once, below)
     few_read: set[int] = set()  # ... of them, those read on few probes (``sure_min_weight``)
+    shape_by_box: set[int] = set()  # ... those seen through a slit whose shape the probes do not tell
+    shape_open: dict[int, tuple[str, float]] = {}  # (``part_counts``) the pieces whose shape is not told: colour,
+    # how box-like their outline looked
     body_lab: list[F64 | None] = []  # ... and the colour of each one's body
     # every site's margin between its two best hypotheses and the share of its probes used, at once
     cols = np.arange(n_s)
@@ -1854,10 +1865,14 @@ def classify_sites(
         elif i in reprobed and (not hyp.solids
                                 or scores[k, i] - scores[kind_index["empty"], i] < cfg.reprobe_margin
                                 or (i not in start_of and abs(scores[kind_index["blocker"], i]
-                                                              - scores[kind_index["pawn"], i]) < cfg.reprobe_shape)):
+                                                              - scores[kind_index["pawn"], i]) < cfg.reprobe_shape
+                                    and not cfg.reprobe_shape_box)):
             # (seen only through a slit: read only a piece it shows clearly, never "empty"; its shape told, unless
             # it stands on a kingerizer, where no box may stand)
             kind, conf = "unseen", 0.0
+        elif i in reprobed and i not in start_of and abs(scores[kind_index["blocker"], i]
+                                                         - scores[kind_index["pawn"], i]) < cfg.reprobe_shape:
+            shape_by_box.add(len(out))  # (``reprobe_shape_box``: the box / marker test tells its shape, or not read)
         unsure = None
         if kind == "empty" and low_inside[i]:
             kind, conf = "unseen", 0.0
@@ -2025,11 +2040,29 @@ def classify_sites(
         shape = _box_or_marker(sc, sites, np.array(crown_check, np.int64), body_lab, rows_g, owner_g, cfg)
         for i, (n_box, share) in zip(crown_check, shape, strict=True):
             fit = float(scores[kind_index["blocker"], i] - scores[kind_index["pawn"], i])
-            if i in few_read and cfg.sure_shape and (n_box < cfg.box_min_points
-                                                     or abs(share - cfg.box_share) < cfg.sure_shape_margin) \
+            if cfg.part_counts and abs(fit) < cfg.part_counts_tie and out[i].colour is not None \
+                    and i not in start_of \
+                    and not (n_box >= cfg.box_min_points and share >= cfg.box_share + cfg.sure_shape_margin):
+                # (a box's outline plainly showing its colour tells a box; one not showing it tells little: blur,
+                # shade and posts hide that thin band as often)
+                shape_open[i] = (out[i].colour, (share - cfg.box_share) * math.sqrt(n_box))
+            if i in shape_by_box and (n_box < cfg.box_min_points or share < cfg.box_share + cfg.sure_shape_margin):
+                # (only a box's outline plainly showing its colour tells: one not showing it may be in shade or blur)
+                if cfg.part_counts and out[i].colour is not None:
+                    shape_open[i] = (out[i].colour, (share - cfg.box_share) * math.sqrt(n_box))
+                out[i] = CellReading(out[i].key, "unseen", None, 0, False, 0.0, None, out[i].scores)
+            elif i in shape_by_box:
+                if allowed is None or bool(allowed[kind_index["blocker"], i]):
+                    out[i] = replace(out[i], kind="blocker")
+                else:
+                    out[i] = CellReading(out[i].key, "unseen", None, 0, False, 0.0, None, out[i].scores)
+            elif i in few_read and cfg.sure_shape and (n_box < cfg.box_min_points
+                                                       or abs(share - cfg.box_share) < cfg.sure_shape_margin) \
                     and not (cfg.shape_by_rule and i in start_of) \
                     and not (0 < cfg.sure_box_fit <= fit and out[i].kind == "blocker" and not hand):
                 # seen on few probes and its shape not clearly seen: not guessed
+                if cfg.part_counts and out[i].colour is not None:
+                    shape_open[i] = (out[i].colour, (share - cfg.box_share) * math.sqrt(n_box))
                 out[i] = CellReading(out[i].key, "unseen", None, 0, False, 0.0, None, out[i].scores)
             elif n_box >= cfg.box_min_points:
                 box = (share >= cfg.box_share or (0 < cfg.box_fit_share <= share and fit >= cfg.box_fit_margin)
@@ -2037,6 +2070,22 @@ def classify_sites(
                     and (allowed is None or bool(allowed[kind_index["blocker"], i]))
                 if box != (out[i].kind == "blocker"):
                     out[i] = replace(out[i], kind="blocker" if box else "pawn")
+    if cfg.part_counts and shape_open and pad_sites is None:
+        for i, kind in _shape_by_counts(out, shape_open).items():
+            if kind == "blocker" and allowed is not None and not bool(allowed[kind_index["blocker"], i]):
+                continue
+            r = out[i]
+            if (kind == "blocker") == (r.kind == "blocker") and r.kind in ("pawn", "king", "blocker"):
+                continue  # (read so already)
+            x, y, lv = r.key
+            colour = shape_open[i][0]
+            why = (f"{colour} would have more than three markers (each player has three)" if kind == "blocker" else
+                   f"{colour} would have more than two blocker boxes (each player has two)")
+            out[i] = CellReading(r.key, kind, colour, 0, False, 0.0, None, r.scores, notes=(
+                *r.notes, f"the {colour} piece on ({x},{y},{lv}) shows no shape that tells a blocker box from a "
+                f"marker; {why}: read as a {'blocker box' if kind == 'blocker' else 'marker'}"), seen=r.seen)
+            if kind == "pawn" and i not in crown_check:
+                crown_check.append(i)
     crown_check = [i for i in crown_check if out[i].kind in ("pawn", "king") and out[i].colour != "yellow"]
     if crown_check:
         crowned = _crowned(sc, [sites[i] for i in crown_check], cfg)
@@ -4112,6 +4161,39 @@ def _other_hue(hue: F64, ref_lab: F64, colours: Sequence[str] | None, cfg: Class
         other_hue |= (dh > cfg.character_toward_deg) \
             & (_player_hue_deg(hue, colours) < c_deg - cfg.character_toward_deg)
     return np.asarray(other_hue, bool)
+
+
+def _shape_by_counts(out: Sequence[CellReading], shape_open: dict[int, tuple[str, float]]) -> dict[int, str]:
+    """Gridopolis (``part_counts``, session 19): the kinds the rules force on the pieces of ``shape_open`` (site index
+    -> its colour and how box-like its outline looked; their shape not told by the picture).  A player has three
+    markers and two blocker boxes (docs/rules/gridopolis.md, "each player's parts"): with ``m`` markers and ``b``
+    boxes of its colour read on the other sites and ``n`` such pieces, at least ``m + n - 3`` of them are boxes (the
+    most box-like) and at least ``b + n - 2`` markers (the least); nothing is forced where both cannot hold (a
+    reading elsewhere is wrong) or neither is needed.  Returns site index -> "blocker" / "pawn"."""
+    from engine.gridopolis.layout import MARKERS_PER_PLAYER, START_BLOCKERS
+
+    markers: Counter[str] = Counter()
+    boxes: Counter[str] = Counter()
+    for j, r in enumerate(out):
+        if j in shape_open or r.colour is None:
+            continue
+        if r.kind in ("pawn", "king"):
+            markers[r.colour] += 1
+        elif r.kind == "blocker":
+            boxes[r.colour] += 1
+    got: dict[int, str] = {}
+    for colour in sorted({c for c, _ in shape_open.values()}):
+        open_c = sorted((i for i, (c, _) in shape_open.items() if c == colour), key=lambda i: -shape_open[i][1])
+        n = len(open_c)
+        need_box = max(0, markers[colour] + n - MARKERS_PER_PLAYER)
+        need_marker = max(0, boxes[colour] + n - START_BLOCKERS)
+        if need_box + need_marker > n:
+            continue
+        for i in open_c[:need_box]:
+            got[i] = "blocker"
+        for i in open_c[n - need_marker:] if need_marker else ():
+            got[i] = "pawn"
+    return got
 
 
 def _box_or_marker(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], body: Sequence[F64 | None],

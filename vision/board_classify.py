@@ -89,13 +89,11 @@ class ClassifyBoardConfig:
     # unread neighbours also leave that band plain; development: 1 box of 4 so read a pawn)
     reprobe_margin: float = 0.5  # ... and read only when a piece beats "empty" by this much (never read empty)
     reprobe_shape: float = 0.3  # ... and a box and a marker differ by this much (but on a kingerizer)
-    reprobe_shape_box: bool = False  # Gridopolis (session 19): ... or, where they do not, a box whose outline
-    # (``box_margin_mm``) plainly shows its colour (``box_min_points`` seen, share ``sure_shape_margin`` above
-    # ``box_share``); else not read as before (an outline not showing the colour is no sure marker: shade, blur)
     part_counts: bool = False  # Gridopolis (session 19): a piece of a player's colour whose shape the picture does
-    # not tell (the probes' box and marker scores within ``part_counts_tie``, or declined for its shape alone) is a
-    # blocker box when that player has its three markers read elsewhere, a marker when it has its two boxes read
-    # elsewhere (docs/rules/gridopolis.md: each player's ten parts are 3 markers and 2 blocker boxes)
+    # not tell -- the probes' box and marker scores within ``part_counts_tie`` and its outline not plainly a box's,
+    # or declined for its shape alone (on few probes, or seen through a slit) -- is made a blocker box / a marker
+    # where the rules' counts force it (docs/rules/gridopolis.md: each player has 3 markers and 2 blocker boxes;
+    # :func:`_shape_by_counts`)
     part_counts_tie: float = 0.045
     dab_lo: float = 4.0  # CIELAB a*b* difference from the print: below = board
     dab_hi: float = 9.0  # above = something standing there
@@ -1777,7 +1775,7 @@ def classify_sites(
     out: list[CellReading] = []
     crown_check: list[int] = []  # Gridopolis markers and boxes: shape and crown looked at (all at once, below)
     few_read: set[int] = set()  # ... of them, those read on few probes (``sure_min_weight``)
-    shape_by_box: set[int] = set()  # ... those seen through a slit whose shape the probes do not tell
+    shape_by_box: set[int] = set()  # ... (``part_counts``) those seen through a slit whose shape is not told
     shape_open: dict[int, tuple[str, float]] = {}  # (``part_counts``) the pieces whose shape is not told: colour,
     # how box-like their outline looked
     body_lab: list[F64 | None] = []  # ... and the colour of each one's body
@@ -1866,13 +1864,13 @@ def classify_sites(
                                 or scores[k, i] - scores[kind_index["empty"], i] < cfg.reprobe_margin
                                 or (i not in start_of and abs(scores[kind_index["blocker"], i]
                                                               - scores[kind_index["pawn"], i]) < cfg.reprobe_shape
-                                    and not cfg.reprobe_shape_box)):
+                                    and not (cfg.part_counts and cfg.box_margin_mm > 0))):
             # (seen only through a slit: read only a piece it shows clearly, never "empty"; its shape told, unless
             # it stands on a kingerizer, where no box may stand)
             kind, conf = "unseen", 0.0
-        elif i in reprobed and i not in start_of and abs(scores[kind_index["blocker"], i]
-                                                         - scores[kind_index["pawn"], i]) < cfg.reprobe_shape:
-            shape_by_box.add(len(out))  # (``reprobe_shape_box``: the box / marker test tells its shape, or not read)
+        elif cfg.part_counts and i in reprobed and i not in start_of \
+                and abs(scores[kind_index["blocker"], i] - scores[kind_index["pawn"], i]) < cfg.reprobe_shape:
+            shape_by_box.add(len(out))  # (``part_counts``: its colour read, then declined, left to the counts)
         unsure = None
         if kind == "empty" and low_inside[i]:
             kind, conf = "unseen", 0.0
@@ -2046,16 +2044,10 @@ def classify_sites(
                 # (a box's outline plainly showing its colour tells a box; one not showing it tells little: blur,
                 # shade and posts hide that thin band as often)
                 shape_open[i] = (out[i].colour, (share - cfg.box_share) * math.sqrt(n_box))
-            if i in shape_by_box and (n_box < cfg.box_min_points or share < cfg.box_share + cfg.sure_shape_margin):
-                # (only a box's outline plainly showing its colour tells: one not showing it may be in shade or blur)
-                if cfg.part_counts and out[i].colour is not None:
+            if i in shape_by_box:  # (seen through a slit, its shape not told: not read, unless the counts say)
+                if out[i].colour is not None:
                     shape_open[i] = (out[i].colour, (share - cfg.box_share) * math.sqrt(n_box))
                 out[i] = CellReading(out[i].key, "unseen", None, 0, False, 0.0, None, out[i].scores)
-            elif i in shape_by_box:
-                if allowed is None or bool(allowed[kind_index["blocker"], i]):
-                    out[i] = replace(out[i], kind="blocker")
-                else:
-                    out[i] = CellReading(out[i].key, "unseen", None, 0, False, 0.0, None, out[i].scores)
             elif i in few_read and cfg.sure_shape and (n_box < cfg.box_min_points
                                                        or abs(share - cfg.box_share) < cfg.sure_shape_margin) \
                     and not (cfg.shape_by_rule and i in start_of) \

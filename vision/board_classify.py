@@ -91,7 +91,8 @@ class ClassifyBoardConfig:
     reprobe_shape: float = 0.3  # ... and a box and a marker differ by this much (but on a kingerizer)
     part_counts: bool = False  # Gridopolis (session 19): a piece of a player's colour whose shape the picture does
     # not tell -- the probes' box and marker scores within ``part_counts_tie`` and its outline not plainly a box's,
-    # or declined for its shape alone (on few probes, or seen through a slit) -- is made a blocker box / a marker
+    # or declined for its shape alone (on few probes, or seen through a slit; no hand in the picture: skin seen on a
+    # few probes passes for plastic) -- is made a blocker box / a marker
     # where the rules' counts force it (docs/rules/gridopolis.md: each player has 3 markers and 2 blocker boxes;
     # :func:`_shape_by_counts`)
     part_counts_tie: float = 0.045
@@ -496,6 +497,11 @@ SLIT_SHADE_SHIFT: float = 6.0
 #: Gridopolis (session 17): ``slit_lamp`` -- the pad tops of ``slit_shade_*`` compared as a lamp fitted to the
 #: picture's pad tops would show them fully lit (docs/boards_vision.md, "Session 17: a lamp for Gridopolis")
 SLIT_LAMP: bool = False
+#: Gridopolis (session 19): ``part_counts`` -- a piece whose shape the picture does not tell made a blocker box / a
+#: marker where each player's 3 markers and 2 boxes force it.  Development (held18 + held18b + three sets of session
+#: 19's renders, 60 pictures): 8 cells read right (5 declined, 3 wrong before), none made wrong; check (24 pictures):
+#: 4 right, none wrong (docs/boards_vision.md, "Session 19: Gridopolis blockers and declined pieces")
+PART_COUNTS: bool = True
 
 
 #: Gridopolis: how far (mm, on one level) the plain pads whose light a piece's colour is named in may lie: one
@@ -718,7 +724,8 @@ def config_for(game: str) -> ClassifyBoardConfig:
                                    shape_by_rule=True, reprobe_grid=6, sure_box_fit=SURE_BOX_FIT,
                                    piece_past_hand=PIECE_PAST_HAND, past_hand_hue=PAST_HAND_HUE,
                                    past_hand_chroma=PAST_HAND_CHROMA, past_hand_far=PAST_HAND_FAR,
-                                   slit_shade_shift=SLIT_SHADE_SHIFT, slit_lamp=SLIT_LAMP)
+                                   slit_shade_shift=SLIT_SHADE_SHIFT, slit_lamp=SLIT_LAMP,
+                                   part_counts=PART_COUNTS)
     if game == "bandera":
         return ClassifyBoardConfig(dab_lo=4.0, dab_hi=14.0, character_near_deg=8.0, character_nearer_deg=5.0,
                                    settle_in_turn=True, piece_min_score=0.7, piece_min_single=True,
@@ -2045,7 +2052,8 @@ def classify_sites(
                 # shade and posts hide that thin band as often)
                 shape_open[i] = (out[i].colour, (share - cfg.box_share) * math.sqrt(n_box))
             if i in shape_by_box:  # (seen through a slit, its shape not told: not read, unless the counts say)
-                if out[i].colour is not None:
+                if out[i].colour is not None and not hand:  # (a declined site is opened only with no hand in the
+                    # picture: its skin seen on a few probes past a pad looks like plastic)
                     shape_open[i] = (out[i].colour, (share - cfg.box_share) * math.sqrt(n_box))
                 out[i] = CellReading(out[i].key, "unseen", None, 0, False, 0.0, None, out[i].scores)
             elif i in few_read and cfg.sure_shape and (n_box < cfg.box_min_points
@@ -2053,7 +2061,7 @@ def classify_sites(
                     and not (cfg.shape_by_rule and i in start_of) \
                     and not (0 < cfg.sure_box_fit <= fit and out[i].kind == "blocker" and not hand):
                 # seen on few probes and its shape not clearly seen: not guessed
-                if cfg.part_counts and out[i].colour is not None:
+                if cfg.part_counts and out[i].colour is not None and not hand:
                     shape_open[i] = (out[i].colour, (share - cfg.box_share) * math.sqrt(n_box))
                 out[i] = CellReading(out[i].key, "unseen", None, 0, False, 0.0, None, out[i].scores)
             elif n_box >= cfg.box_min_points:

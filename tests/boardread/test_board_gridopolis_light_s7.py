@@ -62,12 +62,15 @@ def test_the_hyper_pad_under_level_2_in_deep_shade_is_no_blue_piece() -> None:
     picture about their own purple: the colour is nearer theirs, so no piece is read.  With ``pad_hue_split``
     off the blue box comes back; the blue pieces of the picture read the same either way (three of the five
     blue; (2, 2, 0) declined and (3, 5, 0) read empty either way).  (Since session 8 no box is read on a hyper-pad,
-    ``part_rules``: with the hue split off the pad's shade is then a blue pawn.)"""
+    ``part_rules``: with the hue split off the pad's shade is then a blue pawn.)  (Session 19: both read without
+    ``part_counts`` -- with the hue split off, that false third blue marker makes the counts read the blue box
+    declined on (2, 2, 0), so the blue pieces would differ through the counts, not the hue split.)"""
     img, cam, doc, pose = scene_with_pose(DEV / "dev_s7_009", "render truth (simulated camera)")
     assert not any((e["x"], e["y"], e.get("level", 0)) == (3, 3, 1) for e in doc["cells"])
-    off = replace(config_for("gridopolis"), pad_hue_split=())
+    base = replace(config_for("gridopolis"), part_counts=False)
+    off = replace(base, pad_hue_split=())
     now = {c.key: (c.kind, c.colour) for c in read_board([("s", img)], "gridopolis", spec=pose.spec,
-                                                           camera=cam).cells}
+                                                           camera=cam, classify_config=base).cells}
     before = {c.key: (c.kind, c.colour) for c in read_board([("s", img)], "gridopolis", spec=pose.spec,
                                                               camera=cam, classify_config=off).cells}
     assert now[(3, 3, 1)][0] in ("empty", "unseen")

@@ -7,12 +7,13 @@ its old value and fails then."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from tests.boardread.test_board_round5 import read_gridopolis, truth_pieces
-from vision.board_classify import CellReading
+from vision.board_classify import CellReading, config_for
 from vision.board_pads import PadDetectConfig
 
 DEV = Path(__file__).resolve().parent / "data" / "gridopolis_dev"
@@ -20,7 +21,10 @@ TRUTH = "development render truth (simulated camera)"
 
 
 def _read(name: str, pads: PadDetectConfig | None = None) -> tuple[dict[tuple[int, ...], CellReading], dict]:
-    return read_gridopolis(DEV / name, TRUTH, pad_config=pads)
+    # (session 19: without ``part_counts`` -- a piece read on the added pad changes its player's counts, and with them
+    # what the counts read elsewhere: dev_s16_h12005's green box on (1, 0, 0) makes green's two boxes, and the green
+    # piece declined on (3, 2, 2) is then read a (right) pawn; these tests compare the pad finding alone)
+    return read_gridopolis(DEV / name, TRUTH, replace(config_for("gridopolis"), part_counts=False), pad_config=pads)
 
 
 @pytest.mark.parametrize(("name", "key", "want"), [

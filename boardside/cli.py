@@ -7,7 +7,9 @@ Conventions for every command (DEVELOPERS.md / issue "Foundation"):
 * exit code 0 on success, 2 for bad input with a one-line reason on stderr and no
   traceback (any :class:`engine.errors.BoardsideError`, an unreadable file, a usage
   error), 130 when interrupted with Ctrl-C; commands may document other codes
-  (``validate`` exits 1 when the set-up breaks a rule).
+  (``validate`` exits 1 when the set-up breaks a rule);
+* any other exception is a bug in Boardside: one line naming it and a file holding the full traceback
+  (exit 70, ``EX_SOFTWARE``); ``BOARDSIDE_TRACEBACK=1`` lets it through instead, for debugging.
 
 Command groups live in ``boardside/commands/<name>.py``; each module defines
 ``app: typer.Typer`` and ``NAME: str`` (or ``COMMAND`` for a single command) and is
@@ -17,8 +19,12 @@ discovered here, so adding a game never edits this file.
 from __future__ import annotations
 
 import importlib
+import os
 import pkgutil
 import sys
+import tempfile
+import time
+import traceback
 from collections.abc import Sequence
 
 import typer
@@ -84,6 +90,20 @@ def _fail(message: str, code: int = 2) -> int:
     return code
 
 
+def _internal_error(exc: BaseException) -> int:
+    """An exception no command expected: a bug.  Keep its traceback in a file, say so in one line."""
+    where = ""
+    try:
+        fd, path = tempfile.mkstemp(prefix=f"boardside-crash-{time.strftime('%Y%m%d-%H%M%S')}-", suffix=".txt")
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(f"boardside {' '.join(sys.argv[1:])}\n\n")
+            fh.write("".join(traceback.format_exception(exc)))
+        where = f"; the details are in {path!r}"
+    except OSError:  # pragma: no cover - no writable temp dir: still one line
+        pass
+    return _fail(f"internal error (a bug in boardside, please report it): {type(exc).__name__}: {exc}{where}", 70)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the process exit code."""
     command = typer.main.get_command(build_app())
@@ -119,6 +139,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         # disk full, read-only file system, a device gone: the reason and the path, no traceback
         where = f": {exc.filename!r}" if exc.filename else ""
         return _fail(f"{exc.strerror or exc}{where}", 2)
+    except Exception as exc:
+        if os.environ.get("BOARDSIDE_TRACEBACK"):
+            raise
+        return _internal_error(exc)
     if isinstance(result, int):
         return result
     return 0

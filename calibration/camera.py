@@ -368,6 +368,19 @@ def _calibrate_once(
     )
 
 
+def undistort_normalised(pixels: npt.ArrayLike, camera_matrix: npt.ArrayLike, dist_coeffs: npt.ArrayLike) -> F64:
+    """Pixels ``(N, 2)`` -> normalised image coordinates ``(N, 2)`` with the lens distortion removed.
+
+    ``cv2.undistortPoints`` (OpenCV 5) returns ``None`` for no points; this returns an empty ``(0, 2)`` array then,
+    so a caller with nothing to trace (e.g. a picture none of whose pixels are used) gets no rays, not a traceback.
+    """
+    p = np.asarray(pixels, np.float64).reshape(-1, 1, 2)
+    if len(p) == 0:
+        return np.zeros((0, 2), np.float64)
+    und = cv2.undistortPoints(p, np.asarray(camera_matrix, np.float64), np.asarray(dist_coeffs, np.float64))
+    return np.asarray(und, np.float64).reshape(-1, 2)
+
+
 def outlier_threshold(errors: npt.ArrayLike) -> float:
     """Views with a reprojection error above this are outliers: ``max(2 x median,
     median + 4 x 1.4826 x MAD, 0.5 px)`` (robust: one bad view cannot hide the others)."""

@@ -31,6 +31,7 @@ from calibration.camera import (
     DroppedView,
     calibrate_detections,
     calibration_from_solution,
+    undistort_normalised,
 )
 from calibration.errors import NoBoardFoundError, PoseError, TooFewViewsError
 from calibration.markers import FastMarkerDetector
@@ -198,8 +199,7 @@ class MatPose:
 
     def pixel_to_table(self, px: npt.ArrayLike, z_mm: float = 0.0) -> F64:
         """Pixels (N, 2) -> world mm (N, 3) on the horizontal plane ``z = z_mm`` (e.g. the table)."""
-        p = np.asarray(px, np.float64).reshape(-1, 1, 2)
-        und = cv2.undistortPoints(p, self.camera.camera_matrix, self.camera.dist_coeffs).reshape(-1, 2)
+        und = undistort_normalised(px, self.camera.camera_matrix, self.camera.dist_coeffs)
         r = self.rotation
         c = self.camera_position
         rays = (r.T @ np.column_stack([und, np.ones(len(und))]).T).T

@@ -35,7 +35,7 @@ import numpy as np
 import numpy.typing as npt
 
 from calibration.boards import BoardSpec, game_of_marker_id
-from calibration.camera import CameraCalibration
+from calibration.camera import CameraCalibration, undistort_normalised
 from calibration.markers import FastMarkerDetector
 from calibration.mat import MatSpec
 from calibration.pose import detect_mat
@@ -166,8 +166,7 @@ class BoardPose:
 
     def pixel_to_plane(self, px: npt.ArrayLike, z_mm: float) -> F64:
         """Pixels (N, 2) -> board points (N, 3) on the horizontal plane ``z = z_mm``."""
-        p = np.asarray(px, np.float64).reshape(-1, 1, 2)
-        und = cv2.undistortPoints(p, self.K, self.dist).reshape(-1, 2)
+        und = undistort_normalised(px, self.K, self.dist)
         rays = np.column_stack([und, np.ones(len(und))]) @ self.R  # R^T applied to row vectors
         c = self.camera_position
         s = (z_mm - c[2]) / rays[:, 2]

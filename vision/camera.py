@@ -13,6 +13,8 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from calibration.camera import undistort_normalised
+
 F64 = npt.NDArray[np.float64]
 
 
@@ -76,8 +78,7 @@ class ViewCamera:
 
     def rays(self, pixels: F64) -> F64:
         """Unit ray directions in world coordinates for pixels (N, 2), distortion removed."""
-        pts = np.asarray(pixels, np.float64).reshape(-1, 1, 2)
-        norm = cv2.undistortPoints(pts, self.K, self.dist).reshape(-1, 2)
+        norm = undistort_normalised(pixels, self.K, self.dist)
         d_cam = np.concatenate([norm, np.ones((len(norm), 1))], axis=1)
         d = d_cam @ self.R  # R^T applied to row vectors
         return d / np.linalg.norm(d, axis=1, keepdims=True)  # type: ignore[no-any-return]

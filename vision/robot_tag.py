@@ -30,7 +30,7 @@ import numpy as np
 import numpy.typing as npt
 
 from calibration.boards import ROBOT_TAG_IDS, BoardSpec, RobotTag
-from calibration.camera import CameraCalibration
+from calibration.camera import CameraCalibration, undistort_normalised
 from calibration.markers import FastMarkerDetector
 from engine.errors import BoardsideInputError
 from engine.motion import Heading, Pose
@@ -113,8 +113,7 @@ def locate_board(image: npt.NDArray[Any], spec: BoardSpec, camera: CameraCalibra
 
 def pixel_to_plane(board: BoardPose, pixels: npt.ArrayLike, z_mm: float = 0.0) -> F64:
     """Pixels ``(N, 2)`` -> board mm ``(N, 3)`` where their rays meet the plane ``z = z_mm``."""
-    p = np.asarray(pixels, np.float64).reshape(-1, 1, 2)
-    und = cv2.undistortPoints(p, board.K, board.dist).reshape(-1, 2)
+    und = undistort_normalised(pixels, board.K, board.dist)
     rays = np.column_stack([und, np.ones(len(und))]) @ board.R  # R^T d for row vectors
     c = board.camera_position
     s = (z_mm - c[2]) / rays[:, 2]

@@ -33,7 +33,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Any
 
 import cv2
@@ -3183,7 +3183,7 @@ def _in_local_light(sc: _Scene, site: Site, lab: F64, cfg: ClassifyBoardConfig,
         near[: len(empty)] &= empty
     if near.sum() < LOCAL_LIGHT_PADS:
         return lab
-    grey = lab_to_linear(np.median(sc.structure_own_lab[near], axis=0))
+    grey = lab_to_linear(_median_rows(sc.structure_own_lab[near]))
     lum = float(grey @ np.array([0.2126, 0.7152, 0.0722]))
     if lum <= 1e-4:
         return lab
@@ -3209,8 +3209,9 @@ def _row_quantiles(vals: F64, qs: Sequence[float]) -> list[F64]:
 
 
 def _median_rows(vals: F64) -> F64:
-    """``np.median(vals, axis=0)`` of a few rows (N >= 1, C): the same numbers (the middle one, or
-    half the sum of the middle two), without its general machinery (called per site)."""
+    """``np.median(vals, axis=0)`` of a few rows (N >= 1, C), or of a few values (N,): the same numbers (the middle
+    one, or half the sum of the middle two), without its general machinery (called per site; session 19: also for
+    the Bandera stacks' outlines, faces and characters, and Gridopolis's local light)."""
     s = np.sort(vals, axis=0)
     n = len(s)
     if n == 0 or np.isnan(s[-1]).any():  # (NaN: np.median's own answer)
@@ -3218,6 +3219,18 @@ def _median_rows(vals: F64) -> F64:
     if n % 2:
         return np.asarray(s[n // 2], np.float64)
     return np.asarray((s[n // 2 - 1] + s[n // 2]) / 2.0, np.float64)
+
+
+def _median_rows_masked(vals: F64, ok: npt.NDArray[np.bool_]) -> F64:
+    """Per row ``r``, ``np.median(vals[r][ok[r]], axis=0)`` (R, C) of ``vals`` (R, A, C), every row with at least one
+    ``ok`` entry: the same numbers, all rows at once (:func:`_masked_median` when every value is finite -- the middle
+    one, or half the sum of the middle two, as ``np.median`` takes them --, else row by row; session 19: the
+    Gridopolis pad finder's pad colours)."""
+    if not len(vals):
+        return np.zeros((0, vals.shape[2]))
+    if bool(np.isfinite(vals).all()):
+        return _masked_median(vals, ok)
+    return np.array([_median_rows(v[o]) for v, o in zip(vals, ok, strict=True)], np.float64).reshape(len(vals), -1)
 
 
 def _masked_median(vals: F64, ok: npt.NDArray[np.bool_]) -> F64:
@@ -3684,9 +3697,9 @@ def _upper_faces(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], 
     lab_t = np.full((n_t, 3), np.nan)
     for t in range(n_t):
         if ok[t, :n_f].sum() >= 6:
-            lab_f[t] = np.median(lab[t, :n_f][ok[t, :n_f]], axis=0)
+            lab_f[t] = _median_rows(lab[t, :n_f][ok[t, :n_f]])
         if ok[t, n_f:].sum() >= 4:
-            lab_t[t] = np.median(lab[t, n_f:][ok[t, n_f:]], axis=0)
+            lab_t[t] = _median_rows(lab[t, n_f:][ok[t, n_f:]])
     return lab_f, lab_t, ok[:, n_f:].mean(axis=1)
 
 
@@ -3717,7 +3730,7 @@ def _edge_sharpness(sc: _Scene, st: Site, zs: Sequence[float], cfg: ClassifyBoar
             if ok.sum() < 5:
                 break
             lab = linear_to_lab(_sample(sc.image, px)).reshape(2, len(t), 3)
-            sharp.append(float(np.median(np.linalg.norm(lab[0, ok] - lab[1, ok], axis=1))))
+            sharp.append(float(_median_rows(np.linalg.norm(lab[0, ok] - lab[1, ok], axis=1))))
         if len(sharp) == len(zs):
             rows.append(np.array(sharp))
     return rows
@@ -4013,9 +4026,9 @@ def _characters(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], c
         if from_top:
             # the top cube's face towards the camera hidden (a taller stack in front): its colour read on its top's
             # corners, which a character standing in the middle leaves bare
-            cube_lab = np.median(clab[t, cok[t]], axis=0)
+            cube_lab = _median_rows(clab[t, cok[t]])
         else:
-            cube_lab = np.median(flab[t, fok[t]], axis=0)
+            cube_lab = _median_rows(flab[t, fok[t]])
             if cube_colours is not None:
                 cube_colours[int(idx[t])] = cube_lab
         if cfg.character_banner_deg > 0 and sites[int(idx[t])].key[0] in cfg.flag_columns:
@@ -4026,7 +4039,7 @@ def _characters(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], c
             plastic = (np.hypot(f_lab[:, 1], f_lab[:, 2]) > cfg.player_chroma) \
                 & (_player_hue_deg(f_hue, colours) <= cfg.character_banner_deg)
             if (fok[t] & ~plastic).sum() >= 4:
-                cube_lab = np.median(flab[t, fok[t] & ~plastic], axis=0)
+                cube_lab = _median_rows(flab[t, fok[t] & ~plastic])
         other_hue = _other_hue(hue[t], cube_lab, colours, cfg)
         if top_seen is not None and (ok[t] & on_stack[t]).sum() >= 8:
             # (the top as its probes see it, a character and all)
@@ -4056,8 +4069,8 @@ def _characters(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], c
             # (not where a royal tower may stand: its banner, of its character's colour, may be in front of
             # the corners)
             # the top face itself (a teal cube's top looks green in warm light) is not a character
-            top_lab = np.median(clab[t, cok[t]], axis=0)
-            seen_lab = np.median(lab[t, mine], axis=0)
+            top_lab = _median_rows(clab[t, cok[t]])
+            seen_lab = _median_rows(lab[t, mine])
             if math.hypot(float(top_lab[1]), float(top_lab[2])) >= cfg.min_chroma:
                 dh_top = abs((math.degrees(math.atan2(seen_lab[2], seen_lab[1]))
                               - math.degrees(math.atan2(top_lab[2], top_lab[1])) + 180.0) % 360.0 - 180.0)
@@ -4079,7 +4092,7 @@ def _characters(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], c
             # (session 18) a character's plastic is seen near its colour's hue: probes named after the nearest player
             # colour but far from it are a cube's top (a teal top named green, a purple one blue)
             d_best = np.abs((hue[t, mine] - HUES[best] + 180.0) % 360.0 - 180.0)
-            if float(np.median(d_best)) > cfg.character_proto_deg:
+            if float(_median_rows(d_best)) > cfg.character_proto_deg:
                 out.append(None)
                 continue
         # where it stands on the top: the lowest probes that saw it (higher ones also see it through
@@ -4673,15 +4686,23 @@ class GainField:
         v = np.clip((xy[:, 1] - (y0 + y1) / 2) / ((y1 - y0) / 2), -1.2, 1.2)
         return np.column_stack([np.ones_like(u), u, v, u * u, u * v, v * v])
 
-    @property
+    @cached_property
     def constant(self) -> bool:
-        """The same gain everywhere (only the constant term)."""
+        """The same gain everywhere (only the constant term; found once per field, session 19: asked ~35 times a
+        frame)."""
         return not np.any(self.coef[:, 1:])
+
+    @cached_property
+    def _constant_gain(self) -> F64:
+        """``exp`` of the constant terms (3,), read-only (computed once)."""
+        g = np.exp(self.coef[:, 0])
+        g.setflags(write=False)
+        return np.asarray(g, np.float64)
 
     def at(self, xy: F64) -> F64:
         """Gain (N, 3) at board points (N, 2)."""
         if self.constant:
-            return np.asarray(np.broadcast_to(np.exp(self.coef[:, 0]), (len(xy), 3)), np.float64)
+            return np.asarray(np.broadcast_to(self._constant_gain, (len(xy), 3)), np.float64)
         return np.asarray(np.exp(self._basis(xy) @ self.coef.T), np.float64)
 
 

@@ -2493,7 +2493,7 @@ def _shade_explains(sc: _Scene, site: Site, ends: F64, hide: F64, cfg: ClassifyB
     ok &= ratio.mean(axis=1) < cfg.cast_shadow_dark
     if ok.sum() < cfg.cast_shadow_local_points:
         return False
-    light = np.median(ratio[ok], axis=0)
+    light = _median_rows(ratio[ok])
     exp_e, _ = _expected(sc.app, ends[:, :2])
     seen_e = _sample(sc.image, sc.pose.project(ends)) / sc.gain.at(ends[:, :2])
     piece = _pieceness(linear_to_lab(np.clip(seen_e, 0.0, None)), linear_to_lab(exp_e * light[None, :]), cfg)
@@ -3025,7 +3025,7 @@ def _table_colour(sc: _Scene) -> F64 | None:
     if ok.sum() < 10:
         return None
     lab = linear_to_lab(np.clip(_sample(sc.image, px[ok]) / sc.gain.at(p3[ok, :2]), 0, None))
-    return np.asarray(np.median(lab, axis=0), np.float64)
+    return np.asarray(_median_rows(lab), np.float64)
 
 
 def _tallest_piece(game: str, g: PieceGeometry) -> float:
@@ -4743,10 +4743,10 @@ def _shadow_light(img: U8, pose: BoardPose, app: _Appearance, gain: GainField, c
     if dark.sum() < cfg.shadow_min_samples:
         return None
     c = r[dark] - m[dark, None]
-    close = np.abs(c - np.median(c, axis=0)).max(axis=1) < 0.1
+    close = np.abs(c - _median_rows(c)).max(axis=1) < 0.1
     if close.sum() < cfg.shadow_min_samples:
         return None
-    lg = np.median(r[dark][close], axis=0)
+    lg = _median_rows(r[dark][close])
     if float(np.abs(lg - lg.mean()).max()) < cfg.shadow_tint_min:
         return None
     return np.asarray(np.exp(lg), np.float64)
@@ -4793,7 +4793,7 @@ def _gain_field(img: U8, pose: BoardPose, app: _Appearance, constant: bool = Fal
         except np.linalg.LinAlgError:  # the samples kept do not span the quadratic
             coef = np.linalg.lstsq(bk, r[keep], rcond=None)[0].T
         res = r - basis @ coef.T
-        dev = np.abs(res - np.median(res[keep], axis=0)).max(axis=1)
-        mad = float(np.median(dev[keep])) + 1e-3
+        dev = np.abs(res - _median_rows(res[keep])).max(axis=1)
+        mad = float(_median_rows(dev[keep])) + 1e-3
         keep = dev < 3.0 * mad
     return GainField(np.asarray(coef, np.float64), pose.spec.extent_mm)

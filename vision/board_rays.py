@@ -293,10 +293,20 @@ def _box_ray_hits_culled(camera: F64, ends: F64, boxes: F64, t_split: F64, px: F
     n_c = -(-n // chunk)
     pad = n_c * chunk - n
     n_p = n_c * chunk
-    xy = np.concatenate([px, np.repeat(px[-1:], pad, axis=0)]).T.reshape(2, n_c, chunk)
-    lo_x, hi_x, lo_y, hi_y = xy[0].min(axis=1), xy[0].max(axis=1), xy[1].min(axis=1), xy[1].max(axis=1)
-    near = ((box_px[None, :, 0] <= hi_x[:, None]) & (box_px[None, :, 2] >= lo_x[:, None])
-            & (box_px[None, :, 1] <= hi_y[:, None]) & (box_px[None, :, 3] >= lo_y[:, None]))  # (C, M)
+    # (session 19: the pixels laid out per axis once, the bounds tested in place, the chunks' padding dropped with
+    # the pairs' pixel test; the same pairs, each tested by the same operations)
+    xy_flat = np.empty((2, n_p))
+    xy_flat[:, :n] = px.T
+    if pad:
+        xy_flat[:, n:] = px[-1][:, None]
+    xy = xy_flat.reshape(2, n_c, chunk)
+    lo_c, hi_c = np.minimum.reduce(xy, axis=2), np.maximum.reduce(xy, axis=2)  # (2, C) each chunk's pixel bounds
+    bt = np.ascontiguousarray(box_px.T)  # (4, M)
+    near_t = np.less_equal.outer(bt[0], hi_c[0])  # (M, C)
+    near_t &= np.greater_equal.outer(bt[2], lo_c[0])
+    near_t &= np.less_equal.outer(bt[1], hi_c[1])
+    near_t &= np.greater_equal.outer(bt[3], lo_c[1])
+    near = near_t.T
     ex_pair: npt.NDArray[np.int64] | None = None
     if exclude is not None:
         ex = np.full(n_p, -1, np.int64)
@@ -311,18 +321,21 @@ def _box_ray_hits_culled(camera: F64, ends: F64, boxes: F64, t_split: F64, px: F
     first = np.full(n, -1, np.int64)
     if not len(c_idx):
         return before, first
-    bp = box_px[m_idx]  # (L, 4)
     x, y = xy[0][c_idx], xy[1][c_idx]  # (L, P)
-    inside = (bp[:, 0, None] <= x) & (bp[:, 2, None] >= x) & (bp[:, 1, None] <= y) & (bp[:, 3, None] >= y)
+    bp = bt[:, m_idx, None]  # (4, L, 1)
+    inside = bp[0] <= x
+    inside &= bp[2] >= x
+    inside &= bp[1] <= y
+    inside &= bp[3] >= y
     if ex_pair is not None:
         inside &= m_idx[:, None] != ex_pair[c_idx]
+    if pad:  # (the last chunk's padding: no ray)
+        inside[c_idx == n_c - 1, chunk - pad:] = False
     l_k, p_k = _nonzero2(inside)
     if not len(l_k):
         return before, first
     ray = c_idx[l_k] * chunk + p_k  # (K,) the ray of each pair
     mk = m_idx[l_k]
-    ray_ok = ray < n  # (the chunks' padding: no ray)
-    ray = np.where(ray_ok, ray, n - 1)
     o = camera.reshape(3)
     with np.errstate(divide="ignore", invalid="ignore"):
         inv = np.ascontiguousarray((1.0 / (ends - o)).T)  # (3, N): per ray once, gathered per pair
@@ -339,11 +352,11 @@ def _box_ray_hits_culled(camera: F64, ends: F64, boxes: F64, t_split: F64, px: F
                 np.maximum(lo, np.minimum(t1, t2), out=lo)
                 np.minimum(hi, np.maximum(t1, t2), out=hi)
     t = t_split[ray]
-    bef = ray_ok & (np.maximum(lo, 0.0) <= np.minimum(hi, t - 1e-3))
+    bef = np.maximum(lo, 0.0) <= np.minimum(hi, t - 1e-3)
     before[ray[bef]] = True
     if not behind:
         return before, first
-    beh = ray_ok & (np.maximum(lo, t - 1e-6) <= np.minimum(hi, 1.0))
+    beh = np.maximum(lo, t - 1e-6) <= np.minimum(hi, 1.0)
     # the highest box met behind (ties: the last such box), by the boxes' rank in (top, index) order
     order = np.argsort(boxes[:, 5], kind="stable")
     rank = np.empty(m, np.int64)

@@ -1833,6 +1833,7 @@ def classify_sites(
             rise = float(np.mean([r[1] - r[0] for r in e_rows]))
             if rise >= cfg.tower_outline_rise:
                 top_high[i] = rise
+    crown_hit: dict[int, npt.NDArray[np.bool_]] = {}  # (per site: its probes' rays meeting a king's crown there)
     for i, site in enumerate(sites):
         k = int(choice[i])
         if i in top_low and top_low[i][0] >= cfg.tower_outline_single:
@@ -1914,10 +1915,10 @@ def classify_sites(
                     vivid = sel & (np.hypot(lab_o[i, :, 1], lab_o[i, :, 2]) >= cfg.min_chroma)
                     if cfg.colour_below_crown and hyp.kind in ("pawn", "king"):
                         # (not those whose rays meet a king's crown: its gold would pull the colour off)
-                        geo = cfg.geometry
-                        crown = np.array([[1.0, site.x_mm, site.y_mm, geo.crown_radius,
-                                           site.floor_mm + geo.pawn_height, site.floor_mm + geo.king_height]])
-                        clear = vivid & ~np.asarray(hits(cam, ends_s[i], crown), bool)[:, 0]
+                        if i not in crown_hit:
+                            crown_hit.update(_crown_hits(cam, sites, ends_s, cfg, [i] + [
+                                j for j in range(i + 1, n_s) if hyps[int(choice[j])].kind in ("pawn", "king")]))
+                        clear = vivid & ~crown_hit[i]
                         if clear.sum() >= max(2.0, 0.4 * vivid.sum()):
                             vivid = clear
                     sel = vivid if vivid.sum() >= max(2.0, 0.4 * sel.sum()) else sel
@@ -3206,6 +3207,19 @@ def _row_quantiles(vals: F64, qs: Sequence[float]) -> list[F64]:
         a, b = srt[rows, lo], srt[rows, hi]
         out.append(np.asarray(np.where(n > 0, a + (pos - lo) * (b - a), np.nan), np.float64))
     return out
+
+
+def _crown_hits(cam: F64, sites: Sequence[Site], ends_s: F64, cfg: ClassifyBoardConfig, idx: Sequence[int]
+                ) -> dict[int, npt.NDArray[np.bool_]]:
+    """Per site ``i`` of ``idx``: which of its probes' rays (``ends_s[i]``, (P, 3)) meet the crown a king standing on it
+    would have (:func:`vision.board_rays.hits` of one cylinder), all sites in one call (session 19: each answer
+    computed by the same operations as a call per site -- every step of ``hits`` is elementwise)."""
+    geo = cfg.geometry
+    ii = np.asarray(idx, np.int64)
+    crowns = np.array([[1.0, sites[i].x_mm, sites[i].y_mm, geo.crown_radius, sites[i].floor_mm + geo.pawn_height,
+                        sites[i].floor_mm + geo.king_height] for i in ii]).reshape(-1, 1, 1, 6)
+    met = np.asarray(hits(cam, ends_s[ii], crowns), bool)[..., 0]  # (T, P)
+    return {int(i): met[t] for t, i in enumerate(ii)}
 
 
 def _median_rows(vals: F64) -> F64:

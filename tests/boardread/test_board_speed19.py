@@ -1,0 +1,254 @@
+"""Session 19, board frame time (third pass): the quicker ways the board reader now computes some steps give the very
+numbers the former ways gave -- medians of a few rows or values by sorting (``_median_rows``), the pad finder's pad
+colours all at once (``_median_rows_masked``), the white balance's constant gain kept, the ray-box culling's pairs
+found by one test of every pair when there are few (``_pairs_seen``), the kings' crowns tested for all sites at once
+(``_crown_hits``) and a Gridopolis board's sites kept (``sites_for``).  Each is compared with the former computation
+(kept here as the oracle) on random data and on the committed fixtures (rendered photographs, simulated)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pytest
+
+import vision.board_rays as br
+from calibration.boards import BoardSpec
+from vision.board_classify import (
+    GainField,
+    Site,
+    _crown_hits,
+    _median_rows,
+    _median_rows_masked,
+    config_for,
+)
+from vision.board_pipeline import _sites_for, sites_for
+from vision.board_rays import _nonzero2, hits
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "boards"
+F64 = npt.NDArray[np.float64]
+
+
+def _old_box_ray_hits_culled(camera: F64, ends: F64, boxes: F64, t_split: F64, px: F64, box_px: F64,
+                             exclude: Any, chunk: int, behind: bool = True) -> tuple[Any, Any]:
+    """``vision.board_rays._box_ray_hits_culled`` as it was until session 19 (the oracle)."""
+    n, m = len(ends), len(boxes)
+    n_c = -(-n // chunk)
+    pad = n_c * chunk - n
+    n_p = n_c * chunk
+    xy = np.concatenate([px, np.repeat(px[-1:], pad, axis=0)]).T.reshape(2, n_c, chunk)
+    lo_x, hi_x, lo_y, hi_y = xy[0].min(axis=1), xy[0].max(axis=1), xy[1].min(axis=1), xy[1].max(axis=1)
+    near = ((box_px[None, :, 0] <= hi_x[:, None]) & (box_px[None, :, 2] >= lo_x[:, None])
+            & (box_px[None, :, 1] <= hi_y[:, None]) & (box_px[None, :, 3] >= lo_y[:, None]))
+    ex_pair = None
+    if exclude is not None:
+        ex = np.full(n_p, -1, np.int64)
+        ex[:n] = exclude
+        ex_pair = ex.reshape(n_c, chunk)
+        if (ex_pair == ex_pair[:, :1]).all():
+            drop = np.nonzero(ex_pair[:, 0] >= 0)[0]
+            near[drop, ex_pair[drop, 0]] = False
+            ex_pair = None
+    c_idx, m_idx = _nonzero2(near)
+    before = np.zeros(n, bool)
+    first = np.full(n, -1, np.int64)
+    if not len(c_idx):
+        return before, first
+    bp = box_px[m_idx]
+    x, y = xy[0][c_idx], xy[1][c_idx]
+    inside = (bp[:, 0, None] <= x) & (bp[:, 2, None] >= x) & (bp[:, 1, None] <= y) & (bp[:, 3, None] >= y)
+    if ex_pair is not None:
+        inside &= m_idx[:, None] != ex_pair[c_idx]
+    l_k, p_k = _nonzero2(inside)
+    if not len(l_k):
+        return before, first
+    ray = c_idx[l_k] * chunk + p_k
+    mk = m_idx[l_k]
+    ray_ok = ray < n
+    ray = np.where(ray_ok, ray, n - 1)
+    o = camera.reshape(3)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        inv = np.ascontiguousarray((1.0 / (ends - o)).T)
+        lo = hi = np.empty(0)
+        for axis, a, b in ((2, boxes[:, 4], boxes[:, 5]), (0, boxes[:, 1] - boxes[:, 3], boxes[:, 1] + boxes[:, 3]),
+                           (1, boxes[:, 2] - boxes[:, 3], boxes[:, 2] + boxes[:, 3])):
+            inv_k = inv[axis][ray]
+            t1 = (a - o[axis])[mk] * inv_k
+            t2 = (b - o[axis])[mk] * inv_k
+            if axis == 2:
+                lo, hi = np.minimum(t1, t2), np.maximum(t1, t2)
+            else:
+                np.maximum(lo, np.minimum(t1, t2), out=lo)
+                np.minimum(hi, np.maximum(t1, t2), out=hi)
+    t = t_split[ray]
+    bef = ray_ok & (np.maximum(lo, 0.0) <= np.minimum(hi, t - 1e-3))
+    before[ray[bef]] = True
+    if not behind:
+        return before, first
+    beh = ray_ok & (np.maximum(lo, t - 1e-6) <= np.minimum(hi, 1.0))
+    order = np.argsort(boxes[:, 5], kind="stable")
+    rank = np.empty(m, np.int64)
+    rank[order] = np.arange(m)
+    best = np.full(n, -1, np.int64)
+    np.maximum.at(best, ray[beh], rank[mk[beh]])
+    first[:] = np.where(best >= 0, order[np.maximum(best, 0)], -1)
+    return before, first
+
+
+def _random_boxes_and_rays(rng: np.random.Generator, n: int, m: int) -> tuple[F64, F64, F64, F64, F64, F64]:
+    """A camera above, ``m`` boxes on a plane with pixel bounds from a simple pinhole, ``n`` rays to the plane with
+    their pixels (neighbouring rays close in the picture) and split points."""
+    cam = np.array([0.0, -400.0, 500.0])
+    boxes = np.column_stack([np.zeros(m), rng.uniform(-150, 150, m), rng.uniform(-150, 150, m), rng.uniform(5, 30, m),
+                             np.zeros(m), rng.uniform(5, 60, m)])
+
+    def pix(p: F64) -> F64:
+        d = p - cam
+        return np.column_stack([640 + 800 * d[:, 0] / d[:, 1], 360 - 800 * d[:, 2] / d[:, 1]])
+
+    corners = br.box_corners(boxes)
+    cpx = pix(corners.reshape(-1, 3)).reshape(m, 8, 2)
+    box_px = np.concatenate([cpx.min(axis=1) - 4.0, cpx.max(axis=1) + 4.0], axis=1)
+    walk = np.cumsum(rng.normal(0, 8, (n, 2)), axis=0) + rng.uniform(-120, 120, 2)
+    pts = np.column_stack([walk, rng.uniform(0, 70, n)])
+    ends = br.segments_to_board(cam, pts)
+    t0 = np.linalg.norm(pts - cam, axis=1) / np.linalg.norm(ends - cam, axis=1)
+    return cam, boxes, box_px, ends, t0, pix(pts)
+
+
+@pytest.mark.parametrize("dense", [0, 10**9])
+def test_box_ray_hits_pairs_both_ways_give_the_former_answers(dense: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every pair's pixel tested at once (``DENSE_PAIRS`` large) or chunk by chunk (0): the answers of the former
+    culling, with boxes left out per ray or per chunk, chunks not lining up with the rays (padding), ``behind`` off,
+    a NaN pixel (its chunk: no pairs), and boxes of equal height (ties)."""
+    monkeypatch.setattr(br, "DENSE_PAIRS", dense)
+    rng = np.random.default_rng(19)
+    seen = 0
+    for case in range(60):
+        n, m = int(rng.integers(1, 90)), int(rng.integers(1, 40))
+        cam, boxes, box_px, ends, t0, px = _random_boxes_and_rays(rng, n, m)
+        if case % 5 == 0:
+            boxes[: m // 2, 5] = 30.0  # (ties)
+        if case % 7 == 3:
+            px[int(rng.integers(0, n))] = np.nan
+        chunk = int(rng.choice([1, 4, 6, 12, 16]))
+        per_chunk = np.repeat(rng.integers(-1, m, -(-n // chunk)), chunk)[:n]
+        for ex in (None, np.where(rng.random(n) < 0.3, rng.integers(0, m, n), -1), per_chunk):
+            for behind in (True, False):
+                want = _old_box_ray_hits_culled(cam, ends, boxes, t0, px, box_px, ex, chunk, behind)
+                got = br._box_ray_hits_culled(cam, ends, boxes, t0, px, box_px, ex, chunk, behind)
+                assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
+                seen += int(want[0].any())
+    assert seen > 50
+
+
+def test_pairs_seen_are_the_chunked_pairs() -> None:
+    """The two pair finders give the same (ray, box) pairs (in another order)."""
+    rng = np.random.default_rng(1919)
+    for _ in range(40):
+        n, m = int(rng.integers(1, 120)), int(rng.integers(1, 60))
+        _, _, box_px, _, _, px = _random_boxes_and_rays(rng, n, m)
+        ex = np.where(rng.random(n) < 0.4, rng.integers(-1, m, n), -1)
+        for chunk in (1, 5, 12):
+            a = set(zip(*(x.tolist() for x in br._pairs_seen(px, box_px, ex)), strict=True))
+            b = set(zip(*(x.tolist() for x in br._pairs_seen_by_chunk(px, box_px, ex, chunk)), strict=True))
+            assert a == b
+
+
+def test_median_rows_of_rows_and_values_is_numpy_median() -> None:
+    """``_median_rows`` of (N, C) rows or of (N,) values: ``np.median``'s numbers, odd and even counts, NaN."""
+    rng = np.random.default_rng(7)
+    for n in range(1, 40):
+        for shape in ((n, 3), (n,)):
+            v = rng.normal(0, 30, shape).round(int(rng.integers(0, 3)))  # (rounded: ties among the middle values)
+            if n % 9 == 4:
+                v.reshape(-1)[int(rng.integers(0, v.size))] = np.nan
+            with np.errstate(invalid="ignore"):
+                assert np.array_equal(np.asarray(_median_rows(v)), np.asarray(np.median(v, axis=0)), equal_nan=True)
+
+
+def test_median_rows_masked_is_numpy_median_per_row() -> None:
+    """``_median_rows_masked``: per row ``np.median`` of its ``ok`` entries (the pad finder's pad colours), all finite
+    (at once) or not (row by row)."""
+    rng = np.random.default_rng(8)
+    for case in range(30):
+        r, a = int(rng.integers(1, 12)), int(rng.integers(1, 30))
+        vals = rng.normal(50, 20, (r, a, 3)).round(1)
+        ok = rng.random((r, a)) < rng.uniform(0.2, 1.0)
+        ok[np.arange(r), rng.integers(0, a, r)] = True
+        if case % 4 == 1:
+            vals[0, int(rng.integers(0, a)), 1] = np.inf
+        if case % 4 == 2:
+            vals[-1, int(rng.integers(0, a)), 2] = np.nan
+        want = np.array([np.median(v[o], axis=0) for v, o in zip(vals, ok, strict=True)])
+        assert np.array_equal(_median_rows_masked(vals, ok), want, equal_nan=True)
+    assert _median_rows_masked(np.zeros((0, 16, 3)), np.zeros((0, 16), bool)).shape == (0, 3)
+
+
+def test_gain_field_kept_constant_and_gain() -> None:
+    """The constant flag and gain kept per field: the former ``not np.any(coef[:, 1:])`` and
+    ``broadcast_to(exp(coef[:, 0]))``; a varying field unchanged."""
+    extent = (0.0, 0.0, 320.0, 320.0)
+    xy = np.array([[10.0, 20.0], [300.0, 5.0], [160.0, 160.0]])
+    const = np.zeros((3, 6))
+    const[:, 0] = [0.1, -0.2, 0.3]
+    vary = const.copy()
+    vary[1, 3] = 0.05
+    for coef in (const, vary, np.zeros((3, 6))):
+        f = GainField(coef, extent)
+        assert f.constant == (not np.any(coef[:, 1:]))
+        want = np.broadcast_to(np.exp(coef[:, 0]), (len(xy), 3)) if f.constant \
+            else np.exp(f._basis(xy) @ coef.T)
+        assert np.array_equal(f.at(xy), want) and np.array_equal(f.at(xy), f.at(xy))
+        assert f.at(xy[:0]).shape == (0, 3)
+
+
+def test_crown_hits_are_the_per_site_tests() -> None:
+    """``_crown_hits`` for many sites at once: each site's answer is ``hits`` of its own crown, as the per-site call
+    made it."""
+    rng = np.random.default_rng(3)
+    cfg = config_for("gridopolis")
+    geo = cfg.geometry
+    cam = np.array([20.0, -500.0, 600.0])
+    sites = [Site((int(x), int(y), 0), float(x) * 50, float(y) * 50, float(rng.choice([0.0, 12.0, 24.0])))
+             for x, y in rng.integers(0, 8, (25, 2))]
+    n_p = 45
+    ends_s = np.empty((len(sites), n_p, 3))
+    for i, st in enumerate(sites):  # (rays through the site's crown height, around it)
+        pts = np.column_stack([st.x_mm + rng.normal(0, 6, n_p), st.y_mm + rng.normal(0, 6, n_p),
+                               st.floor_mm + rng.uniform(0, 50, n_p)])
+        ends_s[i] = br.segments_to_board(cam, pts)
+    idx = [3, 0, 7, 8, 20, 24]
+    got = _crown_hits(cam, sites, ends_s, cfg, idx)
+    met = 0
+    for i in idx:
+        s = sites[i]
+        crown = np.array([[1.0, s.x_mm, s.y_mm, geo.crown_radius, s.floor_mm + geo.pawn_height,
+                           s.floor_mm + geo.king_height]])
+        want = np.asarray(hits(cam, ends_s[i], crown), bool)[:, 0]
+        assert np.array_equal(got[i], want)
+        met += int(want.sum())
+    assert met > 0 and set(got) == set(idx)
+
+
+def test_sites_for_kept_is_computed_anew() -> None:
+    """A Gridopolis board's sites and structure, kept: equal to those computed anew, a fresh writable array and list
+    each time (changing one changes no later answer), keys of another type than int computed anew."""
+    doc = json.loads((FIXTURES / "gridopolis" / "scene_000.json").read_text())
+    spec = BoardSpec.from_json(doc["board"])
+    for added, absent in (((), ()), (((2, 2, 1), (6, 3, 1)), ((0, 3, 0),))):
+        want_s, want_r = _sites_for(spec, added, absent)
+        for _ in range(2):
+            s, r = sites_for(spec, list(added), list(absent))
+            assert s == want_s and r is not None and np.array_equal(r, want_r)
+            assert r.flags.writeable
+            r[:] = 0.0
+            s.clear()
+    odd = [(np.int64(2), np.int64(2), np.int64(1))]
+    s, r = sites_for(spec, odd)
+    want_s, want_r = _sites_for(spec, odd, ())
+    assert s == want_s and r is not None and np.array_equal(r, want_r)
+    assert [type(v) for v in s[-1].key] == [type(v) for v in want_s[-1].key]

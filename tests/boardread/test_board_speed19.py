@@ -247,7 +247,7 @@ def test_sites_for_kept_is_computed_anew() -> None:
             assert r.flags.writeable
             r[:] = 0.0
             s.clear()
-    odd = [(np.int64(2), np.int64(2), np.int64(1))]
+    odd: Any = [(np.int64(2), np.int64(2), np.int64(1))]
     s, r = sites_for(spec, odd)
     want_s, want_r = _sites_for(spec, odd, ())
     assert s == want_s and r is not None and np.array_equal(r, want_r)

@@ -3276,6 +3276,11 @@ def _nearest_solids(rows: F64, owner: npt.NDArray[np.int64], centres: F64, k: in
     return rows[near], owner[near]
 
 
+def _within_reach(cam: F64, ends: F64) -> bool:
+    """Are the camera and every ray end finite and within 1e8 mm of the board's origin (x and y)?"""
+    return bool(np.abs(cam[:2]).max() < 1e8) and (ends.size == 0 or bool(np.abs(ends[..., :2]).max() < 1e8))
+
+
 def _not_blocked(cam: F64, ends: F64, rows: F64, owner: npt.NDArray[np.int64], sites_idx: npt.NDArray[np.int64],
                  centres: F64 | None = None, k: int = 10, mask: npt.NDArray[np.bool_] | None = None
                  ) -> npt.NDArray[np.bool_]:
@@ -3286,6 +3291,10 @@ def _not_blocked(cam: F64, ends: F64, rows: F64, owner: npt.NDArray[np.int64], s
     if not len(rows):
         return np.ones(ends.shape[:2], bool)
     ctr = centres if centres is not None else ends[..., :2].mean(axis=1)
+    if len(rows) < k and _within_reach(cam, ends):
+        # (fewer solids than ``k``: the empty solids padding them out, 1e9 mm away, meet no ray of these, whose every
+        # coordinate is under 1e8 mm -- only the solids themselves are tried, their answers the same; session 19)
+        k = len(rows)
     near, own = _nearest_solids(rows, owner, ctr, k)
     if mask is not None:
         t_i, p_i = np.nonzero(mask)

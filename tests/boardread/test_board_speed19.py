@@ -252,3 +252,50 @@ def test_sites_for_kept_is_computed_anew() -> None:
     want_s, want_r = _sites_for(spec, odd, ())
     assert s == want_s and r is not None and np.array_equal(r, want_r)
     assert [type(v) for v in s[-1].key] == [type(v) for v in want_s[-1].key]
+
+
+def _old_not_blocked(cam: F64, ends: F64, rows: F64, owner: Any, sites_idx: Any, centres: Any = None, k: int = 10,
+                     mask: Any = None) -> Any:
+    """``vision.board_classify._not_blocked`` as it was until session 19 (the oracle: padded to ``k`` solids)."""
+    from vision.board_classify import _nearest_solids
+
+    if not len(rows):
+        return np.ones(ends.shape[:2], bool)
+    ctr = centres if centres is not None else ends[..., :2].mean(axis=1)
+    near, own = _nearest_solids(rows, owner, ctr, k)
+    if mask is not None:
+        t_i, p_i = np.nonzero(mask)
+        out = np.ones(ends.shape[:2], bool)
+        hit_m = np.asarray(hits(cam, ends[t_i, p_i], near[t_i]), bool)
+        out[t_i, p_i] = ~(hit_m & (own[t_i] != sites_idx[t_i, None])).any(axis=1)
+        return out
+    hit = np.asarray(hits(cam, ends, near[:, None, :, :]), bool)
+    return np.asarray(~(hit & (own[:, None, :] != sites_idx[:, None, None])).any(axis=2), bool)
+
+
+def test_not_blocked_without_the_padding_solids_gives_the_former_answers() -> None:
+    """Fewer solids than ``k``: only the solids themselves are tried (not the empty ones padding them out), with and
+    without a mask, boxes and cylinders; rays with a NaN or far end take the former way."""
+    from vision.board_classify import _not_blocked
+
+    rng = np.random.default_rng(33)
+    cam = np.array([10.0, -350.0, 420.0])
+    blocked = 0
+    for case in range(40):
+        g = int(rng.integers(1, 14))
+        t, p = int(rng.integers(1, 8)), int(rng.integers(1, 30))
+        xy = rng.uniform(0, 320, (g, 2))
+        rows = np.column_stack([rng.integers(0, 2, g).astype(float), xy, rng.uniform(6, 16, g), np.zeros(g),
+                                rng.uniform(10, 60, g)])
+        owner = rng.integers(0, t + 3, g)
+        sites_idx = rng.permutation(t + 3)[:t]
+        ends = np.column_stack([rng.uniform(0, 320, (t * p, 2)), np.zeros(t * p)]).reshape(t, p, 3)
+        if case % 10 == 9:
+            ends[0, 0, 0] = np.nan if case % 20 == 9 else 3e8
+        mask = rng.random((t, p)) < 0.6
+        for m in (None, mask):
+            want = _old_not_blocked(cam, ends, rows, owner, sites_idx, None, 10, m)
+            got = _not_blocked(cam, ends, rows, owner, sites_idx, None, 10, mask=m)
+            assert np.array_equal(got, want)
+            blocked += int((~want).sum())
+    assert blocked > 0

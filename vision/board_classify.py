@@ -1167,10 +1167,48 @@ def _solid_rows(h: Hypothesis, site: Site) -> F64:
     return rows
 
 
+class _SolidTable:
+    """Every hypothesis's solid rows on every site (the values :func:`_solid_rows` gives, by the same operations), to
+    gather the solids of a choice of hypotheses at once (session 19: the readings ask for them over and over)."""
+
+    def __init__(self, hyps: Sequence[Hypothesis], sites: Sequence[Site]) -> None:
+        self.count = np.array([len(h.solids) for h in hyps], np.int64)
+        m = int(self.count.max()) if len(hyps) else 0
+        self.rows = np.zeros((len(hyps), len(sites), max(m, 1), 6))
+        xs = np.array([s.x_mm for s in sites], np.float64)
+        ys = np.array([s.y_mm for s in sites], np.float64)
+        fl = [s.floor_mm for s in sites]
+        for c, h in enumerate(hyps):
+            for j, sol in enumerate(h.solids):
+                r = self.rows[c, :, j]
+                r[:, 0] = 0.0 if sol.shape == "box" else 1.0
+                r[:, 1], r[:, 2], r[:, 3] = xs, ys, sol.half
+                r[:, 4] = [f + sol.z0 for f in fl]  # (each sum as :func:`_solid_rows` makes it)
+                r[:, 5] = [f + sol.z1 for f in fl]
+        self._slots = np.arange(self.rows.shape[2])
+
+    def chosen(self, choice: npt.NDArray[np.int64], leave_out: Iterable[int] = ()) -> tuple[F64, npt.NDArray[np.int64]]:
+        """:func:`_chosen_solids` of ``choice`` (one hypothesis index per site): the rows, site by site in order, each
+        site's in its hypothesis's order, and the site of each row."""
+        ch = np.asarray(choice, np.int64)
+        have = self._slots[None, :] < self.count[ch][:, None]  # (S, m)
+        skip = [int(i) for i in leave_out]
+        if skip:
+            have[skip] = False
+        owner, _ = np.nonzero(have)
+        if not len(owner):
+            return np.zeros((0, 6)), np.zeros(0, np.int64)
+        return self.rows[ch, np.arange(len(ch))][have], owner
+
+
 def _chosen_solids(hyps: Sequence[Hypothesis], choice: npt.NDArray[np.int64], sites: Sequence[Site],
-                   leave_out: Iterable[int] = ()) -> tuple[F64, npt.NDArray[np.int64]]:
+                   leave_out: Iterable[int] = (), table: _SolidTable | None = None
+                   ) -> tuple[F64, npt.NDArray[np.int64]]:
     """The solids (rows of :func:`_solid_rows`) of every site's chosen hypothesis but the sites in
-    ``leave_out``, and the site each row belongs to."""
+    ``leave_out``, and the site each row belongs to (gathered from ``table``, made for these hypotheses and sites,
+    when given)."""
+    if table is not None:
+        return table.chosen(choice, leave_out)
     skip = {int(i) for i in leave_out}
     others = [(_solid_rows(hyps[int(c)], s), j) for j, (c, s) in enumerate(zip(choice, sites, strict=True))
               if j not in skip]
@@ -1364,16 +1402,15 @@ def classify_sites(
     t2 = time.perf_counter()
     weight = valid.astype(np.float64)
     choice = _choose(pred, piece, weight, cfg.empty_bias, allowed)
+    solid_table = _SolidTable(hyps, sites)
 
     def blocked_by(ch: npt.NDArray[np.int64], targets: npt.NDArray[np.int64]) -> npt.NDArray[np.bool_] | None:
         """(T, P): which probes of sites ``targets`` the pieces ``ch`` of the other sites hide."""
-        others = [(_solid_rows(hyps[c], s), i) for i, (c, s) in enumerate(zip(ch, sites, strict=True))]
-        rows_all = [r for r, _ in others if len(r)]
-        if not rows_all:
+        rows_all, owner = solid_table.chosen(ch)
+        if not len(rows_all):
             return None
-        owner = np.concatenate([np.full(len(r), i) for r, i in others if len(r)])
         # (only the usable probes: a probe is weighed only when usable and not hidden)
-        return ~_not_blocked(cam, ends_s[targets], np.concatenate(rows_all), owner, targets, centres[targets, :2],
+        return ~_not_blocked(cam, ends_s[targets], rows_all, owner, targets, centres[targets, :2],
                              mask=valid[targets])
 
     def weight_of(ch: npt.NDArray[np.int64]) -> F64:
@@ -1553,7 +1590,7 @@ def classify_sites(
                                          f"read there on {sh:.0%} of its points (a hand's shadow?): not read")
             if tinted.any() and cfg.tint_sockets > 0:
                 t_idx = look_t[tinted]
-                rows_t, own_t = _chosen_solids(hyps, choice, sites, t_idx.tolist())
+                rows_t, own_t = _chosen_solids(hyps, choice, sites, t_idx.tolist(), table=solid_table)
                 sk = _sockets(sc, sites, t_idx, rows_t, own_t, cfg)
                 shows = (sk[:, [0, 2, 3, 4, 5]].sum(axis=1) >= cfg.tint_sockets) \
                     | (sk[:, 1].astype(np.int64) + sk[:, 6:].sum(axis=1) >= cfg.tint_sockets)
@@ -1562,7 +1599,7 @@ def classify_sites(
                 t_idx = look_t[tinted]
                 paved = t_idx[np.isin([sites[int(i)].key[0] for i in t_idx], cfg.flag_columns)]
                 if len(paved):
-                    rows_t, own_t = _chosen_solids(hyps, choice, sites, paved.tolist())
+                    rows_t, own_t = _chosen_solids(hyps, choice, sites, paved.tolist(), table=solid_table)
                     fl = _flags(sc, sites, paved, [None] * len(paved), rows_t, own_t, colours, cfg)
                     keep = {int(i) for i, f in zip(paved, fl, strict=True) if f is not None}
                     tinted &= ~np.isin(look_t, list(keep))

@@ -299,3 +299,24 @@ def test_not_blocked_without_the_padding_solids_gives_the_former_answers() -> No
             assert np.array_equal(got, want)
             blocked += int((~want).sum())
     assert blocked > 0
+
+
+@pytest.mark.parametrize("game", ["bandera", "gridopolis"])
+def test_solid_table_gives_the_chosen_solids(game: str) -> None:
+    """``_SolidTable.chosen``: the rows and owners ``_chosen_solids`` builds site by site from ``_solid_rows`` (the
+    same values, in the same order), sites left out or not, every site empty too."""
+    from vision.board_classify import _chosen_solids, _SolidTable
+    from vision.board_pieces import hypotheses_for
+
+    rng = np.random.default_rng(5)
+    hyps = hypotheses_for(game, config_for(game).geometry)
+    sites = [Site((int(i % 9), int(i // 9)), float(rng.uniform(0, 400)), float(rng.uniform(0, 400)),
+                  float(rng.choice([0.0, 12.5, 25.0]))) for i in range(40)]
+    table = _SolidTable(hyps, sites)
+    for case in range(30):
+        choice = rng.integers(0, len(hyps), len(sites)) if case else np.zeros(len(sites), np.int64)
+        out = [int(i) for i in rng.choice(len(sites), int(rng.integers(0, 6)), replace=False)]
+        want = _chosen_solids(hyps, choice, sites, out)
+        got = table.chosen(choice, out)
+        assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
+        assert got[0].dtype == want[0].dtype and got[1].dtype == want[1].dtype

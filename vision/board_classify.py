@@ -1386,10 +1386,11 @@ def classify_sites(
     ends_s = ends.reshape(n_s, n_p, 3)
     pred = np.zeros((len(hyps), n_s, n_p), bool)
     inside_role: list[dict[str, npt.NDArray[np.bool_]]] = []
+    solid_table = _SolidTable(hyps, sites)
     for k, hyp in enumerate(hyps):
         roles: dict[str, npt.NDArray[np.bool_]] = {}
         if hyp.solids and len(cand):
-            rows = np.stack([_solid_rows(hyp, sites[int(i)]) for i in cand])  # (C, m, 6)
+            rows = solid_table.rows[k, cand, :len(hyp.solids)]  # (C, m, 6)
             hit = hits(cam, ends_s[cand], rows[:, None, :, :])  # (C, P, m)
             pred[k, cand] = hit.any(axis=2)
             for j, sol in enumerate(hyp.solids):
@@ -1402,7 +1403,6 @@ def classify_sites(
     t2 = time.perf_counter()
     weight = valid.astype(np.float64)
     choice = _choose(pred, piece, weight, cfg.empty_bias, allowed)
-    solid_table = _SolidTable(hyps, sites)
 
     def blocked_by(ch: npt.NDArray[np.int64], targets: npt.NDArray[np.int64]) -> npt.NDArray[np.bool_] | None:
         """(T, P): which probes of sites ``targets`` the pieces ``ch`` of the other sites hide."""

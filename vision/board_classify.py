@@ -3781,15 +3781,26 @@ def _edge_sharpness(sc: _Scene, st: Site, zs: Sequence[float], cfg: ClassifyBoar
             continue  # (a near edge: between the top and a side face, not against the background)
         edge = np.column_stack([st.x_mm + nx * half + ny * t, st.y_mm + ny * half + nx * t])
         sharp: list[float] = []
-        for z in zs:
-            pts = np.concatenate([np.column_stack([edge[:, 0] - s * nx * d, edge[:, 1] - s * ny * d,
-                                                   np.full(len(t), st.floor_mm + z)]) for s in (1.0, -1.0)])
-            px = sc.pose.project(pts)
-            in_img = (px[:, 0] > 2) & (px[:, 0] < w - 3) & (px[:, 1] > 2) & (px[:, 1] < h - 3)
-            ok = np.asarray(in_img.reshape(2, -1).all(axis=0), bool)
-            if ok.sum() < 5:
-                break
-            lab = linear_to_lab(_sample(sc.image, px)).reshape(2, len(t), 3)
+        # (session 19: the points of every height projected and sampled at once -- pixel by pixel the same numbers:
+        # OpenCV projects each point on its own, as it did per height (fewer than 256 points, ``BoardPose.project``'s
+        # OpenCV side, kept by projecting them with ``project_each``), and samples each pixel on its own; the colours
+        # are still converted per height)
+        n_t = len(t)
+        side = np.concatenate([np.column_stack([edge[:, 0] - s * nx * d, edge[:, 1] - s * ny * d])
+                               for s in (1.0, -1.0)])  # (2 n_t, 2): inside, then outside
+        pts_z = np.empty((len(zs), 2 * n_t, 3))
+        pts_z[:, :, :2] = side[None]
+        for q, z in enumerate(zs):
+            pts_z[q, :, 2] = st.floor_mm + z
+        px_z = sc.pose.project_each(pts_z.reshape(-1, 3), 2 * n_t).reshape(len(zs), 2 * n_t, 2)
+        in_z = (px_z[..., 0] > 2) & (px_z[..., 0] < w - 3) & (px_z[..., 1] > 2) & (px_z[..., 1] < h - 3)
+        ok_z = np.asarray(in_z.reshape(len(zs), 2, n_t).all(axis=1), bool)  # (Z, n_t)
+        last = len(zs) if ok_z.sum(axis=1).min(initial=n_t) >= 5 else int(np.argmax(ok_z.sum(axis=1) < 5))
+        if last:
+            seen_z = _sample(sc.image, px_z[:last].reshape(-1, 2)).reshape(last, 2 * n_t, 3)
+        for q in range(last):
+            ok = ok_z[q]
+            lab = linear_to_lab(np.array(seen_z[q])).reshape(2, n_t, 3)
             sharp.append(float(_median_rows(np.linalg.norm(lab[0, ok] - lab[1, ok], axis=1))))
         if len(sharp) == len(zs):
             rows.append(np.array(sharp))

@@ -160,6 +160,20 @@ class BoardPose:
         kk = np.asarray(self.K, np.float64)
         return np.column_stack([kk[0, 0] * xd + kk[0, 1] * yd + kk[0, 2], kk[1, 1] * yd + kk[1, 2]])
 
+    def project_each(self, points_mm: npt.ArrayLike, group: int) -> F64:
+        """:meth:`project` of ``points_mm`` (N, 3) taken ``group`` points at a time (N a multiple of ``group``), in
+        one call: the very pixels the calls per group give -- OpenCV (for groups of fewer than 256 points, and other
+        lens models) projects every point on its own, and the numpy side is elementwise save for the rotation's
+        product, done per group."""
+        p = np.asarray(points_mm, np.float64).reshape(-1, 3)
+        d = np.ravel(np.asarray(self.dist, np.float64))
+        if len(p) == 0:
+            return np.zeros((0, 2))
+        if len(d) not in (0, 4, 5, 8) or group < 256:
+            px, _ = cv2.projectPoints(p.reshape(-1, 1, 3), self.rvec, self.tvec, self.K, self.dist)
+            return np.asarray(px, np.float64).reshape(-1, 2)
+        return np.concatenate([self.project(p[i:i + group]) for i in range(0, len(p), group)])
+
     @cached_property
     def _rot(self) -> F64:
         return self.R

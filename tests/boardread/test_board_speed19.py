@@ -320,3 +320,81 @@ def test_solid_table_gives_the_chosen_solids(game: str) -> None:
         got = table.chosen(choice, out)
         assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
         assert got[0].dtype == want[0].dtype and got[1].dtype == want[1].dtype
+
+
+def _old_edge_sharpness(sc: Any, st: Any, zs: Any, cfg: Any, sides: Any = None) -> list[Any]:
+    """``vision.board_classify._edge_sharpness`` as it was until session 19 (one height at a time; the oracle)."""
+    from calibration.colour import linear_to_lab
+    from vision.board_classify import _sample
+
+    g = cfg.geometry
+    half, d = g.cube_mm / 2, cfg.count_outline_mm
+    cam = sc.pose.camera_position
+    w, h = sc.pose.image_size
+    t = np.linspace(-0.7, 0.7, 9) * half
+    rows: list[Any] = []
+    for nx, ny in ((1.0, 0.0), (-1.0, 0.0), (0.0, 1.0), (0.0, -1.0)) if sides is None else sides:
+        if sides is None and (st.x_mm - cam[0]) * nx + (st.y_mm - cam[1]) * ny <= 0:
+            continue
+        edge = np.column_stack([st.x_mm + nx * half + ny * t, st.y_mm + ny * half + nx * t])
+        sharp: list[float] = []
+        for z in zs:
+            pts = np.concatenate([np.column_stack([edge[:, 0] - s * nx * d, edge[:, 1] - s * ny * d,
+                                                   np.full(len(t), st.floor_mm + z)]) for s in (1.0, -1.0)])
+            px = sc.pose.project(pts)
+            in_img = (px[:, 0] > 2) & (px[:, 0] < w - 3) & (px[:, 1] > 2) & (px[:, 1] < h - 3)
+            ok = np.asarray(in_img.reshape(2, -1).all(axis=0), bool)
+            if ok.sum() < 5:
+                break
+            lab = linear_to_lab(_sample(sc.image, px)).reshape(2, len(t), 3)
+            sharp.append(float(np.median(np.linalg.norm(lab[0, ok] - lab[1, ok], axis=1))))
+        if len(sharp) == len(zs):
+            rows.append(np.array(sharp))
+    return rows
+
+
+def test_edge_sharpness_all_heights_at_once_is_the_former() -> None:
+    """Bandera's outline sharpness with every height's points projected and sampled at once: the former numbers, on
+    every site of two fixture pictures, far edges and the four sides, heights that leave the picture included (a
+    site near the picture's edge: the heights stop where the former loop broke off)."""
+    import cv2
+
+    import vision.board_classify as bc
+    from tests.boardread.test_board_round5 import scene_with_pose
+    from vision.board_pipeline import sites_for
+
+    cfg = config_for("bandera")
+    compared = stopped = 0
+    for n in (0, 5):
+        img, _, _, pose = scene_with_pose(FIXTURES / "bandera" / f"scene_{n:03d}", "fixture truth")
+        app = bc._appearance(pose.spec, cfg.board_px_per_mm)
+        blurred = np.asarray(cv2.blur(img, (cfg.blur_px, cfg.blur_px)), np.uint8)
+        sc = bc._Scene(blurred, pose, app, bc._gain_field(blurred, pose, app), None, None)
+        sites, _ = sites_for(pose.spec)
+        c = cfg.geometry.cube_mm
+        for st in sites:
+            for zs, sides in (((c, 2 * c), None), ([k * c for k in (0.5, 1.0, 1.5, 2.0, 2.5)], None),
+                              ((c, 2 * c), ((1.0, 0.0), (-1.0, 0.0), (0.0, 1.0), (0.0, -1.0))),
+                              ((0.0, 40 * c), None)):  # (the last: a height far out of the picture)
+                want = _old_edge_sharpness(sc, st, zs, cfg, sides)
+                got = bc._edge_sharpness(sc, st, zs, cfg, sides)
+                assert len(got) == len(want) and all(np.array_equal(a, b) for a, b in zip(got, want, strict=True))
+                compared += len(want)
+                stopped += int(zs[-1] > 30 * c and not want)
+    assert compared > 500 and stopped > 0
+
+
+def test_project_each_is_project_per_group() -> None:
+    """``BoardPose.project_each``: the pixels of ``project`` called group by group, groups under and over 256 points,
+    the fixture's lens and no lens distortion."""
+    from dataclasses import replace
+
+    from tests.boardread.test_board_round5 import scene_with_pose
+
+    _, _, _, pose = scene_with_pose(FIXTURES / "bandera" / "scene_000", "fixture truth")
+    rng = np.random.default_rng(12)
+    for p in (pose, replace(pose, dist=np.zeros(5))):
+        for group in (1, 18, 255, 256, 300):
+            pts = np.column_stack([rng.uniform(-50, 400, (group * 3, 2)), rng.uniform(0, 80, group * 3)])
+            want = np.concatenate([p.project(pts[i:i + group]) for i in range(0, len(pts), group)])
+            assert np.array_equal(p.project_each(pts, group), want)

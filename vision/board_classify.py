@@ -33,7 +33,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Any
 
 import cv2
@@ -1180,10 +1180,48 @@ def _solid_rows(h: Hypothesis, site: Site) -> F64:
     return rows
 
 
+class _SolidTable:
+    """Every hypothesis's solid rows on every site (the values :func:`_solid_rows` gives, by the same operations), to
+    gather the solids of a choice of hypotheses at once (session 19: the readings ask for them over and over)."""
+
+    def __init__(self, hyps: Sequence[Hypothesis], sites: Sequence[Site]) -> None:
+        self.count = np.array([len(h.solids) for h in hyps], np.int64)
+        m = int(self.count.max()) if len(hyps) else 0
+        self.rows = np.zeros((len(hyps), len(sites), max(m, 1), 6))
+        xs = np.array([s.x_mm for s in sites], np.float64)
+        ys = np.array([s.y_mm for s in sites], np.float64)
+        fl = [s.floor_mm for s in sites]
+        for c, h in enumerate(hyps):
+            for j, sol in enumerate(h.solids):
+                r = self.rows[c, :, j]
+                r[:, 0] = 0.0 if sol.shape == "box" else 1.0
+                r[:, 1], r[:, 2], r[:, 3] = xs, ys, sol.half
+                r[:, 4] = [f + sol.z0 for f in fl]  # (each sum as :func:`_solid_rows` makes it)
+                r[:, 5] = [f + sol.z1 for f in fl]
+        self._slots = np.arange(self.rows.shape[2])
+
+    def chosen(self, choice: npt.NDArray[np.int64], leave_out: Iterable[int] = ()) -> tuple[F64, npt.NDArray[np.int64]]:
+        """:func:`_chosen_solids` of ``choice`` (one hypothesis index per site): the rows, site by site in order, each
+        site's in its hypothesis's order, and the site of each row."""
+        ch = np.asarray(choice, np.int64)
+        have = self._slots[None, :] < self.count[ch][:, None]  # (S, m)
+        skip = [int(i) for i in leave_out]
+        if skip:
+            have[skip] = False
+        owner, _ = np.nonzero(have)
+        if not len(owner):
+            return np.zeros((0, 6)), np.zeros(0, np.int64)
+        return self.rows[ch, np.arange(len(ch))][have], owner
+
+
 def _chosen_solids(hyps: Sequence[Hypothesis], choice: npt.NDArray[np.int64], sites: Sequence[Site],
-                   leave_out: Iterable[int] = ()) -> tuple[F64, npt.NDArray[np.int64]]:
+                   leave_out: Iterable[int] = (), table: _SolidTable | None = None
+                   ) -> tuple[F64, npt.NDArray[np.int64]]:
     """The solids (rows of :func:`_solid_rows`) of every site's chosen hypothesis but the sites in
-    ``leave_out``, and the site each row belongs to."""
+    ``leave_out``, and the site each row belongs to (gathered from ``table``, made for these hypotheses and sites,
+    when given)."""
+    if table is not None:
+        return table.chosen(choice, leave_out)
     skip = {int(i) for i in leave_out}
     others = [(_solid_rows(hyps[int(c)], s), j) for j, (c, s) in enumerate(zip(choice, sites, strict=True))
               if j not in skip]
@@ -1361,10 +1399,11 @@ def classify_sites(
     ends_s = ends.reshape(n_s, n_p, 3)
     pred = np.zeros((len(hyps), n_s, n_p), bool)
     inside_role: list[dict[str, npt.NDArray[np.bool_]]] = []
+    solid_table = _SolidTable(hyps, sites)
     for k, hyp in enumerate(hyps):
         roles: dict[str, npt.NDArray[np.bool_]] = {}
         if hyp.solids and len(cand):
-            rows = np.stack([_solid_rows(hyp, sites[int(i)]) for i in cand])  # (C, m, 6)
+            rows = solid_table.rows[k, cand, :len(hyp.solids)]  # (C, m, 6)
             hit = hits(cam, ends_s[cand], rows[:, None, :, :])  # (C, P, m)
             pred[k, cand] = hit.any(axis=2)
             for j, sol in enumerate(hyp.solids):
@@ -1380,13 +1419,11 @@ def classify_sites(
 
     def blocked_by(ch: npt.NDArray[np.int64], targets: npt.NDArray[np.int64]) -> npt.NDArray[np.bool_] | None:
         """(T, P): which probes of sites ``targets`` the pieces ``ch`` of the other sites hide."""
-        others = [(_solid_rows(hyps[c], s), i) for i, (c, s) in enumerate(zip(ch, sites, strict=True))]
-        rows_all = [r for r, _ in others if len(r)]
-        if not rows_all:
+        rows_all, owner = solid_table.chosen(ch)
+        if not len(rows_all):
             return None
-        owner = np.concatenate([np.full(len(r), i) for r, i in others if len(r)])
         # (only the usable probes: a probe is weighed only when usable and not hidden)
-        return ~_not_blocked(cam, ends_s[targets], np.concatenate(rows_all), owner, targets, centres[targets, :2],
+        return ~_not_blocked(cam, ends_s[targets], rows_all, owner, targets, centres[targets, :2],
                              mask=valid[targets])
 
     def weight_of(ch: npt.NDArray[np.int64]) -> F64:
@@ -1566,7 +1603,7 @@ def classify_sites(
                                          f"read there on {sh:.0%} of its points (a hand's shadow?): not read")
             if tinted.any() and cfg.tint_sockets > 0:
                 t_idx = look_t[tinted]
-                rows_t, own_t = _chosen_solids(hyps, choice, sites, t_idx.tolist())
+                rows_t, own_t = _chosen_solids(hyps, choice, sites, t_idx.tolist(), table=solid_table)
                 sk = _sockets(sc, sites, t_idx, rows_t, own_t, cfg)
                 shows = (sk[:, [0, 2, 3, 4, 5]].sum(axis=1) >= cfg.tint_sockets) \
                     | (sk[:, 1].astype(np.int64) + sk[:, 6:].sum(axis=1) >= cfg.tint_sockets)
@@ -1575,7 +1612,7 @@ def classify_sites(
                 t_idx = look_t[tinted]
                 paved = t_idx[np.isin([sites[int(i)].key[0] for i in t_idx], cfg.flag_columns)]
                 if len(paved):
-                    rows_t, own_t = _chosen_solids(hyps, choice, sites, paved.tolist())
+                    rows_t, own_t = _chosen_solids(hyps, choice, sites, paved.tolist(), table=solid_table)
                     fl = _flags(sc, sites, paved, [None] * len(paved), rows_t, own_t, colours, cfg)
                     keep = {int(i) for i, f in zip(paved, fl, strict=True) if f is not None}
                     tinted &= ~np.isin(look_t, list(keep))
@@ -1849,6 +1886,7 @@ def classify_sites(
             rise = float(np.mean([r[1] - r[0] for r in e_rows]))
             if rise >= cfg.tower_outline_rise:
                 top_high[i] = rise
+    crown_hit: dict[int, npt.NDArray[np.bool_]] = {}  # (per site: its probes' rays meeting a king's crown there)
     for i, site in enumerate(sites):
         k = int(choice[i])
         if i in top_low and top_low[i][0] >= cfg.tower_outline_single:
@@ -1934,10 +1972,10 @@ def classify_sites(
                     vivid = sel & (np.hypot(lab_o[i, :, 1], lab_o[i, :, 2]) >= cfg.min_chroma)
                     if cfg.colour_below_crown and hyp.kind in ("pawn", "king"):
                         # (not those whose rays meet a king's crown: its gold would pull the colour off)
-                        geo = cfg.geometry
-                        crown = np.array([[1.0, site.x_mm, site.y_mm, geo.crown_radius,
-                                           site.floor_mm + geo.pawn_height, site.floor_mm + geo.king_height]])
-                        clear = vivid & ~np.asarray(hits(cam, ends_s[i], crown), bool)[:, 0]
+                        if i not in crown_hit:
+                            crown_hit.update(_crown_hits(cam, sites, ends_s, cfg, [i] + [
+                                j for j in range(i + 1, n_s) if hyps[int(choice[j])].kind in ("pawn", "king")]))
+                        clear = vivid & ~crown_hit[i]
                         if clear.sum() >= max(2.0, 0.4 * vivid.sum()):
                             vivid = clear
                     sel = vivid if vivid.sum() >= max(2.0, 0.4 * sel.sum()) else sel
@@ -2542,7 +2580,7 @@ def _shade_explains(sc: _Scene, site: Site, ends: F64, hide: F64, cfg: ClassifyB
     ok &= ratio.mean(axis=1) < cfg.cast_shadow_dark
     if ok.sum() < cfg.cast_shadow_local_points:
         return False
-    light = np.median(ratio[ok], axis=0)
+    light = _median_rows(ratio[ok])
     exp_e, _ = _expected(sc.app, ends[:, :2])
     seen_e = _sample(sc.image, sc.pose.project(ends)) / sc.gain.at(ends[:, :2])
     piece = _pieceness(linear_to_lab(np.clip(seen_e, 0.0, None)), linear_to_lab(exp_e * light[None, :]), cfg)
@@ -3074,7 +3112,7 @@ def _table_colour(sc: _Scene) -> F64 | None:
     if ok.sum() < 10:
         return None
     lab = linear_to_lab(np.clip(_sample(sc.image, px[ok]) / sc.gain.at(p3[ok, :2]), 0, None))
-    return np.asarray(np.median(lab, axis=0), np.float64)
+    return np.asarray(_median_rows(lab), np.float64)
 
 
 def _tallest_piece(game: str, g: PieceGeometry) -> float:
@@ -3232,7 +3270,7 @@ def _in_local_light(sc: _Scene, site: Site, lab: F64, cfg: ClassifyBoardConfig,
         near[: len(empty)] &= empty
     if near.sum() < LOCAL_LIGHT_PADS:
         return lab
-    grey = lab_to_linear(np.median(sc.structure_own_lab[near], axis=0))
+    grey = lab_to_linear(_median_rows(sc.structure_own_lab[near]))
     lum = float(grey @ np.array([0.2126, 0.7152, 0.0722]))
     if lum <= 1e-4:
         return lab
@@ -3257,9 +3295,23 @@ def _row_quantiles(vals: F64, qs: Sequence[float]) -> list[F64]:
     return out
 
 
+def _crown_hits(cam: F64, sites: Sequence[Site], ends_s: F64, cfg: ClassifyBoardConfig, idx: Sequence[int]
+                ) -> dict[int, npt.NDArray[np.bool_]]:
+    """Per site ``i`` of ``idx``: which of its probes' rays (``ends_s[i]``, (P, 3)) meet the crown a king standing on it
+    would have (:func:`vision.board_rays.hits` of one cylinder), all sites in one call (session 19: each answer
+    computed by the same operations as a call per site -- every step of ``hits`` is elementwise)."""
+    geo = cfg.geometry
+    ii = np.asarray(idx, np.int64)
+    crowns = np.array([[1.0, sites[i].x_mm, sites[i].y_mm, geo.crown_radius, sites[i].floor_mm + geo.pawn_height,
+                        sites[i].floor_mm + geo.king_height] for i in ii]).reshape(-1, 1, 1, 6)
+    met = np.asarray(hits(cam, ends_s[ii], crowns), bool)[..., 0]  # (T, P)
+    return {int(i): met[t] for t, i in enumerate(ii)}
+
+
 def _median_rows(vals: F64) -> F64:
-    """``np.median(vals, axis=0)`` of a few rows (N >= 1, C): the same numbers (the middle one, or
-    half the sum of the middle two), without its general machinery (called per site)."""
+    """``np.median(vals, axis=0)`` of a few rows (N >= 1, C), or of a few values (N,): the same numbers (the middle
+    one, or half the sum of the middle two), without its general machinery (called per site; session 19: also for
+    the Bandera stacks' outlines, faces and characters, and Gridopolis's local light)."""
     s = np.sort(vals, axis=0)
     n = len(s)
     if n == 0 or np.isnan(s[-1]).any():  # (NaN: np.median's own answer)
@@ -3267,6 +3319,18 @@ def _median_rows(vals: F64) -> F64:
     if n % 2:
         return np.asarray(s[n // 2], np.float64)
     return np.asarray((s[n // 2 - 1] + s[n // 2]) / 2.0, np.float64)
+
+
+def _median_rows_masked(vals: F64, ok: npt.NDArray[np.bool_]) -> F64:
+    """Per row ``r``, ``np.median(vals[r][ok[r]], axis=0)`` (R, C) of ``vals`` (R, A, C), every row with at least one
+    ``ok`` entry: the same numbers, all rows at once (:func:`_masked_median` when every value is finite -- the middle
+    one, or half the sum of the middle two, as ``np.median`` takes them --, else row by row; session 19: the
+    Gridopolis pad finder's pad colours)."""
+    if not len(vals):
+        return np.zeros((0, vals.shape[2]))
+    if bool(np.isfinite(vals).all()):
+        return _masked_median(vals, ok)
+    return np.array([_median_rows(v[o]) for v, o in zip(vals, ok, strict=True)], np.float64).reshape(len(vals), -1)
 
 
 def _masked_median(vals: F64, ok: npt.NDArray[np.bool_]) -> F64:
@@ -3298,6 +3362,11 @@ def _nearest_solids(rows: F64, owner: npt.NDArray[np.int64], centres: F64, k: in
     return rows[near], owner[near]
 
 
+def _within_reach(cam: F64, ends: F64) -> bool:
+    """Are the camera and every ray end finite and within 1e8 mm of the board's origin (x and y)?"""
+    return bool(np.abs(cam[:2]).max() < 1e8) and (ends.size == 0 or bool(np.abs(ends[..., :2]).max() < 1e8))
+
+
 def _not_blocked(cam: F64, ends: F64, rows: F64, owner: npt.NDArray[np.int64], sites_idx: npt.NDArray[np.int64],
                  centres: F64 | None = None, k: int = 10, mask: npt.NDArray[np.bool_] | None = None
                  ) -> npt.NDArray[np.bool_]:
@@ -3308,6 +3377,10 @@ def _not_blocked(cam: F64, ends: F64, rows: F64, owner: npt.NDArray[np.int64], s
     if not len(rows):
         return np.ones(ends.shape[:2], bool)
     ctr = centres if centres is not None else ends[..., :2].mean(axis=1)
+    if len(rows) < k and _within_reach(cam, ends):
+        # (fewer solids than ``k``: the empty solids padding them out, 1e9 mm away, meet no ray of these, whose every
+        # coordinate is under 1e8 mm -- only the solids themselves are tried, their answers the same; session 19)
+        k = len(rows)
     near, own = _nearest_solids(rows, owner, ctr, k)
     if mask is not None:
         t_i, p_i = np.nonzero(mask)
@@ -3733,9 +3806,9 @@ def _upper_faces(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], 
     lab_t = np.full((n_t, 3), np.nan)
     for t in range(n_t):
         if ok[t, :n_f].sum() >= 6:
-            lab_f[t] = np.median(lab[t, :n_f][ok[t, :n_f]], axis=0)
+            lab_f[t] = _median_rows(lab[t, :n_f][ok[t, :n_f]])
         if ok[t, n_f:].sum() >= 4:
-            lab_t[t] = np.median(lab[t, n_f:][ok[t, n_f:]], axis=0)
+            lab_t[t] = _median_rows(lab[t, n_f:][ok[t, n_f:]])
     return lab_f, lab_t, ok[:, n_f:].mean(axis=1)
 
 
@@ -3757,16 +3830,27 @@ def _edge_sharpness(sc: _Scene, st: Site, zs: Sequence[float], cfg: ClassifyBoar
             continue  # (a near edge: between the top and a side face, not against the background)
         edge = np.column_stack([st.x_mm + nx * half + ny * t, st.y_mm + ny * half + nx * t])
         sharp: list[float] = []
-        for z in zs:
-            pts = np.concatenate([np.column_stack([edge[:, 0] - s * nx * d, edge[:, 1] - s * ny * d,
-                                                   np.full(len(t), st.floor_mm + z)]) for s in (1.0, -1.0)])
-            px = sc.pose.project(pts)
-            in_img = (px[:, 0] > 2) & (px[:, 0] < w - 3) & (px[:, 1] > 2) & (px[:, 1] < h - 3)
-            ok = np.asarray(in_img.reshape(2, -1).all(axis=0), bool)
-            if ok.sum() < 5:
-                break
-            lab = linear_to_lab(_sample(sc.image, px)).reshape(2, len(t), 3)
-            sharp.append(float(np.median(np.linalg.norm(lab[0, ok] - lab[1, ok], axis=1))))
+        # (session 19: the points of every height projected and sampled at once -- pixel by pixel the same numbers:
+        # OpenCV projects each point on its own, as it did per height (fewer than 256 points, ``BoardPose.project``'s
+        # OpenCV side, kept by projecting them with ``project_each``), and samples each pixel on its own; the colours
+        # are still converted per height)
+        n_t = len(t)
+        side = np.concatenate([np.column_stack([edge[:, 0] - s * nx * d, edge[:, 1] - s * ny * d])
+                               for s in (1.0, -1.0)])  # (2 n_t, 2): inside, then outside
+        pts_z = np.empty((len(zs), 2 * n_t, 3))
+        pts_z[:, :, :2] = side[None]
+        for q, z in enumerate(zs):
+            pts_z[q, :, 2] = st.floor_mm + z
+        px_z = sc.pose.project_each(pts_z.reshape(-1, 3), 2 * n_t).reshape(len(zs), 2 * n_t, 2)
+        in_z = (px_z[..., 0] > 2) & (px_z[..., 0] < w - 3) & (px_z[..., 1] > 2) & (px_z[..., 1] < h - 3)
+        ok_z = np.asarray(in_z.reshape(len(zs), 2, n_t).all(axis=1), bool)  # (Z, n_t)
+        last = len(zs) if ok_z.sum(axis=1).min(initial=n_t) >= 5 else int(np.argmax(ok_z.sum(axis=1) < 5))
+        if last:
+            seen_z = _sample(sc.image, px_z[:last].reshape(-1, 2)).reshape(last, 2 * n_t, 3)
+        for q in range(last):
+            ok = ok_z[q]
+            lab = linear_to_lab(np.array(seen_z[q])).reshape(2, n_t, 3)
+            sharp.append(float(_median_rows(np.linalg.norm(lab[0, ok] - lab[1, ok], axis=1))))
         if len(sharp) == len(zs):
             rows.append(np.array(sharp))
     return rows
@@ -4062,9 +4146,9 @@ def _characters(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], c
         if from_top:
             # the top cube's face towards the camera hidden (a taller stack in front): its colour read on its top's
             # corners, which a character standing in the middle leaves bare
-            cube_lab = np.median(clab[t, cok[t]], axis=0)
+            cube_lab = _median_rows(clab[t, cok[t]])
         else:
-            cube_lab = np.median(flab[t, fok[t]], axis=0)
+            cube_lab = _median_rows(flab[t, fok[t]])
             if cube_colours is not None:
                 cube_colours[int(idx[t])] = cube_lab
         if cfg.character_banner_deg > 0 and sites[int(idx[t])].key[0] in cfg.flag_columns:
@@ -4075,7 +4159,7 @@ def _characters(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], c
             plastic = (np.hypot(f_lab[:, 1], f_lab[:, 2]) > cfg.player_chroma) \
                 & (_player_hue_deg(f_hue, colours) <= cfg.character_banner_deg)
             if (fok[t] & ~plastic).sum() >= 4:
-                cube_lab = np.median(flab[t, fok[t] & ~plastic], axis=0)
+                cube_lab = _median_rows(flab[t, fok[t] & ~plastic])
         other_hue = _other_hue(hue[t], cube_lab, colours, cfg)
         if top_seen is not None and (ok[t] & on_stack[t]).sum() >= 8:
             # (the top as its probes see it, a character and all)
@@ -4105,8 +4189,8 @@ def _characters(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], c
             # (not where a royal tower may stand: its banner, of its character's colour, may be in front of
             # the corners)
             # the top face itself (a teal cube's top looks green in warm light) is not a character
-            top_lab = np.median(clab[t, cok[t]], axis=0)
-            seen_lab = np.median(lab[t, mine], axis=0)
+            top_lab = _median_rows(clab[t, cok[t]])
+            seen_lab = _median_rows(lab[t, mine])
             if math.hypot(float(top_lab[1]), float(top_lab[2])) >= cfg.min_chroma:
                 dh_top = abs((math.degrees(math.atan2(seen_lab[2], seen_lab[1]))
                               - math.degrees(math.atan2(top_lab[2], top_lab[1])) + 180.0) % 360.0 - 180.0)
@@ -4128,7 +4212,7 @@ def _characters(sc: _Scene, sites: Sequence[Site], idx: npt.NDArray[np.int64], c
             # (session 18) a character's plastic is seen near its colour's hue: probes named after the nearest player
             # colour but far from it are a cube's top (a teal top named green, a purple one blue)
             d_best = np.abs((hue[t, mine] - HUES[best] + 180.0) % 360.0 - 180.0)
-            if float(np.median(d_best)) > cfg.character_proto_deg:
+            if float(_median_rows(d_best)) > cfg.character_proto_deg:
                 out.append(None)
                 continue
         # where it stands on the top: the lowest probes that saw it (higher ones also see it through
@@ -4755,15 +4839,23 @@ class GainField:
         v = np.clip((xy[:, 1] - (y0 + y1) / 2) / ((y1 - y0) / 2), -1.2, 1.2)
         return np.column_stack([np.ones_like(u), u, v, u * u, u * v, v * v])
 
-    @property
+    @cached_property
     def constant(self) -> bool:
-        """The same gain everywhere (only the constant term)."""
+        """The same gain everywhere (only the constant term; found once per field, session 19: asked ~35 times a
+        frame)."""
         return not np.any(self.coef[:, 1:])
+
+    @cached_property
+    def _constant_gain(self) -> F64:
+        """``exp`` of the constant terms (3,), read-only (computed once)."""
+        g = np.exp(self.coef[:, 0])
+        g.setflags(write=False)
+        return np.asarray(g, np.float64)
 
     def at(self, xy: F64) -> F64:
         """Gain (N, 3) at board points (N, 2)."""
         if self.constant:
-            return np.asarray(np.broadcast_to(np.exp(self.coef[:, 0]), (len(xy), 3)), np.float64)
+            return np.asarray(np.broadcast_to(self._constant_gain, (len(xy), 3)), np.float64)
         return np.asarray(np.exp(self._basis(xy) @ self.coef.T), np.float64)
 
 
@@ -4804,10 +4896,10 @@ def _shadow_light(img: U8, pose: BoardPose, app: _Appearance, gain: GainField, c
     if dark.sum() < cfg.shadow_min_samples:
         return None
     c = r[dark] - m[dark, None]
-    close = np.abs(c - np.median(c, axis=0)).max(axis=1) < 0.1
+    close = np.abs(c - _median_rows(c)).max(axis=1) < 0.1
     if close.sum() < cfg.shadow_min_samples:
         return None
-    lg = np.median(r[dark][close], axis=0)
+    lg = _median_rows(r[dark][close])
     if float(np.abs(lg - lg.mean()).max()) < cfg.shadow_tint_min:
         return None
     return np.asarray(np.exp(lg), np.float64)
@@ -4854,7 +4946,7 @@ def _gain_field(img: U8, pose: BoardPose, app: _Appearance, constant: bool = Fal
         except np.linalg.LinAlgError:  # the samples kept do not span the quadratic
             coef = np.linalg.lstsq(bk, r[keep], rcond=None)[0].T
         res = r - basis @ coef.T
-        dev = np.abs(res - np.median(res[keep], axis=0)).max(axis=1)
-        mad = float(np.median(dev[keep])) + 1e-3
+        dev = np.abs(res - _median_rows(res[keep])).max(axis=1)
+        mad = float(_median_rows(dev[keep])) + 1e-3
         keep = dev < 3.0 * mad
     return GainField(np.asarray(coef, np.float64), pose.spec.extent_mm)

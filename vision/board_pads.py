@@ -362,6 +362,8 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
         _appearance,
         _expected,
         _gain_field,
+        _median_rows,
+        _median_rows_masked,
         _sample,
         _Scene,
         _table_colour,
@@ -431,7 +433,7 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
         sel = [i for i, k in enumerate(core) if k[2] == lv]
         vals = lab[sel][good[sel]]
         if len(vals) >= 8:
-            ref[lv] = np.asarray(np.median(vals, axis=0), np.float64)
+            ref[lv] = np.asarray(_median_rows(vals), np.float64)
     if not ref:
         ref[0] = np.array([80.0, 0.0, 0.0])
     # the lower core levels stand in the shade of the upper ones: the open top level's colour is the
@@ -705,8 +707,10 @@ def detect_pads(image: U8, pose: BoardPose, config: PadDetectConfig | None = Non
         # (a higher pad in front of a few points is not looked for: a pad too, and the median holds)
         good = ok.reshape(len(keys), n_o)
         lab_p = lab_p.reshape(len(keys), n_o, 3)
-        return {k: np.asarray(np.median(lab_p[q][good[q]], axis=0), np.float64)
-                for q, k in enumerate(keys) if good[q].sum() >= 8}
+        seen = np.nonzero(good.sum(axis=1) >= 8)[0]
+        # (every pad's median at once: the numbers ``np.median`` gives each, session 19)
+        meds = _median_rows_masked(lab_p[seen], good[seen])
+        return {keys[int(q)]: np.asarray(m, np.float64) for q, m in zip(seen, meds, strict=True)}
 
     open_cache: list[F64 | None] = []  # (measured once, when first asked)
 

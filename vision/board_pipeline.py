@@ -12,6 +12,7 @@ import itertools
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -135,9 +136,32 @@ def sites_for(spec: BoardSpec, added_pads: Sequence[tuple[int, int, int]] = (),
     """The places a piece can stand on ``spec`` and the fixed structure around them (Gridopolis:
     the pads of the four-player grid-set but ``absent_pads``, and ``added_pads``, as thin boxes, then
     the links between neighbouring pads of a level and the legs of the posts, :func:`vision.board_pads.link_rows`,
-    :func:`vision.board_pads.post_rows`)."""
+    :func:`vision.board_pads.post_rows`).  (Computed once per board and pads, a fresh list and array given each
+    time: session 19.)"""
     if spec.game != "gridopolis":
         return flat_sites(spec), None
+    added, absent = tuple(tuple(p) for p in added_pads), tuple(tuple(p) for p in absent_pads)
+    if not all(type(v) is int for p in (*added, *absent) for v in p):  # (keys of other types: as they are, anew)
+        return _sites_for(spec, added_pads, absent_pads)
+    try:
+        kept_sites, kept_rows = _sites_kept(spec, added, absent)
+    except TypeError:  # (an unhashable spec: computed anew)
+        return _sites_for(spec, added_pads, absent_pads)
+    return list(kept_sites), kept_rows.copy()
+
+
+@lru_cache(maxsize=64)
+def _sites_kept(spec: BoardSpec, added_pads: tuple[tuple[int, int, int], ...],
+                absent_pads: tuple[tuple[int, int, int], ...]) -> tuple[tuple[Site, ...], F64]:
+    """:func:`_sites_for`, kept (the sites as a tuple, the structure read-only)."""
+    sites, rows = _sites_for(spec, added_pads, absent_pads)
+    rows.setflags(write=False)
+    return tuple(sites), rows
+
+
+def _sites_for(spec: BoardSpec, added_pads: Sequence[tuple[int, int, int]],
+               absent_pads: Sequence[tuple[int, int, int]]) -> tuple[list[Site], F64]:
+    """:func:`sites_for` of a Gridopolis board, computed."""
     sites = []
     rows = []
     std = gridopolis_pads(4)

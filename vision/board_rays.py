@@ -279,24 +279,49 @@ def box_ray_hits(camera: F64, ends: F64, boxes: F64, t_split: F64, px: F64 | Non
     return before, first
 
 
-def _box_ray_hits_culled(camera: F64, ends: F64, boxes: F64, t_split: F64, px: F64, box_px: F64,
-                         exclude: npt.NDArray[np.int64] | None, chunk: int, behind: bool = True
-                         ) -> tuple[B, npt.NDArray[np.int64]]:
-    """:func:`box_ray_hits` with the rays' pixels: the (chunk, box) pairs whose bounds meet, then only
-    the (ray, box) pairs whose box's bounding box holds the ray's pixel are tested, each once (flat
-    arrays).  The same numbers as the dense test of every ray of a chunk (each pair's slab values are
-    computed from the same operands by the same operations; a box whose bounds miss a ray's pixel is
-    not seen there, so that ray cannot meet it).  When every ray of a chunk leaves out the same box
-    (``exclude``: a solid's own ring of points) that box is dropped with the chunk's pairs, before the
-    pixel test: the same pairs go."""
-    n, m = len(ends), len(boxes)
+#: :func:`box_ray_hits` with the rays' pixels: calls with at most this many (ray, box) pairs find the pairs to test by
+#: testing every pair's pixel at once, larger ones chunk by chunk (session 19: the same pairs either way)
+DENSE_PAIRS = 8000
+
+
+def _pairs_seen(px: F64, box_px: F64, exclude: npt.NDArray[np.int64] | None
+                ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """The (ray, box) pairs whose box's bounding box ``box_px`` (M, 4) holds the ray's pixel ``px`` (N, 2), less each
+    ray's box left out (``exclude``), every pair tested at once: (rays, boxes) of the pairs, by ray, then box."""
+    bt = np.ascontiguousarray(box_px.T)  # (4, M)
+    x, y = px[:, 0], px[:, 1]
+    inside = np.greater_equal.outer(x, bt[0])  # (N, M)
+    inside &= np.less_equal.outer(x, bt[2])
+    inside &= np.greater_equal.outer(y, bt[1])
+    inside &= np.less_equal.outer(y, bt[3])
+    if exclude is not None:
+        r = np.nonzero((exclude >= 0) & (exclude < len(box_px)))[0]
+        inside[r, exclude[r]] = False
+    return _nonzero2(inside)
+
+
+def _pairs_seen_by_chunk(px: F64, box_px: F64, exclude: npt.NDArray[np.int64] | None, chunk: int
+                         ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """:func:`_pairs_seen` (the same pairs, in another order), chunk by chunk: the (chunk of ``chunk`` neighbouring
+    rays, box) pairs whose bounds meet, then the rays of those chunks whose pixel the box's bounding box holds (a
+    ray inside a box's bounds lies in its chunk's bounds, so no pair is lost by the first test; a NaN pixel makes its
+    chunk's bounds NaN: none of that chunk's rays has a pair)."""
+    n = len(px)
     n_c = -(-n // chunk)
     pad = n_c * chunk - n
     n_p = n_c * chunk
-    xy = np.concatenate([px, np.repeat(px[-1:], pad, axis=0)]).T.reshape(2, n_c, chunk)
-    lo_x, hi_x, lo_y, hi_y = xy[0].min(axis=1), xy[0].max(axis=1), xy[1].min(axis=1), xy[1].max(axis=1)
-    near = ((box_px[None, :, 0] <= hi_x[:, None]) & (box_px[None, :, 2] >= lo_x[:, None])
-            & (box_px[None, :, 1] <= hi_y[:, None]) & (box_px[None, :, 3] >= lo_y[:, None]))  # (C, M)
+    xy_flat = np.empty((2, n_p))
+    xy_flat[:, :n] = px.T
+    if pad:
+        xy_flat[:, n:] = px[-1][:, None]
+    xy = xy_flat.reshape(2, n_c, chunk)
+    lo_c, hi_c = np.minimum.reduce(xy, axis=2), np.maximum.reduce(xy, axis=2)  # (2, C) each chunk's pixel bounds
+    bt = np.ascontiguousarray(box_px.T)  # (4, M)
+    near_t = np.less_equal.outer(bt[0], hi_c[0])  # (M, C)
+    near_t &= np.greater_equal.outer(bt[2], lo_c[0])
+    near_t &= np.less_equal.outer(bt[1], hi_c[1])
+    near_t &= np.greater_equal.outer(bt[3], lo_c[1])
+    near = near_t.T
     ex_pair: npt.NDArray[np.int64] | None = None
     if exclude is not None:
         ex = np.full(n_p, -1, np.int64)
@@ -307,22 +332,42 @@ def _box_ray_hits_culled(camera: F64, ends: F64, boxes: F64, t_split: F64, px: F
             near[drop, ex_pair[drop, 0]] = False
             ex_pair = None
     c_idx, m_idx = _nonzero2(near)
-    before = np.zeros(n, bool)
-    first = np.full(n, -1, np.int64)
     if not len(c_idx):
-        return before, first
-    bp = box_px[m_idx]  # (L, 4)
+        return c_idx, m_idx
     x, y = xy[0][c_idx], xy[1][c_idx]  # (L, P)
-    inside = (bp[:, 0, None] <= x) & (bp[:, 2, None] >= x) & (bp[:, 1, None] <= y) & (bp[:, 3, None] >= y)
+    bp = bt[:, m_idx, None]  # (4, L, 1)
+    inside = bp[0] <= x
+    inside &= bp[2] >= x
+    inside &= bp[1] <= y
+    inside &= bp[3] >= y
     if ex_pair is not None:
         inside &= m_idx[:, None] != ex_pair[c_idx]
+    if pad:  # (the last chunk's padding: no ray)
+        inside[c_idx == n_c - 1, chunk - pad:] = False
     l_k, p_k = _nonzero2(inside)
-    if not len(l_k):
+    return c_idx[l_k] * chunk + p_k, m_idx[l_k]
+
+
+def _box_ray_hits_culled(camera: F64, ends: F64, boxes: F64, t_split: F64, px: F64, box_px: F64,
+                         exclude: npt.NDArray[np.int64] | None, chunk: int, behind: bool = True
+                         ) -> tuple[B, npt.NDArray[np.int64]]:
+    """:func:`box_ray_hits` with the rays' pixels: the (chunk, box) pairs whose bounds meet, then only
+    the (ray, box) pairs whose box's bounding box holds the ray's pixel are tested, each once (flat
+    arrays).  The same numbers as the dense test of every ray of a chunk (each pair's slab values are
+    computed from the same operands by the same operations; a box whose bounds miss a ray's pixel is
+    not seen there, so that ray cannot meet it).  When every ray of a chunk leaves out the same box
+    (``exclude``: a solid's own ring of points) that box is dropped with the chunk's pairs, before the
+    pixel test: the same pairs go.  Calls with few pairs (:data:`DENSE_PAIRS`; no NaN pixel) test every pair's pixel
+    at once instead (:func:`_pairs_seen`): the same pairs, and each pair's answer does not depend on the others'."""
+    n, m = len(ends), len(boxes)
+    if n * m <= DENSE_PAIRS and not np.isnan(px).any():
+        ray, mk = _pairs_seen(px, box_px, exclude)
+    else:
+        ray, mk = _pairs_seen_by_chunk(px, box_px, exclude, chunk)
+    before = np.zeros(n, bool)
+    first = np.full(n, -1, np.int64)
+    if not len(ray):
         return before, first
-    ray = c_idx[l_k] * chunk + p_k  # (K,) the ray of each pair
-    mk = m_idx[l_k]
-    ray_ok = ray < n  # (the chunks' padding: no ray)
-    ray = np.where(ray_ok, ray, n - 1)
     o = camera.reshape(3)
     with np.errstate(divide="ignore", invalid="ignore"):
         inv = np.ascontiguousarray((1.0 / (ends - o)).T)  # (3, N): per ray once, gathered per pair
@@ -339,11 +384,11 @@ def _box_ray_hits_culled(camera: F64, ends: F64, boxes: F64, t_split: F64, px: F
                 np.maximum(lo, np.minimum(t1, t2), out=lo)
                 np.minimum(hi, np.maximum(t1, t2), out=hi)
     t = t_split[ray]
-    bef = ray_ok & (np.maximum(lo, 0.0) <= np.minimum(hi, t - 1e-3))
+    bef = np.maximum(lo, 0.0) <= np.minimum(hi, t - 1e-3)
     before[ray[bef]] = True
     if not behind:
         return before, first
-    beh = ray_ok & (np.maximum(lo, t - 1e-6) <= np.minimum(hi, 1.0))
+    beh = np.maximum(lo, t - 1e-6) <= np.minimum(hi, 1.0)
     # the highest box met behind (ties: the last such box), by the boxes' rank in (top, index) order
     order = np.argsort(boxes[:, 5], kind="stable")
     rank = np.empty(m, np.int64)

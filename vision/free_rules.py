@@ -510,6 +510,20 @@ def _unsupported(blocks: Mapping[Cell, str]) -> set[Cell]:
     return out
 
 
+def _gains_still_known(known: Mapping[Cell, tuple[str, tuple[Cell, ...], list[int]]], scorer: RayScorer,
+                       changed: Sequence[Cell]) -> dict[Cell, tuple[str, tuple[Cell, ...], list[int]]]:
+    """The entries of ``known`` (block -> colour, targets, :meth:`RayScorer.move_gains` of it to them) that a change
+    of the base at the cells ``changed`` alone leaves the same: those whose block and targets no ray through a
+    changed cell crosses (a ray's prediction and first full cell depend on the cells along it alone)."""
+    crossed = scorer.sharing_rays(changed)
+
+    def untouched(cell: Cell) -> bool:
+        i = scorer.cell_index(cell)
+        return i >= 0 and not bool(crossed[i])
+
+    return {c: k for c, k in known.items() if c not in changed and untouched(c) and all(map(untouched, k[1]))}
+
+
 def relocate_blocks(blocks: dict[Cell, str], scorer: RayScorer, starts: Mapping[str, Cell],
                     ) -> list[tuple[Cell, Cell, int]]:
     """Move single blocks of a free reading to a neighbouring cell where the pictures show them better.
@@ -533,6 +547,10 @@ def relocate_blocks(blocks: dict[Cell, str], scorer: RayScorer, starts: Mapping[
     starts = {colour: cell for colour, cell in starts.items() if colour in in_play}
     start_of = {cell: colour for colour, cell in starts.items()}
     moves: list[tuple[Cell, Cell, int]] = []
+    # each block's gains on the base they were priced on (block -> colour, targets, gains), kept across moves: a
+    # move changes two cells, and only the gains of a block whose rays or whose targets' rays cross one of them
+    # can change (``RayScorer.sharing_rays``), so the others are the same integers as pricing them again
+    known: dict[Cell, tuple[str, tuple[Cell, ...], list[int]]] = {}
     for _ in range(RELOCATE_MAX_MOVES):
         unsupported = _unsupported(blocks)
         if RELOCATE_CANDIDATES == "all":
@@ -551,7 +569,13 @@ def relocate_blocks(blocks: dict[Cell, str], scorer: RayScorer, starts: Mapping[
             free = relocation_targets(b, colour, blocks, start_of, scorer)
             if not free:
                 continue
-            for e, gain in zip(free, scorer.move_gains(b, free), strict=True):
+            hit = known.get(b)
+            if hit is not None and hit[0] == colour and hit[1] == tuple(free):
+                gains = hit[2]
+            else:
+                gains = scorer.move_gains(b, free)
+                known[b] = (colour, tuple(free), gains)
+            for e, gain in zip(free, gains, strict=True):
                 if gain >= RELOCATE_MIN_GAIN:
                     priced.append((-gain, b, e))
         priced.sort()
@@ -561,6 +585,7 @@ def relocate_blocks(blocks: dict[Cell, str], scorer: RayScorer, starts: Mapping[
             if len(_unsupported(moved)) <= len(unsupported):
                 blocks.clear()
                 blocks.update(moved)
+                known = _gains_still_known(known, scorer, (b, e))
                 # a block moved on again is one move, from where it was read to where it ends
                 earlier = next((k for k, mv in enumerate(moves) if mv[1] == b), None)
                 if earlier is None:

@@ -829,6 +829,10 @@ class RayScorer:
     def _index(self, cell: Cell) -> int:
         return self._vol.index1(cell)
 
+    def cell_index(self, cell: Cell) -> int:
+        """``cell``'s index in the volume (as :meth:`sharing_rays` indexes it); -1 outside."""
+        return self._vol.index1(cell)
+
     def in_volume(self, cell: Cell) -> bool:
         """Is ``cell`` inside the reconstruction volume (where rays are traced)?"""
         return self._vol.index1(cell) >= 0
@@ -1331,6 +1335,18 @@ class RayScorer:
             out = [-(removed + (next(got) if j >= 0 else 0)) for j in idx]
         finally:
             self._pred[gone], self._fcol[gone] = keep_p, keep_f
+        return out
+
+    def sharing_rays(self, cells: Sequence[Cell]) -> npt.NDArray[np.bool_]:
+        """Per cell of the volume (its index), whether some ray through any of ``cells`` (those in the volume) also
+        crosses it: the cells whose :meth:`move_gains` (as a block or as a target) a change of ``cells`` alone can
+        change -- a ray's prediction, and its first full column, depend on the cells along it alone."""
+        m = self._model
+        out = np.zeros(self._vol.n, bool)
+        idx = [i for i in (self._index(c) for c in cells) if i >= 0]
+        if idx:
+            on = m.idx[np.concatenate([m.rays_of[i] for i in idx])]
+            out[on[on >= 0]] = True
         return out
 
     def _miss_if_for(self, v: int) -> npt.NDArray[np.bool_]:

@@ -224,12 +224,12 @@ def test_gains_still_known_holds_only_unchanged_gains() -> None:
     checked = dropped = 0
     for _ in range(8):
         scorer.set_base(base)
-        known = {}
+        known: dict[tuple[int, int, int], tuple[str, tuple[tuple[int, int, int], ...], list[int]]] = {}
         for b in sorted(base):
             free = free_rules.relocation_targets(b, base[b], base, {}, scorer)
             if free:
                 known[b] = (base[b], tuple(free), scorer.move_gains(b, free))
-        b = tuple(int(v) for v in sorted(base)[rng.integers(len(base))])
+        b = sorted(base)[int(rng.integers(len(base)))]
         targets = free_rules.relocation_targets(b, base[b], base, {}, scorer)
         if not targets or b in starts:
             continue
@@ -238,10 +238,10 @@ def test_gains_still_known_holds_only_unchanged_gains() -> None:
         moved[e] = base[b]
         kept = free_rules._gains_still_known(known, scorer, (b, e))
         scorer.set_base(moved)
-        for c, (colour, free, gains) in kept.items():
+        for c, (colour, cells, gains) in kept.items():
             now = tuple(free_rules.relocation_targets(c, colour, moved, {}, scorer))
-            if now == free:  # (relocate_blocks prices a block again when its targets changed)
-                assert scorer.move_gains(c, list(free)) == gains, (b, e, c)
+            if now == cells:  # (relocate_blocks prices a block again when its targets changed)
+                assert scorer.move_gains(c, list(cells)) == gains, (b, e, c)
                 checked += 1
         dropped += len(known) - len(kept)
         base = moved

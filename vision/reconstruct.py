@@ -281,11 +281,15 @@ def rim_samples(grid_lab: npt.NDArray[np.integer], radius: int, next_to: str = "
 
 
 def _trace_pixels(view: ViewEvidence, vol: _Volume, pix: I64, lab: I64,
-                  rim: npt.NDArray[np.bool_] | None = None) -> tuple[_Rays, _Rays]:
+                  rim: npt.NDArray[np.bool_] | None = None,
+                  box: tuple[Cell, Cell] | None = None) -> tuple[_Rays, _Rays]:
     """:func:`_trace_both` for given pixels ``pix`` (N, 2: x, y) of ``view`` and their labels ``lab``: the
     rays of the labelled pixels that reach the volume (a piece colour beyond the mat or on a printed colour
     patch is no evidence: read as unknown), and the piece-coloured rays beyond the mat (banners); ``rim``
-    (optional, per pixel) marks the colour rays at a face's rim (:func:`rim_samples`), kept on the rays."""
+    (optional, per pixel) marks the colour rays at a face's rim (:func:`rim_samples`), kept on the rays.
+    ``box`` (lowest cell, highest cell; optional): the rays' cells are listed only inside this box of cells (the
+    same rays, each with the cells of its own row that lie in the box, in order; a ray that misses the box lists
+    none) -- for a scorer that only ever prices blocks inside the box (:func:`_clip_to_box`)."""
     cam = view.camera
     s = cam.block_mm
     lo = vol.lo.astype(np.float64)
@@ -331,9 +335,33 @@ def _trace_pixels(view: ViewEvidence, vol: _Volume, pix: I64, lab: I64,
     else:
         hit = tmax > tmin
         far = _Rays(np.full((0, 1), -1, np.int64), lab[:0], pix[:0], c, d[:0])
-    return (_Rays(_traverse(c, d[hit], tmin[hit], tmax[hit], vol), lab[hit], pix[hit], c, d[hit],
+    t_lo, t_hi = tmin[hit], tmax[hit]
+    if box is not None:
+        t_lo, t_hi = _clip_to_box(c, d[hit], t_lo, t_hi, box)
+    return (_Rays(_traverse(c, d[hit], t_lo, t_hi, vol), lab[hit], pix[hit], c, d[hit],
                   None if weak is None else weak[hit], None if sat is None else sat[hit],
                   None if rim is None else rim[hit]), far)
+
+
+def _clip_to_box(c: npt.NDArray[np.float64], d: npt.NDArray[np.float64], t_lo: npt.NDArray[np.float64],
+                 t_hi: npt.NDArray[np.float64], box: tuple[Cell, Cell],
+                 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """Each ray's stretch (``t_lo``, ``t_hi``) cut to where it is inside the box of cells ``box`` (lowest cell,
+    highest cell), as :func:`_trace_pixels` cuts it to the volume (an axis-parallel ray inside the box's slab is
+    not cut by it); an empty stretch when the ray misses the box.  The box's faces are cell boundary planes and
+    the cuts are those planes' crossings (the same formula as :func:`_traverse`'s), so :func:`_traverse` then gives
+    each ray the segments of its whole row that lie inside the box -- the same cells, in the same order."""
+    lo = np.asarray(box[0], np.float64)
+    hi = np.asarray(box[1], np.float64) + 1.0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t1 = (lo - c) / d
+        t2 = (hi - c) / d
+        lo_t, hi_t = np.minimum(t1, t2), np.maximum(t1, t2)
+        enter = np.fmax(np.fmax(lo_t[:, 0], lo_t[:, 1]), lo_t[:, 2])
+        leave = np.fmin(np.fmin(hi_t[:, 0], hi_t[:, 1]), hi_t[:, 2])
+    a = np.fmax(t_lo, enter)
+    b = np.fmin(t_hi, leave)
+    return a, np.maximum(b, a)  # (a stretch that is empty: no segment, no cell)
 
 
 #: :func:`_traverse` works on this many rays at a time.  Every row is computed on its own (the chunk only sets
@@ -437,12 +465,14 @@ def _traverse(c: npt.NDArray[np.float64], d: npt.NDArray[np.float64], tmin: npt.
 
 
 def trace_pixels(views: Sequence[ViewEvidence], pixels: Sequence[I64], labels: Sequence[I64],
-                 cfg: ReconstructConfig | None = None) -> RayScorer:
+                 cfg: ReconstructConfig | None = None, box: tuple[Cell, Cell] | None = None) -> RayScorer:
     """A scorer of given pixels' rays only (per view, ``pixels`` (N, 2: x, y) and their ``labels``), traced as
-    :func:`reconstruct` traces its sampled ones (``vision.fine_rays``: finer rays where a few cells project)."""
+    :func:`reconstruct` traces its sampled ones (``vision.fine_rays``: finer rays where a few cells project).
+    ``box``: each ray lists only its cells inside this box (:func:`_trace_pixels`): the scorer must then only be
+    asked about blocks inside it."""
     cfg = cfg or ReconstructConfig()
     vol = _Volume(cfg)
-    rays = [_trace_pixels(v, vol, np.asarray(p, np.int64).reshape(-1, 2), np.asarray(lab, np.int64))[0]
+    rays = [_trace_pixels(v, vol, np.asarray(p, np.int64).reshape(-1, 2), np.asarray(lab, np.int64), box=box)[0]
             for v, p, lab in zip(views, pixels, labels, strict=True)]
     return RayScorer(_RayModel(rays, vol.n), vol)
 

@@ -1,5 +1,5 @@
-"""The fine rays listed inside a box only (session 19: ``reconstruct.trace_pixels``'s ``box``,
-``fine_rays.pricing_box``): each ray keeps the cells of its whole row that lie in the box, in order, and a scorer
+"""The fine rays listed inside a box only and up to their first block read (session 19: ``reconstruct.trace_pixels``'s
+``box`` and ``kept``, ``fine_rays.pricing_box``): each ray keeps the cells of its whole row that lie in the box, in order, and a scorer
 asked about blocks inside the box prices them as the whole rows do."""
 
 from __future__ import annotations
@@ -80,6 +80,7 @@ def test_fine_prices_in_the_box_are_the_whole_rows_prices() -> None:
     finally:
         mp.undo()
     assert "args" in captured and captured["kw"]["box"] is not None  # type: ignore[index]
+    assert captured["kw"]["kept"]  # type: ignore[index]  (the blocks read: rows end at the first of them)
     args = captured["args"]
     boxed = real(*args, **captured["kw"])  # type: ignore[arg-type]
     whole = real(*args)  # type: ignore[arg-type]
@@ -99,3 +100,27 @@ def test_fine_prices_in_the_box_are_the_whole_rows_prices() -> None:
             more = {**blocks, c: colour}
             assert np.array_equal(boxed.predictions(more), whole.predictions(more))
     assert boxed.set_base(blocks) == whole.set_base(blocks)
+
+
+def test_cut_after_ends_each_row_at_its_first_kept_cell() -> None:
+    vol = _Volume(ReconstructConfig())
+    rng = np.random.default_rng(2026131105)
+    idx = rng.integers(-1, vol.n, (400, 17))
+    idx[::5, 9:] = -1  # short rows
+    full_cells = [vol.cell(int(i)) for i in rng.choice(vol.n, 60, replace=False)]
+    full = {vol.index1(c) for c in full_cells}
+    got = rec_cut(idx, vol, full_cells)
+    for row, g in zip(idx, got, strict=True):
+        want = []
+        for v in row.tolist():
+            want.append(v)
+            if v in full:
+                break
+        want += [-1] * (len(row) - len(want))
+        assert g.tolist() == want[:len(g)] and all(v == -1 for v in want[len(g):])
+
+
+def rec_cut(idx: np.ndarray, vol: _Volume, full: list[Cell]) -> np.ndarray:
+    from vision.reconstruct import _cut_after
+
+    return _cut_after(idx, vol, full)

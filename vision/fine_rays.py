@@ -79,13 +79,13 @@ def cell_pixels(view: ViewEvidence, cells: Sequence[Cell], stride: int) -> I64:
 
 def fine_scorer(pictures: Sequence[U8], models: Sequence[ColourModel], views: Sequence[ViewEvidence],
                 pixels: Sequence[I64], cfg: ReconstructConfig | None = None,
-                box: tuple[Cell, Cell] | None = None) -> RayScorer:
+                box: tuple[Cell, Cell] | None = None, kept: Collection[Cell] = ()) -> RayScorer:
     """A scorer of the rays of ``pixels`` (per picture, x, y) classified with each picture's colour model
     (``pictures``, ``models``, ``views`` and ``pixels`` in the same order); ``box``: the rays' cells inside this box
-    only (``reconstruct.trace_pixels``; :func:`pricing_box`)."""
+    only (:func:`pricing_box`), ``kept``: blocks in every set priced (``reconstruct.trace_pixels``)."""
     labels = [classify(img[pix[:, 1], pix[:, 0]][:, None, :], model)[:, 0].astype(np.int64) if len(pix)
               else np.zeros(0, np.int64) for img, model, pix in zip(pictures, models, pixels, strict=True)]
-    return trace_pixels(views, pixels, labels, cfg, box=box)
+    return trace_pixels(views, pixels, labels, cfg, box=box, kept=kept)
 
 
 def pricing_box(cells: Collection[Cell]) -> tuple[Cell, Cell]:
@@ -168,8 +168,9 @@ def add_by_fine_rays(state: State, scorer: RayScorer, skip: Collection[Cell], pi
         stride *= 2
     n_pixels = sum(len(p) for p in pixels)
     # only sets of the blocks read and of candidate cells are priced below: every ray's cells outside the box
-    # around them are empty in each (session 19: the same prices, from shorter rows)
-    fine = fine_scorer(pictures, models, views, pixels, cfg, box=pricing_box([*blocks, *cells]))
+    # around them are empty in each, and those after its first block read never come first (session 19: the same
+    # prices, from shorter rows)
+    fine = fine_scorer(pictures, models, views, pixels, cfg, box=pricing_box([*blocks, *cells]), kept=list(blocks))
     min_gain = max(1, round(FINE_MIN_GAIN * (FINE_STRIDE / stride) ** 2))
     added: list[FineBlock] = []
     while len(added) < FINE_MAX_ADDED:

@@ -31,7 +31,7 @@ from __future__ import annotations
 import copy
 import time
 from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -465,16 +465,37 @@ def _traverse(c: npt.NDArray[np.float64], d: npt.NDArray[np.float64], tmin: npt.
 
 
 def trace_pixels(views: Sequence[ViewEvidence], pixels: Sequence[I64], labels: Sequence[I64],
-                 cfg: ReconstructConfig | None = None, box: tuple[Cell, Cell] | None = None) -> RayScorer:
+                 cfg: ReconstructConfig | None = None, box: tuple[Cell, Cell] | None = None,
+                 kept: Collection[Cell] = ()) -> RayScorer:
     """A scorer of given pixels' rays only (per view, ``pixels`` (N, 2: x, y) and their ``labels``), traced as
     :func:`reconstruct` traces its sampled ones (``vision.fine_rays``: finer rays where a few cells project).
-    ``box``: each ray lists only its cells inside this box (:func:`_trace_pixels`): the scorer must then only be
-    asked about blocks inside it."""
+    ``box``: each ray lists only its cells inside this box (:func:`_trace_pixels`); ``kept``: cells full in every
+    set of blocks the scorer will be asked about (with the Central Cube), after the first of which a ray lists
+    nothing (:func:`_cut_after`).  With either, the scorer must be asked about such sets only."""
     cfg = cfg or ReconstructConfig()
     vol = _Volume(cfg)
     rays = [_trace_pixels(v, vol, np.asarray(p, np.int64).reshape(-1, 2), np.asarray(lab, np.int64), box=box)[0]
             for v, p, lab in zip(views, pixels, labels, strict=True)]
+    if kept:
+        for r in rays:
+            r.idx = _cut_after(r.idx, vol, [*kept, *CENTRAL_CUBE])
     return RayScorer(_RayModel(rays, vol.n), vol)
+
+
+def _cut_after(idx: I64, vol: _Volume, full: Collection[Cell]) -> I64:
+    """The ray table ``idx`` with each row ending at its first cell of ``full`` (kept; -1 after it), as narrow as
+    the longest row then: where every set of blocks asked about fills ``full``, a ray's first full cell is that
+    one or one before it, so every prediction, and every cell ahead of a first full cell, is the same."""
+    mark = np.zeros(vol.n + 1, bool)  # (-1, "no cell", reads the last slot: never full)
+    at = [i for i in (vol.index1(c) for c in full) if i >= 0]
+    mark[at] = True
+    hit = mark[idx]
+    has = hit.any(axis=1)
+    width = idx.shape[1]
+    end = np.where(has, np.argmax(hit, axis=1) + 1, width)
+    out = np.where(np.arange(width)[None, :] < end[:, None], idx, -1)
+    cols = np.flatnonzero((out >= 0).any(axis=0))
+    return out[:, :max(1, int(cols[-1]) + 1 if len(cols) else 1)]  # type: ignore[no-any-return]
 
 
 def reconstruct(

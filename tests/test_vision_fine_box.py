@@ -1,6 +1,7 @@
-"""The fine rays listed inside a box only and up to their first block read (session 19: ``reconstruct.trace_pixels``'s
-``box`` and ``kept``, ``fine_rays.pricing_box``): each ray keeps the cells of its whole row that lie in the box, in order, and a scorer
-asked about blocks inside the box prices them as the whole rows do."""
+"""The fine rays listed inside a box only and up to their first block read (session 19:
+``reconstruct.trace_pixels``'s ``box`` and ``kept``, ``fine_rays.pricing_box``): each ray keeps the cells of its
+whole row that lie in the box, in order, and a scorer asked about blocks inside the box prices them as the whole
+rows do."""
 
 from __future__ import annotations
 

@@ -14,12 +14,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import vision.free_rules as free_rules
 from benchmarks.ctrl_scenes import load_scene
-from engine.ctrl import DEFAULT_STARTS
-from vision.free_rules import lower_blocks
+from engine.ctrl import BLOCKS_PER_COLOR, DEFAULT_STARTS
+from engine.ctrl.geometry import CENTRAL_CUBE
+from vision.free_rules import _AROUND, _unsupported, lower_blocks
 from vision.pipeline import score_images
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "ctrl"
@@ -71,6 +73,12 @@ class _TableScorer:
 
     def in_volume(self, cell: Cell) -> bool:
         return True
+
+    def cell_index(self, cell: Cell) -> int:
+        return 0
+
+    def sharing_rays(self, cells: object) -> np.ndarray:
+        return np.ones(1, bool)  # every cell shares a ray with every other: no trial is kept across changes
 
     def deltas(self, placements: Sequence[Sequence[Cell]], colour: str) -> list[int]:
         here = self._cost(self.base)
@@ -134,3 +142,128 @@ def test_switched_off_nothing_is_lowered(monkeypatch: pytest.MonkeyPatch) -> Non
     scorer = _stub(read, {START: "blue", (1, -2, 0): "blue"}, {}, (100, 0, 0))
     blocks = dict(read)
     assert lower_blocks(blocks, scorer, DEFAULT_STARTS, [(1, -2, 0)]) == []  # type: ignore[arg-type]
+
+
+def _old_lower_blocks(blocks: dict[Cell, str], scorer: object, starts: Mapping[str, Cell],
+                      unobserved: Sequence[Cell]) -> list[tuple[Cell, Cell, list[Cell], int]]:
+    """free_rules.lower_blocks as it was before session 19 (every trial priced again after every change, the
+    reading's base set again after every trial): the oracle of the kept trials."""
+    from vision.free_rules import RELOCATE_MAX_MOVES, RELOCATE_MIN_GAIN
+
+    sc: free_rules.RayScorer = scorer  # type: ignore[assignment]
+    in_play = set(blocks.values())
+    start_of = {cell: colour for colour, cell in starts.items() if colour in in_play}
+    hidden = set(unobserved)
+    done: list[tuple[Cell, Cell, list[Cell], int]] = []
+    for _ in range(RELOCATE_MAX_MOVES):
+        base_cost = sc.set_base(blocks)
+        n_unsupported = len(_unsupported(blocks))
+        best: tuple[int, Cell, Cell, list[Cell], dict[Cell, str]] | None = None
+        for e in sorted(blocks):
+            colour = blocks[e]
+            below = (e[0], e[1], e[2] - 1)
+            if e[2] == 0 or start_of.get(e) == colour or below in blocks or below in CENTRAL_CUBE \
+                    or below not in hidden or start_of.get(below, colour) != colour:
+                continue
+            trial = {k: v for k, v in blocks.items() if k != e}
+            trial[below] = colour
+            cost = sc.set_base(trial)
+            added: list[Cell] = []
+            for _add in range(free_rules.LOWER_MAX_ADDS):
+                if sum(1 for v in trial.values() if v == colour) >= BLOCKS_PER_COLOR:
+                    break
+                around = sorted({(c[0] + d[0], c[1] + d[1], c[2] + d[2]) for c in (e, below) for d in _AROUND})
+                cands = [n for n in around if n != e and n[2] >= 0 and n not in trial and n not in CENTRAL_CUBE
+                         and start_of.get(n, colour) == colour and sc.in_volume(n)]
+                if not cands:
+                    break
+                gains = sc.deltas([[n] for n in cands], colour)
+                k = int(np.argmin(gains))
+                if gains[k] > -RELOCATE_MIN_GAIN:
+                    break
+                trial[cands[k]] = colour
+                added.append(cands[k])
+                cost = sc.set_base(trial)
+            gain = base_cost - cost
+            if gain >= RELOCATE_MIN_GAIN and (best is None or gain > best[0]) \
+                    and len(_unsupported(trial)) <= n_unsupported:
+                best = (gain, e, below, added, trial)
+            sc.set_base(blocks)
+        if best is None:
+            break
+        gain, e, below, added, trial = best
+        blocks.clear()
+        blocks.update(trial)
+        hidden.discard(below)
+        done.append((e, below, added, gain))
+    return done
+
+
+def test_trials_kept_across_changes_give_the_old_lowerings() -> None:
+    # session 19: lower_blocks keeps each trial's outcome across the changes it takes unless a changed cell is among
+    # the trial's cells or shares a ray with one (free_rules._trials_still_known).  Oracle: the old code (above) on
+    # fixture readings with blocks raised one level and every empty cell under a block taken as hidden, so that
+    # several blocks are lowered one after another; the blocks' order, the changes and the scorer's base all agree
+    calls = {"n": 0}
+    for name in ("scene_017", "scene_013", "scene_029"):
+        scene = load_scene(FIXTURES / name, with_camera=True)
+        res = score_images(scene.pics, scene.spec, scene.camera, None)
+        scorer = res.reconstruction.scorer
+        assert scorer is not None
+        real = scorer.set_base
+
+        def counted(blocks: Mapping[Cell, str], real: object = real) -> int:
+            calls["n"] += 1
+            return real(blocks)  # type: ignore[operator,no-any-return]
+
+        rng = np.random.default_rng(2026131103)
+        for trial in range(3):
+            blocks = dict(res.state.blocks)
+            for b in rng.permutation(sorted(blocks))[:3 + 2 * trial]:
+                b = (int(b[0]), int(b[1]), int(b[2]))
+                up = (b[0], b[1], b[2] + 1)
+                if up not in blocks and b not in DEFAULT_STARTS.values():
+                    blocks[up] = blocks.pop(b)
+            hidden = sorted({(c[0], c[1], c[2] - 1) for c in blocks if c[2] > 0} - set(blocks))
+            new, old = dict(blocks), dict(blocks)
+            scorer.set_base(res.state.blocks)
+            calls["n"] = 0
+            scorer.set_base = counted  # type: ignore[method-assign]
+            got = lower_blocks(new, scorer, DEFAULT_STARTS, hidden)
+            n_new = calls["n"]
+            after_new = (scorer.base_cost, scorer.delta({(9, 9, 0): "blue"}))
+            scorer.set_base(res.state.blocks)
+            calls["n"] = 0
+            want = _old_lower_blocks(old, scorer, DEFAULT_STARTS, hidden)
+            n_old = calls["n"]
+            after_old = (scorer.base_cost, scorer.delta({(9, 9, 0): "blue"}))
+            del scorer.set_base
+            assert got == want and list(new.items()) == list(old.items()), (name, trial)
+            assert after_new == after_old
+            assert n_new <= n_old
+            if len(want) >= 2:
+                assert n_new < n_old  # trials were kept
+
+
+class _FarScorer:
+    """No ray crosses two cells (``sharing_rays`` marks nothing): only the cells and the colour counts decide."""
+
+    def cell_index(self, cell: Cell) -> int:
+        return 0
+
+    def sharing_rays(self, cells: object) -> np.ndarray:
+        return np.zeros(1, bool)
+
+
+def test_trials_still_known_drops_the_changed_cells_and_a_grown_colour() -> None:
+    known = {(6, 6, 1): ("blue", [], 3), (-6, -6, 1): ("pink", [(-6, -7, 0)], 9), (6, -6, 1): ("blue", [], 1)}
+    far = _FarScorer()
+    # a pink block lowered far away, nothing added: every trial stays
+    kept = free_rules._trials_still_known(known, far, [(0, 9, 1), (0, 9, 0)], "pink")  # type: ignore[arg-type]
+    assert kept == known
+    # ... with a pink block added: the pink trial may now meet pink's 22 blocks
+    kept = free_rules._trials_still_known(known, far, [(0, 9, 1), (0, 9, 0), (0, 8, 0)], "pink")  # type: ignore[arg-type]
+    assert set(kept) == {(6, 6, 1), (6, -6, 1)}
+    # a changed cell among a trial's cells (beside the cell below 6,6,1): that trial goes
+    kept = free_rules._trials_still_known(known, far, [(7, 7, 0), (7, 7, -1)], "green")  # type: ignore[arg-type]
+    assert set(kept) == {(-6, -6, 1), (6, -6, 1)}

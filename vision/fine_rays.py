@@ -23,7 +23,7 @@ import numpy.typing as npt
 
 from calibration.colour import ColourModel
 from engine.ctrl import BLOCKS_PER_COLOR, State
-from engine.ctrl.geometry import Cell
+from engine.ctrl.geometry import CENTRAL_CUBE, Cell
 from vision.classify import classify
 from vision.free_rules import depth_tie_candidates
 from vision.reconstruct import RayScorer, ReconstructConfig, ViewEvidence, trace_pixels
@@ -78,12 +78,25 @@ def cell_pixels(view: ViewEvidence, cells: Sequence[Cell], stride: int) -> I64:
 
 
 def fine_scorer(pictures: Sequence[U8], models: Sequence[ColourModel], views: Sequence[ViewEvidence],
-                pixels: Sequence[I64], cfg: ReconstructConfig | None = None) -> RayScorer:
+                pixels: Sequence[I64], cfg: ReconstructConfig | None = None,
+                box: tuple[Cell, Cell] | None = None, kept: Collection[Cell] = ()) -> RayScorer:
     """A scorer of the rays of ``pixels`` (per picture, x, y) classified with each picture's colour model
-    (``pictures``, ``models``, ``views`` and ``pixels`` in the same order)."""
+    (``pictures``, ``models``, ``views`` and ``pixels`` in the same order); ``box``: the rays' cells inside this box
+    only (:func:`pricing_box`), ``kept``: blocks in every set priced (``reconstruct.trace_pixels``)."""
     labels = [classify(img[pix[:, 1], pix[:, 0]][:, None, :], model)[:, 0].astype(np.int64) if len(pix)
               else np.zeros(0, np.int64) for img, model, pix in zip(pictures, models, pixels, strict=True)]
-    return trace_pixels(views, pixels, labels, cfg)
+    return trace_pixels(views, pixels, labels, cfg, box=box, kept=kept)
+
+
+def pricing_box(cells: Collection[Cell]) -> tuple[Cell, Cell]:
+    """The box of cells around ``cells`` and the Central Cube, one cell wider on every side.  A scorer asked only
+    about sets of blocks made of these cells (blocks kept in every set, the cells priced) sees the same first full
+    cell on every ray if its rays list only their cells in this box (``reconstruct.trace_pixels``'s ``box``): every
+    cell that can be full is inside, the cells outside are empty in every set; the extra cell each side keeps the
+    cut planes a whole cell away from any cell that can be full."""
+    arr = np.array(sorted({*cells, *CENTRAL_CUBE}), np.int64)
+    lo, hi = arr.min(axis=0) - 1, arr.max(axis=0) + 1
+    return ((int(lo[0]), int(lo[1]), int(lo[2])), (int(hi[0]), int(hi[1]), int(hi[2])))
 
 
 #: :func:`add_by_fine_rays`: on/off, and the finer sampling (every ``FINE_STRIDE``-th pixel where a candidate projects)
@@ -154,7 +167,10 @@ def add_by_fine_rays(state: State, scorer: RayScorer, skip: Collection[Cell], pi
         pixels = [p[(p[:, 0] % 2 == stride % 2) & (p[:, 1] % 2 == stride % 2)] for p in pixels]
         stride *= 2
     n_pixels = sum(len(p) for p in pixels)
-    fine = fine_scorer(pictures, models, views, pixels, cfg)
+    # only sets of the blocks read and of candidate cells are priced below: every ray's cells outside the box
+    # around them are empty in each, and those after its first block read never come first (session 19: the same
+    # prices, from shorter rows)
+    fine = fine_scorer(pictures, models, views, pixels, cfg, box=pricing_box([*blocks, *cells]), kept=list(blocks))
     min_gain = max(1, round(FINE_MIN_GAIN * (FINE_STRIDE / stride) ** 2))
     added: list[FineBlock] = []
     while len(added) < FINE_MAX_ADDED:

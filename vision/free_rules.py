@@ -510,6 +510,20 @@ def _unsupported(blocks: Mapping[Cell, str]) -> set[Cell]:
     return out
 
 
+def _gains_still_known(known: Mapping[Cell, tuple[str, tuple[Cell, ...], list[int]]], scorer: RayScorer,
+                       changed: Sequence[Cell]) -> dict[Cell, tuple[str, tuple[Cell, ...], list[int]]]:
+    """The entries of ``known`` (block -> colour, targets, :meth:`RayScorer.move_gains` of it to them) that a change
+    of the base at the cells ``changed`` alone leaves the same: those whose block and targets no ray through a
+    changed cell crosses (a ray's prediction and first full cell depend on the cells along it alone)."""
+    crossed = scorer.sharing_rays(changed)
+
+    def untouched(cell: Cell) -> bool:
+        i = scorer.cell_index(cell)
+        return i >= 0 and not bool(crossed[i])
+
+    return {c: k for c, k in known.items() if c not in changed and untouched(c) and all(map(untouched, k[1]))}
+
+
 def relocate_blocks(blocks: dict[Cell, str], scorer: RayScorer, starts: Mapping[str, Cell],
                     ) -> list[tuple[Cell, Cell, int]]:
     """Move single blocks of a free reading to a neighbouring cell where the pictures show them better.
@@ -533,6 +547,10 @@ def relocate_blocks(blocks: dict[Cell, str], scorer: RayScorer, starts: Mapping[
     starts = {colour: cell for colour, cell in starts.items() if colour in in_play}
     start_of = {cell: colour for colour, cell in starts.items()}
     moves: list[tuple[Cell, Cell, int]] = []
+    # each block's gains on the base they were priced on (block -> colour, targets, gains), kept across moves: a
+    # move changes two cells, and only the gains of a block whose rays or whose targets' rays cross one of them
+    # can change (``RayScorer.sharing_rays``), so the others are the same integers as pricing them again
+    known: dict[Cell, tuple[str, tuple[Cell, ...], list[int]]] = {}
     for _ in range(RELOCATE_MAX_MOVES):
         unsupported = _unsupported(blocks)
         if RELOCATE_CANDIDATES == "all":
@@ -551,7 +569,13 @@ def relocate_blocks(blocks: dict[Cell, str], scorer: RayScorer, starts: Mapping[
             free = relocation_targets(b, colour, blocks, start_of, scorer)
             if not free:
                 continue
-            for e, gain in zip(free, scorer.move_gains(b, free), strict=True):
+            hit = known.get(b)
+            if hit is not None and hit[0] == colour and hit[1] == tuple(free):
+                gains = hit[2]
+            else:
+                gains = scorer.move_gains(b, free)
+                known[b] = (colour, tuple(free), gains)
+            for e, gain in zip(free, gains, strict=True):
                 if gain >= RELOCATE_MIN_GAIN:
                     priced.append((-gain, b, e))
         priced.sort()
@@ -561,6 +585,7 @@ def relocate_blocks(blocks: dict[Cell, str], scorer: RayScorer, starts: Mapping[
             if len(_unsupported(moved)) <= len(unsupported):
                 blocks.clear()
                 blocks.update(moved)
+                known = _gains_still_known(known, scorer, (b, e))
                 # a block moved on again is one move, from where it was read to where it ends
                 earlier = next((k for k, mv in enumerate(moves) if mv[1] == b), None)
                 if earlier is None:
@@ -751,10 +776,15 @@ def lower_blocks(blocks: dict[Cell, str], scorer: RayScorer, starts: Mapping[str
     start_of = {cell: colour for colour, cell in starts.items() if colour in in_play}
     hidden = set(unobserved)
     done: list[tuple[Cell, Cell, list[Cell], int]] = []
+    # each trial's outcome (block -> its colour, the cells added, the rays explained), kept across the changes taken:
+    # a trial reads the blocks and the rays of its two cells and the cells around them only (``_lowering_looks_at``),
+    # so a change whose cells no such ray crosses, and that adds no block of its colour, leaves it the same
+    known: dict[Cell, tuple[str, list[Cell], int]] = {}
     for _ in range(RELOCATE_MAX_MOVES):
         base_cost = scorer.set_base(blocks)
         n_unsupported = len(_unsupported(blocks))
         best: tuple[int, Cell, Cell, list[Cell], dict[Cell, str]] | None = None
+        priced = False
         for e in sorted(blocks):
             colour = blocks[e]
             below = (e[0], e[1], e[2] - 1)
@@ -763,28 +793,38 @@ def lower_blocks(blocks: dict[Cell, str], scorer: RayScorer, starts: Mapping[str
                 continue
             trial = {k: v for k, v in blocks.items() if k != e}
             trial[below] = colour
-            cost = scorer.set_base(trial)
-            added: list[Cell] = []
-            for _add in range(LOWER_MAX_ADDS):
-                if sum(1 for v in trial.values() if v == colour) >= BLOCKS_PER_COLOR:
-                    break
-                around = sorted({(c[0] + d[0], c[1] + d[1], c[2] + d[2]) for c in (e, below) for d in _AROUND})
-                cands = [n for n in around if n != e and n[2] >= 0 and n not in trial and n not in CENTRAL_CUBE
-                         and start_of.get(n, colour) == colour and scorer.in_volume(n)]
-                if not cands:
-                    break
-                gains = scorer.deltas([[n] for n in cands], colour)
-                k = int(np.argmin(gains))
-                if gains[k] > -RELOCATE_MIN_GAIN:
-                    break
-                trial[cands[k]] = colour
-                added.append(cands[k])
+            hit = known.get(e)
+            if hit is not None and hit[0] == colour:
+                added, gain = list(hit[1]), hit[2]
+                for a in added:
+                    trial[a] = colour
+            else:
+                # (from the last trial's base, not the reading's: set_base prices any base alike)
                 cost = scorer.set_base(trial)
-            gain = base_cost - cost
+                priced = True
+                added = []
+                for _add in range(LOWER_MAX_ADDS):
+                    if sum(1 for v in trial.values() if v == colour) >= BLOCKS_PER_COLOR:
+                        break
+                    around = sorted({(c[0] + d[0], c[1] + d[1], c[2] + d[2]) for c in (e, below) for d in _AROUND})
+                    cands = [n for n in around if n != e and n[2] >= 0 and n not in trial and n not in CENTRAL_CUBE
+                             and start_of.get(n, colour) == colour and scorer.in_volume(n)]
+                    if not cands:
+                        break
+                    gains = scorer.deltas([[n] for n in cands], colour)
+                    k = int(np.argmin(gains))
+                    if gains[k] > -RELOCATE_MIN_GAIN:
+                        break
+                    trial[cands[k]] = colour
+                    added.append(cands[k])
+                    cost = scorer.set_base(trial)
+                gain = base_cost - cost
+                known[e] = (colour, list(added), gain)
             if gain >= RELOCATE_MIN_GAIN and (best is None or gain > best[0]) \
                     and len(_unsupported(trial)) <= n_unsupported:
                 best = (gain, e, below, added, trial)
-            scorer.set_base(blocks)
+        if priced:
+            scorer.set_base(blocks)  # the base the step leaves, as before
         if best is None:
             break
         gain, e, below, added, trial = best
@@ -792,7 +832,37 @@ def lower_blocks(blocks: dict[Cell, str], scorer: RayScorer, starts: Mapping[str
         blocks.update(trial)
         hidden.discard(below)
         done.append((e, below, added, gain))
+        known = _trials_still_known(known, scorer, [e, below, *added], blocks[below])
     return done
+
+
+def _lowering_looks_at(e: Cell) -> list[Cell]:
+    """The cells whose blocks and rays a :func:`lower_blocks` trial of the block at ``e`` reads: ``e``, the cell below
+    it and every cell around the two."""
+    below = (e[0], e[1], e[2] - 1)
+    return sorted({(c[0] + d[0], c[1] + d[1], c[2] + d[2]) for c in (e, below) for d in _AROUND} | {e, below})
+
+
+def _trials_still_known(known: Mapping[Cell, tuple[str, list[Cell], int]], scorer: RayScorer,
+                        changed: Sequence[Cell], colour: str) -> dict[Cell, tuple[str, list[Cell], int]]:
+    """The :func:`lower_blocks` trials of ``known`` (block -> colour, cells added, rays explained) that a change of the
+    blocks at the cells ``changed`` (a block of ``colour`` lowered, with the blocks added) leaves the same: those
+    whose cells (:func:`_lowering_looks_at`) hold none of ``changed`` and share no ray with them, and, when blocks
+    were added, of another colour (the count of a colour limits what its trials add)."""
+    crossed = scorer.sharing_rays(changed)
+    moved = set(changed)
+    more = len(changed) > 2
+
+    def kept(e: Cell, col: str) -> bool:
+        if more and col == colour:
+            return False
+        for c in _lowering_looks_at(e):
+            i = scorer.cell_index(c)
+            if c in moved or (i >= 0 and crossed[i]):
+                return False
+        return True
+
+    return {e: k for e, k in known.items() if kept(e, k[0])}
 
 
 #: switch (for measuring): fill the hidden cells that connect / hold blocks read where nothing could hold them

@@ -31,7 +31,7 @@ from __future__ import annotations
 import copy
 import time
 from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -281,11 +281,15 @@ def rim_samples(grid_lab: npt.NDArray[np.integer], radius: int, next_to: str = "
 
 
 def _trace_pixels(view: ViewEvidence, vol: _Volume, pix: I64, lab: I64,
-                  rim: npt.NDArray[np.bool_] | None = None) -> tuple[_Rays, _Rays]:
+                  rim: npt.NDArray[np.bool_] | None = None,
+                  box: tuple[Cell, Cell] | None = None) -> tuple[_Rays, _Rays]:
     """:func:`_trace_both` for given pixels ``pix`` (N, 2: x, y) of ``view`` and their labels ``lab``: the
     rays of the labelled pixels that reach the volume (a piece colour beyond the mat or on a printed colour
     patch is no evidence: read as unknown), and the piece-coloured rays beyond the mat (banners); ``rim``
-    (optional, per pixel) marks the colour rays at a face's rim (:func:`rim_samples`), kept on the rays."""
+    (optional, per pixel) marks the colour rays at a face's rim (:func:`rim_samples`), kept on the rays.
+    ``box`` (lowest cell, highest cell; optional): the rays' cells are listed only inside this box of cells (the
+    same rays, each with the cells of its own row that lie in the box, in order; a ray that misses the box lists
+    none) -- for a scorer that only ever prices blocks inside the box (:func:`_clip_to_box`)."""
     cam = view.camera
     s = cam.block_mm
     lo = vol.lo.astype(np.float64)
@@ -331,9 +335,33 @@ def _trace_pixels(view: ViewEvidence, vol: _Volume, pix: I64, lab: I64,
     else:
         hit = tmax > tmin
         far = _Rays(np.full((0, 1), -1, np.int64), lab[:0], pix[:0], c, d[:0])
-    return (_Rays(_traverse(c, d[hit], tmin[hit], tmax[hit], vol), lab[hit], pix[hit], c, d[hit],
+    t_lo, t_hi = tmin[hit], tmax[hit]
+    if box is not None:
+        t_lo, t_hi = _clip_to_box(c, d[hit], t_lo, t_hi, box)
+    return (_Rays(_traverse(c, d[hit], t_lo, t_hi, vol), lab[hit], pix[hit], c, d[hit],
                   None if weak is None else weak[hit], None if sat is None else sat[hit],
                   None if rim is None else rim[hit]), far)
+
+
+def _clip_to_box(c: npt.NDArray[np.float64], d: npt.NDArray[np.float64], t_lo: npt.NDArray[np.float64],
+                 t_hi: npt.NDArray[np.float64], box: tuple[Cell, Cell],
+                 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """Each ray's stretch (``t_lo``, ``t_hi``) cut to where it is inside the box of cells ``box`` (lowest cell,
+    highest cell), as :func:`_trace_pixels` cuts it to the volume (an axis-parallel ray inside the box's slab is
+    not cut by it); an empty stretch when the ray misses the box.  The box's faces are cell boundary planes and
+    the cuts are those planes' crossings (the same formula as :func:`_traverse`'s), so :func:`_traverse` then gives
+    each ray the segments of its whole row that lie inside the box -- the same cells, in the same order."""
+    lo = np.asarray(box[0], np.float64)
+    hi = np.asarray(box[1], np.float64) + 1.0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t1 = (lo - c) / d
+        t2 = (hi - c) / d
+        lo_t, hi_t = np.minimum(t1, t2), np.maximum(t1, t2)
+        enter = np.fmax(np.fmax(lo_t[:, 0], lo_t[:, 1]), lo_t[:, 2])
+        leave = np.fmin(np.fmin(hi_t[:, 0], hi_t[:, 1]), hi_t[:, 2])
+    a = np.fmax(t_lo, enter)
+    b = np.fmin(t_hi, leave)
+    return a, np.maximum(b, a)  # (a stretch that is empty: no segment, no cell)
 
 
 #: :func:`_traverse` works on this many rays at a time.  Every row is computed on its own (the chunk only sets
@@ -437,14 +465,37 @@ def _traverse(c: npt.NDArray[np.float64], d: npt.NDArray[np.float64], tmin: npt.
 
 
 def trace_pixels(views: Sequence[ViewEvidence], pixels: Sequence[I64], labels: Sequence[I64],
-                 cfg: ReconstructConfig | None = None) -> RayScorer:
+                 cfg: ReconstructConfig | None = None, box: tuple[Cell, Cell] | None = None,
+                 kept: Collection[Cell] = ()) -> RayScorer:
     """A scorer of given pixels' rays only (per view, ``pixels`` (N, 2: x, y) and their ``labels``), traced as
-    :func:`reconstruct` traces its sampled ones (``vision.fine_rays``: finer rays where a few cells project)."""
+    :func:`reconstruct` traces its sampled ones (``vision.fine_rays``: finer rays where a few cells project).
+    ``box``: each ray lists only its cells inside this box (:func:`_trace_pixels`); ``kept``: cells full in every
+    set of blocks the scorer will be asked about (with the Central Cube), after the first of which a ray lists
+    nothing (:func:`_cut_after`).  With either, the scorer must be asked about such sets only."""
     cfg = cfg or ReconstructConfig()
     vol = _Volume(cfg)
-    rays = [_trace_pixels(v, vol, np.asarray(p, np.int64).reshape(-1, 2), np.asarray(lab, np.int64))[0]
+    rays = [_trace_pixels(v, vol, np.asarray(p, np.int64).reshape(-1, 2), np.asarray(lab, np.int64), box=box)[0]
             for v, p, lab in zip(views, pixels, labels, strict=True)]
+    if kept:
+        for r in rays:
+            r.idx = _cut_after(r.idx, vol, [*kept, *CENTRAL_CUBE])
     return RayScorer(_RayModel(rays, vol.n), vol)
+
+
+def _cut_after(idx: I64, vol: _Volume, full: Collection[Cell]) -> I64:
+    """The ray table ``idx`` with each row ending at its first cell of ``full`` (kept; -1 after it), as narrow as
+    the longest row then: where every set of blocks asked about fills ``full``, a ray's first full cell is that
+    one or one before it, so every prediction, and every cell ahead of a first full cell, is the same."""
+    mark = np.zeros(vol.n + 1, bool)  # (-1, "no cell", reads the last slot: never full)
+    at = [i for i in (vol.index1(c) for c in full) if i >= 0]
+    mark[at] = True
+    hit = mark[idx]
+    has = hit.any(axis=1)
+    width = idx.shape[1]
+    end = np.where(has, np.argmax(hit, axis=1) + 1, width)
+    out = np.where(np.arange(width)[None, :] < end[:, None], idx, -1)
+    cols = np.flatnonzero((out >= 0).any(axis=0))
+    return out[:, :max(1, int(cols[-1]) + 1 if len(cols) else 1)]  # type: ignore[no-any-return]
 
 
 def reconstruct(
@@ -827,6 +878,10 @@ class RayScorer:
         return self._derived(RayScorer(model, self._vol, self._geom, self._flag_min_rays, self._seed, far=self._far))
 
     def _index(self, cell: Cell) -> int:
+        return self._vol.index1(cell)
+
+    def cell_index(self, cell: Cell) -> int:
+        """``cell``'s index in the volume (as :meth:`sharing_rays` indexes it); -1 outside."""
         return self._vol.index1(cell)
 
     def in_volume(self, cell: Cell) -> bool:
@@ -1331,6 +1386,18 @@ class RayScorer:
             out = [-(removed + (next(got) if j >= 0 else 0)) for j in idx]
         finally:
             self._pred[gone], self._fcol[gone] = keep_p, keep_f
+        return out
+
+    def sharing_rays(self, cells: Sequence[Cell]) -> npt.NDArray[np.bool_]:
+        """Per cell of the volume (its index), whether some ray through any of ``cells`` (those in the volume) also
+        crosses it: the cells whose :meth:`move_gains` (as a block or as a target) a change of ``cells`` alone can
+        change -- a ray's prediction, and its first full column, depend on the cells along it alone."""
+        m = self._model
+        out = np.zeros(self._vol.n, bool)
+        idx = [i for i in (self._index(c) for c in cells) if i >= 0]
+        if idx:
+            on = m.idx[np.concatenate([m.rays_of[i] for i in idx])]
+            out[on[on >= 0]] = True
         return out
 
     def _miss_if_for(self, v: int) -> npt.NDArray[np.bool_]:

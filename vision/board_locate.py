@@ -257,21 +257,24 @@ class PoseTieError(BoardNotVisibleError):
 
 
 def _solve(obj: F64, img: F64, K: F64, dist: F64, both: bool = False, judge: Judge | None = None,
-           ids: list[int] | None = None) -> tuple[F64, F64]:
+           ids: list[int] | None = None, refine_below_px: float = math.inf) -> tuple[F64, F64]:
     """Planar PnP (IPPE) refined by Levenberg-Marquardt.  ``both``: IPPE's other solution is refined too
     and kept when it is a distinct pose fitting the corners better *after* refinement
     (``pose_refine_both``); ``judge`` decides between two distinct solutions fitting nearly alike
     (``pose_tie_ratio``)."""
     if both:
-        return _solve_both(obj, img, K, dist, judge, ids or [])
+        return _solve_both(obj, img, K, dist, judge, ids or [], refine_below_px)
     return _solve_first(obj, img, K, dist)
 
 
-def _solve_first(obj: F64, img: F64, K: F64, dist: F64) -> tuple[F64, F64]:
-    """IPPE's solution fitting best before refinement (``cv2.solvePnP``), refined."""
+def _solve_first(obj: F64, img: F64, K: F64, dist: F64, start: list[F64] | None = None) -> tuple[F64, F64]:
+    """IPPE's solution fitting best before refinement (``cv2.solvePnP``), refined.  ``start``: gets
+    IPPE's unrefined solution."""
     ok, rvec, tvec = cv2.solvePnP(obj, img, K, dist, flags=cv2.SOLVEPNP_IPPE)
     if not ok:
         raise cv2.error("solvePnP failed")
+    if start is not None:
+        start += [np.asarray(rvec, np.float64).reshape(3).copy(), np.asarray(tvec, np.float64).reshape(3).copy()]
     rvec, tvec = cv2.solvePnPRefineLM(obj, img, K, dist, rvec, tvec)
     r, t = np.asarray(rvec, np.float64).reshape(3), np.asarray(tvec, np.float64).reshape(3)
     if not (np.all(np.isfinite(r)) and np.all(np.isfinite(t))):  # IPPE's NaN for collinear points (calibration.pose)
@@ -282,6 +285,9 @@ def _solve_first(obj: F64, img: F64, K: F64, dist: F64) -> tuple[F64, F64]:
 
 
 _DISTINCT_DEG = 1.0  # two refined solutions closer than this (rotation) are one pose
+# IPPE's other solution is refined only when it fits within this many times the worst fit a pose may have
+# (``max_rms_px``) before refinement: the second solution of most pictures is off by tens of pixels
+_SECOND_FIT_FACTOR = 2.0
 
 
 def _rms(obj: F64, img: F64, K: F64, dist: F64, r: F64, t: F64) -> float:
@@ -289,21 +295,27 @@ def _rms(obj: F64, img: F64, K: F64, dist: F64, r: F64, t: F64) -> float:
     return float(np.sqrt(np.mean(np.sum((np.asarray(p, np.float64).reshape(-1, 2) - img) ** 2, axis=1))))
 
 
-def _pose_solutions(obj: F64, img: F64, K: F64, dist: F64) -> list[Solution]:
+def _pose_solutions(obj: F64, img: F64, K: F64, dist: F64, refine_below_px: float = math.inf) -> list[Solution]:
     """The pose ``cv2.solvePnP`` gives (refined, as without the switch) and IPPE's other solution, refined,
     when it is a distinct pose: (rms px, rvec, tvec), the better refined fit first (the first pose on a
-    tie).  Only finite poses with the board in front of the camera."""
+    tie).  Only finite poses with the board in front of the camera; an IPPE solution fitting worse than
+    ``refine_below_px`` before refinement is not refined (cost: most pictures' second solution is off by
+    tens of pixels)."""
     out: list[Solution] = []
+    start: list[F64] = []
     try:
-        r, t = _solve_first(obj, img, K, dist)
+        r, t = _solve_first(obj, img, K, dist, start)
         out.append((_rms(obj, img, K, dist, r, t), r, t))
     except cv2.error:
         pass
-    n, rvecs, tvecs, _err = cv2.solvePnPGeneric(obj, img, K, dist, flags=cv2.SOLVEPNP_IPPE)
+    n, rvecs, tvecs, err = cv2.solvePnPGeneric(obj, img, K, dist, flags=cv2.SOLVEPNP_IPPE)
+    errs = np.asarray(err, np.float64).reshape(-1)
     for k in range(int(n)):
         r0, t0 = np.asarray(rvecs[k], np.float64).reshape(3, 1), np.asarray(tvecs[k], np.float64).reshape(3, 1)
-        if not (np.all(np.isfinite(r0)) and np.all(np.isfinite(t0))):
+        if not (np.all(np.isfinite(r0)) and np.all(np.isfinite(t0))) or not errs[k] <= refine_below_px:
             continue
+        if start and np.array_equal(r0.reshape(3), start[0]) and np.array_equal(t0.reshape(3), start[1]):
+            continue  # (the solution solvePnP started from: refined above)
         rvec, tvec = cv2.solvePnPRefineLM(obj, img, K, dist, r0, t0)
         r, t = np.asarray(rvec, np.float64).reshape(3), np.asarray(tvec, np.float64).reshape(3)
         if not (np.all(np.isfinite(r)) and np.all(np.isfinite(t))) or t[2] < 0:
@@ -321,8 +333,9 @@ def _rotation_deg(r1: F64, r2: F64) -> float:
     return math.degrees(math.acos(float(np.clip((np.trace(np.asarray(a) @ np.asarray(b).T) - 1.0) / 2.0, -1.0, 1.0))))
 
 
-def _solve_both(obj: F64, img: F64, K: F64, dist: F64, judge: Judge | None, ids: list[int]) -> tuple[F64, F64]:
-    sols = _pose_solutions(obj, img, K, dist)
+def _solve_both(obj: F64, img: F64, K: F64, dist: F64, judge: Judge | None, ids: list[int],
+                refine_below_px: float = math.inf) -> tuple[F64, F64]:
+    sols = _pose_solutions(obj, img, K, dist, refine_below_px)
     if not sols:
         raise cv2.error("solvePnP gave no finite pose with the board in front of the camera")
     if judge is not None and len(sols) == 2:
@@ -360,8 +373,9 @@ def _fit_pose(obj: dict[int, F64], img: dict[int, F64], K: F64, dist: F64,
     keep = sorted(img)
     dropped: list[int] = []
     both = cfg.pose_refine_both
+    below = _SECOND_FIT_FACTOR * cfg.max_rms_px
     rvec, tvec = _solve(np.concatenate([obj[i] for i in keep]), np.concatenate([img[i] for i in keep]), K, dist, both,
-                        judge, keep)
+                        judge, keep, below)
     for _ in range(3):
         rms = _marker_rms(np.concatenate([obj[i] for i in keep]), np.concatenate([img[i] for i in keep]),
                           K, dist, rvec, tvec)
@@ -372,7 +386,7 @@ def _fit_pose(obj: dict[int, F64], img: dict[int, F64], K: F64, dist: F64,
         dropped += bad
         keep = [i for i in keep if i not in bad]
         rvec, tvec = _solve(np.concatenate([obj[i] for i in keep]), np.concatenate([img[i] for i in keep]), K, dist,
-                            both, judge, keep)
+                            both, judge, keep, below)
     return keep, dropped, rvec, tvec
 
 
@@ -394,7 +408,7 @@ def _flat_pose(obj: dict[int, F64], markers: dict[int, F64], K: F64, dist: F64,
     ids = sorted(markers)
     o, m = np.concatenate([obj[j] for j in ids]), np.concatenate([markers[j] for j in ids])
     try:
-        rvec, tvec = _solve(o, m, K, dist, both, judge, ids)
+        rvec, tvec = _solve(o, m, K, dist, both, judge, ids, _SECOND_FIT_FACTOR * max_rms_px)
     except (cv2.error, PoseTieError):  # (two poses alike: not one flat board that can be trusted)
         return None
     if float(_marker_rms(o, m, K, dist, rvec, tvec).max()) > max_rms_px:

@@ -9,7 +9,11 @@ the camera's pose in board millimetres (docs/coordinates.md, "Flat boards").
 * Pose: planar PnP (``SOLVEPNP_IPPE`` + Levenberg-Marquardt) on the corners of all the board's
   markers seen; a marker whose corners disagree with the others (a misread, a lifted corner) is
   dropped and the pose solved again.  The board carries markers at its corners and along its edges,
-  so a hand over some of them leaves enough: any two whole markers give a pose.
+  so a hand over some of them leaves enough: any two whole markers give a pose.  Markers nearly on one
+  line give IPPE two poses; ``cv2.solvePnP`` keeps the one fitting best *unrefined*.  With
+  ``pose_refine_both`` (session 19, off) the other is refined too and the better refined fit kept; near
+  ties go to the pose under which the markers not read match their printed look, or the picture is
+  refused (:class:`PoseTieError`).
 * Without a camera calibration the intrinsics are estimated from this one view (focal length with
   the principal point at the image centre; radial ``k1`` too when markers are seen around the
   board): ``intrinsics == "self-estimated"`` in the result.

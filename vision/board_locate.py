@@ -9,7 +9,11 @@ the camera's pose in board millimetres (docs/coordinates.md, "Flat boards").
 * Pose: planar PnP (``SOLVEPNP_IPPE`` + Levenberg-Marquardt) on the corners of all the board's
   markers seen; a marker whose corners disagree with the others (a misread, a lifted corner) is
   dropped and the pose solved again.  The board carries markers at its corners and along its edges,
-  so a hand over some of them leaves enough: any two whole markers give a pose.
+  so a hand over some of them leaves enough: any two whole markers give a pose.  Markers nearly on one
+  line give IPPE two poses; ``cv2.solvePnP`` keeps the one fitting best *unrefined*.  With
+  ``pose_refine_both`` (session 19, off) the other is refined too and the better refined fit kept; near
+  ties go to the pose under which the markers not read match their printed look, or the picture is
+  refused (:class:`PoseTieError`).
 * Without a camera calibration the intrinsics are estimated from this one view (focal length with
   the principal point at the image centre; radial ``k1`` too when markers are seen around the
   board): ``intrinsics == "self-estimated"`` in the result.
@@ -26,6 +30,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
 from typing import Any
@@ -66,6 +71,9 @@ class BoardCalibrationError(BoardsideInputError):
     """A camera calibration that does not fit the picture."""
 
 
+POSE_REFINE_BOTH = False  # session 19 switch (docs/boards_vision.md, "Session 19: board pose between two solutions")
+
+
 @dataclass(frozen=True)
 class BoardLocateConfig:
     """Thresholds of the locate stage (one place; no per-scene constants)."""
@@ -96,6 +104,16 @@ class BoardLocateConfig:
     rescue_one_marker_matches: int = 2  # one marker read: other markers matched needed under one of its poses
     rescue_one_marker_window: float = 3.0  # the window (in sides) until a second marker is matched
     rescue_focal_guesses: tuple[float, ...] = (0.75, 1.0, 1.35)  # focal lengths / the picture's width tried then
+    # session 19: planar PnP has two solutions (IPPE); ``cv2.solvePnP`` keeps the one fitting best *before*
+    # the Levenberg-Marquardt refinement.  With this on, both are refined and the better refined fit is kept
+    # (markers nearly on one line in a blurred picture: the other one can be right -- held18b gridopolis 003)
+    pose_refine_both: bool = POSE_REFINE_BOTH
+    # ... and when the two refined solutions are distinct poses fitting nearly alike (the worse within this
+    # ratio of the better's rms), the fit alone does not decide: the one under which more of the markers not
+    # read are matched by their printed look where it puts them wins; on equal evidence the better fit is kept,
+    # unless the two are within ``pose_refuse_ratio``: then the picture is refused (the reason says why)
+    pose_tie_ratio: float = 2.0
+    pose_refuse_ratio: float = 1.25
 
 
 @dataclass(frozen=True, eq=False)
@@ -247,10 +265,33 @@ def _self_intrinsics(obj: list[F64], img: list[F64], size: tuple[int, int], k1: 
     return np.asarray(k, np.float64), dist
 
 
-def _solve(obj: F64, img: F64, K: F64, dist: F64) -> tuple[F64, F64]:
+Solution = tuple[float, F64, F64]  # (rms px, rvec, tvec)
+Judge = Callable[[list[int], F64, F64, list[Solution]], Solution]  # (ids solved from, K, dist, both solutions)
+
+
+class PoseTieError(BoardNotVisibleError):
+    """Two poses fit the markers read nearly alike and nothing else in the picture tells them apart."""
+
+
+def _solve(obj: F64, img: F64, K: F64, dist: F64, both: bool = False, judge: Judge | None = None,
+           ids: list[int] | None = None, refine_below_px: float = math.inf) -> tuple[F64, F64]:
+    """Planar PnP (IPPE) refined by Levenberg-Marquardt.  ``both``: IPPE's other solution is refined too
+    and kept when it is a distinct pose fitting the corners better *after* refinement
+    (``pose_refine_both``); ``judge`` decides between two distinct solutions fitting nearly alike
+    (``pose_tie_ratio``)."""
+    if both:
+        return _solve_both(obj, img, K, dist, judge, ids or [], refine_below_px)
+    return _solve_first(obj, img, K, dist)
+
+
+def _solve_first(obj: F64, img: F64, K: F64, dist: F64, start: list[F64] | None = None) -> tuple[F64, F64]:
+    """IPPE's solution fitting best before refinement (``cv2.solvePnP``), refined.  ``start``: gets
+    IPPE's unrefined solution."""
     ok, rvec, tvec = cv2.solvePnP(obj, img, K, dist, flags=cv2.SOLVEPNP_IPPE)
     if not ok:
         raise cv2.error("solvePnP failed")
+    if start is not None:
+        start += [np.asarray(rvec, np.float64).reshape(3).copy(), np.asarray(tvec, np.float64).reshape(3).copy()]
     rvec, tvec = cv2.solvePnPRefineLM(obj, img, K, dist, rvec, tvec)
     r, t = np.asarray(rvec, np.float64).reshape(3), np.asarray(tvec, np.float64).reshape(3)
     if not (np.all(np.isfinite(r)) and np.all(np.isfinite(t))):  # IPPE's NaN for collinear points (calibration.pose)
@@ -258,6 +299,66 @@ def _solve(obj: F64, img: F64, K: F64, dist: F64) -> tuple[F64, F64]:
     if t[2] < 0:  # the board behind the camera: the mirror solution
         raise cv2.error("board behind the camera")
     return r, t
+
+
+_DISTINCT_DEG = 1.0  # two refined solutions closer than this (rotation) are one pose
+# IPPE's other solution is refined only when it fits within this many times the worst fit a pose may have
+# (``max_rms_px``) before refinement: the second solution of most pictures is off by tens of pixels
+_SECOND_FIT_FACTOR = 2.0
+
+
+def _rms(obj: F64, img: F64, K: F64, dist: F64, r: F64, t: F64) -> float:
+    p, _ = cv2.projectPoints(obj, r, t, K, dist)
+    return float(np.sqrt(np.mean(np.sum((np.asarray(p, np.float64).reshape(-1, 2) - img) ** 2, axis=1))))
+
+
+def _pose_solutions(obj: F64, img: F64, K: F64, dist: F64, refine_below_px: float = math.inf) -> list[Solution]:
+    """The pose ``cv2.solvePnP`` gives (refined, as without the switch) and IPPE's other solution, refined,
+    when it is a distinct pose: (rms px, rvec, tvec), the better refined fit first (the first pose on a
+    tie).  Only finite poses with the board in front of the camera; an IPPE solution fitting worse than
+    ``refine_below_px`` before refinement is not refined (cost: most pictures' second solution is off by
+    tens of pixels)."""
+    out: list[Solution] = []
+    start: list[F64] = []
+    try:
+        r, t = _solve_first(obj, img, K, dist, start)
+        out.append((_rms(obj, img, K, dist, r, t), r, t))
+    except cv2.error:
+        pass
+    n, rvecs, tvecs, err = cv2.solvePnPGeneric(obj, img, K, dist, flags=cv2.SOLVEPNP_IPPE)
+    errs = np.asarray(err, np.float64).reshape(-1)
+    for k in range(int(n)):
+        r0, t0 = np.asarray(rvecs[k], np.float64).reshape(3, 1), np.asarray(tvecs[k], np.float64).reshape(3, 1)
+        if not (np.all(np.isfinite(r0)) and np.all(np.isfinite(t0))) or not errs[k] <= refine_below_px:
+            continue
+        if start and np.array_equal(r0.reshape(3), start[0]) and np.array_equal(t0.reshape(3), start[1]):
+            continue  # (the solution solvePnP started from: refined above)
+        rvec, tvec = cv2.solvePnPRefineLM(obj, img, K, dist, r0, t0)
+        r, t = np.asarray(rvec, np.float64).reshape(3), np.asarray(tvec, np.float64).reshape(3)
+        if not (np.all(np.isfinite(r)) and np.all(np.isfinite(t))) or t[2] < 0:
+            continue
+        if any(_rotation_deg(r, s[1]) < _DISTINCT_DEG for s in out):
+            continue
+        out.append((_rms(obj, img, K, dist, r, t), r, t))
+    out.sort(key=lambda s: s[0])  # (stable: the first pose on an exact tie)
+    return out[:2]
+
+
+def _rotation_deg(r1: F64, r2: F64) -> float:
+    a, _ = cv2.Rodrigues(np.asarray(r1, np.float64).reshape(3, 1))
+    b, _ = cv2.Rodrigues(np.asarray(r2, np.float64).reshape(3, 1))
+    return math.degrees(math.acos(float(np.clip((np.trace(np.asarray(a) @ np.asarray(b).T) - 1.0) / 2.0, -1.0, 1.0))))
+
+
+def _solve_both(obj: F64, img: F64, K: F64, dist: F64, judge: Judge | None, ids: list[int],
+                refine_below_px: float = math.inf) -> tuple[F64, F64]:
+    sols = _pose_solutions(obj, img, K, dist, refine_below_px)
+    if not sols:
+        raise cv2.error("solvePnP gave no finite pose with the board in front of the camera")
+    if judge is not None and len(sols) == 2:
+        pick = judge(ids, K, dist, sols)
+        return pick[1], pick[2]
+    return sols[0][1], sols[0][2]
 
 
 def _marker_rms(obj: F64, img: F64, K: F64, dist: F64, rvec: F64, tvec: F64) -> F64:
@@ -283,12 +384,15 @@ def _sharpen(grey: U8, sigma: float, amount: float) -> U8:
 
 
 def _fit_pose(obj: dict[int, F64], img: dict[int, F64], K: F64, dist: F64,
-              cfg: BoardLocateConfig) -> tuple[list[int], list[int], F64, F64]:
+              cfg: BoardLocateConfig, judge: Judge | None = None) -> tuple[list[int], list[int], F64, F64]:
     """Planar PnP over every marker's corners; markers fitting much worse than the others are dropped
     (at most three rounds).  Returns (ids kept, ids dropped, rvec, tvec); ``cv2.error`` when no pose."""
     keep = sorted(img)
     dropped: list[int] = []
-    rvec, tvec = _solve(np.concatenate([obj[i] for i in keep]), np.concatenate([img[i] for i in keep]), K, dist)
+    both = cfg.pose_refine_both
+    below = _SECOND_FIT_FACTOR * cfg.max_rms_px
+    rvec, tvec = _solve(np.concatenate([obj[i] for i in keep]), np.concatenate([img[i] for i in keep]), K, dist, both,
+                        judge, keep, below)
     for _ in range(3):
         rms = _marker_rms(np.concatenate([obj[i] for i in keep]), np.concatenate([img[i] for i in keep]),
                           K, dist, rvec, tvec)
@@ -298,29 +402,31 @@ def _fit_pose(obj: dict[int, F64], img: dict[int, F64], K: F64, dist: F64,
             break
         dropped += bad
         keep = [i for i in keep if i not in bad]
-        rvec, tvec = _solve(np.concatenate([obj[i] for i in keep]), np.concatenate([img[i] for i in keep]), K, dist)
+        rvec, tvec = _solve(np.concatenate([obj[i] for i in keep]), np.concatenate([img[i] for i in keep]), K, dist,
+                            both, judge, keep, below)
     return keep, dropped, rvec, tvec
 
 
 def _consistent(obj: dict[int, F64], trusted: dict[int, F64], new: dict[int, F64], K: F64, dist: F64,
-                cfg: BoardLocateConfig) -> dict[int, F64]:
+                cfg: BoardLocateConfig, judge: Judge | None = None) -> dict[int, F64]:
     """The markers of ``new`` that fit one flat board with the ``trusted`` ones: each tried alone with
     them (a pose solved over both), kept when every marker then fits within ``max_rms_px``.  A code
     read with a bit wrong names another marker of the board, far from where that one is printed."""
     if len(trusted) < cfg.min_markers:
         return dict(new)
-    return {i: q for i, q in new.items() if _flat_pose(obj, {**trusted, i: q}, K, dist, cfg.max_rms_px) is not None}
+    return {i: q for i, q in new.items() if _flat_pose(obj, {**trusted, i: q}, K, dist, cfg.max_rms_px,
+                                                        cfg.pose_refine_both, judge) is not None}
 
 
 def _flat_pose(obj: dict[int, F64], markers: dict[int, F64], K: F64, dist: F64,
-               max_rms_px: float) -> tuple[F64, F64] | None:
+               max_rms_px: float, both: bool = False, judge: Judge | None = None) -> tuple[F64, F64] | None:
     """The pose solved over ``markers`` (id -> corners in the picture) when every one of them then fits
     within ``max_rms_px`` (they lie on one flat board), else None."""
     ids = sorted(markers)
     o, m = np.concatenate([obj[j] for j in ids]), np.concatenate([markers[j] for j in ids])
     try:
-        rvec, tvec = _solve(o, m, K, dist)
-    except cv2.error:
+        rvec, tvec = _solve(o, m, K, dist, both, judge, ids, _SECOND_FIT_FACTOR * max_rms_px)
+    except (cv2.error, PoseTieError):  # (two poses alike: not one flat board that can be trusted)
         return None
     if float(_marker_rms(o, m, K, dist, rvec, tvec).max()) > max_rms_px:
         return None
@@ -361,7 +467,7 @@ def _camera_for(camera: CameraCalibration, name: str, size: tuple[int, int]) -> 
 
 
 def _one_marker(grey: U8, spec: BoardSpec, obj: dict[int, F64], own: dict[int, F64], K: F64, dist: F64,
-                size: tuple[int, int], cfg: BoardLocateConfig) -> dict[int, F64]:
+                size: tuple[int, int], cfg: BoardLocateConfig, judge: Judge | None = None) -> dict[int, F64]:
     """One marker read: both poses of its square tried.  Under each, the other markers are matched by
     their look nearest first (a pose from one small square is rough further away), the pose solved
     again after each one matched; the pose that explains more of them is kept (at least
@@ -386,7 +492,7 @@ def _one_marker(grey: U8, spec: BoardSpec, obj: dict[int, F64], own: dict[int, F
             m = _matched(grey, spec, obj, [i], K, dist, rvec, tvec, wide if not got else cfg)
             if i not in m:
                 continue
-            pose = _flat_pose(obj, {**own, **got, i: m[i]}, K, dist, cfg.max_rms_px)
+            pose = _flat_pose(obj, {**own, **got, i: m[i]}, K, dist, cfg.max_rms_px, cfg.pose_refine_both, judge)
             if pose is None:
                 continue
             got[i] = m[i]
@@ -538,6 +644,27 @@ def locate_board(
         own.update(more)
         rescued += sorted(more)
     obj = {i: np.array([[x, y, 0.0] for x, y in own_world[i]], np.float64) for i in own_world}
+
+    def tie_break(ids: list[int], k_now: F64, d_now: F64, sols: list[Solution]) -> Solution:
+        """Between IPPE's two refined solutions fitting nearly alike (session 19): the one under which
+        more of the board's markers not read, put in view, match their printed look there."""
+        (rms0, _r0, _t0), (rms1, _r1, _t1) = sols[:2]
+        if rms1 > cfg.pose_tie_ratio * rms0:
+            return sols[0]
+        seen = []
+        for _rms, r, t in sols[:2]:
+            todo = [i for i in _markers_in_view(obj, k_now, d_now, r, t, (w, h), cfg.min_side_px) if i not in ids]
+            seen.append(len(_matched(grey, spec, obj, todo, k_now, d_now, r, t, cfg)))
+        if seen[0] != seen[1]:
+            return sols[0] if seen[0] > seen[1] else sols[1]
+        if rms1 > cfg.pose_refuse_ratio * rms0:
+            return sols[0]
+        raise PoseTieError(
+            f"{name!r}: the board's pose cannot be told from markers {_describe_ids(ids)}: two poses fit them "
+            f"nearly alike ({rms0:.1f} and {rms1:.1f} px) and no other marker is seen to choose between them "
+            "(markers nearly on one line, or a blurred picture): hold the camera still or show more of the board")
+
+    judge: Judge | None = tie_break if cfg.pose_refine_both else None
     if len(own) == 1 and cfg.rescue and cfg.min_markers > 1:
         # one marker read: its square has two mirror-image poses; the one under which the most other
         # markers are matched by their look is kept, when at least ``rescue_one_marker_matches`` are
@@ -547,7 +674,7 @@ def locate_board(
              np.zeros(5)) for f in cfg.rescue_focal_guesses]
         best: dict[int, F64] = {}
         for k_guess, d_guess in guesses:
-            got = _one_marker(grey, spec, obj, own, k_guess, d_guess, (w, h), cfg)
+            got = _one_marker(grey, spec, obj, own, k_guess, d_guess, (w, h), cfg, judge)
             if len(got) > len(best):
                 best = got
         matched.update(best)
@@ -588,32 +715,32 @@ def locate_board(
         K, dist = _camera_for(camera, name, (w, h))
         source = "calibration"
     try:
-        keep, dropped, rvec, tvec = _fit_pose(obj, own, K, dist, cfg)
+        keep, dropped, rvec, tvec = _fit_pose(obj, own, K, dist, cfg, judge)
         if cfg.rescue:
             in_view = _markers_in_view(obj, K, dist, rvec, tvec, (w, h), cfg.min_side_px)
             n_read = len(set(keep) & set(in_view))
             if n_read < cfg.rescue_found_share * len(in_view) and (
                     n_read < cfg.rescue_enough_markers or n_read < cfg.rescue_enough_share * len(in_view)):
                 trusted = {i: own[i] for i in keep}
-                more = _consistent(obj, trusted, look_again(), K, dist, cfg)
+                more = _consistent(obj, trusted, look_again(), K, dist, cfg, judge)
                 own.update(more)
                 rescued += sorted(more)
                 if more:
                     if camera is None:
                         K, dist = intrinsics()
-                    keep, dropped, rvec, tvec = _fit_pose(obj, own, K, dist, cfg)
+                    keep, dropped, rvec, tvec = _fit_pose(obj, own, K, dist, cfg, judge)
                     in_view = _markers_in_view(obj, K, dist, rvec, tvec, (w, h), cfg.min_side_px)
                 for _ in range(cfg.rescue_match_rounds):  # each round: the markers not yet found, better pose
                     todo = sorted(i for i in in_view if i not in own)
                     got = _consistent(obj, {i: own[i] for i in keep}, _matched(grey, spec, obj, todo, K, dist, rvec,
-                                                                             tvec, cfg), K, dist, cfg)
+                                                                             tvec, cfg), K, dist, cfg, judge)
                     if not got:
                         break
                     matched.update(got)
                     own.update(got)
                     if camera is None:
                         K, dist = intrinsics()
-                    keep, dropped, rvec, tvec = _fit_pose(obj, own, K, dist, cfg)
+                    keep, dropped, rvec, tvec = _fit_pose(obj, own, K, dist, cfg, judge)
                     in_view = _markers_in_view(obj, K, dist, rvec, tvec, (w, h), cfg.min_side_px)
     except cv2.error:
         raise BoardNotVisibleError(f"{name!r}: the board's pose cannot be solved from markers "

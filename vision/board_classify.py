@@ -34,7 +34,7 @@ from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
-from typing import Any
+from typing import Any, cast
 
 import cv2
 import numpy as np
@@ -2088,11 +2088,11 @@ def classify_sites(
                     and not (n_box >= cfg.box_min_points and share >= cfg.box_share + cfg.sure_shape_margin):
                 # (a box's outline plainly showing its colour tells a box; one not showing it tells little: blur,
                 # shade and posts hide that thin band as often)
-                shape_open[i] = (out[i].colour, (share - cfg.box_share) * math.sqrt(n_box))
+                shape_open[i] = (cast(str, out[i].colour), (share - cfg.box_share) * math.sqrt(n_box))
             if i in shape_by_box:  # (seen through a slit, its shape not told: not read, unless the counts say)
                 if out[i].colour is not None and not hand:  # (a declined site is opened only with no hand in the
                     # picture: its skin seen on a few probes past a pad looks like plastic)
-                    shape_open[i] = (out[i].colour, (share - cfg.box_share) * math.sqrt(n_box))
+                    shape_open[i] = (cast(str, out[i].colour), (share - cfg.box_share) * math.sqrt(n_box))
                 out[i] = CellReading(out[i].key, "unseen", None, 0, False, 0.0, None, out[i].scores)
             elif i in few_read and cfg.sure_shape and (n_box < cfg.box_min_points
                                                        or abs(share - cfg.box_share) < cfg.sure_shape_margin) \
@@ -2100,7 +2100,7 @@ def classify_sites(
                     and not (0 < cfg.sure_box_fit <= fit and out[i].kind == "blocker" and not hand):
                 # seen on few probes and its shape not clearly seen: not guessed
                 if cfg.part_counts and out[i].colour is not None and not hand:
-                    shape_open[i] = (out[i].colour, (share - cfg.box_share) * math.sqrt(n_box))
+                    shape_open[i] = (cast(str, out[i].colour), (share - cfg.box_share) * math.sqrt(n_box))
                 out[i] = CellReading(out[i].key, "unseen", None, 0, False, 0.0, None, out[i].scores)
             elif n_box >= cfg.box_min_points:
                 box = (share >= cfg.box_share or (0 < cfg.box_fit_share <= share and fit >= cfg.box_fit_margin)

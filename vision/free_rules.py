@@ -933,6 +933,12 @@ DROP_PALE_MAT_BLOCKS = True
 PALE_MAT_RATIO = 0.45
 #: ... and the reference (the colour's start block and its blocks above the mat) seen on at least this many rays
 PALE_MAT_MIN_REFERENCE = 30
+#: switch (docs/vision.md, "Session 19: free reading where every block is seen"): a pale candidate that EVERY
+#: picture read shows -- each explains at least this many more sampled rays with the block than without it
+#: (``RayScorer.gains_by_view``) -- stays.  A tinted shadow is flat on the mat: a block there projects onto other
+#: pixels in each picture, and at least one picture (hidden by the pile, or showing bare mat where the block's
+#: silhouette would reach) does not back it; a real block standing in the open is backed by all.  ``None``: off.
+PALE_KEEP_SEEN_BY_ALL: int | None = None
 
 
 def drop_pale_mat_blocks(blocks: dict[Cell, str], scorer: RayScorer, starts: Mapping[str, Cell],
@@ -975,8 +981,18 @@ def drop_pale_mat_blocks(blocks: dict[Cell, str], scorer: RayScorer, starts: Map
             ratio = float(np.median(sats[c])) / max(ref_med, 1e-6)
             if ratio < PALE_MAT_RATIO:
                 found.append((ratio, c, colour))
+    if found and PALE_KEEP_SEEN_BY_ALL is not None:
+        found = [f for f in found if not seen_by_every_picture(blocks, scorer, f[1], PALE_KEEP_SEEN_BY_ALL)]
     out = _leave_out(blocks, found)
     return out, {c: v for c, v in limits.items() if any(col == c for _, col, _ in out)}
+
+
+def seen_by_every_picture(blocks: Mapping[Cell, str], scorer: RayScorer, cell: Cell, min_gain: int) -> bool:
+    """Does every picture read back the block of ``blocks`` at ``cell``: each explains at least ``min_gain`` more
+    weighted sampled rays with it than without it (``RayScorer.gains_by_view``)?  The pictures' parallax: a flat
+    patch of colour on the mat (a tinted shadow) projects where a block would in some pictures only."""
+    gains = scorer.gains_by_view(blocks, [cell])
+    return len(gains) > 0 and int(gains.min()) >= min_gain
 
 
 def _leave_out(blocks: dict[Cell, str], found: list[tuple[float, Cell, str]]) -> list[tuple[Cell, str, float]]:

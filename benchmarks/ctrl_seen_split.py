@@ -20,7 +20,8 @@ intrinsics) and every wrong cell is put in one cause:
 
 Each wrong cell also carries its ray price (``fix``: sampled rays the reading's own scorer explains more with
 that cell put right alone: > 0 the pixels prefer the truth), the renderer's pixels, the free rules' notes on that
-cell and the wrong flags of the scene.  ``--save`` writes the rows (JSON).  SIMULATED data only.  Last line: one
+cell, for an extra block where its colour's rays end with the truth's blocks (``rays_end``: Central Cube, mat, a
+block of its colour, another), and the wrong flags of the scene.  ``--save`` writes the rows (JSON).  SIMULATED data only.  Last line: one
 JSON object.
 """
 
@@ -73,6 +74,28 @@ def classify_cell(c: Cell, truth: dict[Cell, str], got: dict[Cell, str], truth_f
     return "missing-seen"
 
 
+def rays_end(scorer: Any, got: dict[Cell, str], truth: dict[Cell, str], cell: Cell) -> dict[str, int]:
+    """For an extra block of the reading: its weighted sampled rays showing its colour that meet it first, by what
+    they meet first with the truth's blocks: ``cube`` (the Central Cube), ``mat`` (nothing), ``same`` (a true block
+    of its colour), ``other`` (a block of another colour)."""
+    from vision.classify import Label
+    from vision.labels import COLOR_LABELS
+    m = scorer._model  # measurement tool
+    rows, _, _ = scorer._meeting_first(got, [cell], int(COLOR_LABELS[got[cell]]))
+    if not len(rows):
+        return {}
+    hyp = scorer._hyp_of(truth)
+    _, first = m.predict_first(hyp, rows)
+    out: Counter[str] = Counter()
+    for r, f in zip(rows.tolist(), first.tolist(), strict=True):
+        if f >= m.idx.shape[1]:
+            out["mat"] += 1
+            continue
+        v = int(hyp[m.idx[r, f]])
+        out["cube" if v == int(Label.CUBE) else "same" if v == int(COLOR_LABELS[got[cell]]) else "other"] += 1
+    return dict(out)
+
+
 def analyse(scene_dir: Path, views: tuple[str, ...], all_scenes: bool = False) -> dict[str, Any]:
     shown = shown_blocks(scene_dir, views)
     truth_doc = json.loads((scene_dir / "scene.json").read_text())
@@ -110,7 +133,9 @@ def analyse(scene_dir: Path, views: tuple[str, ...], all_scenes: bool = False) -
         first = int(scorer.shown_by(tb, [c]).sum()) if scorer is not None and c in tb else 0
         fix = base - scorer.cost(put_right(got, tb, [c])) if scorer is not None else 0
         cause = classify_cell(c, tb, got, dict(truth.flags), behind, first)
+        ends = rays_end(scorer, got, tb, c) if scorer is not None and c in got and c not in tb else {}
         cells.append({"cell": list(c), "truth": tb.get(c), "read": got.get(c), "cause": cause, "fix": int(fix),
+                      "rays_end": ends,
                       "pixels": int(shown.get(c, 0)), "first_rays": first, "notes": notes.get(c, [])})
     row.update({
         "state_exact": cmp.state_exact, "sides_exact": cmp.sides_exact, "winner": cmp.winner_right,
@@ -128,6 +153,7 @@ def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
     causes: Counter[str] = Counter()
     by_fix: Counter[str] = Counter()
     noted: Counter[str] = Counter()
+    ends: Counter[str] = Counter()
     for r in seen:
         for c in r["cells"]:
             causes[c["cause"]] += 1
@@ -135,6 +161,8 @@ def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
             by_fix[f"{c['cause']}:{'truth>5' if f > 5 else 'reading>5' if f < -5 else 'tie'}"] += 1
             for n in c["notes"]:
                 noted[f"{c['cause']}:{n}"] += 1
+            if c.get("rays_end"):
+                ends[f"{c['cause']}:{max(c['rays_end'], key=c['rays_end'].get)}"] += 1
     return {
         "scenes": len(rows), "every_block_seen": len(seen) + sum(1 for r in rows if "error" in r
                                                                  and not r["hidden_blocks"]),
@@ -144,6 +172,7 @@ def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "flags_wrong": sum(len(r["flags_wrong"]) for r in seen),
         "wrong_cells": sum(len(r["cells"]) for r in seen), "causes": dict(causes.most_common()),
         "causes_by_rays": dict(sorted(by_fix.items())), "notes": dict(noted.most_common()),
+        "extra_colour_rays_mostly_end_on": dict(ends.most_common()),
         "wrong_sides": sum(len(r["wrong_sides"]) for r in seen),
         "truth_costs_more": sum(1 for r in seen if (r["truth_cost_minus_reading"] or 0) > 0),
     }

@@ -21,8 +21,8 @@ intrinsics) and every wrong cell is put in one cause:
 Each wrong cell also carries its ray price (``fix``: sampled rays the reading's own scorer explains more with
 that cell put right alone: > 0 the pixels prefer the truth), the renderer's pixels, the free rules' notes on that
 cell, for an extra block where its colour's rays end with the truth's blocks (``rays_end``: Central Cube, mat, a
-block of its colour, another), and the wrong flags of the scene.  ``--save`` writes the rows (JSON).  SIMULATED data only.  Last line: one
-JSON object.
+block of its colour, another), and the wrong flags of the scene.  ``--save`` writes the rows (JSON).  SIMULATED
+data only.  Last line: one JSON object.
 """
 
 from __future__ import annotations
@@ -106,7 +106,7 @@ def analyse(scene_dir: Path, views: tuple[str, ...], all_scenes: bool = False) -
     if hidden and not all_scenes:
         return row
     try:
-        sc, res, evidence = read_with_evidence(scene_dir, views)
+        _sc, res, evidence = read_with_evidence(scene_dir, views)
     except Exception as exc:  # a rejected scene: reported, not counted
         row["error"] = str(exc)[:200]
         return row

@@ -43,6 +43,7 @@ from vision.free_rules import (
     drop_smooth_mat_blocks,
     edge_moves,
     fill_pockets,
+    fill_under,
     hidden_move_doubts,
     lower_blocks,
     pocket_sides,
@@ -678,6 +679,10 @@ def score_images(
         # the count rule, whose fills are forced where this step's colour is only a neighbour's
         connections, connection_notes = connect_hidden(blocks, recon.unobserved, starts)
         inferred += connection_notes
+        # hidden cells under blocks read above the mat (free_rules.FILL_UNDER, off): guessed like the connections
+        under, under_notes = fill_under(blocks, recon.unobserved, starts)
+        inferred += under_notes
+        connections += under
         recon.unobserved[:] = [c for c in recon.unobserved if c not in connections]  # reported as inferred
         if recon.scorer is not None:
             # blocks the sampled rays cannot decide that finer rays where they project show (vision.fine_rays)

@@ -955,6 +955,16 @@ def score_images(
         # a block read next to a hidden cell may stand in it instead: the pictures cannot tell (free_rules); with
         # HIDDEN_MOVE_ERROR the two readings scoring differently also make the reading not trusted (an error)
         moves = hidden_move_doubts(state, relevant)
+        for u in under_kept:
+            # a cell filled under a block (FILL_UNDER) stands for the hidden cell it was: the block above may be
+            # the one block there is, read a level up -- the sides its removal changes are in doubt
+            above = (u[0], u[1], u[2] + 1)
+            if above in state.blocks and all(f.block != above for f in state.flags.values()):
+                alt = replace(state, blocks={c: v for c, v in state.blocks.items() if c != above})
+                rows, alt_rows = state.side_scores(), alt.side_scores()
+                for side in SIDES:
+                    if rows.get(side) != alt_rows.get(side) and u not in moves.get(side, []):
+                        moves.setdefault(side, []).append(u)
         if moves and HIDDEN_MOVE_ERROR:
             cells = ", ".join(f"{c[0]},{c[1]},{c[2]}" for c in sorted({c for cs in moves.values() for c in cs}))
             problems.append(Problem(

@@ -969,6 +969,43 @@ def connect_hidden(blocks: dict[Cell, str], unobserved: Sequence[Cell],
     return _connect_done(filled)
 
 
+#: switch (docs/vision.md, "Session 19: free reading where every block is seen"): fill the hidden cell under a block
+#: read above the mat (:func:`fill_under`).  Off by default.
+FILL_UNDER = False
+
+
+def fill_under(blocks: dict[Cell, str], unobserved: Sequence[Cell],
+               starts: Mapping[str, Cell]) -> tuple[list[Cell], list[Problem]]:
+    """Fill the hidden cells right under blocks read above the mat, with the colour of the block above.
+
+    A block read at (x, y, z >= 1) over an empty cell no picture shows (``unobserved``): blocks are placed from the
+    mat up ("Placing Blocks"), and on SIMULATED development renders (held18 and dev19, the final free readings)
+    the truth holds a block in such a cell 164 times of 186 (five pictures; 129 of 138 with nine), of the colour
+    of the block above 129 (five) and 89 (nine) times.  Downwards, cell by cell, while the cell below is hidden
+    and empty too; never a colour's 23rd block ("Components"), never another colour on a start cell ("Setup" 3).
+    Each filled cell is reported (``inferred-under``, a warning); the caller puts the sides it shows on in
+    doubt (:func:`pocket_sides`).  Mutates ``blocks``; returns the filled cells and the warnings."""
+    if not FILL_UNDER:
+        return [], []
+    in_play = set(blocks.values())
+    start_of = {cell: colour for colour, cell in starts.items() if colour in in_play}
+    hidden = {c for c in unobserved if c not in blocks and c not in CENTRAL_CUBE and c[2] >= 0}
+    filled: dict[Cell, str] = {}
+    for cell in sorted(blocks, key=lambda c: (-c[2], c)):
+        colour = blocks[cell]
+        below = (cell[0], cell[1], cell[2] - 1)
+        while below in hidden and below not in blocks and start_of.get(below, colour) == colour \
+                and _cap_ok(blocks, colour):
+            blocks[below] = colour
+            filled[below] = colour
+            below = (below[0], below[1], below[2] - 1)
+    notes = [Problem("inferred-under", f"a {colour} block is assumed here: no picture shows the cell, and the "
+                     f"{colour} block read above it stands on it more often than not",
+                     f"cell {c[0]},{c[1]},{c[2]}", 'CTRL rulebook, "Placing Blocks"', "warning")
+             for c, colour in sorted(filled.items())]
+    return sorted(filled), notes
+
+
 def _connect_done(filled: Mapping[Cell, str]) -> tuple[list[Cell], list[Problem]]:
     notes = [Problem("inferred-connection", f"a {colour} block is assumed here: no picture can show the cell, "
                      "and blocks read next to it need one here to be connected to the Central Cube or held",
@@ -1003,6 +1040,12 @@ DROP_PALE_MAT_BLOCKS = True
 PALE_MAT_RATIO = 0.45
 #: ... and the reference (the colour's start block and its blocks above the mat) seen on at least this many rays
 PALE_MAT_MIN_REFERENCE = 30
+#: switch (docs/vision.md, "Session 19: free reading where every block is seen"): a pale candidate that EVERY
+#: picture read shows -- each explains at least this many more sampled rays with the block than without it
+#: (``RayScorer.gains_by_view``) -- stays.  A tinted shadow is flat on the mat: a block there projects onto other
+#: pixels in each picture, and at least one picture (hidden by the pile, or showing bare mat where the block's
+#: silhouette would reach) does not back it; a real block standing in the open is backed by all.  ``None``: off.
+PALE_KEEP_SEEN_BY_ALL: int | None = None
 
 
 def drop_pale_mat_blocks(blocks: dict[Cell, str], scorer: RayScorer, starts: Mapping[str, Cell],
@@ -1045,8 +1088,18 @@ def drop_pale_mat_blocks(blocks: dict[Cell, str], scorer: RayScorer, starts: Map
             ratio = float(np.median(sats[c])) / max(ref_med, 1e-6)
             if ratio < PALE_MAT_RATIO:
                 found.append((ratio, c, colour))
+    if found and PALE_KEEP_SEEN_BY_ALL is not None:
+        found = [f for f in found if not seen_by_every_picture(blocks, scorer, f[1], PALE_KEEP_SEEN_BY_ALL)]
     out = _leave_out(blocks, found)
     return out, {c: v for c, v in limits.items() if any(col == c for _, col, _ in out)}
+
+
+def seen_by_every_picture(blocks: Mapping[Cell, str], scorer: RayScorer, cell: Cell, min_gain: int) -> bool:
+    """Does every picture read back the block of ``blocks`` at ``cell``: each explains at least ``min_gain`` more
+    weighted sampled rays with it than without it (``RayScorer.gains_by_view``)?  The pictures' parallax: a flat
+    patch of colour on the mat (a tinted shadow) projects where a block would in some pictures only."""
+    gains = scorer.gains_by_view(blocks, [cell])
+    return len(gains) > 0 and int(gains.min()) >= min_gain
 
 
 def _leave_out(blocks: dict[Cell, str], found: list[tuple[float, Cell, str]]) -> list[tuple[Cell, str, float]]:

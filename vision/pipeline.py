@@ -43,6 +43,7 @@ from vision.free_rules import (
     drop_smooth_mat_blocks,
     edge_moves,
     fill_pockets,
+    fill_under,
     hidden_move_doubts,
     lower_blocks,
     pocket_sides,
@@ -476,6 +477,7 @@ def score_images(
     movers: set[str] = set()  # with a previous state: the colours the chosen turns placed blocks for
     pockets: list[Cell] = []  # without history: cells filled because the pictures cannot tell (free_rules)
     connections: list[Cell] = []  # without history: hidden cells filled so that blocks read are held (free_rules)
+    under_cells: list[Cell] = []  # without history: hidden cells filled under blocks read (free_rules.FILL_UNDER)
     opening_sides: list[str] = []  # without history: sides where a broken opening's legal reading differs
     relocated: list[tuple[Cell, str]] = []  # without history: blocks moved to a neighbouring cell (free_rules)
     pale: list[Cell] = []  # without history: blocks on the mat left out as a tinted shadow (free_rules)
@@ -678,6 +680,11 @@ def score_images(
         # the count rule, whose fills are forced where this step's colour is only a neighbour's
         connections, connection_notes = connect_hidden(blocks, recon.unobserved, starts)
         inferred += connection_notes
+        # hidden cells under blocks read above the mat (free_rules.FILL_UNDER, off): guessed like the connections
+        under, under_notes = fill_under(blocks, recon.unobserved, starts)
+        inferred += under_notes
+        connections += under
+        under_cells[:] = under
         recon.unobserved[:] = [c for c in recon.unobserved if c not in connections]  # reported as inferred
         if recon.scorer is not None:
             # blocks the sampled rays cannot decide that finer rays where they project show (vision.fine_rays)
@@ -849,6 +856,10 @@ def score_images(
     # stays empty, and only the hidden blocks those turns placed are uncertain)
     relevant = [] if history else [c for c in recon.unobserved if any(
         (c[0] + dx, c[1] + dy, c[2] + dz) in occupied for dx in (-1, 0, 1) for dy in (-1, 0, 1) for dz in (-1, 0, 1))]
+    # the cells filled under blocks (FILL_UNDER) are a guess: the sides they would show on stay in doubt as when
+    # they were hidden (nothing in front of them is known either)
+    under_kept = [c for c in under_cells if c in blocks]
+    guess_free = occupied - set(under_kept)
     unobserved = [(c, _suggest_view(c, occupied)) for c in relevant]
     for c, hint in unobserved:
         problems.append(Problem("unobserved", f"no picture shows whether a block is here; {hint}",
@@ -856,10 +867,10 @@ def score_images(
     # a hidden cell with nothing known between it and a side would show on that side if it holds a
     # block: that side's count is uncertain (the score sheet says so instead of guessing)
     uncertain: dict[str, int] = {}
-    for c in (guessed if history else relevant):
+    for c in (guessed if history else relevant + under_kept):
         for side in SIDES:
             v = SIDE_VECTORS[side]
-            if all((c[0] + k * v[0], c[1] + k * v[1], c[2] + k * v[2]) not in occupied for k in range(1, 12)):
+            if all((c[0] + k * v[0], c[1] + k * v[1], c[2] + k * v[2]) not in guess_free for k in range(1, 12)):
                 uncertain[side] = uncertain.get(side, 0) + 1
     # a flag not found may stand on any of its colour's legal spots, and one found with little margin
     # on its nearly as likely alternatives: the sides where that changes a count are uncertain too
@@ -944,6 +955,16 @@ def score_images(
         # a block read next to a hidden cell may stand in it instead: the pictures cannot tell (free_rules); with
         # HIDDEN_MOVE_ERROR the two readings scoring differently also make the reading not trusted (an error)
         moves = hidden_move_doubts(state, relevant)
+        for u in under_kept:
+            # a cell filled under a block (FILL_UNDER) stands for the hidden cell it was: the block above may be
+            # the one block there is, read a level up -- the sides its removal changes are in doubt
+            above = (u[0], u[1], u[2] + 1)
+            if above in state.blocks and all(f.block != above for f in state.flags.values()):
+                alt = replace(state, blocks={c: v for c, v in state.blocks.items() if c != above})
+                rows, alt_rows = state.side_scores(), alt.side_scores()
+                for side in SIDES:
+                    if rows.get(side) != alt_rows.get(side) and u not in moves.get(side, []):
+                        moves.setdefault(side, []).append(u)
         if moves and HIDDEN_MOVE_ERROR:
             cells = ", ".join(f"{c[0]},{c[1]},{c[2]}" for c in sorted({c for cs in moves.values() for c in cs}))
             problems.append(Problem(

@@ -128,7 +128,10 @@ NEUTRAL_RIVALS = True
 # read is not so itself: the pictures that could show its pole show nothing there.  Session 19 (docs/vision.md,
 # "Session 19: one turn back, what is left"): on SIMULATED renders one turn back (held18 and dev seed 2026131201,
 # five and nine pictures, every legal spot of the movers' flags on the blocks read) 0 of 79 true spots were so
-# against 1579 of 2889 other legal spots.  False: as before
+# against 1579 of 2889 other legal spots.  With it on, right readings were trusted on dev (003, five pictures) and on
+# a second check set (seed 2026131203, scene_014), but in the held18 followed game game_h1 (a round back, five
+# pictures) scene_005's pink flag, read wrong, was no longer asked and the position was recorded wrong: left off.
+# False: as before
 ABSENT_POLE_RIVALS = False
 ABSENT_POLE_MIN_JUDGED = 3
 # (session 9's SAME_CELL_UPRIGHT_MIN_POLES -- an upright rival settled so only when 3 pictures show the pole read --

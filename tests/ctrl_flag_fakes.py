@@ -33,6 +33,7 @@ def fake_poles(poles: Mapping[str, int]) -> type:
             pass
 
         def evidence(self, spots: Sequence[FlagSpot]) -> list[PoleEvidence]:
-            return [PoleEvidence(s, 5, list(range(shown.get(s, 0)))) for s in spots]
+            # a line of some polarity in every picture: never ``absent`` (flag_margin.ABSENT_POLE_RIVALS)
+            return [PoleEvidence(s, 5, list(range(shown.get(s, 0))), list(range(5))) for s in spots]
 
     return _FakeJudge

@@ -188,6 +188,12 @@ WEAK_FLAG_MOVES_ONLY_POLELESS = True
 # (``vision.pole_neutral``), reported ``flag-by-pole`` and kept a guess (every side another spot changes is
 # reported).  docs/vision.md, "Session 15: flags one turn back".  False: as before
 NEUTRAL_POLE_MOVES = True
+# ... only away from a spot read where no picture shows a pole by the lighter-line test of ``flag_margin.POLE_TEST``
+# (the blocks' occlusion counted), as ``WEAK_FLAG_MOVES_ONLY_POLELESS`` for ``weak_flags_by_pole``.  held18
+# scene_016 (nine pictures): the green flag read upright at its true spot, where three pictures show its pole, was
+# moved to the same cell's -x spot, whose pole, seen end-on in mx, lies along the true one (docs/vision.md,
+# "Session 19: one turn back, what is left").  False: as before
+NEUTRAL_MOVES_ONLY_POLELESS = False
 # ... and without history (every flag read), the move reported the same way
 FREE_SAME_CELL_POLE_MOVES = True
 # with history: after the uncoloured-pole step, the flag of a colour that played which the banner did not place (as
@@ -1261,11 +1267,17 @@ def _neutral_pole_moves(state: State, colors: set[str], scorer: RayScorer, image
     reported (``flag-by-pole``) and the colour added to ``weak``: a guess, so every side another spot changes
     is reported uncertain.  Returns the state and, per colour changed, the spot read (``None``: not found),
     the new spot and the pictures (indices)."""
+    from vision.flag_margin import POLE_TEST
     from vision.pole_neutral import NeutralPoleJudge
+    from vision.poles import PoleJudge
 
     def views_of() -> Callable[[list[FlagSpot]], dict[FlagSpot, list[int]]]:
         return NeutralPoleJudge([img for _, img in images], cameras, set(state.blocks)).views
 
+    if NEUTRAL_MOVES_ONLY_POLELESS:
+        # a flag read where a picture shows its pole (the lighter-line test, the blocks' occlusion counted) stays
+        judge = PoleJudge(_greys(images), cameras, cfg=POLE_TEST, occupied=set(state.blocks))
+        colors = {c for c in colors if c not in state.flags or not judge.evidence([state.flags[c]])[0].views_seen}
     return _move_flags_where_seen(
         state, colors, scorer, images, weak, notes, views_of, 1, "flag-by-pole",
         lambda top, where: f"its pole shows as an uncoloured line at {top} in {where} (at no other legal spot)")

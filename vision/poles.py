@@ -17,7 +17,7 @@ once with the same verdicts.
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import cv2
@@ -70,6 +70,14 @@ class PoleEvidence:
     spot: FlagSpot
     views_judged: int
     views_seen: list[int]  # indices of the pictures that show the pole
+    # indices of the pictures showing a line of either polarity along the axis (lighter or darker than both sides),
+    # whatever ``light_only`` says (:class:`PoleJudge` fills it; empty where not asked for)
+    views_line: list[int] = field(default_factory=list)
+
+    def absent(self, min_judged: int) -> bool:
+        """At least ``min_judged`` pictures can judge the pole here and none shows a line along it, of either
+        polarity (``views_line`` must have been filled: :class:`PoleJudge`)."""
+        return self.views_judged >= min_judged and not self.views_seen and not self.views_line
 
     def standing(self, cfg: PoleConfig | None = None) -> bool:
         cfg = cfg or PoleConfig()
@@ -344,6 +352,7 @@ class PoleJudge:
         if new:
             judged = np.zeros(len(new), np.int64)
             seen: list[list[int]] = [[] for _ in new]
+            line: list[list[int]] = [[] for _ in new]
             for k, (grey, cam) in enumerate(zip(self._greys, self._cameras, strict=True)):
                 shares = self._shares(grey, cam, new)
                 for i, sh in enumerate(shares):
@@ -352,8 +361,10 @@ class PoleJudge:
                     judged[i] += 1
                     if (sh[0] if self.cfg.light_only else sh[1]) >= self.cfg.line_share:
                         seen[i].append(k)
+                    if sh[1] >= self.cfg.line_share:
+                        line[i].append(k)
             for i, sp in enumerate(new):
-                self._done[sp] = PoleEvidence(sp, int(judged[i]), seen[i])
+                self._done[sp] = PoleEvidence(sp, int(judged[i]), seen[i], line[i])
         return [self._done[sp] for sp in spots]
 
     def _shares(self, grey: npt.NDArray[np.float32], cam: ViewCamera, spots: Sequence[FlagSpot],

@@ -71,7 +71,7 @@ class BoardCalibrationError(BoardsideInputError):
     """A camera calibration that does not fit the picture."""
 
 
-POSE_REFINE_BOTH = True  # session 19 switch (docs/boards_vision.md, "Session 19: board pose between two solutions")
+POSE_REFINE_BOTH = False  # session 19 switch (docs/boards_vision.md, "Session 19: board pose between two solutions")
 
 
 @dataclass(frozen=True)

@@ -500,8 +500,10 @@ SLIT_LAMP: bool = False
 #: Gridopolis (session 19): ``part_counts`` -- a piece whose shape the picture does not tell made a blocker box / a
 #: marker where each player's 3 markers and 2 boxes force it.  Development (held18 + held18b + three sets of session
 #: 19's renders, 60 pictures): 8 cells read right (5 declined, 3 wrong before), none made wrong; check (24 pictures):
-#: 4 right, none wrong (docs/boards_vision.md, "Session 19: Gridopolis blockers and declined pieces")
-PART_COUNTS: bool = True
+#: 4 right, none wrong (docs/boards_vision.md, "Session 19: Gridopolis blockers and declined pieces").  Switched OFF
+#: by the lead after the held-out set held19: first pictures 10 -> 12 wrong cells (a green box and a green pawn
+#: swapped), 17 -> 13 visible pieces declined, no board more exact.
+PART_COUNTS: bool = False
 
 
 #: Gridopolis: how far (mm, on one level) the plain pads whose light a piece's colour is named in may lie: one

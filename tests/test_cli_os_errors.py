@@ -1,4 +1,5 @@
-"""The CLI turns operating-system errors into one readable line (never a traceback)."""
+"""The CLI turns operating-system errors, and any unexpected exception (a bug), into one readable line (never a
+traceback)."""
 
 from __future__ import annotations
 
@@ -32,3 +33,26 @@ def test_a_group_alone_shows_its_help_not_an_error(
     assert code == 2
     assert "Commands:" in err
     assert "error" not in err
+
+
+def test_an_unexpected_exception_is_one_line_and_a_file(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A bug reaches the user as one line naming it and a file with the traceback, exit 70 (not a traceback)."""
+    import typer
+
+    def boom(*_a: object, **_k: object) -> None:
+        raise AttributeError("'NoneType' object has no attribute 'reshape'")
+
+    monkeypatch.setattr(typer.main, "get_command", lambda _app: type("C", (), {"main": staticmethod(boom)})())
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    monkeypatch.delenv("BOARDSIDE_TRACEBACK", raising=False)
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", None)
+    code = main(["ctrl", "score-images", "x.jpg"])
+    err = capsys.readouterr().err
+    assert code == 70
+    assert err.count("\n") == 1 and "internal error" in err and "AttributeError" in err
+    files = list(tmp_path.glob("boardside-crash-*.txt"))
+    assert len(files) == 1 and "Traceback" in files[0].read_text() and "reshape" in files[0].read_text()

@@ -803,10 +803,10 @@ def lower_blocks(blocks: dict[Cell, str], scorer: RayScorer, starts: Mapping[str
                 cost = scorer.set_base(trial)
                 priced = True
                 added = []
+                around = _around_lowering(e)
                 for _add in range(LOWER_MAX_ADDS):
                     if sum(1 for v in trial.values() if v == colour) >= BLOCKS_PER_COLOR:
                         break
-                    around = sorted({(c[0] + d[0], c[1] + d[1], c[2] + d[2]) for c in (e, below) for d in _AROUND})
                     cands = [n for n in around if n != e and n[2] >= 0 and n not in trial and n not in CENTRAL_CUBE
                              and start_of.get(n, colour) == colour and scorer.in_volume(n)]
                     if not cands:
@@ -836,11 +836,16 @@ def lower_blocks(blocks: dict[Cell, str], scorer: RayScorer, starts: Mapping[str
     return done
 
 
+def _around_lowering(e: Cell) -> list[Cell]:
+    """The cells around the block at ``e`` and the cell below it: where a :func:`lower_blocks` trial may add blocks."""
+    below = (e[0], e[1], e[2] - 1)
+    return sorted({(c[0] + d[0], c[1] + d[1], c[2] + d[2]) for c in (e, below) for d in _AROUND})
+
+
 def _lowering_looks_at(e: Cell) -> list[Cell]:
     """The cells whose blocks and rays a :func:`lower_blocks` trial of the block at ``e`` reads: ``e``, the cell below
-    it and every cell around the two."""
-    below = (e[0], e[1], e[2] - 1)
-    return sorted({(c[0] + d[0], c[1] + d[1], c[2] + d[2]) for c in (e, below) for d in _AROUND} | {e, below})
+    it and every cell around the two (:func:`_around_lowering`)."""
+    return sorted(set(_around_lowering(e)) | {e, (e[0], e[1], e[2] - 1)})
 
 
 def _trials_still_known(known: Mapping[Cell, tuple[str, list[Cell], int]], scorer: RayScorer,
